@@ -1,0 +1,54 @@
+import type { Writable } from "node:stream";
+
+/** Where a command writes; tests pass collectors, the binary passes the process streams. */
+export interface CliIo {
+  stdout: Writable;
+  stderr: Writable;
+  /** Whether stderr is a terminal (progress bars only then). */
+  isTTY?: boolean;
+}
+
+/** The process's own streams. */
+export function processIo(): CliIo {
+  return { stdout: process.stdout, stderr: process.stderr, isTTY: Boolean(process.stderr.isTTY) };
+}
+
+/** Buffers small writes into large chunks and waits for `drain` when the stream is full. */
+export class LineWriter {
+  private buffer: string[] = [];
+  private size = 0;
+  constructor(
+    private readonly stream: Writable,
+    private readonly flushAt = 64 * 1024,
+  ) {}
+
+  async line(text: string): Promise<void> {
+    this.buffer.push(text, "\n");
+    this.size += text.length + 1;
+    if (this.size >= this.flushAt) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.size === 0) return;
+    const chunk = this.buffer.join("");
+    this.buffer = [];
+    this.size = 0;
+    if (!this.stream.write(chunk))
+      await new Promise<void>((resolve, reject) => {
+        const done = (err?: Error) => {
+          this.stream.off("drain", onDrain);
+          this.stream.off("error", done);
+          if (err) reject(err);
+          else resolve();
+        };
+        const onDrain = () => done();
+        this.stream.once("drain", onDrain);
+        this.stream.once("error", done);
+      });
+  }
+}
+
+/** A usage error: bad flags or arguments (exit code 1). */
+export class UsageError extends Error {
+  override name = "UsageError";
+}

@@ -1,0 +1,55 @@
+import { readFile } from "node:fs/promises";
+import { z } from "zod";
+import {
+  crossCheckGasConfig,
+  type GasConfig,
+  gasConfigShape,
+  validateShape,
+} from "../core/config.js";
+import { BaseError, InvalidConfigError } from "../core/errors.js";
+import { parseJsonLossless } from "../core/parseJsonLossless.js";
+
+/** What a `--config FILE.json` holds: the AIP-34 keys at the top, strategy blocks beside them. */
+export interface ConfigFile {
+  gas: GasConfig;
+  /** The `tdigest` block, validated by the tdigest strategy when it is selected. */
+  tdigest: unknown;
+}
+
+const fileShape = { ...gasConfigShape, tdigest: z.unknown().optional() };
+
+/** Validate a parsed config object (every problem listed). */
+export function parseConfigObject(input: unknown): ConfigFile {
+  if (typeof input !== "object" || input === null || Array.isArray(input))
+    throw new InvalidConfigError([{ path: "", message: "the config must be a JSON object" }]);
+  const r = validateShape(fileShape, input, crossCheckGasConfig);
+  if (!r.ok) throw new InvalidConfigError(r.issues);
+  const { tdigest, ...gas } = r.value;
+  return { gas: Object.freeze(gas) as GasConfig, tdigest };
+}
+
+/**
+ * Read and validate a JSON config file.
+ * @throws {BaseError} unreadable file or invalid JSON; {@link InvalidConfigError} bad values.
+ */
+export async function loadConfigFile(path: string): Promise<ConfigFile> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (e) {
+    throw new BaseError(`cannot read config file ${path}`, {
+      details: (e as Error).message,
+      cause: e,
+    });
+  }
+  let value: unknown;
+  try {
+    value = parseJsonLossless(text);
+  } catch (e) {
+    throw new BaseError(`config file ${path} is not valid JSON`, {
+      details: (e as Error).message,
+      cause: e,
+    });
+  }
+  return parseConfigObject(value);
+}

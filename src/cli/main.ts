@@ -1,0 +1,71 @@
+import { createRequire } from "node:module";
+import { BaseError, formatIssues, ValidationError } from "../core/errors.js";
+import { type CliIo, processIo, UsageError } from "./io.js";
+import { REPLAY_USAGE, replay } from "./replay.js";
+
+type Command = {
+  run: (argv: string[], io: CliIo) => Promise<number>;
+  usage: string;
+  summary: string;
+};
+
+const commands: Record<string, Command> = {
+  replay: {
+    run: replay,
+    usage: REPLAY_USAGE,
+    summary: "replay an NDJSON block file, one estimate per block",
+  },
+};
+
+/** Register a subcommand (used by the command modules of later features). */
+export function registerCommand(name: string, command: Command): void {
+  commands[name] = command;
+}
+
+function usage(): string {
+  const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);
+  return `Usage: gasdigest <command> [options]\n\nCommands:\n${lines.join("\n")}\n\nRun "gasdigest <command> --help" for a command's options.`;
+}
+
+/**
+ * Run the CLI with the given arguments (without `node` and the script); resolves to the exit
+ * code. Never calls `process.exit`, so it can be embedded and tested.
+ */
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === "--help" || name === "-h" || name === "help") {
+    (name ? io.stdout : io.stderr).write(`${usage()}\n`);
+    return name ? 0 : 1;
+  }
+  if (name === "--version" || name === "-v") {
+    const pkg = createRequire(import.meta.url)("../../package.json") as { version: string };
+    io.stdout.write(`${pkg.version}\n`);
+    return 0;
+  }
+  const command = commands[name];
+  if (!command) {
+    io.stderr.write(`gasdigest: unknown command "${name}"\n\n${usage()}\n`);
+    return 1;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (e) {
+    if (e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+      io.stderr.write(`gasdigest ${name}: ${(e as Error).message}\n\n${command.usage}\n`);
+      return 1;
+    }
+    if (e instanceof ValidationError) {
+      io.stderr.write(
+        `gasdigest ${name}: ${e.shortMessage.split(":")[0]}:\n${formatIssues(e.issues).replace(/^/gm, "  ")}\n`,
+      );
+      return 1;
+    }
+    if (e instanceof BaseError) {
+      io.stderr.write(
+        `gasdigest ${name}: ${e.shortMessage}${e.details ? ` (${e.details})` : ""}\n`,
+      );
+      return 1;
+    }
+    throw e;
+  }
+}

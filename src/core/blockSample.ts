@@ -1,0 +1,203 @@
+import { z } from "zod";
+import { InvalidBlockSampleError, type ValidationIssue } from "./errors.js";
+import { describe, parseU64 } from "./u64.js";
+import { issuesFromZod } from "./zodIssues.js";
+
+/**
+ * One block's fee samples, validated. u64 values are BigInt. Produced by
+ * {@link parseBlockSample} from the NDJSON block format (snake_case, see docs/architecture.md).
+ */
+export interface BlockSample {
+  readonly height: bigint;
+  readonly epoch: bigint;
+  readonly timestampUsec: bigint | undefined;
+  readonly firstVersion: bigint | undefined;
+  readonly lastVersion: bigint | undefined;
+  readonly chainId: number | undefined;
+  readonly minGasUnitPrice: bigint | undefined;
+  /** Gas unit price of every user transaction in the block. */
+  readonly gasUnitPrices: readonly bigint[];
+  /** Gas used by each user transaction, same length as `gasUnitPrices`, when known. */
+  readonly gasUsed: readonly bigint[] | undefined;
+  /** Whether the block hit its gas or output limit, when the chain says so. */
+  readonly blockGasLimitReached: boolean | undefined;
+  /** The block gas limit, when known. */
+  readonly blockGasLimit: bigint | undefined;
+  /** Share (0..1) of user transactions calling the most common contract address. */
+  readonly majorityUseCaseFraction: number | undefined;
+}
+
+/** The NDJSON wire shape of a block sample (u64 as JSON integer, decimal string or BigInt). */
+export interface BlockSampleInput {
+  height: U64Input;
+  epoch: U64Input;
+  timestamp_usec?: U64Input | null;
+  first_version?: U64Input | null;
+  last_version?: U64Input | null;
+  chain_id?: number | string | null;
+  min_gas_unit_price?: U64Input | null;
+  gas_unit_prices: readonly U64Input[];
+  gas_used?: readonly U64Input[] | null;
+  block_gas_limit_reached?: boolean | null;
+  block_gas_limit?: U64Input | null;
+  majority_use_case_fraction?: number | null;
+}
+export type U64Input = number | string | bigint;
+
+const u64 = z.unknown().transform((v, ctx) => {
+  const r = parseU64(v);
+  if (r.ok) return r.value;
+  ctx.addIssue({ code: "custom", message: r.message });
+  return z.NEVER;
+});
+
+/** Array of u64; one loop instead of one schema per element, issues point at `[i]`. */
+const u64Array = z.unknown().transform((v, ctx) => {
+  if (!Array.isArray(v)) {
+    const message = v === undefined ? "required" : `must be an array of u64 (got ${describe(v)})`;
+    ctx.addIssue({ code: "custom", message });
+    return z.NEVER;
+  }
+  const out = new Array<bigint>(v.length);
+  let bad = false;
+  for (let i = 0; i < v.length; i++) {
+    const item = v[i];
+    // Fast path for the common shapes before the general parser.
+    if (typeof item === "bigint" && item >= 0n && item <= 0xffff_ffff_ffff_ffffn) out[i] = item;
+    else {
+      const r = parseU64(item);
+      if (r.ok) out[i] = r.value;
+      else {
+        bad = true;
+        ctx.addIssue({ code: "custom", message: r.message, path: [i] });
+      }
+    }
+  }
+  return bad ? z.NEVER : out;
+});
+
+const optional = <T extends z.ZodType>(schema: T) => schema.nullish();
+
+const chainId = z.unknown().transform((v, ctx) => {
+  const r = parseU64(v);
+  if (!r.ok) {
+    ctx.addIssue({ code: "custom", message: r.message });
+    return z.NEVER;
+  }
+  if (r.value > 255n) {
+    ctx.addIssue({ code: "custom", message: `must be a chain id from 0 to 255 (got ${r.value})` });
+    return z.NEVER;
+  }
+  return Number(r.value);
+});
+
+/** zod schema of the NDJSON block format; parses into {@link BlockSample}. */
+export const blockSampleSchema = z
+  .strictObject({
+    height: u64,
+    epoch: u64,
+    timestamp_usec: optional(u64),
+    first_version: optional(u64),
+    last_version: optional(u64),
+    chain_id: optional(chainId),
+    min_gas_unit_price: optional(u64),
+    gas_unit_prices: u64Array,
+    gas_used: optional(u64Array),
+    block_gas_limit_reached: optional(z.boolean()),
+    block_gas_limit: optional(u64),
+    majority_use_case_fraction: optional(z.number().min(0).max(1)),
+  })
+  .superRefine((b, ctx) => {
+    if (b.gas_used != null && b.gas_used.length !== b.gas_unit_prices.length)
+      ctx.addIssue({
+        code: "custom",
+        path: ["gas_used"],
+        message: `must have as many entries as gas_unit_prices (${b.gas_unit_prices.length}), got ${b.gas_used.length}`,
+      });
+    if (b.first_version != null && b.last_version != null && b.first_version > b.last_version)
+      ctx.addIssue({
+        code: "custom",
+        path: ["last_version"],
+        message: `must not be below first_version (${b.first_version}), got ${b.last_version}`,
+      });
+  });
+
+const validated = new WeakSet<object>();
+
+/** Result of {@link safeParseBlockSample}. */
+export type BlockSampleResult =
+  | { ok: true; block: BlockSample }
+  | { ok: false; issues: readonly ValidationIssue[] };
+
+/**
+ * Validate one block sample in the NDJSON wire shape without throwing. A value that is already
+ * a validated {@link BlockSample} is returned as it is.
+ */
+export function safeParseBlockSample(input: unknown): BlockSampleResult {
+  if (typeof input === "object" && input !== null && validated.has(input))
+    return { ok: true, block: input as BlockSample };
+  const r = blockSampleSchema.safeParse(input);
+  if (!r.success) return { ok: false, issues: issuesFromZod(r.error) };
+  const b = r.data;
+  const block: BlockSample = Object.freeze({
+    height: b.height,
+    epoch: b.epoch,
+    timestampUsec: b.timestamp_usec ?? undefined,
+    firstVersion: b.first_version ?? undefined,
+    lastVersion: b.last_version ?? undefined,
+    chainId: b.chain_id ?? undefined,
+    minGasUnitPrice: b.min_gas_unit_price ?? undefined,
+    gasUnitPrices: Object.freeze(b.gas_unit_prices),
+    gasUsed: b.gas_used ? Object.freeze(b.gas_used) : undefined,
+    blockGasLimitReached: b.block_gas_limit_reached ?? undefined,
+    blockGasLimit: b.block_gas_limit ?? undefined,
+    majorityUseCaseFraction: b.majority_use_case_fraction ?? undefined,
+  });
+  validated.add(block);
+  return { ok: true, block };
+}
+
+/**
+ * Validate one block sample in the NDJSON wire shape.
+ *
+ * @throws {InvalidBlockSampleError} listing every problem with its field path.
+ * @example
+ * const block = parseBlockSample({ height: "1042", epoch: "7", gas_unit_prices: ["100", 150] });
+ */
+export function parseBlockSample(input: unknown): BlockSample {
+  const r = safeParseBlockSample(input);
+  if (!r.ok) throw new InvalidBlockSampleError(r.issues);
+  return r.block;
+}
+
+/** Whether a value is a {@link BlockSample} returned by {@link parseBlockSample}. */
+export function isBlockSample(value: unknown): value is BlockSample {
+  return typeof value === "object" && value !== null && validated.has(value);
+}
+
+/** The NDJSON wire object of a block sample: u64 as decimal strings, absent fields omitted. */
+export function toBlockSampleJson(block: BlockSample): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    height: block.height.toString(),
+    epoch: block.epoch.toString(),
+  };
+  if (block.timestampUsec !== undefined) out.timestamp_usec = block.timestampUsec.toString();
+  if (block.firstVersion !== undefined) out.first_version = block.firstVersion.toString();
+  if (block.lastVersion !== undefined) out.last_version = block.lastVersion.toString();
+  if (block.chainId !== undefined) out.chain_id = block.chainId;
+  if (block.minGasUnitPrice !== undefined)
+    out.min_gas_unit_price = block.minGasUnitPrice.toString();
+  out.gas_unit_prices = block.gasUnitPrices.map(String);
+  if (block.gasUsed !== undefined) out.gas_used = block.gasUsed.map(String);
+  if (block.blockGasLimitReached !== undefined)
+    out.block_gas_limit_reached = block.blockGasLimitReached;
+  if (block.blockGasLimit !== undefined) out.block_gas_limit = block.blockGasLimit.toString();
+  if (block.majorityUseCaseFraction !== undefined)
+    out.majority_use_case_fraction = block.majorityUseCaseFraction;
+  return out;
+}
+
+/** One NDJSON line (no trailing newline) for a block sample. */
+export function serializeBlockSample(block: BlockSample): string {
+  return JSON.stringify(toBlockSampleJson(block));
+}

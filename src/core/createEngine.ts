@@ -1,0 +1,320 @@
+import { type Observable, ReplaySubject, Subject, type Subscription } from "rxjs";
+import { type BlockSample, safeParseBlockSample } from "./blockSample.js";
+import { type GasConfig, type GasConfigInput, parseGasConfig } from "./config.js";
+import { BaseError, BlockOrderError, InvalidBlockSampleError, StrategyError } from "./errors.js";
+import { defaultEstimate, effectiveMinPrice } from "./fullness.js";
+import type { GasEstimate, LedgerState, Snapshot, Strategy, StrategyFactory } from "./types.js";
+
+/** Options of {@link createEngine}. */
+export interface CreateEngineOptions {
+  /** Makes the strategy from the validated config. Required: see `strategies` (e.g. `aip34`). */
+  strategy: StrategyFactory;
+  /** Estimator settings; validated, defaults filled in. @default {} */
+  config?: GasConfigInput | GasConfig;
+  /** Wall clock in ms, for `receivedAtMs` (tests inject one). @default Date.now */
+  now?: () => number;
+}
+
+/** What {@link Engine.ingest} did with a block. */
+export type IngestOutcome = "accepted" | "duplicate";
+
+/** Running totals of what the engine did with the blocks it was given. */
+export interface EngineCounters {
+  readonly accepted: number;
+  readonly duplicate: number;
+  readonly rejected: number;
+  /** Accepted blocks after which the strategy failed (the snapshot then carries `failure`). */
+  readonly strategyFailures: number;
+}
+
+/** Something that happened in the engine worth logging. */
+export type EngineEvent =
+  | { type: "rejected"; error: BaseError }
+  | { type: "duplicate"; height: bigint }
+  | { type: "epoch_changed"; from: bigint; to: bigint; height: bigint }
+  | { type: "strategy_failed"; error: StrategyError }
+  | { type: "source_error"; error: unknown }
+  | { type: "source_completed" };
+
+/** The estimator: validated blocks in, one immutable snapshot per block out. */
+export interface Engine {
+  readonly config: GasConfig;
+  readonly strategyName: string;
+  /**
+   * Validate and ingest one block sample (NDJSON wire shape, or a parsed `BlockSample`).
+   * A duplicate height is ignored and counted.
+   * @throws {InvalidBlockSampleError} the block does not match the format (state untouched).
+   * @throws {BlockOrderError} lower height, or lower epoch than the newest block (state untouched).
+   */
+  ingest(input: unknown): IngestOutcome;
+  /** Latest snapshot in O(1), or `undefined` before the first block. */
+  snapshot(): Snapshot | undefined;
+  /** Every new snapshot; a new subscriber first gets the latest one, if any. */
+  readonly snapshots$: Observable<Snapshot>;
+  /** Rejections, duplicates, epoch changes, strategy failures, source errors and completion. */
+  readonly events$: Observable<EngineEvent>;
+  /** Subscribe a source; its bad blocks become `rejected` events and never stop it. */
+  connect(source$: Observable<unknown>): Subscription;
+  counters(): EngineCounters;
+  /** True when at least one source was connected and every connected source has completed. */
+  readonly sourcesCompleted: boolean;
+  /** Unsubscribe every source and complete the observables. Idempotent. */
+  close(): void;
+}
+
+interface HeldBlock {
+  height: bigint;
+  firstVersion: bigint | undefined;
+  lastVersion: bigint | undefined;
+}
+
+/**
+ * Create an estimator engine.
+ *
+ * @example
+ * import { createEngine, aip34 } from "gasdigest";
+ * const engine = createEngine({ strategy: aip34 });
+ * engine.ingest({ height: "1", epoch: "1", gas_unit_prices: ["100"] });
+ * engine.snapshot()?.estimate; // { deprioritized: 100n, regular: 100n, prioritized: 150n }
+ */
+export function createEngine(options: CreateEngineOptions): Engine {
+  const config: GasConfig = parseGasConfig(options.config ?? {});
+  const now = options.now ?? Date.now;
+  const strategy: Strategy = options.strategy(config);
+  const snapshots = new ReplaySubject<Snapshot>(1);
+  const events = new Subject<EngineEvent>();
+  const subscriptions = new Set<Subscription>();
+  // Ring of the blocks the windows can still refer to, for the "oldest" ledger fields.
+  const capacity = config.aggressiveBlockHistory + 1;
+  const held: HeldBlock[] = [];
+  let heldStart = 0;
+  let latest: Snapshot | undefined;
+  let newest: BlockSample | undefined;
+  let chainId = 0;
+  let ledgerVersion = 0n;
+  let sequence = 0;
+  let accepted = 0;
+  let duplicate = 0;
+  let rejected = 0;
+  let strategyFailures = 0;
+  let connected = 0;
+  let completed = 0;
+  let closed = false;
+
+  function reject(error: BaseError): never {
+    rejected++;
+    events.next({ type: "rejected", error });
+    throw error;
+  }
+
+  function hold(block: BlockSample) {
+    const entry = {
+      height: block.height,
+      firstVersion: block.firstVersion,
+      lastVersion: block.lastVersion,
+    };
+    if (held.length < capacity) held.push(entry);
+    else {
+      held[heldStart] = entry;
+      heldStart = (heldStart + 1) % capacity;
+    }
+  }
+
+  function computeEstimate(min: bigint): { estimate?: GasEstimate; failure?: StrategyError } {
+    if (!config.enabled) return { estimate: defaultEstimate(min, config.buckets) };
+    if (config.staticOverride) {
+      const o = config.staticOverride;
+      return { estimate: { deprioritized: o.low, regular: o.market, prioritized: o.aggressive } };
+    }
+    let e: GasEstimate;
+    try {
+      e = strategy.estimate();
+    } catch (cause) {
+      return {
+        failure: new StrategyError(`strategy ${strategy.name} failed to estimate`, {
+          cause,
+          details: String(cause),
+        }),
+      };
+    }
+    const ok =
+      typeof e?.deprioritized === "bigint" &&
+      typeof e.regular === "bigint" &&
+      typeof e.prioritized === "bigint" &&
+      e.deprioritized >= min &&
+      e.deprioritized <= e.regular &&
+      e.regular <= e.prioritized;
+    if (!ok)
+      return {
+        failure: new StrategyError(
+          `strategy ${strategy.name} returned an estimate that breaks the invariants`,
+          {
+            details: `expected min (${min}) <= deprioritized <= regular <= prioritized as BigInt, got ${describeEstimate(e)}`,
+          },
+        ),
+      };
+    return {
+      estimate: Object.freeze({
+        deprioritized: e.deprioritized,
+        regular: e.regular,
+        prioritized: e.prioritized,
+      }),
+    };
+  }
+
+  function ingest(input: unknown): IngestOutcome {
+    if (closed) throw new BaseError("the engine is closed");
+    const parsed = safeParseBlockSample(input);
+    if (!parsed.ok) reject(new InvalidBlockSampleError(parsed.issues));
+    const block = parsed.block;
+    if (newest) {
+      if (block.height === newest.height) {
+        duplicate++;
+        events.next({ type: "duplicate", height: block.height });
+        return "duplicate";
+      }
+      if (block.height < newest.height)
+        reject(
+          new BlockOrderError({
+            path: "height",
+            message: `${block.height} is below the newest accepted height ${newest.height}; heights must increase`,
+          }),
+        );
+      if (block.epoch < newest.epoch)
+        reject(
+          new BlockOrderError({
+            path: "epoch",
+            message: `${block.epoch} is below the current epoch ${newest.epoch} at a higher height (${block.height})`,
+          }),
+        );
+    }
+    let strategyError: StrategyError | undefined;
+    if (newest && block.epoch !== newest.epoch) {
+      events.next({
+        type: "epoch_changed",
+        from: newest.epoch,
+        to: block.epoch,
+        height: block.height,
+      });
+      held.length = 0;
+      heldStart = 0;
+      try {
+        strategy.reset();
+      } catch (cause) {
+        strategyError = new StrategyError(`strategy ${strategy.name} failed to reset`, {
+          cause,
+          details: String(cause),
+        });
+      }
+    }
+    if (!strategyError) {
+      try {
+        strategy.ingest(block);
+      } catch (cause) {
+        strategyError = new StrategyError(
+          `strategy ${strategy.name} failed to ingest block ${block.height}`,
+          {
+            cause,
+            details: String(cause),
+          },
+        );
+      }
+    }
+    accepted++;
+    newest = block;
+    hold(block);
+    if (block.chainId !== undefined) chainId = block.chainId;
+    if (block.lastVersion !== undefined) ledgerVersion = block.lastVersion;
+    else if (block.firstVersion !== undefined) ledgerVersion = block.firstVersion;
+    const min = effectiveMinPrice(block, config);
+    const result = strategyError ? { failure: strategyError } : computeEstimate(min);
+    if (result.failure) {
+      strategyFailures++;
+      events.next({ type: "strategy_failed", error: result.failure });
+    }
+    const oldest = held[heldStart]!;
+    const ledger: LedgerState = Object.freeze({
+      chainId,
+      epoch: block.epoch,
+      ledgerVersion,
+      oldestLedgerVersion: oldest.firstVersion ?? oldest.lastVersion ?? ledgerVersion,
+      timestampUsec: block.timestampUsec ?? 0n,
+      blockHeight: block.height,
+      oldestBlockHeight: oldest.height,
+    });
+    latest = Object.freeze({
+      estimate: result.estimate,
+      failure: result.failure,
+      ledger,
+      minGasUnitPrice: min,
+      strategy: strategy.name,
+      receivedAtMs: now(),
+      sequence: ++sequence,
+    });
+    snapshots.next(latest);
+    return "accepted";
+  }
+
+  function connect(source$: Observable<unknown>): Subscription {
+    if (closed) throw new BaseError("the engine is closed");
+    connected++;
+    let done = false;
+    let sub: Subscription | undefined;
+    const finish = () => {
+      done = true;
+      if (sub) subscriptions.delete(sub);
+    };
+    sub = source$.subscribe({
+      next(value) {
+        try {
+          ingest(value);
+        } catch (error) {
+          // Rejections were already counted and published as events; keep the source running.
+          if (!(error instanceof BaseError)) events.next({ type: "source_error", error });
+        }
+      },
+      error(error) {
+        finish();
+        events.next({ type: "source_error", error });
+      },
+      complete() {
+        finish();
+        completed++;
+        events.next({ type: "source_completed" });
+      },
+    });
+    if (!done) subscriptions.add(sub);
+    return sub;
+  }
+
+  return {
+    config,
+    strategyName: strategy.name,
+    ingest,
+    snapshot: () => latest,
+    snapshots$: snapshots.asObservable(),
+    events$: events.asObservable(),
+    connect,
+    counters: () => ({ accepted, duplicate, rejected, strategyFailures }),
+    get sourcesCompleted() {
+      return connected > 0 && completed === connected;
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      for (const sub of subscriptions) sub.unsubscribe();
+      subscriptions.clear();
+      snapshots.complete();
+      events.complete();
+    },
+  };
+}
+
+function describeEstimate(e: unknown): string {
+  try {
+    const o = e as Record<string, unknown>;
+    return `${String(o.deprioritized)}/${String(o.regular)}/${String(o.prioritized)}`;
+  } catch {
+    return String(e);
+  }
+}

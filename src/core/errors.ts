@@ -1,0 +1,85 @@
+/** One problem found while validating input: where it is and what is wrong. */
+export interface ValidationIssue {
+  /** Field path such as `gas_unit_prices[3]` or `lowBlockHistory`; empty for the whole value. */
+  readonly path: string;
+  readonly message: string;
+}
+
+export interface BaseErrorOptions {
+  /** Extra human-readable detail (never a stack trace). */
+  details?: string;
+  cause?: unknown;
+}
+
+/**
+ * Root of every error gasdigest throws on purpose. `shortMessage` is one line fit for a user;
+ * `details` adds context; `message` combines both.
+ *
+ * @example
+ * try { engine.ingest(line) } catch (e) { if (e instanceof BaseError) console.error(e.shortMessage) }
+ */
+export class BaseError extends Error {
+  override name = "BaseError";
+  readonly shortMessage: string;
+  readonly details: string | undefined;
+
+  constructor(shortMessage: string, options: BaseErrorOptions = {}) {
+    super(options.details ? `${shortMessage}\n\nDetails: ${options.details}` : shortMessage, {
+      cause: options.cause,
+    });
+    this.shortMessage = shortMessage;
+    this.details = options.details;
+  }
+}
+
+/** Format a list of issues as `path: message` lines (or one `; `-joined line). */
+export function formatIssues(issues: readonly ValidationIssue[], separator = "\n"): string {
+  return issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join(separator);
+}
+
+/** Input failed validation; `issues` lists every problem found, not just the first. */
+export class ValidationError extends BaseError {
+  override name = "ValidationError";
+  readonly issues: readonly ValidationIssue[];
+
+  constructor(what: string, issues: readonly ValidationIssue[]) {
+    super(`${what}: ${formatIssues(issues, "; ")}`);
+    this.issues = issues;
+  }
+}
+
+/** A block sample does not match the block format. */
+export class InvalidBlockSampleError extends ValidationError {
+  override name = "InvalidBlockSampleError";
+  constructor(issues: readonly ValidationIssue[]) {
+    super("invalid block sample", issues);
+  }
+}
+
+/** A configuration object or file does not match the configuration schema. */
+export class InvalidConfigError extends ValidationError {
+  override name = "InvalidConfigError";
+  constructor(issues: readonly ValidationIssue[]) {
+    super("invalid configuration", issues);
+  }
+}
+
+/** A block arrived out of order (lower height, or lower epoch at a higher height). */
+export class BlockOrderError extends BaseError {
+  override name = "BlockOrderError";
+  readonly issue: ValidationIssue;
+  constructor(issue: ValidationIssue) {
+    super(`${issue.path}: ${issue.message}`);
+    this.issue = issue;
+  }
+}
+
+/** A strategy threw or returned an estimate that breaks the estimate invariants. */
+export class StrategyError extends BaseError {
+  override name = "StrategyError";
+}
+
+/** A feature that is declared but not implemented in this version. */
+export class NotImplementedError extends BaseError {
+  override name = "NotImplementedError";
+}

@@ -1,0 +1,73 @@
+import type { BlockSample } from "./blockSample.js";
+
+/** The three gas unit price estimates, in octas per gas unit. */
+export interface GasEstimate {
+  /** Low estimate, for a transaction that can wait (`deprioritized_gas_estimate`). */
+  readonly deprioritized: bigint;
+  /** The regular estimate (`gas_estimate`). */
+  readonly regular: bigint;
+  /** Aggressive estimate, for a transaction that should get in next (`prioritized_gas_estimate`). */
+  readonly prioritized: bigint;
+}
+
+/** Chain state as of the newest accepted block; sent as the chain-state headers. */
+export interface LedgerState {
+  /** Chain id, 0..255 (the newest block's, else the last one seen, else 0). */
+  readonly chainId: number;
+  readonly epoch: bigint;
+  /** Newest block's `last_version`. */
+  readonly ledgerVersion: bigint;
+  /** `first_version` of the oldest block still held in the windows. */
+  readonly oldestLedgerVersion: bigint;
+  /** Newest block's timestamp, microseconds since the Unix epoch. */
+  readonly timestampUsec: bigint;
+  readonly blockHeight: bigint;
+  /** Height of the oldest block still held in the windows. */
+  readonly oldestBlockHeight: bigint;
+}
+
+/** Immutable result of ingesting one block: what every request reads until the next block. */
+export interface Snapshot {
+  /** The estimate, or `undefined` when the strategy failed (see `failure`). */
+  readonly estimate: GasEstimate | undefined;
+  /** Why there is no estimate: the strategy threw or broke the invariants. */
+  readonly failure: Error | undefined;
+  readonly ledger: LedgerState;
+  /** Minimum gas unit price in force (newest block's, else the configured one). */
+  readonly minGasUnitPrice: bigint;
+  /** Strategy that produced the estimate. */
+  readonly strategy: string;
+  /** Wall-clock time (ms since the Unix epoch) the block was ingested; used for staleness. */
+  readonly receivedAtMs: number;
+  /** Increases by one with every published snapshot. */
+  readonly sequence: number;
+}
+
+/**
+ * An estimation strategy. The engine owns validation, ordering, epochs and snapshots; a
+ * strategy only sees accepted blocks of the current epoch, in height order.
+ *
+ * @example
+ * const lastBlockMin: StrategyFactory = (config) => {
+ *   let min = config.minGasUnitPrice;
+ *   return {
+ *     name: "last-min",
+ *     ingest(block) { min = block.gasUnitPrices.reduce((a, b) => (b < a ? b : a), min) },
+ *     estimate() { return { deprioritized: min, regular: min, prioritized: min } },
+ *     reset() { min = config.minGasUnitPrice },
+ *   };
+ * };
+ */
+export interface Strategy {
+  /** Short name used in logs, snapshots and the CLI (`aip34`, `tdigest`, ...). */
+  readonly name: string;
+  /** Take one accepted block (heights increase; same epoch as the previous one since `reset`). */
+  ingest(block: BlockSample): void;
+  /** Current estimate. Must be deterministic and cheap; called once per block. */
+  estimate(): GasEstimate;
+  /** Forget every block (called at an epoch change). */
+  reset(): void;
+}
+
+/** Makes a strategy from the validated configuration. */
+export type StrategyFactory = (config: import("./config.js").GasConfig) => Strategy;

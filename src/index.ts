@@ -1,0 +1,65 @@
+// gasdigest: the library's public entry point. Framework adapters live under subpath exports.
+export {
+  type BlockSample,
+  type BlockSampleInput,
+  type BlockSampleResult,
+  blockSampleSchema,
+  isBlockSample,
+  parseBlockSample,
+  safeParseBlockSample,
+  serializeBlockSample,
+  toBlockSampleJson,
+  type U64Input,
+} from "./core/blockSample.js";
+export { DEFAULT_BUCKETS, nextBucket } from "./core/buckets.js";
+export {
+  DEFAULT_GAS_CONFIG,
+  type GasConfig,
+  type GasConfigInput,
+  parseGasConfig,
+} from "./core/config.js";
+export {
+  type CreateEngineOptions,
+  createEngine,
+  type Engine,
+  type EngineCounters,
+  type EngineEvent,
+  type IngestOutcome,
+} from "./core/createEngine.js";
+export {
+  BaseError,
+  type BaseErrorOptions,
+  BlockOrderError,
+  formatIssues,
+  InvalidBlockSampleError,
+  InvalidConfigError,
+  NotImplementedError,
+  StrategyError,
+  ValidationError,
+  type ValidationIssue,
+} from "./core/errors.js";
+export {
+  blockFullness,
+  defaultEstimate,
+  effectiveMinPrice,
+  type FullnessRule,
+  minInclusionPrice,
+} from "./core/fullness.js";
+export { parseJsonLossless } from "./core/parseJsonLossless.js";
+export type {
+  GasEstimate,
+  LedgerState,
+  Snapshot,
+  Strategy,
+  StrategyFactory,
+} from "./core/types.js";
+export { parseU64, U64_MAX } from "./core/u64.js";
+export { InvalidLineError, type NdjsonFileOptions, ndjsonFile } from "./sources/ndjsonFile.js";
+export { type NdjsonLine, type ReadNdjsonOptions, readNdjson } from "./sources/readNdjson.js";
+export { aip34 } from "./strategies/aip34.js";
+export {
+  registerStrategy,
+  resolveStrategy,
+  type StrategySettings,
+  strategyNames,
+} from "./strategies/registry.js";

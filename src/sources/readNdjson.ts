@@ -1,0 +1,92 @@
+import { createReadStream } from "node:fs";
+import { type BlockSample, safeParseBlockSample } from "../core/blockSample.js";
+import type { ValidationIssue } from "../core/errors.js";
+import { parseJsonLossless } from "../core/parseJsonLossless.js";
+
+/** One line of an NDJSON block file: the block, or why the line was rejected. */
+export type NdjsonLine =
+  | { line: number; ok: true; block: BlockSample }
+  | { line: number; ok: false; issues: readonly ValidationIssue[] };
+
+/** Options of {@link readNdjson}. */
+export interface ReadNdjsonOptions {
+  /** Longest accepted line in bytes; longer lines are rejected without being held. @default 64 MiB */
+  maxLineBytes?: number;
+  /** Stop reading (and close the file) when this signal aborts. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Read an NDJSON block file as a stream (never whole), yielding one entry per non-blank line
+ * with its 1-based line number. Bad lines are yielded with their issues; reading goes on.
+ *
+ * @throws the file system error when the file cannot be opened or read.
+ * @example
+ * for await (const entry of readNdjson("history.ndjson")) if (!entry.ok) console.error(entry.line, entry.issues);
+ */
+export async function* readNdjson(
+  path: string,
+  options: ReadNdjsonOptions = {},
+): AsyncGenerator<NdjsonLine> {
+  const maxLineBytes = options.maxLineBytes ?? 64 * 1024 * 1024;
+  const stream = createReadStream(path, { highWaterMark: 1 << 20, signal: options.signal });
+  const decoder = new TextDecoder("utf-8", { fatal: false });
+  let pending = "";
+  let lineNo = 0;
+  let oversized = false;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      pending += decoder.decode(chunk, { stream: true });
+      let start = 0;
+      let nl = pending.indexOf("\n", start);
+      while (nl !== -1) {
+        lineNo++;
+        const text = pending.slice(start, nl);
+        start = nl + 1;
+        if (oversized) {
+          oversized = false;
+          yield tooLong(lineNo, maxLineBytes);
+        } else {
+          const entry = parseLine(text, lineNo);
+          if (entry) yield entry;
+        }
+        nl = pending.indexOf("\n", start);
+      }
+      pending = pending.slice(start);
+      if (pending.length > maxLineBytes) {
+        oversized = true;
+        pending = "";
+      }
+    }
+    pending += decoder.decode();
+    if (oversized) yield tooLong(++lineNo, maxLineBytes);
+    else if (pending.length > 0) {
+      const entry = parseLine(pending, ++lineNo);
+      if (entry) yield entry;
+    }
+  } finally {
+    stream.destroy();
+  }
+}
+
+function tooLong(line: number, max: number): NdjsonLine {
+  return { line, ok: false, issues: [{ path: "", message: `line longer than ${max} bytes` }] };
+}
+
+/** Parse one NDJSON line; `undefined` for a blank line. */
+export function parseLine(raw: string, line: number): NdjsonLine | undefined {
+  const text = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+  if (text.trim() === "") return undefined;
+  let value: unknown;
+  try {
+    value = parseJsonLossless(text);
+  } catch (e) {
+    return {
+      line,
+      ok: false,
+      issues: [{ path: "", message: `not valid JSON (${(e as Error).message})` }],
+    };
+  }
+  const r = safeParseBlockSample(value);
+  return r.ok ? { line, ok: true, block: r.block } : { line, ok: false, issues: r.issues };
+}

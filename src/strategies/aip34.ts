@@ -1,0 +1,65 @@
+import type { BlockSample } from "../core/blockSample.js";
+import { nextBucket } from "../core/buckets.js";
+import type { GasConfig } from "../core/config.js";
+import { defaultEstimate, effectiveMinPrice, minInclusionPrice } from "../core/fullness.js";
+import type { GasEstimate, Strategy } from "../core/types.js";
+
+const byValue = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The AIP-34 reference strategy, exactly as the node computes it, in BigInt end to end.
+ * It keeps each block's minimum inclusion price (one value per block) for the newest
+ * `aggressiveBlockHistory` (+1 when the newest block is skipped) blocks of the epoch.
+ *
+ * @example
+ * const engine = createEngine({ strategy: aip34, config: { lowBlockHistory: 5 } });
+ */
+export function aip34(config: GasConfig): Strategy {
+  const capacity = config.aggressiveBlockHistory + (config.skipLatestBlock ? 1 : 0);
+  // Ring buffer of per-block prices, newest at (head - 1); `undefined` = the chain minimum.
+  const ring: (bigint | undefined)[] = new Array(capacity);
+  let head = 0;
+  let size = 0;
+  let min = config.minGasUnitPrice;
+  const window: bigint[] = [];
+
+  return {
+    name: "aip34",
+    ingest(block: BlockSample) {
+      ring[head] = minInclusionPrice(block, config);
+      head = (head + 1) % capacity;
+      if (size < capacity) size++;
+      min = effectiveMinPrice(block, config);
+    },
+    estimate(): GasEstimate {
+      // Newest first, skipping the newest block when configured.
+      const skip = config.skipLatestBlock ? 1 : 0;
+      const n = Math.min(size - skip, config.aggressiveBlockHistory);
+      if (n <= 0) return defaultEstimate(min, config.buckets);
+      window.length = n;
+      for (let i = 0; i < n; i++) {
+        const p = ring[(head - 1 - skip - i + 2 * capacity) % capacity];
+        window[i] = p === undefined ? min : p;
+      }
+      const lowN = Math.min(n, config.lowBlockHistory);
+      let low = window[0]!;
+      for (let i = 1; i < lowN; i++) if (window[i]! < low) low = window[i]!;
+      const marketN = Math.min(n, config.marketBlockHistory);
+      const market = window.slice(0, marketN).sort(byValue);
+      let regular = market[Math.floor(marketN / 2)]!;
+      const all = window.sort(byValue);
+      const p90 = all[Math.floor((n * 9) / 10)]!;
+      // Guard for the served invariant: never below the minimum price, and monotone.
+      if (low < min) low = min;
+      if (regular < low) regular = low;
+      let prioritized = nextBucket(p90 > regular ? p90 : regular, config.buckets);
+      if (prioritized < regular) prioritized = regular;
+      return { deprioritized: low, regular, prioritized };
+    },
+    reset() {
+      head = 0;
+      size = 0;
+      ring.fill(undefined);
+    },
+  };
+}

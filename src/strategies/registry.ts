@@ -1,0 +1,39 @@
+import { BaseError } from "../core/errors.js";
+import type { StrategyFactory } from "../core/types.js";
+import { aip34 } from "./aip34.js";
+
+/** Settings a strategy may read from the config file besides the AIP-34 keys. */
+export interface StrategySettings {
+  /** The config file's `tdigest` block (validated by the tdigest strategy). */
+  tdigest?: unknown;
+}
+
+type StrategyMaker = (settings: StrategySettings) => StrategyFactory;
+
+const makers = new Map<string, StrategyMaker>([["aip34", () => aip34]]);
+
+/** Names accepted by {@link resolveStrategy}, e.g. for `--strategy`. */
+export function strategyNames(): string[] {
+  return [...makers.keys()];
+}
+
+/** Make a strategy known to {@link resolveStrategy} (and so to the CLI's `--strategy`). */
+export function registerStrategy(name: string, maker: StrategyMaker): void {
+  makers.set(name, maker);
+}
+
+/**
+ * The strategy factory for a name.
+ *
+ * @throws {BaseError} when no strategy has that name.
+ * @example
+ * const engine = createEngine({ strategy: resolveStrategy("aip34") });
+ */
+export function resolveStrategy(name: string, settings: StrategySettings = {}): StrategyFactory {
+  const maker = makers.get(name);
+  if (!maker)
+    throw new BaseError(`unknown strategy "${name}"`, {
+      details: `known strategies: ${strategyNames().join(", ")}`,
+    });
+  return maker(settings);
+}

@@ -1,0 +1,101 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli.js";
+
+const fixture = (name: string) => join(import.meta.dirname, "..", "fixtures", name);
+
+describe("gasdigest replay", () => {
+  /*
+   * hand.ndjson with windows low 2 / market 3 / aggressive 4, fullBlockTxns 3, newest block skipped.
+   * Per-block prices (p): 1 full by count, min 100 -> 150; 2 flag true, 500 -> 1000;
+   * 3 majority 0.9 -> not full (min); 4 gas_used 100 >= limit 100, min 700 -> 1000;
+   * 5 full by count, min 9007199254740993 (above the buckets) -> itself; 6 gas 5 < 1000 -> min;
+   * 7 count 3 is full before the false flag, 250 -> 300; epoch 2 from 8 (min price 120):
+   * 8 empty -> min; 9 full, 130 -> 150; 10 flag, 10 -> 150; 12 (gap) empty -> min.
+   * After 6: window [p5, 1000, 100, 1000]: low min(p5,1000)=1000, median of [p5,1000,100] = 1000,
+   * p90 of all = p5 -> nextBucket(p5) = p5. After 8: epoch reset, nothing usable: 120/120/150.
+   */
+  it("agrees with the hand computation after every block", async () => {
+    const r = await runCli([
+      "replay",
+      "--input",
+      fixture("hand.ndjson"),
+      "--config",
+      fixture("hand.config.json"),
+    ]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(readFileSync(fixture("hand.expected.ndjson"), "utf8"));
+  });
+
+  it("reports each bad line with its number and still prints every good block", async () => {
+    const r = await runCli(["replay", "--input", fixture("bad-lines.ndjson")]);
+    expect(r.code).toBe(2);
+    expect(
+      r.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).height),
+    ).toEqual(["1", "5", "8"]);
+    expect(r.stderr.trim().split("\n")).toEqual([
+      'line 2: gas_unit_prices[1]: must not be negative (got "-5")',
+      "line 4: gas_used: must have as many entries as gas_unit_prices (1), got 2",
+      expect.stringMatching(/^line 5: not valid JSON \(/),
+      "line 7: height: duplicate of the newest height 5, ignored",
+      "line 8: height: 2 is below the newest accepted height 5; heights must increase",
+      'line 9: height: must be a decimal u64 string of digits only (got "0x7")',
+      'line 9: gas_unit_prices[0]: must be a decimal u64 string of digits only (got "1.5")',
+    ]);
+  });
+
+  it("exits 1 on unusable arguments, an unreadable file or a bad config, naming the problem", async () => {
+    const none = await runCli(["replay"]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain("--input FILE.ndjson is required");
+    const unknown = await runCli(["replay", "--input", "x", "--speed", "3"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("Unknown option '--speed'");
+    const missing = await runCli(["replay", "--input", "/nonexistent/h.ndjson"]);
+    expect(missing).toMatchObject({ code: 1, stdout: "" });
+    expect(missing.stderr).toContain("cannot read /nonexistent/h.ndjson");
+    const dir = mkdtempSync(join(tmpdir(), "gasdigest-"));
+    writeFileSync(join(dir, "c.json"), '{"lowBlockHistory": 0, "buckets": [5, 1], "nope": true}');
+    const bad = await runCli([
+      "replay",
+      "--input",
+      fixture("hand.ndjson"),
+      "--config",
+      join(dir, "c.json"),
+    ]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toBe(
+      "gasdigest replay: invalid configuration:\n  lowBlockHistory: must be at least 1\n  nope: unknown field\n  buckets[1]: buckets must be strictly ascending: 1 follows 5\n",
+    );
+    const strategy = await runCli([
+      "replay",
+      "--input",
+      fixture("hand.ndjson"),
+      "--strategy",
+      "magic",
+    ]);
+    expect(strategy.code).toBe(1);
+    expect(strategy.stderr).toContain('unknown strategy "magic"');
+  });
+
+  it("runs as the installed binary (bin/gasdigest.js on the built output)", async () => {
+    const bin = join(import.meta.dirname, "..", "..", "bin", "gasdigest.js");
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      bin,
+      "replay",
+      "--input",
+      fixture("hand.ndjson"),
+      "--config",
+      fixture("hand.config.json"),
+    ]);
+    expect(stdout).toBe(readFileSync(fixture("hand.expected.ndjson"), "utf8"));
+  });
+});

@@ -1,0 +1,128 @@
+import { describe, expect, it } from "vitest";
+import {
+  InvalidBlockSampleError,
+  isBlockSample,
+  parseBlockSample,
+  parseJsonLossless,
+  serializeBlockSample,
+} from "../../src/index.js";
+
+function issuesOf(input: unknown) {
+  try {
+    parseBlockSample(input);
+  } catch (e) {
+    expect(e).toBeInstanceOf(InvalidBlockSampleError);
+    return (e as InvalidBlockSampleError).issues.map((i) => `${i.path}: ${i.message}`);
+  }
+  throw new Error("expected the block to be rejected");
+}
+
+describe("block sample", () => {
+  it("parses the documented example into BigInt fields", () => {
+    const b = parseBlockSample({
+      height: "1042",
+      epoch: "7",
+      timestamp_usec: "1700000000123456",
+      first_version: "90000",
+      last_version: "90260",
+      chain_id: 4,
+      min_gas_unit_price: "100",
+      gas_unit_prices: ["100", "150", "100"],
+      gas_used: ["12", "30", "7"],
+      block_gas_limit_reached: false,
+      block_gas_limit: null,
+      majority_use_case_fraction: 0.2,
+    });
+    expect(b.height).toBe(1042n);
+    expect(b.gasUnitPrices).toEqual([100n, 150n, 100n]);
+    expect(b.gasUsed).toEqual([12n, 30n, 7n]);
+    expect(b.blockGasLimit).toBeUndefined();
+    expect(b.blockGasLimitReached).toBe(false);
+    expect(isBlockSample(b)).toBe(true);
+    expect(Object.isFrozen(b)).toBe(true);
+  });
+
+  it("accepts JSON integers, decimal strings and the u64 maximum", () => {
+    const b = parseBlockSample({
+      height: 5,
+      epoch: "0",
+      gas_unit_prices: [1, "18446744073709551615"],
+    });
+    expect(b.gasUnitPrices).toEqual([1n, 18446744073709551615n]);
+  });
+
+  it.each([
+    [{ height: -1 }, "height: must not be negative (got -1)"],
+    [{ height: "-1" }, 'height: must not be negative (got "-1")'],
+    [{ height: 1.5 }, "height: must be an integer (got 1.5)"],
+    [{ height: "1.5" }, 'height: must be a decimal u64 string of digits only (got "1.5")'],
+    [{ height: "0x10" }, 'height: must be a decimal u64 string of digits only (got "0x10")'],
+    [{ height: "" }, "height: must be a decimal u64, got an empty string"],
+    [
+      { height: "18446744073709551616" },
+      "height: must be at most 2^64-1 (got 18446744073709551616)",
+    ],
+    [
+      { height: 2 ** 60 },
+      "height: 1152921504606847000 is above 2^53 and lost precision as a JSON number; write it as a decimal string",
+    ],
+    [{ height: true }, "height: must be a u64 as a JSON integer or decimal string (got boolean)"],
+    [{ height: undefined }, "height: required"],
+  ])("rejects %j with the field path", (over, message) => {
+    expect(issuesOf({ epoch: "1", gas_unit_prices: [], ...over })).toContain(message);
+  });
+
+  it("names the index of a bad price and reports every problem", () => {
+    expect(issuesOf({ height: "x", epoch: "1", gas_unit_prices: ["100", "-5", "abc"] })).toEqual([
+      'height: must be a decimal u64 string of digits only (got "x")',
+      'gas_unit_prices[1]: must not be negative (got "-5")',
+      'gas_unit_prices[2]: must be a decimal u64 string of digits only (got "abc")',
+    ]);
+  });
+
+  it("rejects gas_used of a different length", () => {
+    expect(issuesOf({ height: 1, epoch: 1, gas_unit_prices: ["1", "2"], gas_used: ["1"] })).toEqual(
+      ["gas_used: must have as many entries as gas_unit_prices (2), got 1"],
+    );
+  });
+
+  it("rejects unknown fields, bad chain ids, fractions out of range and missing prices", () => {
+    expect(
+      issuesOf({
+        height: 1,
+        epoch: 1,
+        chain_id: 300,
+        majority_use_case_fraction: 1.5,
+        gas_price: 3,
+      }),
+    ).toEqual([
+      "chain_id: must be a chain id from 0 to 255 (got 300)",
+      "gas_unit_prices: required",
+      "majority_use_case_fraction: Too big: expected number to be <=1",
+      "gas_price: unknown field",
+    ]);
+  });
+
+  it("round-trips through its NDJSON line, exactly above 2^53", () => {
+    const line =
+      '{"height":"9","epoch":"2","gas_unit_prices":["9007199254740993"],"block_gas_limit":"5"}';
+    const b = parseBlockSample(parseJsonLossless(line));
+    expect(serializeBlockSample(b)).toBe(line);
+  });
+});
+
+describe("parseJsonLossless", () => {
+  it("keeps integers above 2^53 exact and leaves strings and fractions alone", () => {
+    expect(
+      parseJsonLossless(
+        '{"a":[18446744073709551615,-12345678901234567,1.25],"s":"12345678901234567890"}',
+      ),
+    ).toEqual({
+      a: ["18446744073709551615", "-12345678901234567", 1.25],
+      s: "12345678901234567890",
+    });
+    expect(
+      parseJsonLossless('{"q":"say \\"1234567890123456789\\"", "n": 1234567890123456789}'),
+    ).toEqual({ q: 'say "1234567890123456789"', n: "1234567890123456789" });
+  });
+});

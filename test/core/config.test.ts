@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_GAS_CONFIG, InvalidConfigError, parseGasConfig } from "../../src/index.js";
+
+function problems(input: unknown): string[] {
+  try {
+    parseGasConfig(input);
+  } catch (e) {
+    expect(e).toBeInstanceOf(InvalidConfigError);
+    return (e as InvalidConfigError).issues.map((i) => `${i.path}: ${i.message}`);
+  }
+  throw new Error("expected the config to be rejected");
+}
+
+describe("config", () => {
+  it("has the AIP-34 defaults", () => {
+    expect(DEFAULT_GAS_CONFIG).toEqual({
+      fullBlockTxns: 250,
+      lowBlockHistory: 10,
+      marketBlockHistory: 30,
+      aggressiveBlockHistory: 120,
+      buckets: [0n, 150n, 300n, 500n, 1000n, 3000n, 5000n, 10000n, 100000n, 1000000n],
+      minGasUnitPrice: 100n,
+      skipLatestBlock: true,
+      incorporateReorderingEffects: true,
+      enabled: true,
+    });
+  });
+
+  it("accepts u64 as numbers or decimal strings", () => {
+    const c = parseGasConfig({
+      minGasUnitPrice: "150",
+      buckets: [0, "200"],
+      staticOverride: { low: 1, market: 2, aggressive: "3" },
+    });
+    expect(c.minGasUnitPrice).toBe(150n);
+    expect(c.buckets).toEqual([0n, 200n]);
+    expect(c.staticOverride).toEqual({ low: 1n, market: 2n, aggressive: 3n });
+  });
+
+  it("lists every problem, per field and across fields", () => {
+    expect(
+      problems({
+        lowBlockHistory: 0,
+        marketBlockHistory: 200,
+        aggressiveBlockHistory: 100,
+        buckets: [0, 300, 150, 150],
+        minGasUnitPrice: -1,
+        skipLatestBlock: "yes",
+        staticOverride: { low: 5, market: 4, aggressive: 6 },
+        extra: 1,
+      }),
+    ).toEqual([
+      "lowBlockHistory: must be at least 1",
+      "minGasUnitPrice: must not be negative (got -1)",
+      "skipLatestBlock: Invalid input: expected boolean, received string",
+      "extra: unknown field",
+      "marketBlockHistory: must not exceed aggressiveBlockHistory (100), got 200",
+      "buckets[2]: buckets must be strictly ascending: 150 follows 300",
+      "buckets[3]: buckets must be strictly ascending: 150 follows 150",
+      "staticOverride: must satisfy low <= market <= aggressive, got 5/4/6",
+    ]);
+  });
+
+  it("rejects a zero history, fractions and a low history above the aggressive one", () => {
+    expect(problems({ aggressiveBlockHistory: 0 })).toContain(
+      "aggressiveBlockHistory: must be at least 1",
+    );
+    expect(problems({ fullBlockTxns: 2.5 })).toEqual([
+      "fullBlockTxns: must be a whole number of blocks",
+    ]);
+    // The default marketBlockHistory (30) is checked too.
+    expect(problems({ lowBlockHistory: 20, aggressiveBlockHistory: 10 })).toEqual([
+      "lowBlockHistory: must not exceed aggressiveBlockHistory (10), got 20",
+      "marketBlockHistory: must not exceed aggressiveBlockHistory (10), got 30",
+    ]);
+  });
+});

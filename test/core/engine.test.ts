@@ -1,0 +1,179 @@
+import { from, lastValueFrom, Observable, toArray } from "rxjs";
+import { describe, expect, it } from "vitest";
+import {
+  aip34,
+  BlockOrderError,
+  createEngine,
+  type EngineEvent,
+  InvalidBlockSampleError,
+  type StrategyFactory,
+} from "../../src/index.js";
+import { block, fullBlock, idleBlock } from "../helpers/blocks.js";
+
+const est = (engine: ReturnType<typeof createEngine>) => {
+  const e = engine.snapshot()?.estimate;
+  return e && `${e.deprioritized}/${e.regular}/${e.prioritized}`;
+};
+
+describe("engine", () => {
+  it("has no snapshot before the first block, then one per accepted block", () => {
+    const engine = createEngine({ strategy: aip34, now: () => 42 });
+    expect(engine.snapshot()).toBeUndefined();
+    expect(engine.ingest(idleBlock(7))).toBe("accepted");
+    const s = engine.snapshot()!;
+    expect(s.sequence).toBe(1);
+    expect(s.receivedAtMs).toBe(42);
+    expect(s.strategy).toBe("aip34");
+    expect(Object.isFrozen(s) && Object.isFrozen(s.ledger) && Object.isFrozen(s.estimate)).toBe(
+      true,
+    );
+    expect(engine.snapshot()).toBe(s);
+  });
+
+  it("ignores and counts duplicates, rejects lower heights leaving state untouched, accepts gaps", () => {
+    const engine = createEngine({ strategy: aip34 });
+    for (let h = 1; h <= 5; h++) engine.ingest(fullBlock(h, 100));
+    const before = engine.snapshot();
+    expect(engine.ingest(fullBlock(5, 9000))).toBe("duplicate");
+    expect(() => engine.ingest(idleBlock(3))).toThrowError(
+      new BlockOrderError({
+        path: "height",
+        message: "3 is below the newest accepted height 5; heights must increase",
+      }),
+    );
+    expect(() => engine.ingest({ height: "9" })).toThrowError(InvalidBlockSampleError);
+    expect(engine.snapshot()).toBe(before);
+    expect(engine.ingest(fullBlock(100, 100))).toBe("accepted");
+    expect(engine.counters()).toEqual({
+      accepted: 6,
+      duplicate: 1,
+      rejected: 2,
+      strategyFailures: 0,
+    });
+    expect(engine.snapshot()!.ledger.blockHeight).toBe(100n);
+  });
+
+  it("rejects an epoch that goes backwards", () => {
+    const engine = createEngine({ strategy: aip34 });
+    engine.ingest(idleBlock(1, { epoch: "5" }));
+    expect(() => engine.ingest(idleBlock(2, { epoch: "4" }))).toThrow(
+      "epoch: 4 is below the current epoch 5 at a higher height (2)",
+    );
+  });
+
+  it("reports the ledger state of the newest block and the oldest held block", () => {
+    const engine = createEngine({
+      strategy: aip34,
+      config: { aggressiveBlockHistory: 3, lowBlockHistory: 1, marketBlockHistory: 1 },
+    });
+    for (let h = 10; h <= 20; h++) engine.ingest(idleBlock(h, { chain_id: 2, epoch: "9" }));
+    // Windows hold the newest 3 blocks plus the skipped newest one: heights 17..20.
+    expect(engine.snapshot()!.ledger).toEqual({
+      chainId: 2,
+      epoch: 9n,
+      ledgerVersion: 20999n,
+      oldestLedgerVersion: 17000n,
+      timestampUsec: 1_700_000_000_000_000n + 20n * 250_000n,
+      blockHeight: 20n,
+      oldestBlockHeight: 17n,
+    });
+    engine.ingest(idleBlock(21, { epoch: "10" }));
+    expect(engine.snapshot()!.ledger).toMatchObject({
+      epoch: 10n,
+      oldestBlockHeight: 21n,
+      oldestLedgerVersion: 21000n,
+    });
+  });
+
+  it("serves a static override, or the default estimate when disabled", () => {
+    const over = createEngine({
+      strategy: aip34,
+      config: { staticOverride: { low: 1, market: 2, aggressive: 3 } },
+    });
+    over.ingest(fullBlock(1, 500));
+    expect(est(over)).toBe("1/2/3");
+    const off = createEngine({ strategy: aip34, config: { enabled: false } });
+    for (let h = 1; h < 40; h++) off.ingest(fullBlock(h, 5000));
+    expect(est(off)).toBe("100/100/150");
+  });
+
+  it("publishes snapshots and events as Observables", async () => {
+    const engine = createEngine({ strategy: aip34 });
+    const seen: number[] = [];
+    const events: EngineEvent["type"][] = [];
+    engine.snapshots$.subscribe((s) => seen.push(Number(s.ledger.blockHeight)));
+    engine.events$.subscribe((e) => events.push(e.type));
+    engine.connect(
+      from([
+        idleBlock(1),
+        { height: "x" },
+        idleBlock(2),
+        idleBlock(2),
+        idleBlock(3, { epoch: "2" }),
+      ]),
+    );
+    expect(seen).toEqual([1, 2, 3]);
+    expect(events).toEqual(["rejected", "duplicate", "epoch_changed", "source_completed"]);
+    expect(engine.sourcesCompleted).toBe(true);
+    // A late subscriber gets the latest snapshot first.
+    const late: bigint[] = [];
+    engine.snapshots$.subscribe((s) => late.push(s.ledger.blockHeight));
+    expect(late).toEqual([3n]);
+    engine.close();
+    await expect(lastValueFrom(engine.snapshots$.pipe(toArray()))).resolves.toEqual([
+      engine.snapshot(),
+    ]);
+  });
+
+  it("keeps serving the last estimate when a source errors, and is not 'completed'", () => {
+    const engine = createEngine({ strategy: aip34 });
+    const events: string[] = [];
+    engine.events$.subscribe((e) => events.push(e.type));
+    engine.connect(from([idleBlock(1)]));
+    engine.connect(
+      new Observable((sub) => {
+        sub.next(idleBlock(2));
+        sub.error(new Error("disk gone"));
+      }),
+    );
+    expect(events).toEqual(["source_completed", "source_error"]);
+    expect(engine.snapshot()!.ledger.blockHeight).toBe(2n);
+    expect(engine.sourcesCompleted).toBe(false);
+  });
+
+  it("turns a throwing or lying strategy into a snapshot failure and keeps going", () => {
+    let mode: "ok" | "throw" | "lie" = "ok";
+    const flaky: StrategyFactory = () => ({
+      name: "flaky",
+      ingest() {},
+      estimate() {
+        if (mode === "throw") throw new Error("boom");
+        if (mode === "lie") return { deprioritized: 300n, regular: 200n, prioritized: 100n };
+        return { deprioritized: 100n, regular: 100n, prioritized: 150n };
+      },
+      reset() {},
+    });
+    const engine = createEngine({ strategy: flaky });
+    engine.ingest(idleBlock(1));
+    mode = "throw";
+    engine.ingest(idleBlock(2));
+    expect(engine.snapshot()!.estimate).toBeUndefined();
+    expect(engine.snapshot()!.failure!.message).toContain("strategy flaky failed to estimate");
+    mode = "lie";
+    engine.ingest(idleBlock(3));
+    expect(engine.snapshot()!.failure!.message).toContain("breaks the invariants");
+    mode = "ok";
+    engine.ingest(idleBlock(4));
+    expect(est(engine)).toBe("100/100/150");
+    expect(engine.counters()).toMatchObject({ accepted: 4, strategyFailures: 2 });
+  });
+
+  it("validates its config up front", () => {
+    expect(() => createEngine({ strategy: aip34, config: { lowBlockHistory: 0 } })).toThrow(
+      "lowBlockHistory: must be at least 1",
+    );
+    expect(() => createEngine({ strategy: aip34, config: block(1) as never })).toThrow(
+      "invalid configuration",
+    );
+  });
+});
