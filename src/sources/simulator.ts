@@ -1,0 +1,49 @@
+import { concatMap, defer, type Observable, take, timer } from "rxjs";
+import type { BlockSample } from "../core/blockSample.js";
+import { parseSimulatorOptions, type SimulatorOptions } from "./simulator/options.js";
+import { simulateBlocks } from "./simulator/simulateBlocks.js";
+
+export type { ResolvedSimulatorOptions, SimulatorOptions } from "./simulator/options.js";
+export { parseSimulatorOptions } from "./simulator/options.js";
+export type { Regime, Scenario } from "./simulator/regimes.js";
+export { SCENARIOS } from "./simulator/regimes.js";
+export { simulateBlocks } from "./simulator/simulateBlocks.js";
+
+/** Blocks emitted per timer tick when `intervalMs` is 0 (as fast as possible). */
+export const FAST_CHUNK_BLOCKS = 200;
+
+/**
+ * The simulated chain as a source: a cold `Observable<BlockSample>` that paces
+ * {@link simulateBlocks} on rxjs timers. Each subscriber gets its own chain from block 0
+ * (same seed, same blocks). The first block comes at once, then one every `intervalMs`;
+ * with `intervalMs: 0` blocks come in chunks of {@link FAST_CHUNK_BLOCKS} per timer tick,
+ * so a long run never blocks the event loop. Completes after `blocks` blocks (never, when
+ * unset); unsubscribing stops the timer.
+ *
+ * @throws {InvalidConfigError} when an option is invalid (at call time).
+ * @example
+ * import { createEngine, aip34, simulator } from "gasdigest";
+ * const engine = createEngine({ strategy: aip34 });
+ * engine.connect(simulator({ clock: "wall" })); // one block every 250 ms, scenario "mixed"
+ */
+export function simulator(options: SimulatorOptions = {}): Observable<BlockSample> {
+  const own: SimulatorOptions = { ...options };
+  const { intervalMs, blocks } = parseSimulatorOptions(own);
+  const perTick = intervalMs === 0 ? FAST_CHUNK_BLOCKS : 1;
+  return defer(() => {
+    const chain = simulateBlocks(own);
+    const ticks = timer(0, intervalMs);
+    const limited = blocks === undefined ? ticks : ticks.pipe(take(Math.ceil(blocks / perTick)));
+    return limited.pipe(concatMap(() => pull(chain, perTick)));
+  });
+}
+
+function pull(chain: Iterator<BlockSample>, count: number): BlockSample[] {
+  const out: BlockSample[] = [];
+  for (let k = 0; k < count; k++) {
+    const r = chain.next();
+    if (r.done) break;
+    out.push(r.value);
+  }
+  return out;
+}

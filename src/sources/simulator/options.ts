@@ -1,0 +1,157 @@
+import { z } from "zod";
+import type { U64Input } from "../../core/blockSample.js";
+import { validateShape } from "../../core/config.js";
+import { InvalidConfigError, type ValidationIssue } from "../../core/errors.js";
+import { parseU64 } from "../../core/u64.js";
+import { SCENARIOS, type Scenario } from "./regimes.js";
+
+/** Options of `simulator()` and `simulateBlocks()`. Every field has a default. */
+export interface SimulatorOptions {
+  /** Seed of every random draw: same seed (and options), same blocks. @default 1 */
+  seed?: number;
+  /** Mix of demand regimes: `quiet`, `busy`, `spike` (quiet with periodic spikes), `mixed`. @default "mixed" */
+  scenario?: Scenario;
+  /** How many blocks to produce; `undefined` runs forever. @default undefined */
+  blocks?: number;
+  /**
+   * Milliseconds between blocks for `simulator()` (wall clock); `0` = as fast as possible.
+   * Also the step of synthetic timestamps (250 ms when `0`). @default 250
+   */
+  intervalMs?: number;
+  /** Most user transactions a block takes; a block that takes this many is full. @default 250 */
+  blockCapacity?: number;
+  /** Most transactions left waiting after a block; the lowest-priced beyond it are dropped. @default 8 × blockCapacity */
+  mempoolCapacity?: number;
+  /** Height of the first block. @default 1 */
+  startHeight?: U64Input;
+  /** `first_version` of the first block. @default 2 × startHeight */
+  startVersion?: U64Input;
+  /** Blocks per epoch: the epoch is `1 + floor(height / epochLength)`. @default 1000 */
+  epochLength?: number;
+  /** Timestamp of the first block with the synthetic clock, µs since the Unix epoch. @default 1700000000000000 */
+  startTimeUsec?: U64Input;
+  /**
+   * `synthetic`: timestamps are `startTimeUsec + i × intervalMs` (deterministic).
+   * `wall`: each block is stamped with the wall clock when it is produced (strictly increasing).
+   * @default "synthetic"
+   */
+  clock?: "synthetic" | "wall";
+  /** Wall clock in ms for `clock: "wall"` (tests inject one). @default Date.now */
+  now?: () => number;
+  /** Chain id carried by every block. @default 4 */
+  chainId?: number;
+  /** Minimum gas unit price carried by every block (and the lowest bid). @default 100 */
+  minGasUnitPrice?: U64Input;
+}
+
+/** {@link SimulatorOptions} validated, with every default filled in. */
+export interface ResolvedSimulatorOptions {
+  readonly seed: number;
+  readonly scenario: Scenario;
+  readonly blocks: number | undefined;
+  readonly intervalMs: number;
+  readonly blockCapacity: number;
+  readonly mempoolCapacity: number;
+  readonly startHeight: bigint;
+  readonly startVersion: bigint;
+  readonly epochLength: number;
+  readonly startTimeUsec: bigint;
+  readonly clock: "synthetic" | "wall";
+  readonly now: () => number;
+  readonly chainId: number;
+  readonly minGasUnitPrice: number;
+}
+
+/** Largest minimum price accepted: bids go up to 10^4 × the minimum and must stay exact. */
+const MAX_MIN_PRICE = 1_000_000_000;
+
+const u64 = z.unknown().transform((v, ctx) => {
+  const r = parseU64(v);
+  if (r.ok) return r.value;
+  ctx.addIssue({ code: "custom", message: r.message });
+  return z.NEVER;
+});
+const count = (what: string) => z.int({ error: `must be a whole number of ${what}` });
+
+const shape = {
+  seed: z
+    .number({ error: "must be an integer from 0 to 2^53-1" })
+    .refine((v) => Number.isSafeInteger(v) && v >= 0, "must be an integer from 0 to 2^53-1")
+    .default(1),
+  scenario: z
+    .enum(SCENARIOS as [Scenario, ...Scenario[]], {
+      error: `must be one of ${SCENARIOS.map((s) => `"${s}"`).join(", ")}`,
+    })
+    .default("mixed"),
+  blocks: count("blocks").min(0, "must not be negative").optional(),
+  intervalMs: z
+    .number({ error: "must be a number of milliseconds" })
+    .min(0, "must not be negative")
+    .max(86_400_000, "must be at most one day (86400000)")
+    .default(250),
+  blockCapacity: count("transactions")
+    .min(1, "must be at least 1")
+    .max(100_000, "must be at most 100000")
+    .default(250),
+  mempoolCapacity: count("transactions")
+    .min(0, "must not be negative")
+    .max(10_000_000, "must be at most 10000000")
+    .optional(),
+  startHeight: u64.default(1n),
+  startVersion: u64.optional(),
+  epochLength: count("blocks").min(1, "must be at least 1").default(1000),
+  startTimeUsec: u64.default(1_700_000_000_000_000n),
+  clock: z
+    .enum(["synthetic", "wall"], { error: 'must be "synthetic" or "wall"' })
+    .default("synthetic"),
+  now: z
+    .custom<() => number>((v) => typeof v === "function", "must be a function returning ms")
+    .optional(),
+  chainId: z
+    .int({ error: "must be an integer" })
+    .min(0, "must be a chain id from 0 to 255")
+    .max(255, "must be a chain id from 0 to 255")
+    .default(4),
+  minGasUnitPrice: u64.default(100n),
+};
+
+function crossCheck(f: Partial<Record<keyof typeof shape, unknown>>): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const min = f.minGasUnitPrice as bigint | undefined;
+  if (min !== undefined && (min < 1n || min > BigInt(MAX_MIN_PRICE)))
+    issues.push({
+      path: "minGasUnitPrice",
+      message: `must be from 1 to ${MAX_MIN_PRICE}, got ${min}`,
+    });
+  return issues;
+}
+
+/**
+ * Validate simulator options and fill in the defaults.
+ *
+ * @throws {InvalidConfigError} listing every problem (path + message), not just the first.
+ * @example
+ * const o = parseSimulatorOptions({ seed: 7, scenario: "busy" });
+ * o.blockCapacity; // 250
+ */
+export function parseSimulatorOptions(input: SimulatorOptions = {}): ResolvedSimulatorOptions {
+  const r = validateShape(shape, input, crossCheck);
+  if (!r.ok) throw new InvalidConfigError(r.issues);
+  const v = r.value;
+  return Object.freeze({
+    seed: v.seed,
+    scenario: v.scenario,
+    blocks: v.blocks,
+    intervalMs: v.intervalMs,
+    blockCapacity: v.blockCapacity,
+    mempoolCapacity: v.mempoolCapacity ?? 8 * v.blockCapacity,
+    startHeight: v.startHeight,
+    startVersion: v.startVersion ?? 2n * v.startHeight,
+    epochLength: v.epochLength,
+    startTimeUsec: v.startTimeUsec,
+    clock: v.clock,
+    now: v.now ?? Date.now,
+    chainId: v.chainId,
+    minGasUnitPrice: Number(v.minGasUnitPrice),
+  });
+}
