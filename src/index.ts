@@ -56,6 +56,16 @@ export type {
 export { parseU64, U64_MAX } from "./core/u64.js";
 export { InvalidLineError, type NdjsonFileOptions, ndjsonFile } from "./sources/ndjsonFile.js";
 export { type NdjsonLine, type ReadNdjsonOptions, readNdjson } from "./sources/readNdjson.js";
+export {
+  type Regime,
+  type ResolvedSimulatorOptions,
+  SCENARIOS,
+  type Scenario,
+  type SimulatorOptions,
+  parseSimulatorOptions,
+  simulateBlocks,
+  simulator,
+} from "./sources/simulator.js";
 export { aip34 } from "./strategies/aip34.js";
 export {
   registerStrategy,
