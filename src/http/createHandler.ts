@@ -1,0 +1,149 @@
+import { InvalidConfigError } from "../core/errors.js";
+import { CHAIN_STATE_HEADERS } from "./chainStateHeaders.js";
+import { createChainRoutes } from "./createChainRoutes.js";
+import { createOpenApiDocument } from "./createOpenApiDocument.js";
+import { createStaticRoutes } from "./createStaticRoutes.js";
+import { type HandlerOptions, parseHandlerOptions } from "./handlerOptions.js";
+import { errorPair, pick, type Route } from "./responses.js";
+import type {
+  ErrorCode,
+  Handler,
+  HandlerEngine,
+  HandlerRequest,
+  HandlerResponse,
+} from "./types.js";
+
+const ALLOW = "GET, HEAD, OPTIONS";
+const TOKEN_LIST = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+)*$/;
+
+/**
+ * The framework-agnostic handler of the served interface (see docs/http.md): routes,
+ * negotiation, chain-state headers, error objects, the OpenAPI document and the offline
+ * explorer. Synchronous and socket-free: adapters translate a host's request in and the
+ * response out. Estimate bodies are encoded once per snapshot.
+ *
+ * @throws {InvalidConfigError} listing every invalid option.
+ * @example
+ * const handler = createHandler(engine, { basePath: "/v1" });
+ * const res = handler({ method: "GET", url: "/v1/estimate_gas_price", headers: {} });
+ * res.status; // 200 (after the first block)
+ */
+export function createHandler(engine: HandlerEngine, options?: HandlerOptions): Handler {
+  if (typeof (engine as Partial<HandlerEngine> | undefined)?.snapshot !== "function")
+    throw new InvalidConfigError([
+      { path: "engine", message: "must be an engine made by createEngine()" },
+    ]);
+  const o = parseHandlerOptions(options);
+  const { basePath: bp, logger } = o;
+  const document = createOpenApiDocument({ basePath: bp, headerPrefix: o.headerPrefix });
+
+  const common: Record<string, string> = { "X-Content-Type-Options": "nosniff" };
+  if (o.corsOrigin !== false) {
+    common["Access-Control-Allow-Origin"] = o.corsOrigin;
+    common["Access-Control-Expose-Headers"] = CHAIN_STATE_HEADERS.map(
+      (h) => o.headerPrefix + h.name,
+    ).join(", ");
+    if (o.corsOrigin !== "*") common.Vary = "Origin";
+  }
+  Object.freeze(common);
+
+  const { estimate, ledger, healthy, error } = createChainRoutes(engine, o, common);
+  const routes = new Map<string, Route>([
+    [`${bp}/estimate_gas_price`, estimate],
+    [bp || "/", ledger],
+    [`${bp}/`, ledger],
+    [`${bp}/-/healthy`, healthy],
+  ]);
+  const statics = createStaticRoutes(document, common);
+  for (const [path, route] of statics) routes.set(bp + path, route);
+  // The document also lives at the root of the mount point, whatever the base path.
+  routes.set("/spec.json", statics.get("/spec.json")!);
+  routes.set("/spec.yaml", statics.get("/spec.yaml")!);
+
+  const preflight = (request: HandlerRequest): HandlerResponse => {
+    const headers: Record<string, string> = { ...common, Allow: ALLOW };
+    if (o.corsOrigin !== false) {
+      headers["Access-Control-Allow-Methods"] = ALLOW;
+      headers["Access-Control-Max-Age"] = "86400";
+      const asked = request.headers["access-control-request-headers"];
+      if (typeof asked === "string" && TOKEN_LIST.test(asked.trim())) {
+        headers["Access-Control-Allow-Headers"] = asked.trim();
+        headers.Vary = common.Vary
+          ? "Origin, Access-Control-Request-Headers"
+          : "Access-Control-Request-Headers";
+      }
+    }
+    return { status: 204, headers, body: undefined };
+  };
+
+  function route(request: HandlerRequest): HandlerResponse {
+    let url = request.url;
+    const head = request.method === "HEAD";
+    if (url.length > o.maxUrlLength)
+      return error(
+        400,
+        "web_framework_error",
+        `request URL is too long (over ${o.maxUrlLength} bytes)`,
+        head,
+      );
+    if (url.charCodeAt(0) !== 47) {
+      const m = /^https?:\/\/[^/?#]*/i.exec(url);
+      if (!m) return error(400, "web_framework_error", "invalid request target", head);
+      url = url.slice(m[0].length) || "/";
+      if (url.charCodeAt(0) === 63) url = `/${url}`;
+    }
+    const q = url.indexOf("?");
+    let path = q === -1 ? url : url.slice(0, q);
+    const query = q === -1 ? "" : url.slice(q + 1);
+    if (url.includes("%")) {
+      try {
+        path = decodeURIComponent(path);
+        decodeURIComponent(query);
+      } catch {
+        return error(
+          400,
+          "web_framework_error",
+          "malformed percent-encoding in the request URL",
+          head,
+        );
+      }
+    }
+    const r = routes.get(path);
+    if (r === undefined) return error(404, "web_framework_error", "not found", head);
+    const method = request.method;
+    if (method === "GET" || head) return r(request, head, query);
+    if (method === "OPTIONS") return preflight(request);
+    const res = error(405, "web_framework_error", "method not allowed");
+    return Object.freeze({ ...res, headers: Object.freeze({ ...res.headers, Allow: ALLOW }) });
+  }
+
+  const handler = ((request: HandlerRequest): HandlerResponse => {
+    let res: HandlerResponse;
+    try {
+      res = route(request);
+    } catch (err) {
+      logger.error({ err, method: request.method, url: request.url }, "request failed");
+      res = pick(
+        errorPair(500, "internal_error", "internal error", common),
+        request.method === "HEAD",
+      );
+    }
+    logger.debug({ method: request.method, url: request.url, status: res.status }, "request");
+    return res;
+  }) as Handler;
+  return Object.assign(handler, {
+    owns(url: string) {
+      const q = url.indexOf("?");
+      const path = q === -1 ? url : url.slice(0, q);
+      try {
+        return routes.has(path.includes("%") ? decodeURIComponent(path) : path);
+      } catch {
+        return false;
+      }
+    },
+    errorResponse: (status: number, code: ErrorCode, message: string) =>
+      error(status, code, message),
+    document,
+    options: o,
+  });
+}

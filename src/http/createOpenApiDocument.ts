@@ -1,0 +1,215 @@
+import { createRequire } from "node:module";
+import { z } from "zod";
+import { createDocument, type oas31, type ZodOpenApiResponseObject } from "zod-openapi";
+import { CHAIN_STATE_HEADERS } from "./chainStateHeaders.js";
+import {
+  errorObjectSchema,
+  gasEstimationSchema,
+  healthCheckSuccessSchema,
+  ledgerInfoSchema,
+} from "./wireSchemas.js";
+
+/** An OpenAPI 3.1 document. */
+export type OpenApiDocument = oas31.OpenAPIObject;
+
+/** Options of {@link createOpenApiDocument}. */
+export interface CreateOpenApiDocumentOptions {
+  /** Normalized base path (`""` for the root); becomes `servers[0].url`. @default "/v1" */
+  basePath?: string;
+  /** Prefix of the chain-state headers. @default "X-Aptos-" */
+  headerPrefix?: string;
+}
+
+function packageVersion(): string {
+  try {
+    // src/http and dist/http are both two levels below the package root.
+    const pkg = createRequire(import.meta.url)("../../package.json") as { version?: unknown };
+    return typeof pkg.version === "string" ? pkg.version : "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}
+const VERSION = packageVersion();
+
+function chainHeaders(prefix: string, required: boolean) {
+  const shape: Record<string, z.ZodType> = {};
+  for (const h of CHAIN_STATE_HEADERS) {
+    const schema =
+      h.field === "chainId"
+        ? z
+            .int()
+            .min(0)
+            .max(255)
+            .meta({ description: h.description, override: { type: "integer", format: "uint8" } })
+        : z.bigint().meta({
+            description: h.description,
+            override: { type: "integer", format: "uint64", minimum: 0 },
+          });
+    shape[prefix + h.name] = required ? schema : schema.optional();
+  }
+  return z.object(shape);
+}
+
+function errorResponse(
+  id: string,
+  description: string,
+  prefix: string,
+  extra: Record<string, z.ZodType> = {},
+) {
+  return {
+    id,
+    description,
+    headers: z.object({ ...chainHeaders(prefix, false).shape, ...extra }),
+    content: { "application/json": { schema: errorObjectSchema } },
+  } satisfies ZodOpenApiResponseObject;
+}
+
+/**
+ * The OpenAPI 3.1 document of the served interface, built from the zod schemas of the wire
+ * objects. Paths are relative to `servers[0].url` (the base path).
+ *
+ * @example
+ * const doc = createOpenApiDocument({ basePath: "/v1", headerPrefix: "X-Aptos-" });
+ * doc.paths["/estimate_gas_price"].get.operationId; // "estimate_gas_price"
+ */
+export function createOpenApiDocument(options: CreateOpenApiDocumentOptions = {}): OpenApiDocument {
+  const basePath = options.basePath ?? "/v1";
+  const prefix = options.headerPrefix ?? "X-Aptos-";
+  const allow = z
+    .string()
+    .meta({ description: "Methods the path accepts.", example: "GET, HEAD, OPTIONS" });
+  const errors = {
+    400: errorResponse(
+      "BadRequest",
+      "The request line cannot be parsed (bad percent-encoding, over-long URL, bad query parameter): `web_framework_error`.",
+      prefix,
+    ),
+    403: errorResponse(
+      "Forbidden",
+      "The operator disabled the endpoint or the requested output format: `api_disabled`.",
+      prefix,
+    ),
+    404: errorResponse("NotFound", "Unknown path: `web_framework_error`.", prefix),
+    405: errorResponse(
+      "MethodNotAllowed",
+      "Wrong method on a known path: `web_framework_error`.",
+      prefix,
+      { Allow: allow },
+    ),
+    500: errorResponse(
+      "InternalError",
+      "The strategy or the server failed unexpectedly (generic message, details in the server log): `internal_error`.",
+      prefix,
+    ),
+    503: errorResponse(
+      "ServiceUnavailable",
+      "No block ingested yet (`internal_error`), or the newest block is older than the staleness bound (`health_check_failed`).",
+      prefix,
+    ),
+  };
+  const { 400: e400, 404: e404, 405: e405, 500: e500, 503: e503 } = errors;
+  return createDocument({
+    openapi: "3.1.0",
+    info: {
+      title: "gasdigest",
+      version: VERSION,
+      description:
+        "Gas unit price estimates served over the node REST interface (wire-compatible with `GET /v1/estimate_gas_price` of an Aptos node).",
+    },
+    servers: [{ url: basePath === "" ? "/" : basePath }],
+    tags: [
+      { name: "Transactions", description: "Gas estimation." },
+      { name: "General", description: "Ledger info, health check and this document." },
+    ],
+    paths: {
+      "/estimate_gas_price": {
+        get: {
+          operationId: "estimate_gas_price",
+          tags: ["Transactions"],
+          summary: "Estimate gas price",
+          description:
+            "Three gas unit price estimates from the recent blocks. JSON by default; BCS (`Option<u64>, u64, Option<u64>`) when `Accept` prefers `application/x-bcs`. Computed once per block, never per request.",
+          responses: {
+            200: {
+              description: "The estimate, with the chain state of the newest block in the headers.",
+              headers: chainHeaders(prefix, true),
+              content: {
+                "application/json": { schema: gasEstimationSchema },
+                "application/x-bcs": { schema: { type: "string", format: "binary" } },
+              },
+            },
+            ...errors,
+          },
+        },
+      },
+      "/spec": {
+        get: {
+          operationId: "spec",
+          tags: ["General"],
+          summary: "Show OpenAPI explorer",
+          description:
+            "This interactive explorer (served entirely by this server). The document itself is at `spec.json` and `spec.yaml`.",
+          responses: {
+            200: {
+              description: "The explorer page.",
+              content: { "text/html": { schema: { type: "string" } } },
+            },
+            400: e400,
+            404: e404,
+            405: e405,
+          },
+        },
+      },
+      "/": {
+        get: {
+          operationId: "get_ledger_info",
+          tags: ["General"],
+          summary: "Get ledger info",
+          description: "The chain state as of the newest block (u64 values as decimal strings).",
+          responses: {
+            200: {
+              description: "Ledger info.",
+              headers: chainHeaders(prefix, true),
+              content: { "application/json": { schema: ledgerInfoSchema } },
+            },
+            400: e400,
+            404: e404,
+            405: e405,
+            500: e500,
+            503: e503,
+          },
+        },
+      },
+      "/-/healthy": {
+        get: {
+          operationId: "healthy",
+          tags: ["General"],
+          summary: "Check basic node health",
+          description:
+            "200 when an estimate can be served. With `duration_secs`, 503 `health_check_failed` when the newest block's timestamp is more than that many seconds behind the wall clock.",
+          requestParams: {
+            query: z.object({
+              duration_secs: z.int().min(0).max(4294967295).optional().meta({
+                description:
+                  "Largest accepted lag (seconds) of the newest block's timestamp behind the wall clock.",
+                format: "uint32",
+              }),
+            }),
+          },
+          responses: {
+            200: {
+              description: "Healthy.",
+              headers: chainHeaders(prefix, false),
+              content: { "application/json": { schema: healthCheckSuccessSchema } },
+            },
+            400: e400,
+            404: e404,
+            405: e405,
+            500: e500,
+            503: e503,
+          },
+        },
+      },
+    },
+  });
+}

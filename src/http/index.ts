@@ -1,0 +1,27 @@
+export { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
+export { CHAIN_STATE_HEADERS, chainStateHeaders } from "./chainStateHeaders.js";
+export { createHandler } from "./createHandler.js";
+export {
+  type CreateOpenApiDocumentOptions,
+  createOpenApiDocument,
+} from "./createOpenApiDocument.js";
+export { encodeErrorObject } from "./encodeErrorObject.js";
+export { type BcsLayout, encodeEstimateBcs, encodeEstimateJson } from "./encodeEstimate.js";
+export {
+  HANDLER_OPTION_KEYS,
+  type HandlerOptions,
+  parseHandlerOptions,
+  safeParseHandlerOptions,
+  silentLogger,
+} from "./handlerOptions.js";
+export { type EstimateFormat, negotiateFormat } from "./negotiateFormat.js";
+export {
+  ERROR_CODES,
+  type ErrorCode,
+  type Handler,
+  type HandlerEngine,
+  type HandlerLogger,
+  type HandlerRequest,
+  type HandlerResponse,
+  type ResolvedHandlerOptions,
+} from "./types.js";

@@ -1,0 +1,45 @@
+/** The two body formats of the estimate. */
+export type EstimateFormat = "json" | "bcs";
+
+const JSON_TYPE = "application/json";
+const BCS_TYPE = "application/x-bcs";
+
+/**
+ * Pick the estimate's format from an `Accept` header: of the entries naming
+ * `application/json` or `application/x-bcs` with q > 0, the highest q wins, ties going to the
+ * one listed first. Anything else (absent, `*\/*`, `text/html`, malformed) gets JSON; never 406.
+ *
+ * @example
+ * negotiateFormat("application/json;q=0.5, application/x-bcs"); // "bcs"
+ * negotiateFormat("text/html,*\/*;q=0.8"); // "json"
+ */
+export function negotiateFormat(accept: string | readonly string[] | undefined): EstimateFormat {
+  if (accept === undefined) return "json";
+  const list = typeof accept === "string" ? accept : accept.join(",");
+  if (!/x-bcs/i.test(list)) return "json";
+  let best: EstimateFormat = "json";
+  let bestQ = -1;
+  for (const entry of list.split(",")) {
+    const semi = entry.indexOf(";");
+    const type = (semi === -1 ? entry : entry.slice(0, semi)).trim().toLowerCase();
+    const format = type === JSON_TYPE ? "json" : type === BCS_TYPE ? "bcs" : undefined;
+    if (format === undefined) continue;
+    const q = semi === -1 ? 1 : qValue(entry.slice(semi + 1));
+    if (q > bestQ && q > 0) {
+      best = format;
+      bestQ = q;
+    }
+  }
+  return best;
+}
+
+/** The `q` parameter of a media range's parameters (`q=0.5;level=1`); 1 when absent or malformed. */
+function qValue(params: string): number {
+  for (const param of params.split(";")) {
+    const eq = param.indexOf("=");
+    if (eq === -1 || param.slice(0, eq).trim().toLowerCase() !== "q") continue;
+    const q = Number(param.slice(eq + 1).trim());
+    return Number.isFinite(q) && q >= 0 && q <= 1 ? q : 1;
+  }
+  return 1;
+}

@@ -1,0 +1,362 @@
+import { readFileSync } from "node:fs";
+import http from "node:http";
+import { createRequire } from "node:module";
+import net from "node:net";
+import { dirname, join } from "node:path";
+import { Subject } from "rxjs";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  createServer,
+  type GasdigestServer,
+  listen,
+  type NodeServerOptions,
+} from "../../src/adapters/node/index.js";
+import { createEngine, type Engine } from "../../src/core/createEngine.js";
+import { InvalidConfigError } from "../../src/core/errors.js";
+import { aip34 } from "../../src/strategies/aip34.js";
+import { block } from "../helpers/blocks.js";
+
+const dist = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+const ESTIMATE =
+  '{"deprioritized_gas_estimate":100,"gas_estimate":150,"prioritized_gas_estimate":300}';
+const errorBody = (code: string, message: string) =>
+  JSON.stringify({ message, error_code: code, vm_error_code: null });
+
+const started: GasdigestServer[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((s) => s.shutdown()));
+});
+
+async function start(options: NodeServerOptions = {}, blocks = 3) {
+  const engine = createEngine({
+    strategy: aip34,
+    config: { staticOverride: { low: "100", market: "150", aggressive: "300" } },
+  });
+  for (let h = 1; h <= blocks; h++) engine.ingest(block(h));
+  const server = createServer(engine, { maxStalenessMs: false, ...options });
+  started.push(server);
+  const address = await listen(server, { port: 0 });
+  return { engine, server, address, base: `http://127.0.0.1:${address.port}` };
+}
+
+interface Reply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+  reused: boolean;
+}
+
+function request(
+  base: string,
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; agent?: http.Agent } = {},
+): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      `${base}${path}`,
+      { method: init.method ?? "GET", headers: init.headers, agent: init.agent ?? false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode!,
+            headers: res.headers,
+            body: Buffer.concat(chunks),
+            reused: req.reusedSocket,
+          }),
+        );
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** Send raw bytes on a fresh socket and collect everything until the server closes it. */
+function raw(port: number, data: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1", () => socket.write(data));
+    const chunks: Buffer[] = [];
+    socket.on("data", (c) => chunks.push(c));
+    socket.on("end", () => resolve(Buffer.concat(chunks).toString("latin1")));
+    socket.on("error", reject);
+  });
+}
+
+describe("createServer over a real socket", () => {
+  it("serves every route", async () => {
+    const { base, server } = await start();
+    const est = await request(base, "/v1/estimate_gas_price");
+    expect(est.status).toBe(200);
+    expect(est.body.toString()).toBe(ESTIMATE);
+    expect(est.headers).toMatchObject({
+      "content-type": "application/json",
+      "content-length": String(ESTIMATE.length),
+      "cache-control": "no-store",
+      "access-control-allow-origin": "*",
+      "x-aptos-chain-id": "4",
+      "x-aptos-ledger-version": "3999",
+      "x-aptos-ledger-oldest-version": "1000",
+      "x-aptos-ledger-timestampusec": "1700000000750000",
+      "x-aptos-epoch": "1",
+      "x-aptos-block-height": "3",
+      "x-aptos-oldest-block-height": "1",
+    });
+    const bcs = await request(base, "/v1/estimate_gas_price", {
+      headers: { accept: "application/x-bcs" },
+    });
+    expect(bcs.headers["content-type"]).toBe("application/x-bcs");
+    expect(bcs.body.toString("hex")).toBe("0164000000000000009600000000000000012c01000000000000");
+    const ledger = await request(base, "/v1");
+    expect(JSON.parse(ledger.body.toString())).toMatchObject({
+      chain_id: 4,
+      block_height: "3",
+      node_role: "full_node",
+    });
+    expect((await request(base, "/v1/-/healthy")).body.toString()).toBe(
+      '{"message":"gasdigest:ok"}',
+    );
+    const docs = await Promise.all(["/v1/spec.json", "/spec.json"].map((p) => request(base, p)));
+    expect(JSON.parse(docs[0]!.body.toString())).toEqual(server.handler.document);
+    expect(docs[1]!.body.equals(docs[0]!.body)).toBe(true);
+    for (const p of ["/v1/spec.yaml", "/spec.yaml"]) {
+      const y = await request(base, p);
+      expect(y.status).toBe(200);
+      expect(y.headers["content-type"]).toBe("application/x-yaml");
+    }
+    const page = await request(base, "/v1/spec");
+    expect(page.headers["content-type"]).toBe("text/html; charset=utf-8");
+    expect(page.headers["content-security-policy"]).toContain("default-src 'none'");
+    const bundle = await request(base, "/v1/spec/assets/swagger-ui-bundle.js");
+    expect(bundle.body.equals(readFileSync(join(dist, "swagger-ui-bundle.js")))).toBe(true);
+    expect((await request(base, "/v1/spec/assets/explorer.js")).status).toBe(200);
+    const missing = await request(base, "/v1/nope");
+    expect(missing.status).toBe(404);
+    expect(missing.body.toString()).toBe(errorBody("web_framework_error", "not found"));
+    const post = await request(base, "/v1/estimate_gas_price", { method: "POST" });
+    expect(post.status).toBe(405);
+    expect(post.headers.allow).toBe("GET, HEAD, OPTIONS");
+    expect(post.body.toString()).toBe(errorBody("web_framework_error", "method not allowed"));
+    const preflight = await request(base, "/v1/estimate_gas_price", {
+      method: "OPTIONS",
+      headers: { origin: "https://a.example", "access-control-request-method": "GET" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers["access-control-allow-methods"]).toBe("GET, HEAD, OPTIONS");
+  });
+
+  it("answers HEAD with the GET headers, Content-Length included, and no body", async () => {
+    const { base } = await start();
+    for (const path of ["/v1/estimate_gas_price", "/v1/spec/assets/swagger-ui.css", "/v1/nope"]) {
+      const get = await request(base, path);
+      const head = await request(base, path, { method: "HEAD" });
+      expect(head.status).toBe(get.status);
+      expect(head.body.length).toBe(0);
+      expect(head.headers["content-length"]).toBe(String(get.body.length));
+      expect(head.headers["content-type"]).toBe(get.headers["content-type"]);
+    }
+  });
+
+  it("answers 503 before the first block and 200 once a source delivers one", async () => {
+    const { base, engine } = await start({}, 0);
+    const source = new Subject<unknown>();
+    engine.connect(source);
+    expect((await request(base, "/v1/estimate_gas_price")).body.toString()).toBe(
+      errorBody("internal_error", "no block has been ingested yet"),
+    );
+    source.next(block(1));
+    expect((await request(base, "/v1/estimate_gas_price")).status).toBe(200);
+  });
+
+  it("keeps connections alive between requests", async () => {
+    const { base } = await start();
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const first = await request(base, "/v1/estimate_gas_price", { agent });
+      const second = await request(base, "/v1/estimate_gas_price", { agent });
+      expect(first.headers.connection).toBe("keep-alive");
+      expect(first.headers["keep-alive"]).toBe("timeout=5");
+      expect(second.reused).toBe(true);
+      expect(second.body.toString()).toBe(ESTIMATE);
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it("answers an over-long URL with 400 and the error object (handler limit and head limit)", async () => {
+    const { base, address } = await start({ maxUrlLength: 200, maxHeaderSize: 4096 });
+    const long = await request(base, `/v1/estimate_gas_price?p=${"a".repeat(300)}`);
+    expect(long.status).toBe(400);
+    expect(long.body.toString()).toBe(
+      errorBody("web_framework_error", "request URL is too long (over 200 bytes)"),
+    );
+    const huge = await raw(
+      address.port,
+      `GET /v1/estimate_gas_price?p=${"a".repeat(5000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+    );
+    expect(huge).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(huge).toContain("Content-Type: application/json\r\n");
+    expect(huge).toContain("Connection: close\r\n");
+    expect(huge).toContain("X-Aptos-Block-Height: 3\r\n");
+    expect(
+      huge.endsWith(
+        `\r\n\r\n${errorBody("web_framework_error", "request head is too large (over 4096 bytes)")}`,
+      ),
+    ).toBe(true);
+    const bigHeader = await raw(
+      address.port,
+      `GET /v1/estimate_gas_price HTTP/1.1\r\nHost: x\r\nX-Pad: ${"b".repeat(5000)}\r\n\r\n`,
+    );
+    expect(bigHeader).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    const garbage = await raw(address.port, "NOT HTTP AT ALL\r\n\r\n");
+    expect(garbage).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(garbage).toContain(errorBody("web_framework_error", "malformed request"));
+    expect((await request(base, "/v1/estimate_gas_price")).status).toBe(200);
+  });
+
+  it("survives clients that abort mid-response and mid-request", async () => {
+    const { base, address } = await start();
+    for (let i = 0; i < 5; i++) {
+      await new Promise<void>((resolve) => {
+        const socket = net.connect(address.port, "127.0.0.1", () => {
+          socket.write("GET /v1/spec/assets/swagger-ui-bundle.js HTTP/1.1\r\nHost: x\r\n\r\n");
+        });
+        socket.once("data", () => {
+          socket.resetAndDestroy();
+          resolve();
+        });
+      });
+      await new Promise<void>((resolve) => {
+        const socket = net.connect(address.port, "127.0.0.1", () => {
+          socket.write("GET /v1/estimate_gas_price HTTP/1.1\r\nHost:");
+          socket.destroy();
+          resolve();
+        });
+      });
+    }
+    expect((await request(base, "/v1/estimate_gas_price")).body.toString()).toBe(ESTIMATE);
+  });
+
+  it("close() finishes an in-flight request, refuses new connections and closes the engine", async () => {
+    const { server, address, engine } = await start();
+    const source = new Subject<unknown>();
+    engine.connect(source);
+    let shutDown = false;
+    const socket = net.connect(address.port, "127.0.0.1");
+    await new Promise((r) => socket.once("connect", r));
+    socket.write("GET /v1/estimate_gas_price HTTP/1.1\r\nHost: x\r\n");
+    await new Promise((r) => setTimeout(r, 50));
+    const closed = server.shutdown().then(() => {
+      shutDown = true;
+    });
+    const reply = new Promise<string>((resolve) => {
+      const chunks: Buffer[] = [];
+      socket.on("data", (c) => chunks.push(c));
+      socket.on("end", () => resolve(Buffer.concat(chunks).toString()));
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(shutDown).toBe(false);
+    expect(source.observed).toBe(false);
+    await expect(request(`http://127.0.0.1:${address.port}`, "/v1")).rejects.toThrow(
+      /ECONNREFUSED/,
+    );
+    socket.write("\r\n");
+    const text = await reply;
+    expect(text).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(text).toContain("Connection: close\r\n");
+    expect(text.endsWith(ESTIMATE)).toBe(true);
+    await closed;
+    expect(shutDown).toBe(true);
+  });
+});
+
+describe("graceful shutdown details", () => {
+  it("closes idle keep-alive sockets at once and unsubscribes the engine's sources", async () => {
+    // keepAliveTimeout and closeTimeout far beyond the test timeout: only closing idle sockets ends this.
+    const { base, server, engine } = await start({
+      keepAliveTimeout: 600_000,
+      closeTimeout: 600_000,
+    });
+    const source = new Subject<unknown>();
+    engine.connect(source);
+    expect(source.observed).toBe(true);
+    const agent = new http.Agent({ keepAlive: true });
+    await request(base, "/v1/estimate_gas_price", { agent });
+    await server.shutdown();
+    expect(source.observed).toBe(false);
+    agent.destroy();
+  });
+
+  it("responses still buffered when close() is called are delivered whole (no truncation)", async () => {
+    const { server, address } = await start({ keepAliveTimeout: 600_000, closeTimeout: 600_000 });
+    const size = readFileSync(join(dist, "swagger-ui-bundle.js")).length;
+    const socket = net.connect(address.port, "127.0.0.1");
+    await new Promise((r) => socket.once("connect", r));
+    // Four pipelined requests for the 1.7 MB bundle (more than the kernel buffers hold) on a
+    // socket nobody reads yet: most of the responses wait in the server's memory.
+    socket.pause();
+    socket.write("GET /v1/spec/assets/swagger-ui-bundle.js HTTP/1.1\r\nHost: x\r\n\r\n".repeat(4));
+    await new Promise((r) => setTimeout(r, 200));
+    const closed = server.shutdown();
+    await new Promise((r) => setTimeout(r, 100));
+    const chunks: Buffer[] = [];
+    const ended = new Promise<void>((r) => socket.on("close", () => r()));
+    socket.on("data", (c: Buffer) => chunks.push(c));
+    socket.resume();
+    await Promise.all([ended, closed]);
+    const all = Buffer.concat(chunks).toString("latin1");
+    const heads = all.match(/HTTP\/1\.1 200 OK\r\n/g) ?? [];
+    expect(heads).toHaveLength(4);
+    const headLength = all.indexOf("\r\n\r\n") + 4;
+    expect(all.length).toBe(4 * (headLength + size));
+  });
+
+  it("leaves the engine open with closeEngine: false; close(callback) is graceful too", async () => {
+    const { server, engine } = await start({ closeEngine: false });
+    await new Promise<void>((resolve, reject) =>
+      server.close((err) => (err ? reject(err) : resolve())),
+    );
+    expect(() => engine.ingest(block(4))).not.toThrow();
+    expect(server.shutdown()).toBe(server.shutdown());
+  });
+});
+
+describe("options and listen", () => {
+  it("rejects invalid server and handler options together", () => {
+    const engine: Engine = createEngine({ strategy: aip34 });
+    let error: unknown;
+    try {
+      createServer(engine, { maxHeaderSize: 10, closeEngine: "yes" as never, basePath: "nope" });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(InvalidConfigError);
+    expect((error as InvalidConfigError).issues.map((i) => i.path)).toEqual([
+      "maxHeaderSize",
+      "closeEngine",
+      "basePath",
+    ]);
+    expect((error as InvalidConfigError).issues[0]!.message).toBe(
+      "must be a whole number >= 1024 (got 10)",
+    );
+  });
+
+  it("listen resolves with the bound address and rejects when the port is taken", async () => {
+    const { address } = await start();
+    expect(address.address).toBe("127.0.0.1");
+    expect(address.port).toBeGreaterThan(0);
+    const other = createServer(createEngine({ strategy: aip34 }));
+    await expect(listen(other, { port: address.port })).rejects.toThrow(/EADDRINUSE/);
+    await other.shutdown();
+  });
+
+  it("serves under a custom base path and header prefix", async () => {
+    const { base } = await start({ basePath: "/chain/v2", headerPrefix: "X-Chain-" });
+    const res = await request(base, "/chain/v2/estimate_gas_price");
+    expect(res.status).toBe(200);
+    expect(res.headers["x-chain-block-height"]).toBe("3");
+    expect((await request(base, "/v1/estimate_gas_price")).status).toBe(404);
+  });
+});

@@ -1,0 +1,165 @@
+import { mkdirSync } from "node:fs";
+import http from "node:http";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createServer, type GasdigestServer, listen } from "../../src/adapters/node/index.js";
+import { createEngine } from "../../src/core/createEngine.js";
+import { createHandler } from "../../src/http/createHandler.js";
+import { aip34 } from "../../src/strategies/aip34.js";
+import { block } from "../helpers/blocks.js";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const ESTIMATE = {
+  deprioritized_gas_estimate: 100,
+  gas_estimate: 150,
+  prioritized_gas_estimate: 300,
+};
+
+function engineWithBlocks() {
+  const engine = createEngine({
+    strategy: aip34,
+    config: { staticOverride: { low: "100", market: "150", aggressive: "300" } },
+  });
+  for (let h = 1; h <= 3; h++) engine.ingest(block(h));
+  return engine;
+}
+
+let browser: Browser;
+let server: GasdigestServer;
+let base: string;
+
+beforeAll(async () => {
+  server = createServer(engineWithBlocks(), { maxStalenessMs: false });
+  const { port } = await listen(server, { port: 0 });
+  base = `http://127.0.0.1:${port}`;
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--no-sandbox",
+      "--headless",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.shutdown();
+});
+
+/** Open the explorer, recording every request and every console complaint. */
+async function open(url: string) {
+  const page = await browser.newPage();
+  const requests: string[] = [];
+  const problems: string[] = [];
+  page.on("request", (r) => requests.push(r.url()));
+  page.on("console", (m) => {
+    if (m.type() === "error" || /Content.Security.Policy/i.test(m.text())) problems.push(m.text());
+  });
+  page.on("pageerror", (e) => problems.push(String(e)));
+  await page.goto(url);
+  return { page, requests, problems };
+}
+
+/** Expand estimate_gas_price, press "Try it out" then "Execute", return the live response. */
+async function tryEstimate(page: Page) {
+  const op = page.locator("#operations-Transactions-estimate_gas_price");
+  await op.locator(".opblock-summary").click();
+  await op.getByRole("button", { name: "Try it out" }).click();
+  await op.getByRole("button", { name: "Execute" }).click();
+  const live = op.locator(".live-responses-table .response");
+  await live.first().waitFor();
+  const status = ((await live.locator(".response-col_status").first().textContent()) ?? "").trim();
+  const body = (
+    (await live.locator(".response-col_description pre").first().textContent()) ?? ""
+  ).trim();
+  return { status, body };
+}
+
+describe("the offline explorer at /v1/spec", () => {
+  it("renders the operations, sends nothing to another origin, and Try it out gets the live estimate", async () => {
+    const { page, requests, problems } = await open(`${base}/v1/spec`);
+    const op = page.locator("#operations-Transactions-estimate_gas_price");
+    await op.waitFor();
+    await expect(op.textContent()).resolves.toContain("estimate_gas_price");
+    for (const id of [
+      "operations-General-spec",
+      "operations-General-get_ledger_info",
+      "operations-General-healthy",
+    ])
+      await expect(page.locator(`#${id}`).count()).resolves.toBe(1);
+
+    const { status, body } = await tryEstimate(page);
+    expect(status).toBe("200");
+    expect(JSON.parse(body)).toEqual(ESTIMATE);
+
+    mkdirSync(".tmp", { recursive: true });
+    await page.setViewportSize({ width: 1280, height: 1100 });
+    await page.evaluate("window.scrollTo(0, 0)");
+    await page.screenshot({ path: ".tmp/explorer.png" });
+
+    // No link, image or script in the rendered page names another origin either.
+    // (A string, evaluated in the page: this project's types have no DOM.)
+    const urls = (await page.evaluate(
+      `[...document.querySelectorAll("[href],[src],[action]")].map((e) => e.href || e.src || e.action)`,
+    )) as string[];
+    const foreign = urls.filter(
+      (u) =>
+        /^[a-z]+:/i.test(u) && !/^(data|blob|javascript):/i.test(u) && new URL(u).origin !== base,
+    );
+    expect(foreign).toEqual([]);
+
+    const origins = new Set(
+      requests.filter((u) => !u.startsWith("data:")).map((u) => new URL(u).origin),
+    );
+    expect([...origins]).toEqual([base]);
+    expect(requests).toContain(`${base}/v1/estimate_gas_price`);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("works mounted under a prefix: assets, document and Try it out all stay under it", async () => {
+    // A host app mounting the handler at /chain (what the framework adapters do).
+    const handler = createHandler(engineWithBlocks(), { maxStalenessMs: false });
+    const host = http.createServer((req, res) => {
+      const url = req.url ?? "/";
+      if (!url.startsWith("/chain/")) {
+        res.writeHead(404).end("host app");
+        return;
+      }
+      const r = handler({
+        method: req.method ?? "GET",
+        url: url.slice("/chain".length),
+        headers: req.headers,
+      });
+      res.writeHead(r.status, r.headers);
+      res.end(req.method === "HEAD" ? undefined : r.body);
+    });
+    const { port } = await new Promise<{ port: number }>((resolve) =>
+      host.listen(0, "127.0.0.1", () => resolve(host.address() as { port: number })),
+    );
+    try {
+      const origin = `http://127.0.0.1:${port}`;
+      const { page, requests, problems } = await open(`${origin}/chain/v1/spec`);
+      await page.locator("#operations-Transactions-estimate_gas_price").waitFor();
+      const { status, body } = await tryEstimate(page);
+      expect(status).toBe("200");
+      expect(JSON.parse(body)).toEqual(ESTIMATE);
+      const paths = requests.filter((u) => !u.startsWith("data:")).map((u) => new URL(u));
+      expect(paths.every((u) => u.origin === origin && u.pathname.startsWith("/chain/v1/"))).toBe(
+        true,
+      );
+      expect(paths.map((u) => u.pathname)).toContain("/chain/v1/estimate_gas_price");
+      expect(problems).toEqual([]);
+      await page.close();
+    } finally {
+      host.closeAllConnections();
+      await new Promise((r) => host.close(r));
+    }
+  });
+});

@@ -1,0 +1,372 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
+import { InvalidConfigError } from "../../src/core/errors.js";
+import { createHandler } from "../../src/http/createHandler.js";
+import { chainHeadersAfter3, errorBody, recordingLogger, setup, text } from "./helpers.js";
+
+const dist = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+
+describe("GET /v1 (ledger info)", () => {
+  it("answers the ledger info with u64 as strings and the chain-state headers", () => {
+    const s = setup();
+    s.blocks(1, 3);
+    for (const url of ["/v1", "/v1/"]) {
+      const res = s.get(url);
+      expect(res.status).toBe(200);
+      expect(text(res)).toBe(
+        '{"chain_id":4,"epoch":"1","ledger_version":"3999","oldest_ledger_version":"1000","ledger_timestamp":"1700000000750000","node_role":"full_node","oldest_block_height":"1","block_height":"3"}',
+      );
+      expect(res.headers).toMatchObject({
+        ...chainHeadersAfter3(),
+        "Content-Type": "application/json",
+      });
+    }
+  });
+});
+
+describe("GET /v1/-/healthy", () => {
+  it('answers 200 {"message":"gasdigest:ok"}', () => {
+    const s = setup();
+    s.blocks(1, 3);
+    const res = s.get("/v1/-/healthy");
+    expect(res.status).toBe(200);
+    expect(text(res)).toBe('{"message":"gasdigest:ok"}');
+    expect(res.headers).toMatchObject(chainHeadersAfter3());
+  });
+
+  it("with duration_secs, 503 health_check_failed when the newest block's timestamp lags more", () => {
+    const s = setup();
+    s.blocks(1, 3); // newest timestamp T0 - 250 ms
+    expect(s.get("/v1/-/healthy?duration_secs=1").status).toBe(200);
+    s.advance(750);
+    expect(s.get("/v1/-/healthy?duration_secs=1").status).toBe(200);
+    s.advance(1);
+    const res = s.get("/v1/-/healthy?duration_secs=1");
+    expect(res.status).toBe(503);
+    expect(text(res)).toBe(
+      errorBody(
+        "health_check_failed",
+        "the newest block's timestamp is more than 1 s behind the wall clock",
+      ),
+    );
+    expect(s.get("/v1/-/healthy?duration_secs=0").status).toBe(503);
+    expect(s.get("/v1/-/healthy").status).toBe(200);
+  });
+
+  it("400 on a duration_secs that is not a whole number of seconds", () => {
+    const s = setup();
+    s.blocks(1, 1);
+    for (const bad of ["abc", "-1", "1.5", "", "4294967296"]) {
+      const res = s.get(`/v1/-/healthy?duration_secs=${bad}`);
+      expect(res.status, bad).toBe(400);
+      expect(text(res)).toBe(
+        errorBody(
+          "web_framework_error",
+          `invalid query parameter duration_secs: must be a whole number of seconds from 0 to 4294967295 (got "${bad}")`,
+        ),
+      );
+    }
+  });
+
+  it("503 when the estimate itself would be 503 (stale) or fails", () => {
+    const s = setup();
+    s.blocks(1, 1);
+    s.advance(60_000);
+    expect(text(s.get("/v1/-/healthy"))).toBe(
+      errorBody("health_check_failed", "the newest block arrived more than 30000 ms ago"),
+    );
+    const failing = setup(
+      {},
+      {
+        strategy: () => ({
+          name: "x",
+          ingest() {},
+          reset() {},
+          estimate() {
+            throw new Error("x");
+          },
+        }),
+      },
+    );
+    failing.blocks(1, 1);
+    expect(text(failing.get("/v1/-/healthy"))).toBe(
+      errorBody("health_check_failed", "the estimator failed on the newest block"),
+    );
+  });
+});
+
+describe("the OpenAPI document and the explorer", () => {
+  it("serves the same document at /v1/spec.json and /spec.json, and as YAML at both .yaml paths", () => {
+    const s = setup();
+    const a = s.get("/v1/spec.json");
+    const b = s.get("/spec.json");
+    expect(a.status).toBe(200);
+    expect(a.headers["Content-Type"]).toBe("application/json");
+    expect(text(b)).toBe(text(a));
+    expect(JSON.parse(text(a))).toEqual(s.handler.document);
+    for (const url of ["/v1/spec.yaml", "/spec.yaml"]) {
+      const y = s.get(url);
+      expect(y.status).toBe(200);
+      expect(y.headers["Content-Type"]).toBe("application/x-yaml");
+      expect(parseYaml(text(y))).toEqual(s.handler.document);
+    }
+  });
+
+  it("spec documents carry an ETag and answer If-None-Match with 304", () => {
+    const s = setup();
+    const a = s.get("/v1/spec.json");
+    const tag = a.headers.ETag!;
+    expect(tag).toMatch(/^"[0-9a-f]+-[0-9a-f]{8}"$/);
+    expect(a.headers["Cache-Control"]).toBe("no-cache");
+    const again = s.get("/v1/spec.json", { "if-none-match": tag });
+    expect(again.status).toBe(304);
+    expect(again.body).toBeUndefined();
+    expect(s.get("/v1/spec.json", { "if-none-match": '"other"' }).status).toBe(200);
+    expect(s.get("/v1/spec.yaml").headers.ETag).not.toBe(tag);
+  });
+
+  it("serves the explorer page with a strict CSP and only same-origin relative URLs", () => {
+    const s = setup();
+    const res = s.get("/v1/spec");
+    expect(res.status).toBe(200);
+    expect(res.headers["Content-Type"]).toBe("text/html; charset=utf-8");
+    expect(res.headers["X-Content-Type-Options"]).toBe("nosniff");
+    const csp = res.headers["Content-Security-Policy"]!;
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain("unsafe-inline");
+    const html = text(res);
+    expect(html).not.toMatch(/https?:|\/\//);
+    expect(html).not.toMatch(/<script>|<script [^>]*>[^<]/);
+    const sources = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+    expect(sources).toEqual([
+      "spec/assets/index.css",
+      "spec/assets/swagger-ui.css",
+      "spec/assets/favicon-32x32.png",
+      "spec/assets/favicon-16x16.png",
+      "spec.json",
+      "spec.yaml",
+      "spec/assets/swagger-ui-bundle.js",
+      "spec/assets/explorer.js",
+    ]);
+  });
+
+  it("serves the whitelisted Swagger UI files from the installed package, with ETag and caching", () => {
+    const s = setup();
+    for (const [name, type] of [
+      ["swagger-ui-bundle.js", "text/javascript; charset=utf-8"],
+      ["swagger-ui.css", "text/css; charset=utf-8"],
+      ["index.css", "text/css; charset=utf-8"],
+      ["favicon-32x32.png", "image/png"],
+      ["favicon-16x16.png", "image/png"],
+    ] as const) {
+      const res = s.get(`/v1/spec/assets/${name}`);
+      expect(res.status, name).toBe(200);
+      expect(res.headers["Content-Type"]).toBe(type);
+      expect(res.headers["Cache-Control"]).toBe("public, max-age=3600");
+      expect(Buffer.from(res.body as Uint8Array).equals(readFileSync(join(dist, name)))).toBe(true);
+      expect(res.headers["Content-Length"]).toBe(String(readFileSync(join(dist, name)).length));
+      expect(s.get(`/v1/spec/assets/${name}`, { "if-none-match": res.headers.ETag! }).status).toBe(
+        304,
+      );
+      expect(s.get(`/v1/spec/assets/${name}`, {}, "HEAD").body).toBeUndefined();
+    }
+    for (const other of [
+      "package.json",
+      "swagger-ui.js",
+      "index.html",
+      "..%2Fpackage.json",
+      "oauth2-redirect.html",
+    ])
+      expect(s.get(`/v1/spec/assets/${other}`).status, other).toBe(404);
+  });
+
+  it("the init script loads spec.json relative to the page, turns the validator off, names no other origin", () => {
+    const s = setup();
+    const js = text(s.get("/v1/spec/assets/explorer.js"));
+    expect(js).toContain('new URL("spec.json", base)');
+    expect(js).toContain("validatorUrl: null");
+    expect(js).toContain("queryConfigEnabled: false");
+    expect(js).not.toMatch(/https?:\/\//);
+  });
+
+  it("reads the explorer files from disk once: the same bytes are served to every handler", () => {
+    const a = setup().get("/v1/spec/assets/swagger-ui-bundle.js");
+    const b = setup({ basePath: "/x" }).get("/x/spec/assets/swagger-ui-bundle.js");
+    expect(b.body).toBe(a.body);
+  });
+});
+
+describe("options", () => {
+  it("moves every route under a custom basePath; /spec.json and /spec.yaml stay at the root", () => {
+    const s = setup({ basePath: "/chain/v2" });
+    s.blocks(1, 1);
+    for (const url of [
+      "/chain/v2/estimate_gas_price",
+      "/chain/v2",
+      "/chain/v2/-/healthy",
+      "/chain/v2/spec",
+      "/chain/v2/spec.json",
+      "/spec.json",
+      "/spec.yaml",
+      "/chain/v2/spec/assets/explorer.js",
+    ])
+      expect(s.get(url).status, url).toBe(200);
+    expect(s.get("/v1/estimate_gas_price").status).toBe(404);
+    expect(s.handler.document.servers).toEqual([{ url: "/chain/v2" }]);
+    expect(setup({ basePath: "/chain/v2/" }).handler.options.basePath).toBe("/chain/v2");
+  });
+
+  it('basePath "" or "/" mounts the routes at the root', () => {
+    for (const basePath of ["", "/"]) {
+      const s = setup({ basePath });
+      s.blocks(1, 1);
+      for (const url of [
+        "/estimate_gas_price",
+        "/",
+        "/-/healthy",
+        "/spec",
+        "/spec.json",
+        "/spec/assets/explorer.js",
+      ])
+        expect(s.get(url).status, url).toBe(200);
+      expect(s.handler.document.servers).toEqual([{ url: "/" }]);
+    }
+  });
+
+  it("uses a custom header prefix (or none) for the chain-state headers", () => {
+    for (const prefix of ["X-Chain-", ""]) {
+      const s = setup({ headerPrefix: prefix });
+      s.blocks(1, 3);
+      const res = s.get("/v1/estimate_gas_price");
+      expect(res.headers).toMatchObject(chainHeadersAfter3(prefix));
+      expect(res.headers["X-Aptos-Chain-Id"]).toBeUndefined();
+    }
+  });
+
+  it("CORS: * by default, one origin with Vary: Origin, or none", () => {
+    const one = setup({ corsOrigin: "https://wallet.example" });
+    one.blocks(1, 1);
+    const res = one.get("/v1/estimate_gas_price");
+    expect(res.headers["Access-Control-Allow-Origin"]).toBe("https://wallet.example");
+    expect(res.headers.Vary).toBe("Origin, Accept");
+    const none = setup({ corsOrigin: false });
+    none.blocks(1, 1);
+    const plain = none.get("/v1/estimate_gas_price");
+    expect(Object.keys(plain.headers).filter((h) => h.startsWith("Access-Control"))).toEqual([]);
+    expect(none.get("/nope").headers["Access-Control-Allow-Origin"]).toBeUndefined();
+    expect(setup().get("/nope").headers["Access-Control-Allow-Origin"]).toBe("*");
+  });
+
+  it("answers OPTIONS (CORS preflight) with 204, the allowed methods and the asked-for headers", () => {
+    const s = setup();
+    const res = s.get(
+      "/v1/estimate_gas_price",
+      {
+        origin: "https://a.example",
+        "access-control-request-method": "GET",
+        "access-control-request-headers": "x-aptos-client, content-type",
+      },
+      "OPTIONS",
+    );
+    expect(res.status).toBe(204);
+    expect(res.body).toBeUndefined();
+    expect(res.headers).toMatchObject({
+      Allow: "GET, HEAD, OPTIONS",
+      "Access-Control-Allow-Origin": "*",
+      "Access-Control-Allow-Methods": "GET, HEAD, OPTIONS",
+      "Access-Control-Allow-Headers": "x-aptos-client, content-type",
+      "Access-Control-Max-Age": "86400",
+    });
+    const off = setup({ corsOrigin: false }).get("/v1/estimate_gas_price", {}, "OPTIONS");
+    expect(off.status).toBe(204);
+    expect(off.headers.Allow).toBe("GET, HEAD, OPTIONS");
+    expect(off.headers["Access-Control-Allow-Methods"]).toBeUndefined();
+    expect(s.get("/unknown", {}, "OPTIONS").status).toBe(404);
+  });
+
+  it("logs one debug line per request through the logger", () => {
+    const { logger, lines } = recordingLogger();
+    const s = setup({ logger });
+    s.get("/v1/estimate_gas_price");
+    s.get("/nope");
+    expect(lines.filter((l) => l.level === "debug").map((l) => l.obj)).toEqual([
+      { method: "GET", url: "/v1/estimate_gas_price", status: 503 },
+      { method: "GET", url: "/nope", status: 404 },
+    ]);
+  });
+
+  it("rejects invalid options with InvalidConfigError listing every issue", () => {
+    const s = setup();
+    const bad = {
+      basePath: "v1",
+      headerPrefix: "X Aptos",
+      bcsLayout: "short",
+      jsonOutput: "yes",
+      maxStalenessMs: -5,
+      maxUrlLength: 0,
+      corsOrigin: "example.com",
+      logger: { error() {} },
+      colour: "red",
+    };
+    let error: unknown;
+    try {
+      createHandler(s.engine, bad as never);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(InvalidConfigError);
+    expect((error as InvalidConfigError).issues).toEqual([
+      {
+        path: "basePath",
+        message:
+          'must be a path such as "/v1": starts with "/", segments of URL path characters, no "//", "?", "#" or "%" (got "v1")',
+      },
+      {
+        path: "headerPrefix",
+        message:
+          'must hold only header-name characters (letters, digits, !#$%&\'*+-.^_`|~) (got "X Aptos")',
+      },
+      { path: "bcsLayout", message: 'must be "full" or "gas_estimate_only" (got "short")' },
+      { path: "jsonOutput", message: 'must be true or false (got "yes")' },
+      {
+        path: "maxStalenessMs",
+        message: "must be a whole number of milliseconds >= 0, or false (got -5)",
+      },
+      { path: "maxUrlLength", message: "must be a whole number >= 1 (got 0)" },
+      {
+        path: "corsOrigin",
+        message:
+          'must be "*", an origin such as "https://example.com", or false (got "example.com")',
+      },
+      {
+        path: "logger",
+        message:
+          "must be a logger with error, warn, info and debug methods (missing warn, info, debug)",
+      },
+      { path: "colour", message: "unknown field" },
+    ]);
+    expect((error as Error).message).toMatch(/^invalid configuration: basePath: must be a path/);
+    expect(() => createHandler({} as never)).toThrow(
+      "invalid configuration: engine: must be an engine made by createEngine()",
+    );
+    expect(() => createHandler(s.engine, { basePath: "/a//b" })).toThrow(InvalidConfigError);
+  });
+
+  it("owns() tells adapters which URLs are the handler's; errorResponse() builds an error object", () => {
+    const s = setup({ basePath: "/v1" });
+    expect(s.handler.owns("/v1/estimate_gas_price?x=1")).toBe(true);
+    expect(s.handler.owns("/spec.yaml")).toBe(true);
+    expect(s.handler.owns("/v1/spec/assets/swagger-ui.css")).toBe(true);
+    expect(s.handler.owns("/v1/other")).toBe(false);
+    expect(s.handler.owns("/%zz")).toBe(false);
+    s.blocks(1, 3);
+    const res = s.handler.errorResponse(400, "web_framework_error", "request head too large");
+    expect(res.status).toBe(400);
+    expect(text(res)).toBe(errorBody("web_framework_error", "request head too large"));
+    expect(res.headers).toMatchObject(chainHeadersAfter3());
+  });
+});

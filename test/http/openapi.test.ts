@@ -1,0 +1,138 @@
+import SwaggerParser from "@apidevtools/swagger-parser";
+import { describe, expect, it } from "vitest";
+import { createOpenApiDocument } from "../../src/http/createOpenApiDocument.js";
+import { ERROR_CODES } from "../../src/http/types.js";
+import { setup } from "./helpers.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: walking a JSON document
+type Json = Record<string, any>;
+const HEADERS = [
+  "Chain-Id",
+  "Ledger-Version",
+  "Ledger-Oldest-Version",
+  "Ledger-TimestampUsec",
+  "Epoch",
+  "Block-Height",
+  "Oldest-Block-Height",
+];
+
+describe("the OpenAPI document", () => {
+  it("is a valid OpenAPI 3.1 document (swagger-parser), default and custom options alike", async () => {
+    for (const options of [
+      {},
+      { basePath: "/chain/v2", headerPrefix: "X-Chain-" },
+      { basePath: "", headerPrefix: "" },
+    ]) {
+      const doc = createOpenApiDocument(options);
+      const api = (await SwaggerParser.validate(structuredClone(doc) as never)) as Json;
+      expect(api.openapi).toBe("3.1.0");
+    }
+  });
+
+  it("declares the operations of the interface with their operationIds", () => {
+    const doc = createOpenApiDocument() as Json;
+    const ops = Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+      Object.entries(item as Json).map(
+        ([method, op]) => `${method.toUpperCase()} ${path} ${(op as Json).operationId}`,
+      ),
+    );
+    expect(ops.sort()).toEqual([
+      "GET / get_ledger_info",
+      "GET /-/healthy healthy",
+      "GET /estimate_gas_price estimate_gas_price",
+      "GET /spec spec",
+    ]);
+    expect(doc.servers).toEqual([{ url: "/v1" }]);
+  });
+
+  it("declares both content types of the estimate's 200, u64 as integer uint64", async () => {
+    const doc = (await SwaggerParser.dereference(
+      structuredClone(createOpenApiDocument()) as never,
+    )) as Json;
+    const ok = doc.paths["/estimate_gas_price"].get.responses["200"];
+    expect(Object.keys(ok.content)).toEqual(["application/json", "application/x-bcs"]);
+    expect(ok.content["application/x-bcs"].schema).toEqual({ type: "string", format: "binary" });
+    const schema = ok.content["application/json"].schema;
+    expect(schema.required).toEqual([
+      "deprioritized_gas_estimate",
+      "gas_estimate",
+      "prioritized_gas_estimate",
+    ]);
+    for (const field of schema.required)
+      expect(schema.properties[field]).toMatchObject({
+        type: "integer",
+        format: "uint64",
+        minimum: 0,
+      });
+  });
+
+  it("declares every status of the table with the error object (22 error codes) on the estimate", async () => {
+    const doc = (await SwaggerParser.dereference(
+      structuredClone(createOpenApiDocument()) as never,
+    )) as Json;
+    const responses = doc.paths["/estimate_gas_price"].get.responses;
+    expect(Object.keys(responses).sort()).toEqual([
+      "200",
+      "400",
+      "403",
+      "404",
+      "405",
+      "500",
+      "503",
+    ]);
+    for (const status of ["400", "403", "404", "405", "500", "503"]) {
+      const schema = responses[status].content["application/json"].schema;
+      expect(schema.required).toEqual(["message", "error_code"]);
+      expect(schema.properties.error_code.enum).toEqual([...ERROR_CODES]);
+      expect(schema.properties.vm_error_code.type).toEqual(["integer", "null"]);
+    }
+    expect(ERROR_CODES).toHaveLength(22);
+    expect(responses["405"].headers.Allow.required).toBe(true);
+  });
+
+  it("declares the seven chain-state headers under the configured prefix: required on 200, optional on errors", async () => {
+    for (const prefix of ["X-Aptos-", "X-Chain-"]) {
+      const raw = createOpenApiDocument({ headerPrefix: prefix });
+      const doc = (await SwaggerParser.dereference(structuredClone(raw) as never)) as Json;
+      const responses = doc.paths["/estimate_gas_price"].get.responses;
+      const names = HEADERS.map((h) => prefix + h);
+      expect(Object.keys(responses["200"].headers)).toEqual(names);
+      for (const name of names) expect(responses["200"].headers[name].required).toBe(true);
+      for (const status of ["400", "403", "404", "500", "503"]) {
+        expect(Object.keys(responses[status].headers)).toEqual(names);
+        for (const name of names) expect(responses[status].headers[name].required).toBeUndefined();
+      }
+      expect(responses["200"].headers[`${prefix}Block-Height`].schema).toMatchObject({
+        type: "integer",
+        format: "uint64",
+      });
+      expect(responses["200"].headers[`${prefix}Chain-Id`].schema).toMatchObject({
+        type: "integer",
+        format: "uint8",
+        maximum: 255,
+      });
+      expect(JSON.stringify(raw).includes(prefix === "X-Aptos-" ? "X-Chain-" : "X-Aptos-")).toBe(
+        false,
+      );
+    }
+  });
+
+  it("is generated once per handler and served as it is; servers follows the base path", () => {
+    const s = setup({ basePath: "/api", headerPrefix: "X-Chain-" });
+    expect(s.handler.document).toBe(s.handler.document);
+    expect(s.handler.document.servers).toEqual([{ url: "/api" }]);
+    const served = JSON.parse(new TextDecoder().decode(s.get("/api/spec.json").body as Uint8Array));
+    expect(served).toEqual(createOpenApiDocument({ basePath: "/api", headerPrefix: "X-Chain-" }));
+  });
+
+  it("declares duration_secs on the health check", () => {
+    const doc = createOpenApiDocument() as Json;
+    expect(doc.paths["/-/healthy"].get.parameters).toEqual([
+      expect.objectContaining({
+        in: "query",
+        name: "duration_secs",
+        schema: expect.objectContaining({ type: "integer", format: "uint32" }),
+      }),
+    ]);
+  });
+});
