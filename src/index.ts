@@ -57,12 +57,12 @@ export { parseU64, U64_MAX } from "./core/u64.js";
 export { InvalidLineError, type NdjsonFileOptions, ndjsonFile } from "./sources/ndjsonFile.js";
 export { type NdjsonLine, type ReadNdjsonOptions, readNdjson } from "./sources/readNdjson.js";
 export {
+  parseSimulatorOptions,
   type Regime,
   type ResolvedSimulatorOptions,
   SCENARIOS,
   type Scenario,
   type SimulatorOptions,
-  parseSimulatorOptions,
   simulateBlocks,
   simulator,
 } from "./sources/simulator.js";
