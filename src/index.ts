@@ -54,6 +54,20 @@ export type {
   StrategyFactory,
 } from "./core/types.js";
 export { parseU64, U64_MAX } from "./core/u64.js";
+export type { Centroids } from "./sketch/centroids.js";
+export { SketchError } from "./sketch/sketchError.js";
+export {
+  createSlidingDigest,
+  type SlidingDigest,
+  type SlidingDigestOptions,
+} from "./sketch/slidingDigest.js";
+export {
+  createTDigest,
+  type TDigest,
+  type TDigestJSON,
+  type TDigestOptions,
+} from "./sketch/tdigest.js";
+export { tdigestFromJSON } from "./sketch/tdigestFromJSON.js";
 export { InvalidLineError, type NdjsonFileOptions, ndjsonFile } from "./sources/ndjsonFile.js";
 export { type NdjsonLine, type ReadNdjsonOptions, readNdjson } from "./sources/readNdjson.js";
 export {
@@ -73,3 +87,10 @@ export {
   type StrategySettings,
   strategyNames,
 } from "./strategies/registry.js";
+export { type TDigestStrategy, tdigest } from "./strategies/tdigest.js";
+export {
+  parseTDigestOptions,
+  type TDigestStrategyConfig,
+  type TDigestStrategyOptions,
+  tdigestOptionsShape,
+} from "./strategies/tdigestOptions.js";

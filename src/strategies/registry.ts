@@ -1,6 +1,8 @@
 import { BaseError } from "../core/errors.js";
 import type { StrategyFactory } from "../core/types.js";
 import { aip34 } from "./aip34.js";
+import { tdigest } from "./tdigest.js";
+import { parseTDigestOptions } from "./tdigestOptions.js";
 
 /** Settings a strategy may read from the config file besides the AIP-34 keys. */
 export interface StrategySettings {
@@ -10,7 +12,10 @@ export interface StrategySettings {
 
 type StrategyMaker = (settings: StrategySettings) => StrategyFactory;
 
-const makers = new Map<string, StrategyMaker>([["aip34", () => aip34]]);
+const makers = new Map<string, StrategyMaker>([
+  ["aip34", () => aip34],
+  ["tdigest", (s) => tdigest(parseTDigestOptions(s.tdigest ?? {}, ["tdigest"]))],
+]);
 
 /** Names accepted by {@link resolveStrategy}, e.g. for `--strategy`. */
 export function strategyNames(): string[] {

@@ -1,0 +1,295 @@
+import {
+  type Centroids,
+  checkCentroids,
+  copyCentroids,
+  immutableCentroids,
+  quantileOfCentroids,
+} from "./centroids.js";
+import { maxCentroids } from "./compressCentroids.js";
+import { emptyList, mergeCentroidLists } from "./mergeCentroidLists.js";
+import { checkFinite, describeValue, SketchError } from "./sketchError.js";
+import { createTDigest, type TDigest } from "./tdigest.js";
+
+/** Options of {@link createSlidingDigest}. */
+export interface SlidingDigestOptions {
+  /** Number of newest blocks the window covers (a whole number >= 1). */
+  windowBlocks: number;
+  /**
+   * Most chunks a long window is cut into: a window longer than `exactUpTo` blocks uses chunks
+   * of `ceil(windowBlocks / chunks)` blocks, so memory depends on `chunks` and the compression
+   * only. @default 32
+   */
+  chunks?: number;
+  /** Windows of at most this many blocks keep one summary per block and cover exactly `windowBlocks` blocks. @default 1024 */
+  exactUpTo?: number;
+  /** Compression of every digest in the window. @default 500 */
+  compression?: number;
+}
+
+/**
+ * Quantiles over the newest blocks of a stream, in bounded memory. The window covers the newest
+ * `N` blocks with `windowBlocks <= N < windowBlocks + chunkBlocks` once that many blocks have
+ * arrived (`N = windowBlocks` exactly when `chunkBlocks` is 1).
+ */
+export interface SlidingDigest {
+  readonly windowBlocks: number;
+  /** Blocks per chunk: 1 when `windowBlocks <= exactUpTo`, else `ceil(windowBlocks / chunks)`. */
+  readonly chunkBlocks: number;
+  /** Blocks currently covered. */
+  readonly blocks: number;
+  /** Total weight in the window, deferred weight included. */
+  readonly count: number;
+  /**
+   * Add one block: its values (and weights), plus `deferred` weight for a value only known at
+   * query time (see `quantile`). Call once per block; an empty block still moves the window.
+   * Everything is checked first; on error nothing changes.
+   */
+  addBlock(values: ArrayLike<number>, weights?: ArrayLike<number>, deferred?: number): void;
+  /**
+   * Add one block given as a digest (or centroid list) of its values: several windows fed the
+   * same block can share one sort. Same rules as {@link SlidingDigest.addBlock}.
+   */
+  addBlockDigest(block: TDigest | Centroids, deferred?: number): void;
+  /**
+   * The q-quantile of the window (same convention as the t-digest: with every centroid exact it
+   * is the element at index `floor(q * count)` of the sorted window). The window's deferred
+   * weight counts as a point mass at `deferredValue`, required when there is any. `NaN` when
+   * the window is empty.
+   */
+  quantile(q: number, deferredValue?: number): number;
+  /** Centroids held in the chunk summaries and the two live digests (the memory bound's unit). */
+  centroidCount(): number;
+  /** The most centroids {@link centroidCount} can reach with these options. */
+  readonly maxCentroidCount: number;
+  reset(): void;
+}
+
+interface Chunk {
+  /** The chunk's centroids (a suffix aggregate once moved to the front stack). */
+  centroids: Centroids;
+  /** Blocks in this chunk alone. */
+  blocks: number;
+  /** Deferred weight: of this chunk alone in the back stack, of the suffix in the front stack. */
+  deferred: number;
+}
+
+function wholeNumber(field: string, value: unknown, min: number): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > 2 ** 40)
+    throw new SketchError(
+      field,
+      `must be a whole number from ${min} to ${2 ** 40}, got ${describeValue(value)}`,
+    );
+  return value;
+}
+
+/**
+ * Create a sliding-window t-digest over blocks. It keeps a ring of per-chunk summaries as
+ * two stacks (the front stack holds suffix merges of the oldest chunks, the back stack the
+ * newest chunks with a running merge), so each block costs O(1) amortized digest merges and a
+ * query merges three sorted centroid lists, never the whole ring. The merged list is cached
+ * until the window moves.
+ *
+ * @throws {SketchError} when an option is out of range.
+ * @example
+ * const window = createSlidingDigest({ windowBlocks: 120 });
+ * window.addBlock([150]);
+ * window.addBlock([], undefined, 1); // a value known later: the current minimum price
+ * window.quantile(0.5, 100); // 150
+ */
+export function createSlidingDigest(options: SlidingDigestOptions): SlidingDigest {
+  if (typeof options !== "object" || options === null)
+    throw new SketchError("options", `must be an object, got ${describeValue(options)}`);
+  const windowBlocks = wholeNumber("windowBlocks", options.windowBlocks, 1);
+  const chunks = wholeNumber("chunks", options.chunks ?? 32, 1);
+  const exactUpTo = wholeNumber("exactUpTo", options.exactUpTo ?? 1024, 0);
+  const compression = options.compression ?? 500;
+  const chunkBlocks = windowBlocks <= exactUpTo ? 1 : Math.ceil(windowBlocks / chunks);
+  // Small live buffers: the partial chunk is flushed at least once per chunk anyway.
+  const newDigest = () => createTDigest({ compression, bufferSize: Math.ceil(compression) });
+  const partial: TDigest = newDigest();
+  const backAgg: TDigest = newDigest();
+  const perChunk = maxCentroids(compression);
+  const maxChunks = Math.ceil(windowBlocks / chunkBlocks);
+  const maxCentroidCount = (maxChunks + 2) * perChunk;
+
+  let front: (Chunk | undefined)[] = [];
+  let frontStart = 0;
+  let frontBlocks = 0;
+  let back: Chunk[] = [];
+  let backBlocks = 0;
+  let backDeferred = 0;
+  let partialBlocks = 0;
+  let partialDeferred = 0;
+  // Query cache: the three lists merged, plus the deferred point mass.
+  const cache = emptyList();
+  const scratch = emptyList();
+  const point = emptyList(1);
+  point.exact[0] = 1;
+  point.length = 1;
+  let cacheValid = false;
+  let cacheDeferredValue = Number.NaN;
+
+  const covered = () => frontBlocks + backBlocks + partialBlocks;
+
+  /** Close the partial chunk (or push a ready one-block chunk) onto the back stack. */
+  function seal(ready?: Centroids, readyDeferred = 0): void {
+    const chunk: Chunk = ready
+      ? { centroids: ready, blocks: 1, deferred: readyDeferred }
+      : {
+          centroids: copyCentroids(partial.centroids()),
+          blocks: partialBlocks,
+          deferred: partialDeferred,
+        };
+    back.push(chunk);
+    if (chunk.centroids.length > 0) backAgg.merge(chunk.centroids);
+    backBlocks += chunk.blocks;
+    backDeferred += chunk.deferred;
+    if (!ready) {
+      partial.reset();
+      partialBlocks = 0;
+      partialDeferred = 0;
+    }
+  }
+
+  /** Move the back stack to the front, as suffix merges (oldest entry = whole front). */
+  function flip(): void {
+    const k = back.length;
+    const next: Chunk[] = new Array(k);
+    backAgg.reset();
+    let deferred = 0;
+    for (let i = k - 1; i >= 0; i--) {
+      const chunk = back[i]!;
+      backAgg.merge(chunk.centroids);
+      deferred += chunk.deferred;
+      next[i] = { centroids: copyCentroids(backAgg.centroids()), blocks: chunk.blocks, deferred };
+    }
+    backAgg.reset();
+    front = next;
+    frontStart = 0;
+    frontBlocks = backBlocks;
+    back = [];
+    backBlocks = 0;
+    backDeferred = 0;
+  }
+
+  function evict(): void {
+    for (;;) {
+      const oldest =
+        frontStart < front.length
+          ? front[frontStart]!.blocks
+          : back.length > 0
+            ? back[0]!.blocks
+            : 0;
+      if (oldest === 0 || covered() - oldest < windowBlocks) return;
+      if (frontStart === front.length) flip();
+      front[frontStart] = undefined;
+      frontStart++;
+      frontBlocks -= oldest;
+    }
+  }
+
+  function merged(deferredValue: number | undefined): Centroids {
+    const top = frontStart < front.length ? front[frontStart]! : undefined;
+    const deferred = (top ? top.deferred : 0) + backDeferred + partialDeferred;
+    if (deferred > 0) {
+      if (deferredValue === undefined)
+        throw new SketchError("deferredValue", "is required: the window holds deferred weight");
+      checkFinite("deferredValue", deferredValue);
+    }
+    const key = deferred > 0 ? deferredValue! : Number.NaN;
+    if (cacheValid && Object.is(key, cacheDeferredValue)) return cache;
+    const lists: Centroids[] = [];
+    if (top && top.centroids.length > 0) lists.push(top.centroids);
+    if (backAgg.count > 0) lists.push(backAgg.centroids());
+    if (partial.count > 0) lists.push(partial.centroids());
+    if (deferred > 0) {
+      point.means[0] = key;
+      point.weights[0] = deferred;
+      point.count = deferred;
+      point.min = point.max = key;
+      lists.push(point);
+    }
+    mergeCentroidLists(lists, cache, scratch);
+    cacheValid = true;
+    cacheDeferredValue = key;
+    return cache;
+  }
+
+  function checkDeferred(deferred: unknown): number {
+    if (typeof deferred !== "number" || !(deferred >= 0) || deferred === Number.POSITIVE_INFINITY)
+      throw new SketchError(
+        "deferred",
+        `must be a finite number >= 0, got ${describeValue(deferred)}`,
+      );
+    return deferred;
+  }
+
+  return {
+    windowBlocks,
+    chunkBlocks,
+    maxCentroidCount,
+    get blocks() {
+      return covered();
+    },
+    get count() {
+      const top = frontStart < front.length ? front[frontStart]! : undefined;
+      const fromTop = top ? top.centroids.count + top.deferred : 0;
+      return fromTop + backAgg.count + backDeferred + partial.count + partialDeferred;
+    },
+    addBlock(values, weights, deferred = 0) {
+      checkDeferred(deferred);
+      partial.addMany(values, weights);
+      partialDeferred += deferred;
+      partialBlocks++;
+      if (partialBlocks === chunkBlocks) seal();
+      evict();
+      cacheValid = false;
+    },
+    addBlockDigest(block, deferred = 0) {
+      checkDeferred(deferred);
+      let list: Centroids;
+      if (isTDigest(block)) list = block.centroids();
+      else {
+        checkCentroids("block", block);
+        list = block;
+      }
+      if (chunkBlocks === 1) seal(immutableCentroids(list), deferred);
+      else {
+        if (list.length > 0) partial.merge(list);
+        partialDeferred += deferred;
+        partialBlocks++;
+        if (partialBlocks === chunkBlocks) seal();
+      }
+      evict();
+      cacheValid = false;
+    },
+    quantile(q, deferredValue) {
+      if (typeof q !== "number" || !(q >= 0 && q <= 1))
+        throw new SketchError("q", `must be a number from 0 to 1, got ${describeValue(q)}`);
+      return quantileOfCentroids(merged(deferredValue), q);
+    },
+    centroidCount() {
+      let n = backAgg.centroidCount() + partial.centroidCount();
+      for (let i = frontStart; i < front.length; i++) n += front[i]!.centroids.length;
+      for (const chunk of back) n += chunk.centroids.length;
+      return n;
+    },
+    reset() {
+      front = [];
+      frontStart = 0;
+      frontBlocks = 0;
+      back = [];
+      backBlocks = 0;
+      backDeferred = 0;
+      backAgg.reset();
+      partial.reset();
+      partialBlocks = 0;
+      partialDeferred = 0;
+      cacheValid = false;
+    },
+  };
+}
+
+function isTDigest(value: unknown): value is TDigest {
+  return typeof (value as TDigest | undefined)?.centroids === "function";
+}

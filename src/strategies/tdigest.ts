@@ -1,0 +1,199 @@
+import type { BlockSample } from "../core/blockSample.js";
+import { nextBucket } from "../core/buckets.js";
+import type { GasConfig } from "../core/config.js";
+import {
+  blockFullness,
+  defaultEstimate,
+  effectiveMinPrice,
+  minInclusionPrice,
+} from "../core/fullness.js";
+import type { GasEstimate, Strategy, StrategyFactory } from "../core/types.js";
+import { U64_MAX } from "../core/u64.js";
+import { copyCentroids } from "../sketch/centroids.js";
+import { createSlidingDigest, type SlidingDigest } from "../sketch/slidingDigest.js";
+import { createTDigest } from "../sketch/tdigest.js";
+import {
+  parseTDigestOptions,
+  type TDigestStrategyConfig,
+  type TDigestStrategyOptions,
+} from "./tdigestOptions.js";
+
+/** The `tdigest` strategy: a {@link Strategy} that can also report its memory in centroids. */
+export interface TDigestStrategy extends Strategy {
+  /** Centroids held by every window (the unit of the memory bound). */
+  centroidCount(): number;
+  /** The most centroids the windows can hold with these options (docs/strategies-tdigest.md). */
+  readonly maxCentroidCount: number;
+}
+
+interface Window {
+  readonly sample: "clearing" | "paid";
+  readonly digest: SlidingDigest;
+}
+
+const TIERS = ["low", "regular", "prioritized"] as const;
+const NONE = new Float64Array(0);
+
+/**
+ * The windowed t-digest strategy: each estimate is a quantile of a sliding window of blocks,
+ * kept as t-digests in memory that depends on the compression and the number of chunks, never
+ * on how many blocks the window spans. With the default options it serves exactly what
+ * `aip34` serves (each window then holds at most 120 distinct values, below the compression,
+ * so every digest is exact). Tiers with the same window and sample share one digest.
+ *
+ * - `clearing`: a block contributes its minimum inclusion price (`nextBucket(min price)` of a
+ *   full block); a block that is not full contributes the minimum price in force *at estimate
+ *   time*, as AIP-34 does (held as deferred weight, so a changed minimum applies to every such
+ *   block at once).
+ * - `paid`: a full block contributes the gas unit price of every transaction (weighted by
+ *   `gas_used` with `weightByGasUsed`, a transaction that used 0 gas counting as 1); a block
+ *   that is not full contributes the minimum price once (weighted by its mean `gas_used`).
+ *
+ * Results are rounded up to integers, never below the minimum price, monotone
+ * (low <= regular <= prioritized), the prioritized one rounded up to the next bucket when
+ * `roundPrioritizedToBucket`. `skipLatestBlock` leaves the newest block out of every window.
+ *
+ * @throws {InvalidConfigError} when the options are invalid (every issue, with its path).
+ * @example
+ * const engine = createEngine({
+ *   strategy: tdigest({ tiers: { prioritized: { windowBlocks: 1_000_000, quantile: 0.99, sample: "paid" } } }),
+ * });
+ */
+export function tdigest(options: TDigestStrategyOptions = {}): StrategyFactory {
+  const parsed = parseTDigestOptions(options);
+  return (config: GasConfig) => createTDigestStrategy(parsed, config);
+}
+
+function createTDigestStrategy(options: TDigestStrategyConfig, config: GasConfig): TDigestStrategy {
+  const history = {
+    low: config.lowBlockHistory,
+    regular: config.marketBlockHistory,
+    prioritized: config.aggressiveBlockHistory,
+  };
+  const windows = new Map<string, Window>();
+  const tiers = TIERS.map((name) => {
+    const tier = options.tiers[name];
+    const windowBlocks = tier.windowBlocks ?? history[name];
+    const key = `${tier.sample}:${windowBlocks}`;
+    let window = windows.get(key);
+    if (!window) {
+      const digest = createSlidingDigest({
+        windowBlocks,
+        chunks: options.chunks,
+        exactUpTo: options.exactUpTo,
+        compression: options.compression,
+      });
+      window = { sample: tier.sample, digest };
+      windows.set(key, window);
+    }
+    return { quantile: tier.quantile, digest: window.digest };
+  });
+  const all = [...windows.values()];
+  const clearing = all.filter((w) => w.sample === "clearing").map((w) => w.digest);
+  const paid = all.filter((w) => w.sample === "paid").map((w) => w.digest);
+  const weighted = options.weightByGasUsed;
+  const one = new Float64Array(1);
+  // One sort per block, shared by every paid window. Its buffer holds a whole block, so a
+  // block's digest (and so every window) does not depend on the order of its transactions.
+  let blockDigest = createTDigest({ compression: options.compression, bufferSize: 1024 });
+  let blockCapacity = 1024;
+  let prices = new Float64Array(256);
+  let gas = new Float64Array(256);
+  let pending: BlockSample | undefined;
+  let min = config.minGasUnitPrice;
+
+  function feedClearing(block: BlockSample): void {
+    const price = minInclusionPrice(block, config);
+    if (price === undefined) for (const d of clearing) d.addBlock(NONE, undefined, 1);
+    else {
+      one[0] = Number(price);
+      for (const d of clearing) d.addBlock(one);
+    }
+  }
+
+  function feedPaid(block: BlockSample): void {
+    const txs = block.gasUnitPrices;
+    const n = txs.length;
+    const used = weighted ? block.gasUsed : undefined;
+    if (n === 0 || !blockFullness(block, config).full) {
+      let deferred = 1;
+      if (used && n > 0) {
+        let sum = 0;
+        for (const g of used) sum += Math.max(1, Number(g));
+        deferred = sum / n;
+      }
+      for (const d of paid) d.addBlock(NONE, undefined, deferred);
+      return;
+    }
+    if (prices.length < n) {
+      prices = new Float64Array(n * 2);
+      gas = new Float64Array(n * 2);
+    }
+    for (let i = 0; i < n; i++) prices[i] = Number(txs[i]!);
+    const values = prices.subarray(0, n);
+    let weights: Float64Array | undefined;
+    if (used) {
+      for (let i = 0; i < n; i++) {
+        const g = Number(used[i]!);
+        gas[i] = g > 1 ? g : 1;
+      }
+      weights = gas.subarray(0, n);
+    }
+    if (n > blockCapacity) {
+      blockCapacity = n;
+      blockDigest = createTDigest({ compression: options.compression, bufferSize: n });
+    }
+    blockDigest.reset().addMany(values, weights);
+    const list = copyCentroids(blockDigest.centroids());
+    for (const d of paid) d.addBlockDigest(list);
+  }
+
+  function feed(block: BlockSample): void {
+    if (clearing.length > 0) feedClearing(block);
+    if (paid.length > 0) feedPaid(block);
+  }
+
+  function tierValue(i: number, deferredValue: number): bigint {
+    const tier = tiers[i]!;
+    const x = Math.ceil(tier.digest.quantile(tier.quantile, deferredValue));
+    return x >= 2 ** 64 ? U64_MAX : BigInt(x);
+  }
+
+  return {
+    name: "tdigest",
+    get maxCentroidCount() {
+      let n = 0;
+      for (const w of all) n += w.digest.maxCentroidCount;
+      return n;
+    },
+    ingest(block: BlockSample) {
+      min = effectiveMinPrice(block, config);
+      if (!config.skipLatestBlock) feed(block);
+      else {
+        if (pending) feed(pending);
+        pending = block;
+      }
+    },
+    estimate(): GasEstimate {
+      for (const t of tiers) if (t.digest.blocks === 0) return defaultEstimate(min, config.buckets);
+      const m = Number(min);
+      let low = tierValue(0, m);
+      if (low < min) low = min;
+      let regular = tierValue(1, m);
+      if (regular < low) regular = low;
+      let prioritized = tierValue(2, m);
+      if (prioritized < regular) prioritized = regular;
+      if (options.roundPrioritizedToBucket) prioritized = nextBucket(prioritized, config.buckets);
+      return { deprioritized: low, regular, prioritized };
+    },
+    reset() {
+      for (const w of all) w.digest.reset();
+      pending = undefined;
+    },
+    centroidCount() {
+      let n = 0;
+      for (const w of all) n += w.digest.centroidCount();
+      return n;
+    },
+  };
+}
