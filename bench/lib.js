@@ -30,3 +30,33 @@ export function runCases(cases, { quick = false } = {}) {
     suite.run({ async: true });
   });
 }
+
+/** `global.gc` when node runs with --expose-gc, else the same function obtained at run time. */
+export async function getGc() {
+  if (typeof globalThis.gc === "function") return globalThis.gc;
+  const { setFlagsFromString } = await import("node:v8");
+  const { runInNewContext } = await import("node:vm");
+  setFlagsFromString("--expose-gc");
+  return runInNewContext("gc");
+}
+
+/** Heap plus array buffers after forced GCs (freed buffers are accounted a little later). */
+export async function settledMemory(gc) {
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  for (let i = 0; i < 3; i++) gc();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+}
+
+/**
+ * Bytes retained by what `build()` returns: memory after it ran minus memory before, both
+ * after forced GCs. Run a warm-up first so compiled code is not counted.
+ */
+export async function retainedBytes(build) {
+  const gc = await getGc();
+  const before = await settledMemory(gc);
+  const kept = build();
+  const after = await settledMemory(gc);
+  return { bytes: after - before, kept };
+}

@@ -6,8 +6,6 @@
 // - the tdigest strategy's ingest with `paid` sampling (transaction samples/s, 250-txn blocks);
 // - the heap held by the strategy with 10^6-block windows (after a forced GC).
 
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import pkg from "tdigest";
 import { parseBlockSample } from "../../dist/core/blockSample.js";
 import { parseGasConfig } from "../../dist/core/config.js";
@@ -15,7 +13,7 @@ import { createEngine } from "../../dist/core/createEngine.js";
 import { createTDigest } from "../../dist/sketch/tdigest.js";
 import { aip34 } from "../../dist/strategies/aip34.js";
 import { tdigest } from "../../dist/strategies/tdigest.js";
-import { prng, runCases } from "../lib.js";
+import { prng, retainedBytes, runCases } from "../lib.js";
 
 const { TDigest } = pkg;
 const COMPRESSION = 500;
@@ -36,13 +34,6 @@ function referenceData(n, seed) {
   const out = new Float64Array(n);
   for (let i = 0; i < n; i++) out[i] = referencePrice(rand);
   return out;
-}
-
-/** `global.gc` when node runs with --expose-gc, else the same function obtained at run time. */
-function getGc() {
-  if (typeof globalThis.gc === "function") return globalThis.gc;
-  setFlagsFromString("--expose-gc");
-  return runInNewContext("gc");
 }
 
 const relError = (x, exact) => Math.abs(x / exact - 1);
@@ -285,7 +276,6 @@ async function ingestRows(quick) {
 }
 
 async function heapRows() {
-  const gc = getGc();
   const config = parseGasConfig({ fullBlockTxns: 4 });
   // A pool of small full blocks (4-8 transactions), reused; 1 in 10 idle.
   const rand = prng(5);
@@ -305,22 +295,12 @@ async function heapRows() {
     }
     return strategy;
   };
-  // Freed array buffers are accounted a little after the GC that frees them.
-  const settle = async () => {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    for (let i = 0; i < 3; i++) gc();
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    return process.memoryUsage();
-  };
   const measure = async (make, warmUp, estimateEvery) => {
     // Warm up on short windows first (every code path, incl. evictions), so compiled code and
     // type feedback are not counted as the strategy's memory.
     feed(warmUp(config), 100_000, estimateEvery);
-    const m0 = await settle();
-    const strategy = feed(make(config), blocks, estimateEvery);
-    const m1 = await settle();
-    const bytes = m1.heapUsed - m0.heapUsed + (m1.arrayBuffers - m0.arrayBuffers);
-    return { bytes, strategy };
+    const { bytes, kept } = await retainedBytes(() => feed(make(config), blocks, estimateEvery));
+    return { bytes, strategy: kept };
   };
   const tiers = (w) => ({
     low: { windowBlocks: w, quantile: 0, sample: "clearing" },
