@@ -15,6 +15,7 @@ import { createEngine, type Engine } from "../../src/core/createEngine.js";
 import { InvalidConfigError } from "../../src/core/errors.js";
 import { aip34 } from "../../src/strategies/aip34.js";
 import { block } from "../helpers/blocks.js";
+import { adapterContract, listenLocal } from "./contract.js";
 
 const dist = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
 const ESTIMATE =
@@ -84,6 +85,36 @@ function raw(port: number, data: string): Promise<string> {
     socket.on("error", reject);
   });
 }
+
+adapterContract({
+  name: "node server",
+  async serve(engine, options, mount) {
+    const server = createServer(engine, options);
+    if (mount === "") {
+      const { port } = await listen(server, { port: 0 });
+      return { base: `http://127.0.0.1:${port}`, close: () => server.shutdown() };
+    }
+    // Mounted in a host node:http server that hands `/chain/...` to it with the prefix stripped.
+    const host = http.createServer((req, res) => {
+      const url = req.url ?? "/";
+      if (url !== mount && !url.startsWith(`${mount}/`) && !url.startsWith(`${mount}?`)) {
+        res.writeHead(404).end("host app");
+        return;
+      }
+      const rest = url.slice(mount.length);
+      req.url = rest.startsWith("/") ? rest : `/${rest}`;
+      server.emit("request", req, res);
+    });
+    const { origin, close } = await listenLocal(host);
+    return {
+      base: origin + mount,
+      close: async () => {
+        await close();
+        await server.shutdown();
+      },
+    };
+  },
+});
 
 describe("createServer over a real socket", () => {
   it("serves every route", async () => {

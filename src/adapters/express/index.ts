@@ -1,0 +1,56 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  createHandler,
+  type HandlerEngine,
+  type HandlerOptions,
+  type HandlerResponse,
+} from "../../http/index.js";
+
+/**
+ * A Connect / Express middleware. Typed on node's own request and response, so it fits
+ * `app.use()` of Express 4 and 5, Connect, and any host passing `(req, res, next)`.
+ */
+export type GasdigestMiddleware = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: (err?: unknown) => void,
+) => void;
+
+/**
+ * Express / Connect middleware serving the gasdigest interface (see docs/http.md). It routes
+ * on `req.url`, which Express makes relative to where the middleware is mounted, so it works
+ * under any path. It answers its routes and every path under its `basePath` (an unknown
+ * `/v1/...` gets the 404 error object, a wrong method the 405); any other request goes to
+ * `next()`. If answering throws (a failing logger, headers already sent by an earlier
+ * middleware), the error goes to `next(err)`.
+ *
+ * @throws {InvalidConfigError} listing every invalid option, when the middleware is created.
+ * @example
+ * import express from "express";
+ * import { gasdigest } from "gasdigest/express";
+ * const app = express();
+ * app.use("/chain", gasdigest(engine)); // GET /chain/v1/estimate_gas_price
+ * app.listen(8080);
+ */
+export function gasdigest(engine: HandlerEngine, options?: HandlerOptions): GasdigestMiddleware {
+  const handler = createHandler(engine, options);
+  const namespace = handler.options.basePath === "" ? undefined : `${handler.options.basePath}/`;
+
+  return function gasdigest(req, res, next) {
+    const url = req.url ?? "/";
+    if ((namespace === undefined || !url.startsWith(namespace)) && !handler.owns(url)) {
+      next();
+      return;
+    }
+    let response: HandlerResponse;
+    try {
+      response = handler({ method: req.method ?? "GET", url, headers: req.headers });
+      res.writeHead(response.status, response.headers);
+    } catch (err) {
+      next(err);
+      return;
+    }
+    if (response.body === undefined || req.method === "HEAD") res.end();
+    else res.end(response.body);
+  };
+}

@@ -1,0 +1,114 @@
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import fp from "fastify-plugin";
+import {
+  createHandler,
+  type HandlerEngine,
+  type HandlerOptions,
+  InvalidConfigError,
+  safeParseHandlerOptions,
+  type ValidationIssue,
+} from "../../http/index.js";
+
+/** Options of the Fastify {@link gasdigest} plugin: the engine, every handler option, and these. */
+export interface FastifyGasdigestOptions extends HandlerOptions {
+  /** The engine to serve (from `createEngine`). */
+  engine: HandlerEngine;
+  /** Path to serve under, as for any Fastify plugin: `"/chain"` serves `/chain/v1/...`. @default "" */
+  prefix?: string;
+  /** Close the engine (unsubscribing its sources) when Fastify closes. @default true */
+  closeEngine?: boolean;
+  /** Name under which the engine decorates the Fastify instance; `false` for none. @default "gasdigest" */
+  decorator?: string | false;
+  /** Where errors and per-request debug lines go. @default fastify.log */
+  logger?: HandlerOptions["logger"];
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** The engine served by the gasdigest plugin (with the default `decorator`). */
+    gasdigest: HandlerEngine;
+  }
+}
+
+function parseOptions(opts: FastifyGasdigestOptions, fastify: FastifyInstance) {
+  const issues: ValidationIssue[] = [];
+  if (typeof opts !== "object" || opts === null)
+    throw new InvalidConfigError([{ path: "", message: "options must be an object" }]);
+  const { engine, prefix, closeEngine = true, decorator = "gasdigest", ...rest } = opts;
+  let mount = "";
+  if (prefix !== undefined) {
+    const p = safeParseHandlerOptions({ basePath: prefix });
+    if (p.ok) mount = p.value.basePath;
+    else issues.push(...p.issues.map((i) => ({ ...i, path: "prefix" })));
+  }
+  if (typeof closeEngine !== "boolean")
+    issues.push({
+      path: "closeEngine",
+      message: `must be true or false (got ${String(closeEngine)})`,
+    });
+  if (decorator !== false && (typeof decorator !== "string" || decorator === ""))
+    issues.push({
+      path: "decorator",
+      message: `must be a non-empty name or false (got ${JSON.stringify(decorator)})`,
+    });
+  const handlerOptions: HandlerOptions = { logger: fastify.log, ...rest };
+  const h = safeParseHandlerOptions(handlerOptions);
+  if (!h.ok) issues.push(...h.issues);
+  if (issues.length > 0) throw new InvalidConfigError(issues);
+  return { engine, mount, closeEngine, decorator, handlerOptions };
+}
+
+/**
+ * Fastify plugin serving the gasdigest interface (see docs/http.md). Wrapped with
+ * `fastify-plugin`, so the decorator and the `onClose` hook reach the application; the routes
+ * live in their own encapsulated context under `prefix`, where request bodies are not parsed
+ * (a POST answers 405, whatever its body). It answers its routes and every path under its
+ * `basePath`; other paths stay Fastify's (with `basePath: ""`, its not-found handler).
+ *
+ * @throws {InvalidConfigError} listing every invalid option (when Fastify loads the plugin).
+ * @example
+ * import Fastify from "fastify";
+ * import { gasdigest } from "gasdigest/fastify";
+ * const app = Fastify();
+ * await app.register(gasdigest, { engine, prefix: "/chain" }); // GET /chain/v1/estimate_gas_price
+ * app.gasdigest.snapshot(); // the engine
+ * await app.listen({ port: 8080 });
+ */
+export const gasdigest: FastifyPluginAsync<FastifyGasdigestOptions> = fp(
+  async function gasdigest(fastify: FastifyInstance, opts: FastifyGasdigestOptions) {
+    const { engine, mount, closeEngine, decorator, handlerOptions } = parseOptions(opts, fastify);
+    const handler = createHandler(engine, handlerOptions);
+    const basePath = handler.options.basePath;
+    if (decorator !== false) fastify.decorate(decorator, engine);
+    if (closeEngine) fastify.addHook("onClose", async () => engine.close());
+
+    await fastify.register(
+      async function gasdigestRoutes(routes) {
+        const at = routes.prefix;
+        routes.removeAllContentTypeParsers();
+        routes.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));
+        const serve = (request: FastifyRequest, reply: FastifyReply) => {
+          let url = request.url;
+          if (at !== "" && url.startsWith(at)) {
+            url = url.slice(at.length);
+            if (url === "" || url.charCodeAt(0) === 63) url = `/${url}`;
+          }
+          if (basePath === "" && !handler.owns(url)) return reply.callNotFound();
+          const res = handler({ method: request.method, url, headers: request.headers });
+          reply.code(res.status).headers(res.headers);
+          if (res.body === undefined) return reply.send();
+          return reply.send(
+            typeof res.body === "string"
+              ? res.body
+              : Buffer.from(res.body.buffer, res.body.byteOffset, res.body.byteLength),
+          );
+        };
+        const paths =
+          basePath === "" ? ["/", "/*"] : [basePath, `${basePath}/*`, "/spec.json", "/spec.yaml"];
+        for (const path of paths) routes.all(path, serve);
+      },
+      { prefix: mount },
+    );
+  },
+  { fastify: "5.x", name: "gasdigest" },
+);

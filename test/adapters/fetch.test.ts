@@ -1,0 +1,125 @@
+import http from "node:http";
+import { getRequestListener } from "@hono/node-server";
+import { Hono } from "hono";
+import { describe, expect, it } from "vitest";
+import { createFetchHandler } from "../../src/adapters/fetch/index.js";
+import { InvalidConfigError } from "../../src/core/errors.js";
+import {
+  adapterContract,
+  BCS,
+  ESTIMATE,
+  engineWithBlocks,
+  errorBody,
+  listenLocal,
+} from "./contract.js";
+
+/** Serve a Hono app with @hono/node-server's request listener on 127.0.0.1:0. */
+async function serveHono(app: Hono) {
+  return listenLocal(http.createServer(getRequestListener(app.fetch)));
+}
+
+// Hono's own mounting: app.mount() strips the mount path before calling the fetch handler.
+adapterContract({
+  name: "fetch in Hono (app.mount)",
+  async serve(engine, options, mount) {
+    const app = new Hono();
+    app.get("/elsewhere", (c) => c.text("host app"));
+    app.mount(mount || "/", createFetchHandler(engine, options));
+    const { origin, close } = await serveHono(app);
+    return { base: origin + mount, close };
+  },
+});
+
+// A plain Hono route handing over the raw Request; the adapter strips `prefix` itself.
+adapterContract({
+  name: "fetch in Hono (route + prefix)",
+  async serve(engine, options, mount) {
+    const app = new Hono();
+    const handler = createFetchHandler(engine, { ...options, prefix: mount });
+    app.all(mount === "" ? "*" : `${mount}/*`, (c) => handler(c.req.raw));
+    const { origin, close } = await serveHono(app);
+    return { base: origin + mount, close };
+  },
+});
+
+const engine = engineWithBlocks();
+const get = (handler: ReturnType<typeof createFetchHandler>, url: string, init?: RequestInit) =>
+  handler(new Request(url, init));
+
+describe("createFetchHandler without a server", () => {
+  it("answers a Request with a Response: JSON, BCS, headers", async () => {
+    const handler = createFetchHandler(engine, { maxStalenessMs: false });
+    const res = await get(handler, "https://node.example/v1/estimate_gas_price");
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe(ESTIMATE);
+    expect(res.headers.get("content-type")).toBe("application/json");
+    expect(res.headers.get("x-aptos-block-height")).toBe("3");
+    const bcs = await get(handler, "https://node.example/v1/estimate_gas_price", {
+      headers: { Accept: "application/x-bcs" },
+    });
+    expect(Buffer.from(await bcs.arrayBuffer()).toString("hex")).toBe(BCS);
+  });
+
+  it("gives HEAD, 204 and 304 responses no body", async () => {
+    const handler = createFetchHandler(engine, { maxStalenessMs: false });
+    const head = await get(handler, "http://x/v1/estimate_gas_price", { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(head.body).toBeNull();
+    expect(head.headers.get("content-length")).toBe(String(ESTIMATE.length));
+    const options = await get(handler, "http://x/v1", { method: "OPTIONS" });
+    expect(options.status).toBe(204);
+    expect(options.body).toBeNull();
+    const tag = (await get(handler, "http://x/spec.json")).headers.get("etag")!;
+    const cached = await get(handler, "http://x/spec.json", { headers: { "If-None-Match": tag } });
+    expect(cached.status).toBe(304);
+    expect(cached.body).toBeNull();
+  });
+
+  it("strips `prefix`, and answers 404 outside it (prefix /chain is not /chainx)", async () => {
+    const handler = createFetchHandler(engine, { maxStalenessMs: false, prefix: "/chain/" });
+    expect(await (await get(handler, "http://x/chain/v1/estimate_gas_price")).text()).toBe(
+      ESTIMATE,
+    );
+    expect((await get(handler, "http://x/chain?x=1")).status).toBe(404);
+    expect((await get(handler, "http://x/chain/spec.json")).status).toBe(200);
+    for (const url of ["http://x/v1/estimate_gas_price", "http://x/chainx/v1", "http://x/"]) {
+      const res = await get(handler, url);
+      expect(res.status, url).toBe(404);
+      expect(await res.text()).toBe(errorBody("web_framework_error", "not found"));
+    }
+    const head = await get(handler, "http://x/elsewhere", { method: "HEAD" });
+    expect(head.status).toBe(404);
+    expect(head.body).toBeNull();
+  });
+
+  it("validates the prefix with the other options, all issues at once", () => {
+    let error: unknown;
+    try {
+      createFetchHandler(engine, { prefix: "chain", maxUrlLength: 0 });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(InvalidConfigError);
+    expect((error as InvalidConfigError).issues).toEqual([
+      {
+        path: "prefix",
+        message:
+          'must be a path such as "/v1": starts with "/", segments of URL path characters, no "//", "?", "#" or "%" (got "chain")',
+      },
+      { path: "maxUrlLength", message: "must be a whole number >= 1 (got 0)" },
+    ]);
+    expect(() => createFetchHandler({} as never)).toThrow(InvalidConfigError);
+  });
+});
+
+describe("fetch handler in Hono next to other routes", () => {
+  it("leaves the host's own routes alone", async () => {
+    const app = new Hono();
+    app.get("/health", (c) => c.text("host ok"));
+    app.mount("/chain", createFetchHandler(engine, { maxStalenessMs: false }));
+    const res = await app.request("/chain/v1/estimate_gas_price");
+    expect(await res.text()).toBe(ESTIMATE);
+    expect(await (await app.request("/health")).text()).toBe("host ok");
+    expect((await app.request("/v1/estimate_gas_price")).status).toBe(404);
+  });
+});

@@ -1,0 +1,116 @@
+import http from "node:http";
+import Koa from "koa";
+import { describe, expect, it } from "vitest";
+import { gasdigest } from "../../src/adapters/koa/index.js";
+import { InvalidConfigError } from "../../src/core/errors.js";
+import { recordingLogger } from "../http/helpers.js";
+import {
+  adapterContract,
+  ESTIMATE,
+  engineWithBlocks,
+  errorBody,
+  listenLocal,
+  request,
+} from "./contract.js";
+
+/** A Koa app: gasdigest, then a host middleware answering whatever reaches it. */
+async function host(middleware: ReturnType<typeof gasdigest>, before?: Koa.Middleware) {
+  const app = new Koa();
+  if (before) app.use(before);
+  app.use(middleware);
+  app.use((ctx) => {
+    ctx.status = 418;
+    ctx.body = `host app: ${ctx.url}`;
+  });
+  return listenLocal(http.createServer(app.callback()));
+}
+
+adapterContract({
+  name: "Koa",
+  async serve(engine, options, mount) {
+    const { origin, close } = await host(gasdigest(engine, { ...options, prefix: mount }));
+    return { base: origin + mount, close };
+  },
+});
+
+describe("Koa: a native middleware", () => {
+  it("calls next() only for requests that are not its own", async () => {
+    const root = await host(gasdigest(engineWithBlocks(), { maxStalenessMs: false }));
+    try {
+      expect((await request(`${root.origin}/v1/estimate_gas_price`)).text).toBe(ESTIMATE);
+      expect((await request(`${root.origin}/v1/nope`)).text).toBe(
+        errorBody("web_framework_error", "not found"),
+      );
+      const other = await request(`${root.origin}/other?x=1`);
+      expect(other.status).toBe(418);
+      expect(other.text).toBe("host app: /other?x=1");
+    } finally {
+      await root.close();
+    }
+    const chain = await host(
+      gasdigest(engineWithBlocks(), { maxStalenessMs: false, prefix: "/chain" }),
+    );
+    try {
+      expect((await request(`${chain.origin}/chain/v1/estimate_gas_price`)).text).toBe(ESTIMATE);
+      for (const path of ["/v1/estimate_gas_price", "/chainx/v1/estimate_gas_price", "/chain/x"])
+        expect((await request(`${chain.origin}${path}`)).text, path).toBe(`host app: ${path}`);
+    } finally {
+      await chain.close();
+    }
+  });
+
+  it("lets upstream middleware see its response and its errors", async () => {
+    const { logger } = recordingLogger();
+    const failing = {
+      ...logger,
+      debug() {
+        throw new Error("log sink is down");
+      },
+    };
+    const seen: string[] = [];
+    const upstream: Koa.Middleware = async (ctx, next) => {
+      try {
+        await next();
+        seen.push(`${ctx.status} ${ctx.response.get("Content-Type")}`);
+      } catch (err) {
+        ctx.status = 500;
+        ctx.body = `upstream caught: ${(err as Error).message}`;
+      }
+    };
+    const ok = await host(gasdigest(engineWithBlocks(), { maxStalenessMs: false }), upstream);
+    try {
+      await request(`${ok.origin}/v1/estimate_gas_price`);
+      expect(seen).toEqual(["200 application/json"]);
+    } finally {
+      await ok.close();
+    }
+    const broken = await host(
+      gasdigest(engineWithBlocks(), { maxStalenessMs: false, logger: failing }),
+      upstream,
+    );
+    try {
+      const res = await request(`${broken.origin}/v1/estimate_gas_price`);
+      expect(res.status).toBe(500);
+      expect(res.text).toBe("upstream caught: log sink is down");
+    } finally {
+      await broken.close();
+    }
+  });
+
+  it("is an options factory returning a middleware named gasdigest; validates up front", () => {
+    const middleware = gasdigest(engineWithBlocks());
+    expect(middleware.name).toBe("gasdigest");
+    let error: unknown;
+    try {
+      gasdigest(engineWithBlocks(), { prefix: "/a?b", headerPrefix: "X Y" });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(InvalidConfigError);
+    expect((error as InvalidConfigError).issues.map((i) => i.path)).toEqual([
+      "prefix",
+      "headerPrefix",
+    ]);
+    expect(() => gasdigest({} as never)).toThrow(InvalidConfigError);
+  });
+});
