@@ -1,4 +1,5 @@
 // gasdigest: the library's public entry point. Framework adapters live under subpath exports.
+export * from "./backtest/index.js";
 export {
   type BlockSample,
   type BlockSampleInput,
@@ -12,6 +13,7 @@ export {
   type U64Input,
 } from "./core/blockSample.js";
 export { DEFAULT_BUCKETS, nextBucket } from "./core/buckets.js";
+export { clearingPrice } from "./core/clearingPrice.js";
 export {
   DEFAULT_GAS_CONFIG,
   type GasConfig,
@@ -81,6 +83,13 @@ export {
   simulator,
 } from "./sources/simulator.js";
 export { aip34 } from "./strategies/aip34.js";
+export {
+  type GethOptions,
+  geth,
+  parseGethOptions,
+  type ResolvedGethOptions,
+} from "./strategies/geth.js";
+export { lastBlock } from "./strategies/lastBlock.js";
 export {
   registerStrategy,
   resolveStrategy,

@@ -1,6 +1,8 @@
 import { BaseError } from "../core/errors.js";
 import type { StrategyFactory } from "../core/types.js";
 import { aip34 } from "./aip34.js";
+import { geth } from "./geth.js";
+import { lastBlock } from "./lastBlock.js";
 import { tdigest } from "./tdigest.js";
 import { parseTDigestOptions } from "./tdigestOptions.js";
 
@@ -15,6 +17,8 @@ type StrategyMaker = (settings: StrategySettings) => StrategyFactory;
 const makers = new Map<string, StrategyMaker>([
   ["aip34", () => aip34],
   ["tdigest", (s) => tdigest(parseTDigestOptions(s.tdigest ?? {}, ["tdigest"]))],
+  ["geth", () => geth()],
+  ["last-block", () => lastBlock],
 ]);
 
 /** Names accepted by {@link resolveStrategy}, e.g. for `--strategy`. */

@@ -1,0 +1,208 @@
+import { type BlockSample, type BlockSampleInput, parseBlockSample } from "../core/blockSample.js";
+import { nextBucket } from "../core/buckets.js";
+import { clearingPrice } from "../core/clearingPrice.js";
+import { type GasConfig, type GasConfigInput, parseGasConfig } from "../core/config.js";
+import { BlockOrderError, InvalidConfigError, type ValidationIssue } from "../core/errors.js";
+import { effectiveMinPrice } from "../core/fullness.js";
+import type { GasEstimate, StrategyFactory } from "../core/types.js";
+import { createLane, laneResult, verifyLane } from "./createLane.js";
+import { createSpikeDetector } from "./createSpikeDetector.js";
+import { type BacktestBlock, type BacktestResult, LOOKAHEAD_BLOCKS, TIERS } from "./types.js";
+
+/** One strategy to score. */
+export interface BacktestStrategy {
+  /** Its label in the results; must be unique. @default the strategy's own name */
+  name?: string;
+  /** Makes the strategy; the backtest drives it through its own engine. */
+  strategy: StrategyFactory;
+  /** Config of this strategy's engine. @default the backtest's `config` */
+  config?: GasConfigInput | GasConfig;
+}
+
+/** Options of {@link createBacktest}. */
+export interface CreateBacktestOptions {
+  /** The strategies to score, side by side on the same blocks. */
+  strategies: readonly BacktestStrategy[];
+  /** Config for the ground truth (fullness, minimum price) and every strategy's default. @default {} */
+  config?: GasConfigInput | GasConfig;
+  /** Blocks at the minimum that precede a spike and that end one. @default 10 */
+  calmBlocks?: number;
+  /**
+   * Check that the estimate scored was published before the block was known, and that the
+   * strategy gives the same estimate when asked again while the block is known (catches a
+   * strategy that reads anything but the blocks it was given). @default true
+   */
+  verify?: boolean;
+  /**
+   * Ask the strategies again on every n-th scored block only (the first scored block always):
+   * the check costs one extra `estimate()` per checked block and strategy. The snapshot checks
+   * run on every block. @default 1
+   */
+  verifyEvery?: number;
+  /** Called with every scored block (for charts). */
+  onBlock?: (block: BacktestBlock) => void;
+}
+
+/** Internal sizes, to show that memory does not grow with the history. */
+export interface BacktestStats {
+  /** Blocks accepted so far. */
+  readonly blocks: number;
+  /** Bids waiting for their outcome, over every strategy and tier. */
+  readonly pendingBids: number;
+  /** The most bids that ever waited at once (bounded by 10 × tiers × strategies). */
+  readonly maxPendingBids: number;
+}
+
+/** A push-driven backtest; see {@link createBacktest}. */
+export interface Backtest {
+  /**
+   * Score every strategy's estimate (published before this block) against the block, then give
+   * the block to every strategy. A repeated height is ignored.
+   * @throws {InvalidBlockSampleError} the block does not match the format (nothing changes).
+   * @throws {BlockOrderError} lower height, or lower epoch at a higher height (nothing changes).
+   * @throws {LookaheadError} a strategy was caught looking ahead (with `verify`).
+   */
+  push(block: BlockSample | BlockSampleInput): "accepted" | "duplicate";
+  /** The scores so far. */
+  result(): BacktestResult;
+  stats(): BacktestStats;
+}
+
+/**
+ * Create a streaming backtest: push a history's blocks in order and read the scores. Each
+ * strategy runs in its own engine (epochs, ordering and invariants are the engine's). Before
+ * block `t` is given to any strategy, each strategy's snapshot published after block `t - 1`
+ * is scored against `t`: the strategies only ever receive blocks through their engine, after
+ * the estimate was taken. Memory depends on the number of strategies, never on the history.
+ *
+ * @throws {InvalidConfigError} invalid options (every issue, with its path).
+ * @example
+ * const bt = createBacktest({ strategies: [{ strategy: aip34 }, { strategy: lastBlock }] });
+ * for (const block of simulateBlocks({ scenario: "spike", blocks: 5000 })) bt.push(block);
+ * bt.result().strategies[0].tiers.regular.inclusion.within1;
+ */
+export function createBacktest(options: CreateBacktestOptions): Backtest {
+  const issues: ValidationIssue[] = [];
+  const calmBlocks = options.calmBlocks ?? 10;
+  const verifyEvery = options.verifyEvery ?? 1;
+  if (!Number.isInteger(verifyEvery) || verifyEvery < 1)
+    issues.push({
+      path: "verifyEvery",
+      message: `must be a whole number of blocks >= 1, got ${verifyEvery}`,
+    });
+  if (!Number.isInteger(calmBlocks) || calmBlocks < 1)
+    issues.push({
+      path: "calmBlocks",
+      message: `must be a whole number of blocks >= 1, got ${calmBlocks}`,
+    });
+  if (!Array.isArray(options.strategies) || options.strategies.length === 0)
+    issues.push({ path: "strategies", message: "must list at least one strategy" });
+  if (issues.length > 0) throw new InvalidConfigError(issues);
+  const truth = parseGasConfig(options.config ?? {});
+  const verify = options.verify ?? true;
+  const lanes = options.strategies.map((s, i) => createLane(s, s.config ?? truth, i));
+  const seen = new Set<string>();
+  lanes.forEach((lane, i) => {
+    if (seen.has(lane.name))
+      issues.push({ path: `strategies[${i}].name`, message: `"${lane.name}" is used twice` });
+    seen.add(lane.name);
+  });
+  if (issues.length > 0) throw new InvalidConfigError(issues);
+
+  const detector = createSpikeDetector(calmBlocks);
+  let blocks = 0;
+  let duplicates = 0;
+  let atMinimum = 0;
+  // Only what the order checks and the result need of the first and newest blocks.
+  let firstHeight: bigint | undefined;
+  let last: { height: bigint; epoch: bigint } | undefined;
+  let maxPending = 0;
+  const estimates: (GasEstimate | undefined)[] = new Array(lanes.length);
+
+  function check(block: BlockSample): boolean {
+    if (!last) return true;
+    if (block.height === last.height) return false;
+    if (block.height < last.height)
+      throw new BlockOrderError({
+        path: "height",
+        message: `${block.height} is below the newest accepted height ${last.height}; heights must increase`,
+      });
+    if (block.epoch < last.epoch)
+      throw new BlockOrderError({
+        path: "epoch",
+        message: `${block.epoch} is below the current epoch ${last.epoch} at a higher height (${block.height})`,
+      });
+    return true;
+  }
+
+  function pending(): number {
+    let n = 0;
+    for (const lane of lanes) for (const s of lane.scores) n += s.pending();
+    return n;
+  }
+
+  return {
+    push(input) {
+      const block = parseBlockSample(input);
+      if (!check(block)) {
+        duplicates++;
+        return "duplicate";
+      }
+      const clearing = clearingPrice(block, truth);
+      const min = effectiveMinPrice(block, truth);
+      if (clearing <= min) atMinimum++;
+      const phase = detector.next(clearing <= min);
+      if (blocks > 0) {
+        for (let l = 0; l < lanes.length; l++) {
+          const lane = lanes[l]!;
+          if (verify) verifyLane(lane, block, (blocks - 1) % verifyEvery === 0);
+          const snap = lane.published!;
+          const e = snap.estimate;
+          if (!e) lane.failures++;
+          estimates[l] = e;
+          const rest = snap.minGasUnitPrice;
+          for (let t = 0; t < TIERS.length; t++) {
+            const tier = TIERS[t]!;
+            const bid = e?.[tier];
+            lane.scores[t]!.observe(bid, clearing);
+            const idle =
+              tier === "prioritized" ? nextBucket(rest, lane.engine.config.buckets) : rest;
+            lane.spikes[t]!.observe(phase, clearing, bid, idle);
+          }
+        }
+        options.onBlock?.({
+          index: blocks,
+          height: block.height,
+          clearing,
+          min,
+          estimates: [...estimates],
+        });
+        const p = pending();
+        if (p > maxPending) maxPending = p;
+      }
+      for (const lane of lanes) {
+        lane.engine.ingest(block);
+        lane.published = lane.engine.snapshot();
+      }
+      firstHeight ??= block.height;
+      last = { height: block.height, epoch: block.epoch };
+      blocks++;
+      return "accepted";
+    },
+    result(): BacktestResult {
+      return {
+        blocks,
+        duplicates,
+        scoredBlocks: Math.max(0, blocks - 1),
+        unsettledBids: Math.min(Math.max(0, blocks - 1), LOOKAHEAD_BLOCKS - 1),
+        firstHeight: firstHeight === undefined ? null : firstHeight.toString(),
+        lastHeight: last ? last.height.toString() : null,
+        blocksAtMinimum: atMinimum,
+        calmBlocks,
+        spikes: detector.spikes,
+        strategies: lanes.map(laneResult),
+      };
+    },
+    stats: () => ({ blocks, pendingBids: pending(), maxPendingBids: maxPending }),
+  };
+}

@@ -1,0 +1,135 @@
+import type { BlockSample } from "../core/blockSample.js";
+import type { GasConfig, GasConfigInput } from "../core/config.js";
+import { createEngine, type Engine } from "../core/createEngine.js";
+import { InvalidConfigError } from "../core/errors.js";
+import type { GasEstimate, Snapshot, Strategy } from "../core/types.js";
+import type { BacktestStrategy } from "./createBacktest.js";
+import { createSpikeResponse, type SpikeResponseTracker } from "./createSpikeResponse.js";
+import { createTierScore, type TierScore } from "./createTierScore.js";
+import { LookaheadError } from "./lookaheadError.js";
+import { type StrategyResult, TIERS, type Tier } from "./types.js";
+
+/** One strategy inside a backtest: its engine, the snapshot to score next, and its scores. */
+export interface Lane {
+  /** Label in the results. */
+  name: string;
+  engine: Engine;
+  /** The strategy object the engine drives (set when the engine makes it). */
+  inner: Strategy | undefined;
+  /** Whether the engine serves the strategy's own estimate (not `staticOverride`/disabled). */
+  probe: boolean;
+  /** The snapshot published after the newest block: what the next block is scored with. */
+  published: Snapshot | undefined;
+  /** Scored blocks without an estimate. */
+  failures: number;
+  /** One per tier, in {@link TIERS} order. */
+  scores: TierScore[];
+  spikes: SpikeResponseTracker[];
+}
+
+/**
+ * Make the lane of one strategy: an engine driving it (the harness keeps a handle on the
+ * strategy object, to ask it again when verifying) and one score and spike tracker per tier.
+ *
+ * @throws {InvalidConfigError} an invalid config or label.
+ * @example
+ * const lane = createLane({ strategy: aip34 }, {}, 0);
+ */
+export function createLane(
+  s: BacktestStrategy,
+  config: GasConfigInput | GasConfig,
+  i: number,
+): Lane {
+  const lane = {} as Lane;
+  // Keep a handle on the strategy object the engine drives, to ask it again when verifying.
+  const engine = createEngine({
+    strategy: (c) => {
+      lane.inner = s.strategy(c);
+      return lane.inner;
+    },
+    config,
+    now: () => 0,
+  });
+  if (s.name !== undefined && (typeof s.name !== "string" || s.name === ""))
+    throw new InvalidConfigError([
+      { path: `strategies[${i}].name`, message: "must be a non-empty string" },
+    ]);
+  Object.assign(lane, {
+    name: s.name ?? engine.strategyName,
+    engine,
+    probe: engine.config.enabled && !engine.config.staticOverride,
+    published: undefined,
+    failures: 0,
+    scores: TIERS.map(() => createTierScore()),
+    spikes: TIERS.map(() => createSpikeResponse()),
+  });
+  return lane;
+}
+
+const show = (e: GasEstimate) => `${e.deprioritized}/${e.regular}/${e.prioritized}`;
+
+/**
+ * Check that the snapshot about to be scored for `block` was published by the lane's engine
+ * after the previous block, and (when `ask`) that the strategy, asked again now that `block` is
+ * known, gives the same estimate.
+ *
+ * @throws {LookaheadError} naming the strategy and the block.
+ * @example
+ * verifyLane(lane, block, true);
+ */
+export function verifyLane(lane: Lane, block: BlockSample, ask: boolean): void {
+  const snap = lane.published;
+  if (!snap || lane.engine.snapshot() !== snap)
+    throw new LookaheadError(
+      lane.name,
+      block.height,
+      "the snapshot to score is not the one its engine published after the previous block",
+    );
+  if (snap.ledger.blockHeight >= block.height)
+    throw new LookaheadError(
+      lane.name,
+      block.height,
+      `the snapshot to score is from block ${snap.ledger.blockHeight}, not from before block ${block.height}`,
+    );
+  if (!ask || !lane.probe || !snap.estimate) return;
+  let again: GasEstimate | undefined;
+  try {
+    again = lane.inner!.estimate();
+  } catch {
+    again = undefined;
+  }
+  const e = snap.estimate;
+  if (
+    again?.deprioritized !== e.deprioritized ||
+    again.regular !== e.regular ||
+    again.prioritized !== e.prioritized
+  )
+    throw new LookaheadError(
+      lane.name,
+      block.height,
+      `it published ${show(e)} after block ${snap.ledger.blockHeight} but gives ${again ? show(again) : "an error"} while block ${block.height} is being scored, without having been given a block: its estimate depends on something other than the blocks it was given`,
+    );
+}
+
+/**
+ * The scores of a lane, per tier.
+ *
+ * @example
+ * const result = laneResult(lane);
+ */
+export function laneResult(lane: Lane): StrategyResult {
+  const tiers = {} as Record<Tier, StrategyResult["tiers"][Tier]>;
+  TIERS.forEach((tier, t) => {
+    tiers[tier] = {
+      ...lane.scores[t]!.result(),
+      spikeCover: lane.spikes[t]!.cover(),
+      spikeReturn: lane.spikes[t]!.back(),
+    };
+  });
+  return {
+    name: lane.name,
+    strategy: lane.engine.strategyName,
+    failures: lane.failures,
+    tiers,
+  };
+}

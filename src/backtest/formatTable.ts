@@ -1,0 +1,98 @@
+import { type BacktestResult, type SpikeResponse, TIERS, type TierResult } from "./types.js";
+
+/** Column headers of {@link formatTable} / {@link tableRows}, in order. */
+export const TABLE_COLUMNS: readonly string[] = Object.freeze([
+  "strategy",
+  "tier",
+  "in 1",
+  "in 3",
+  "in 10",
+  "over p50",
+  "over p90",
+  "over mean",
+  "cover p50",
+  "covered",
+  "back p50",
+  "back",
+]);
+
+/** What the columns mean, printed under the table. */
+export const TABLE_LEGEND =
+  "in k: share of bids included within k blocks. over: estimate / clearing price of the block it got into (median, p90, mean).\n" +
+  "cover: blocks from a spike's start until the tier's bid gets into a spike block (median; spikes covered / spikes).\n" +
+  "back: blocks from a spike's end until the tier is back at its idle value (median; spikes it came back after / spikes).";
+
+const percent = (v: number | null) => (v === null ? "-" : `${(v * 100).toFixed(2)}%`);
+const ratio = (v: number | undefined) => (v === undefined ? "-" : v.toFixed(3));
+const blocks = (v: number | null) =>
+  v === null ? "-" : Number.isInteger(v) ? String(v) : v.toFixed(1);
+const share = (r: SpikeResponse) => `${r.hits}/${r.spikes}`;
+
+/**
+ * The cells of the results table: one row per strategy and tier, columns as
+ * {@link TABLE_COLUMNS}: inclusion within 1/3/10 blocks, overpayment median, p90 and mean, median
+ * blocks to cover a spike and spikes covered, median blocks back to the idle value after a
+ * spike and spikes after which it came back.
+ *
+ * @example
+ * tableRows(result)[0]; // ["aip34", "deprioritized", "90.17%", ...]
+ */
+export function tableRows(result: BacktestResult): string[][] {
+  const rows: string[][] = [];
+  for (const s of result.strategies)
+    for (const tier of TIERS) {
+      const t: TierResult = s.tiers[tier];
+      rows.push([
+        s.name,
+        tier,
+        percent(t.inclusion.within1),
+        percent(t.inclusion.within3),
+        percent(t.inclusion.within10),
+        ratio(t.overpayment?.median),
+        ratio(t.overpayment?.p90),
+        ratio(t.overpayment?.mean),
+        blocks(t.spikeCover.median),
+        share(t.spikeCover),
+        blocks(t.spikeReturn.median),
+        share(t.spikeReturn),
+      ]);
+    }
+  return rows;
+}
+
+/**
+ * One paragraph saying what the table covers (blocks, bids, spikes, failures).
+ *
+ * @example
+ * console.log(describeResult(result)); // "20000 blocks (heights 1..20000), ..."
+ */
+export function describeResult(result: BacktestResult): string {
+  const bids = result.strategies[0]?.tiers.regular.bids ?? 0;
+  const lines = [
+    `${result.blocks} blocks (heights ${result.firstHeight ?? "-"}..${result.lastHeight ?? "-"}), ${result.blocksAtMinimum} cleared at the minimum price; ${result.spikes} spikes (a spike: clearing above the minimum after ${result.calmBlocks} blocks at it, until ${result.calmBlocks} blocks at it again).`,
+    `Each tier bid its estimate before every block but the first: ${bids} bids each; the last ${result.unsettledBids} are left out (their 10-block outcome is unknown).`,
+  ];
+  if (result.duplicates > 0) lines.push(`${result.duplicates} repeated heights were skipped.`);
+  for (const s of result.strategies)
+    if (s.failures > 0)
+      lines.push(`${s.name} had no estimate before ${s.failures} blocks (no bid there).`);
+  return lines.join("\n");
+}
+
+/**
+ * The results as a plain-text table (strategy × tier × metric) with a short header, for a
+ * terminal. Columns: inclusion within 1, 3 and 10 blocks; overpayment (estimate / clearing
+ * price of the block it got into) median, p90 and mean; blocks to cover a spike (median, and spikes
+ * covered / spikes); blocks back at the idle value after a spike (median, and how often).
+ *
+ * @example
+ * process.stdout.write(formatTable(await runBacktest(history, options)));
+ */
+export function formatTable(result: BacktestResult): string {
+  const rows = [TABLE_COLUMNS as string[], ...tableRows(result)];
+  const widths = TABLE_COLUMNS.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  const line = (r: string[]) =>
+    r.map((cell, c) => (c < 2 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join("  ");
+  const rule = widths.map((w) => "-".repeat(w)).join("  ");
+  return `${describeResult(result)}\n\n${line(rows[0]!)}\n${rule}\n${rows.slice(1).map(line).join("\n")}\n\n${TABLE_LEGEND}\n`;
+}

@@ -1,0 +1,142 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { BaseError } from "../core/errors.js";
+import type { RecordedSeries } from "./createSeriesRecorder.js";
+import { describeResult, TABLE_COLUMNS, TABLE_LEGEND, tableRows } from "./formatTable.js";
+import { REPORT_SCRIPT } from "./reportScript.js";
+import { type BacktestResult, HORIZONS, TIERS } from "./types.js";
+
+/** Options of {@link renderReport}. */
+export interface RenderReportOptions {
+  /** What the backtest measured. */
+  result: BacktestResult;
+  /** The recorded series (`createSeriesRecorder`), for the charts over time. */
+  series: RecordedSeries;
+  /** Page title. @default "gasdigest backtest" */
+  title?: string;
+  /** What was replayed (e.g. the input file name), shown under the title. @default undefined */
+  source?: string;
+}
+
+interface ChartLibrary {
+  script: string;
+  css: string;
+}
+let library: ChartLibrary | undefined;
+
+/**
+ * uPlot's browser build and stylesheet, read from the installed package (never a CDN). Its
+ * banner comment is replaced by one naming version and licence without a link, so the page
+ * holds no URL at all.
+ */
+function chartLibrary(): ChartLibrary {
+  if (library) return library;
+  const require = createRequire(import.meta.url);
+  try {
+    const pkg = require("uplot/package.json") as { version: string; license: string };
+    const read = (file: string) => readFileSync(require.resolve(`uplot/dist/${file}`), "utf8");
+    const banner = `/*! uPlot ${pkg.version} (${pkg.license} licence, Leon Sorokin; github.com/leeoniya/uPlot) */`;
+    library = {
+      script: `${banner}\n${read("uPlot.iife.min.js").replace(/^\/\*![\s\S]*?\*\/\s*/, "")}`,
+      css: read("uPlot.min.css").replace(/^\/\*![\s\S]*?\*\/\s*/, ""),
+    };
+  } catch (cause) {
+    throw new BaseError("cannot load the chart library for the report", {
+      details: `the "uplot" package must be installed (${(cause as Error).message})`,
+      cause,
+    });
+  }
+  return library;
+}
+
+const escapeHtml = (s: string) =>
+  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+// Inline JSON/JS must not close its <script> element early: JSON escapes every "<".
+const jsonSafe = (s: string) => s.replace(/</g, "\\u003c");
+const scriptSafe = (s: string) => s.replace(/<\/(script)/gi, "<\\/$1").replace(/<!--/g, "<\\!--");
+
+const STYLE = `
+body { font: 14px/1.45 system-ui, sans-serif; margin: 24px auto; max-width: 1140px; padding: 0 16px; color: #111827; }
+h1 { font-size: 22px; margin-bottom: 4px; }
+h2 { font-size: 17px; margin-top: 32px; }
+p.note { color: #4b5563; white-space: pre-line; }
+table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
+th, td { padding: 3px 10px; border-bottom: 1px solid #e5e7eb; text-align: right; }
+th:nth-child(-n+2), td:nth-child(-n+2) { text-align: left; }
+.chart { margin: 8px 0 24px; min-height: 300px; }
+`;
+
+/**
+ * One self-contained HTML page of a backtest: the results table, and charts drawn by uPlot
+ * (inlined from the installed `uplot` package with its stylesheet; the page loads nothing and
+ * contains no URL): each strategy's three tiers against the clearing price over time (log
+ * scale when every price is positive), and for 1, 3 and 10 blocks, inclusion against mean
+ * overpayment with one point per strategy and tier (the mean separates tiers whose median is 1).
+ *
+ * @throws {BaseError} when the `uplot` package cannot be read.
+ * @example
+ * await writeFile("report.html", renderReport({ result, series: recorder.series(), source: "spike.ndjson" }));
+ */
+export function renderReport(options: RenderReportOptions): string {
+  const { result, series } = options;
+  const title = options.title ?? "gasdigest backtest";
+  const lib = chartLibrary();
+  const points = result.strategies.flatMap((s, strategyIndex) =>
+    TIERS.map((tier) => ({
+      strategy: s.name,
+      strategyIndex,
+      tier,
+      overpayment: s.tiers[tier].overpayment?.mean ?? null,
+      inclusion: s.tiers[tier].inclusion,
+    })),
+  );
+  const data = { horizons: HORIZONS, series, points };
+  const head = TABLE_COLUMNS.map((c) => `<th>${escapeHtml(c)}</th>`).join("");
+  const body = tableRows(result)
+    .map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join("")}</tr>`)
+    .join("\n");
+  const perPoint =
+    series.blocksPerPoint === 1
+      ? "one point per block"
+      : `each point is the highest value over ${series.blocksPerPoint} consecutive blocks`;
+  const timelines = series.strategies
+    .map((s, i) => `<h3>${escapeHtml(s.name)}</h3>\n<div class="chart" id="timeline-${i}"></div>`)
+    .join("\n");
+  const scatters = HORIZONS.map(
+    (h) =>
+      `<h3>within ${h} block${h === 1 ? "" : "s"}</h3>\n<div class="chart" id="scatter-${h}"></div>`,
+  ).join("\n");
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>${lib.css}</style>
+<style>${STYLE}</style>
+</head>
+<body>
+<h1>${escapeHtml(title)}</h1>
+${options.source ? `<p>${escapeHtml(options.source)}</p>` : ""}
+<p class="note">${escapeHtml(describeResult(result))}</p>
+<h2>Scores</h2>
+<table id="scores">
+<thead><tr>${head}</tr></thead>
+<tbody>
+${body}
+</tbody>
+</table>
+<p class="note">${escapeHtml(TABLE_LEGEND)}</p>
+<h2>Estimates against the clearing price</h2>
+<p class="note">Each tier's estimate made before a block, and the block's clearing price; ${perPoint}.</p>
+${timelines}
+<h2>Inclusion against overpayment</h2>
+<p class="note">One point per strategy (colour) and tier (size: deprioritized smallest, prioritized largest): the share of its bids included against the mean of estimate / clearing price over the bids that got in. Up and to the left is better.</p>
+${scatters}
+<script type="application/json" id="backtest-data">${jsonSafe(JSON.stringify(data))}</script>
+<script>${scriptSafe(lib.script)}</script>
+<script>${scriptSafe(REPORT_SCRIPT)}</script>
+</body>
+</html>
+`;
+}

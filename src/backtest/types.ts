@@ -1,0 +1,106 @@
+import type { GasEstimate } from "../core/types.js";
+
+/** The three estimate tiers, in served order. */
+export type Tier = "deprioritized" | "regular" | "prioritized";
+
+/** The tiers, cheapest first. */
+export const TIERS: readonly Tier[] = Object.freeze(["deprioritized", "regular", "prioritized"]);
+
+/** Blocks a bid may wait: inclusion is scored within 1, 3 and 10 blocks. */
+export const HORIZONS = Object.freeze([1, 3, 10] as const);
+
+/** The longest horizon: a bid is settled once it has seen this many blocks. */
+export const LOOKAHEAD_BLOCKS = 10;
+
+/** How quickly a tier followed the spikes of the history (blocks are rows of the history). */
+export interface SpikeResponse {
+  /** Spikes whose outcome is known (the spike was over, or the tier had covered it). */
+  readonly spikes: number;
+  /** Of those, how many the tier covered (resp. came back after). */
+  readonly hits: number;
+  /** Median blocks needed, over the hits; `null` without hits. */
+  readonly median: number | null;
+  /** Mean blocks needed, over the hits; `null` without hits. */
+  readonly mean: number | null;
+  /** Most blocks needed, over the hits; `null` without hits. */
+  readonly max: number | null;
+}
+
+/** Scores of one tier of one strategy. */
+export interface TierResult {
+  /** Bids scored: one per block that had an estimate before it, with its 10-block outcome known. */
+  readonly bids: number;
+  /** How many of those bids would have been included within 1, 3 and 10 blocks. */
+  readonly included: {
+    readonly within1: number;
+    readonly within3: number;
+    readonly within10: number;
+  };
+  /** The same as shares of `bids` (0..1); `null` when there is no bid. */
+  readonly inclusion: {
+    readonly within1: number | null;
+    readonly within3: number | null;
+    readonly within10: number | null;
+  };
+  /**
+   * `estimate / clearing price` of the block each bid got into, over the bids included within
+   * 10 blocks (1 = paid exactly the clearing price). `null` when no bid got in.
+   */
+  readonly overpayment: {
+    readonly median: number;
+    readonly p90: number;
+    readonly mean: number;
+  } | null;
+  /** Blocks from a spike's first block until the tier's estimate covers a spike block's clearing price. */
+  readonly spikeCover: SpikeResponse;
+  /** Blocks from a spike's end until the tier is back at its idle-chain value. */
+  readonly spikeReturn: SpikeResponse;
+}
+
+/** Scores of one strategy. */
+export interface StrategyResult {
+  /** Label given to the backtest (unique within it). */
+  readonly name: string;
+  /** The strategy's own name (`Strategy.name`). */
+  readonly strategy: string;
+  /** Scored blocks it had no estimate before (it threw or broke the invariants): no bid. */
+  readonly failures: number;
+  readonly tiers: Readonly<Record<Tier, TierResult>>;
+}
+
+/** What a backtest measured; plain JSON (heights as decimal strings). */
+export interface BacktestResult {
+  /** Blocks replayed (accepted: duplicates are not counted). */
+  readonly blocks: number;
+  /** Blocks ignored because their height repeated the previous one. */
+  readonly duplicates: number;
+  /** Blocks with an estimate made before them (every block but the first). */
+  readonly scoredBlocks: number;
+  /**
+   * Bids left out because their 10-block outcome is unknown: those made before the last
+   * (up to 9) blocks of the history, per strategy and tier.
+   */
+  readonly unsettledBids: number;
+  readonly firstHeight: string | null;
+  readonly lastHeight: string | null;
+  /** Blocks whose clearing price was the minimum gas unit price. */
+  readonly blocksAtMinimum: number;
+  /** The spike rule: blocks at the minimum that must precede a spike and that end it. */
+  readonly calmBlocks: number;
+  /** Spikes that started in the history. */
+  readonly spikes: number;
+  readonly strategies: readonly StrategyResult[];
+}
+
+/** One scored block, as `onBlock` sees it. */
+export interface BacktestBlock {
+  /** 0-based position of the block in the history (duplicates skipped). */
+  readonly index: number;
+  readonly height: bigint;
+  /** The block's clearing price (ground truth). */
+  readonly clearing: bigint;
+  /** Minimum gas unit price in force for the block. */
+  readonly min: bigint;
+  /** Each strategy's estimate made before the block (options order); `undefined` on failure. */
+  readonly estimates: readonly (GasEstimate | undefined)[];
+}

@@ -1,0 +1,51 @@
+import type { BlockSample } from "../core/blockSample.js";
+import { nextBucket } from "../core/buckets.js";
+import { clearingPrice } from "../core/clearingPrice.js";
+import type { GasConfig } from "../core/config.js";
+import { defaultEstimate, effectiveMinPrice } from "../core/fullness.js";
+import type { GasEstimate, Strategy } from "../core/types.js";
+
+/**
+ * The naive baseline: the next block will clear where the last one did. A block's clearing
+ * price is the cheapest gas unit price among its user transactions when it was full (fullness
+ * as AIP-34 defines it), else the minimum gas unit price in force: the same ground truth the
+ * backtest scores against (`clearingPrice` in `src/core`). Serves that price for the
+ * deprioritized and regular tiers and `nextBucket` of it for the prioritized one (strictly
+ * outbid, as AIP-34 rounds its prioritized tier; an idle chain then serves the default
+ * estimate min/min/nextBucket(min) like every strategy). Never below the minimum price.
+ *
+ * "The last block" is the newest block of the epoch, or the one before it when
+ * `skipLatestBlock` is set (the default, which every strategy honours: the newest block may be
+ * partial on a live node). With no usable block, the default estimate.
+ *
+ * @example
+ * const engine = createEngine({ strategy: lastBlock, config: { skipLatestBlock: false } });
+ */
+export function lastBlock(config: GasConfig): Strategy {
+  const skip = config.skipLatestBlock ? 1 : 0;
+  // Clearing prices of the newest two blocks: [0] newest, [1] the one before.
+  const recent: (bigint | undefined)[] = [undefined, undefined];
+  let seen = 0;
+  let min = config.minGasUnitPrice;
+
+  return {
+    name: "last-block",
+    ingest(block: BlockSample) {
+      min = effectiveMinPrice(block, config);
+      recent[1] = recent[0];
+      recent[0] = clearingPrice(block, config);
+      if (seen < 2) seen++;
+    },
+    estimate(): GasEstimate {
+      const price = seen > skip ? recent[skip] : undefined;
+      if (price === undefined) return defaultEstimate(min, config.buckets);
+      const p = price < min ? min : price;
+      return { deprioritized: p, regular: p, prioritized: nextBucket(p, config.buckets) };
+    },
+    reset() {
+      recent[0] = undefined;
+      recent[1] = undefined;
+      seen = 0;
+    },
+  };
+}

@@ -1,0 +1,260 @@
+import { describe, expect, it } from "vitest";
+import { clearingPrice } from "../../src/core/clearingPrice.js";
+import { createBacktest } from "../../src/backtest/createBacktest.js";
+import { createSeriesRecorder } from "../../src/backtest/createSeriesRecorder.js";
+import { LookaheadError } from "../../src/backtest/lookaheadError.js";
+import { runBacktest } from "../../src/backtest/runBacktest.js";
+import type { BacktestBlock } from "../../src/backtest/types.js";
+import {
+  aip34,
+  BlockOrderError,
+  type BlockSample,
+  type BlockSampleInput,
+  InvalidBlockSampleError,
+  InvalidConfigError,
+  parseBlockSample,
+  type StrategyFactory,
+} from "../../src/index.js";
+import { simulateBlocks } from "../../src/sources/simulator.js";
+import { geth } from "../../src/strategies/geth.js";
+import { lastBlock } from "../../src/strategies/lastBlock.js";
+import { clearingAt, constant, history } from "./helpers.js";
+
+/** An honest strategy: serves the clearing price of the newest block it was given. */
+const previousClearing: StrategyFactory = (config) => {
+  let price = config.minGasUnitPrice;
+  return {
+    name: "previous-clearing",
+    ingest(block) {
+      price = clearingPrice(block, config);
+    },
+    estimate: () => ({ deprioritized: price, regular: price, prioritized: price }),
+    reset() {
+      price = config.minGasUnitPrice;
+    },
+  };
+};
+
+/**
+ * A cheat: the history fills a shared variable with each block as it is pulled, and the
+ * strategy serves that block's clearing price. A harness that asked it for an estimate after
+ * pulling block t would let it bid exactly clearing(t) and never miss nor overpay.
+ */
+function cheat() {
+  const shared: { block?: BlockSample } = {};
+  function* leaky(blocks: BlockSampleInput[]) {
+    for (const b of blocks) {
+      shared.block = parseBlockSample(b);
+      yield shared.block;
+    }
+  }
+  const peeker: StrategyFactory = (config) => ({
+    name: "peeker",
+    ingest() {},
+    estimate() {
+      const p = shared.block ? clearingPrice(shared.block, config) : config.minGasUnitPrice;
+      return { deprioritized: p, regular: p, prioritized: p };
+    },
+    reset() {},
+  });
+  return { leaky, peeker };
+}
+
+const spiky = [100, 100, 100, 300, 300, 500, 100, 100, 200, 100, 100, 100, 100, 100, 100, 100];
+
+describe("the harness never lets a strategy see the block it is scored on", () => {
+  it("catches a strategy that reads the block being scored through a shared variable", async () => {
+    const { leaky, peeker } = cheat();
+    const run = runBacktest(leaky(history(spiky)), { strategies: [{ strategy: peeker }] });
+    // Blocks 1..3 clear at 100: the peek changes nothing yet. Block 4 clears at 300.
+    await expect(run).rejects.toThrow(LookaheadError);
+    await expect(run).rejects.toMatchObject({
+      strategy: "peeker",
+      height: 4n,
+      shortMessage: "strategy peeker looked ahead at block 4",
+    });
+    await expect(run).rejects.toThrow(
+      "it published 100/100/100 after block 3 but gives 300/300/300 while block 4 is being scored",
+    );
+  });
+
+  it("asking again on every n-th block only catches it on a checked block where the peek differs", async () => {
+    // With verifyEvery 3 the checked blocks are 2, 5, 8, 11 (every 3rd scored block). At 5 the
+    // peek sees 300 as published after 4: no difference; at 8 it sees 200 where 100 was published.
+    const prices = [100, 100, 100, 300, 300, 500, 100, 200, 100, 100, 100, 100];
+    const { leaky, peeker } = cheat();
+    await expect(
+      runBacktest(leaky(history(prices)), { strategies: [{ strategy: peeker }], verifyEvery: 3 }),
+    ).rejects.toThrow("strategy peeker looked ahead at block 8");
+    // On `spiky` every change falls between checked blocks: sampling can miss a cheat.
+    const again = cheat();
+    await expect(
+      runBacktest(again.leaky(history(spiky)), {
+        strategies: [{ strategy: again.peeker }],
+        verifyEvery: 3,
+      }),
+    ).resolves.toMatchObject({ blocks: spiky.length });
+  });
+
+  it("scores the estimate published before the block was pulled: peeking gains nothing", async () => {
+    // Even unchecked, the cheat is scored on what it published after block t-1 (when the shared
+    // variable held block t-1): exactly what the honest previous-clearing strategy gets.
+    const { leaky, peeker } = cheat();
+    const cheated = await runBacktest(leaky(history(spiky)), {
+      strategies: [{ name: "s", strategy: peeker }],
+      verify: false,
+    });
+    const honest = await runBacktest(history(spiky), {
+      strategies: [{ name: "s", strategy: previousClearing }],
+    });
+    expect(cheated.strategies[0]!.tiers).toEqual(honest.strategies[0]!.tiers);
+    // And it is not perfect: a bid made before a price rise misses.
+    expect(honest.strategies[0]!.tiers.regular.inclusion.within1).toBeLessThan(1);
+  });
+
+  it("catches an estimate that changes without a new block", async () => {
+    let calls = 0;
+    const drifting: StrategyFactory = () => ({
+      name: "drifting",
+      ingest() {},
+      estimate() {
+        const p = BigInt(100 + calls++);
+        return { deprioritized: p, regular: p, prioritized: p };
+      },
+      reset() {},
+    });
+    await expect(
+      runBacktest(history(spiky), { strategies: [{ strategy: drifting }] }),
+    ).rejects.toThrow("strategy drifting looked ahead at block 2");
+  });
+
+  it("the shipped strategies pass the check on a simulated chain", async () => {
+    const r = await runBacktest(
+      simulateBlocks({ scenario: "mixed", blocks: 400, blockCapacity: 20 }),
+      {
+        strategies: [{ strategy: aip34 }, { strategy: geth() }, { strategy: lastBlock }],
+      },
+    );
+    expect(r.strategies.map((s) => s.name)).toEqual(["aip34", "geth", "last-block"]);
+    expect(r.strategies.map((s) => s.failures)).toEqual([0, 0, 0]);
+  });
+
+  it("onBlock sees each strategy's estimate from before the block", async () => {
+    const seen: BacktestBlock[] = [];
+    await runBacktest(history([100, 300, 500, 100]), {
+      config: { skipLatestBlock: false },
+      strategies: [{ strategy: lastBlock }, { strategy: previousClearing }],
+      onBlock: (b) => seen.push(b),
+    });
+    expect(seen.map((b) => [b.index, b.height, b.clearing, b.min])).toEqual([
+      [1, 2n, 300n, 100n],
+      [2, 3n, 500n, 100n],
+      [3, 4n, 100n, 100n],
+    ]);
+    expect(seen.map((b) => b.estimates.map((e) => e?.regular))).toEqual([
+      [100n, 100n],
+      [300n, 300n],
+      [500n, 500n],
+    ]);
+    expect(seen[1]!.estimates[0]!.prioritized).toBe(500n);
+  });
+});
+
+describe("createBacktest: input and options", () => {
+  it("skips a repeated height, rejects a lower one and leaves the scores untouched", () => {
+    const bt = createBacktest({ strategies: [{ strategy: lastBlock }] });
+    expect(bt.push(clearingAt(1, 100))).toBe("accepted");
+    expect(bt.push(clearingAt(2, 300))).toBe("accepted");
+    const before = JSON.stringify(bt.result());
+    expect(bt.push(clearingAt(2, 900))).toBe("duplicate");
+    expect(() => bt.push(clearingAt(1, 100))).toThrow(BlockOrderError);
+    expect(() => bt.push(clearingAt(1, 100))).toThrow(
+      "height: 1 is below the newest accepted height 2; heights must increase",
+    );
+    expect(() => bt.push(clearingAt(3, 100, { epoch: "0" }))).toThrow(
+      "epoch: 0 is below the current epoch 1 at a higher height (3)",
+    );
+    expect(() => bt.push({ height: "x", epoch: "1", gas_unit_prices: [] })).toThrow(
+      InvalidBlockSampleError,
+    );
+    expect(JSON.stringify({ ...bt.result(), duplicates: 0 })).toBe(before);
+    expect(bt.result().duplicates).toBe(1);
+  });
+
+  it("lists every bad option with its path", () => {
+    const issues = (fn: () => unknown) => {
+      try {
+        fn();
+      } catch (e) {
+        expect(e).toBeInstanceOf(InvalidConfigError);
+        return (e as InvalidConfigError).issues;
+      }
+      throw new Error("did not throw");
+    };
+    expect(
+      issues(() => createBacktest({ strategies: [], calmBlocks: 0, verifyEvery: 0.5 })),
+    ).toEqual([
+      { path: "verifyEvery", message: "must be a whole number of blocks >= 1, got 0.5" },
+      { path: "calmBlocks", message: "must be a whole number of blocks >= 1, got 0" },
+      { path: "strategies", message: "must list at least one strategy" },
+    ]);
+    expect(
+      issues(() => createBacktest({ strategies: [{ strategy: aip34 }, { strategy: aip34 }] })),
+    ).toEqual([{ path: "strategies[1].name", message: '"aip34" is used twice' }]);
+    expect(() =>
+      createBacktest({ strategies: [{ strategy: aip34, config: { lowBlockHistory: 0 } }] }),
+    ).toThrow(InvalidConfigError);
+  });
+
+  it("a strategy that fails places no bid and is counted", async () => {
+    let n = 0;
+    const flaky: StrategyFactory = () => ({
+      name: "flaky",
+      ingest() {
+        n++;
+      },
+      estimate() {
+        if (n % 2 === 0) throw new Error("even");
+        return { deprioritized: 100n, regular: 100n, prioritized: 100n };
+      },
+      reset() {},
+    });
+    const r = await runBacktest(history(Array(20).fill(100)), {
+      strategies: [{ strategy: flaky }],
+    });
+    // Estimates before blocks 2..20 come after blocks 1..19: blocks 2, 4, .., 18 ingested => 9 failures.
+    expect(r.strategies[0]!.failures).toBe(9);
+    // Settled bids are those before blocks 2..11: the ones after odd blocks (before 2, 4, .., 10).
+    expect(r.strategies[0]!.tiers.regular.bids).toBe(5);
+  });
+});
+
+describe("memory does not grow with the history", () => {
+  it("200,000 blocks: pending bids and chart points stay bounded", () => {
+    // 30 blocks at the minimum, then a 10-block spike at 500, repeated.
+    const pattern = Array.from({ length: 40 }, (_, i) => (i < 30 ? 100 : 500));
+    const recorder = createSeriesRecorder({ strategies: ["last-block", "fixed"], maxPoints: 1000 });
+    const bt = createBacktest({
+      strategies: [{ strategy: lastBlock }, { name: "fixed", strategy: constant(100, 150, 300) }],
+      onBlock: recorder.record,
+      verify: false,
+    });
+    const feed = (from: number, to: number) => {
+      for (let h = from; h <= to; h++) bt.push(clearingAt(h, pattern[(h - 1) % pattern.length]!));
+    };
+    feed(1, 1000);
+    const early = bt.stats();
+    feed(1001, 200_000);
+    const late = bt.stats();
+    expect(late.blocks).toBe(200_000);
+    // 2 strategies × 3 tiers × at most 10 waiting bids.
+    expect(early.maxPendingBids).toBeLessThanOrEqual(60);
+    expect(late.maxPendingBids).toBe(early.maxPendingBids);
+    expect(late.pendingBids).toBeLessThanOrEqual(60);
+    expect(recorder.size()).toBeLessThanOrEqual(1000);
+    expect(recorder.size()).toBeGreaterThanOrEqual(500);
+    const r = bt.result();
+    expect(r.spikes).toBe(5000);
+    expect(r.strategies[1]!.tiers.prioritized.bids).toBe(200_000 - 10);
+  });
+});
