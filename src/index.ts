@@ -70,7 +70,17 @@ export {
   type TDigestOptions,
 } from "./sketch/tdigest.js";
 export { tdigestFromJSON } from "./sketch/tdigestFromJSON.js";
+export {
+  type AptosRestEvent,
+  type AptosRestOptions,
+  aptosRest,
+  aptosRestEventFields,
+  describeAptosRestEvent,
+  InvalidResponseError,
+  SourceRequestError,
+} from "./sources/aptosRest.js";
 export { InvalidLineError, type NdjsonFileOptions, ndjsonFile } from "./sources/ndjsonFile.js";
+export { type PushSource, pushSource } from "./sources/pushSource.js";
 export { type NdjsonLine, type ReadNdjsonOptions, readNdjson } from "./sources/readNdjson.js";
 export {
   parseSimulatorOptions,

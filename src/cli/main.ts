@@ -1,7 +1,11 @@
 import { createRequire } from "node:module";
 import { BaseError, formatIssues, ValidationError } from "../core/errors.js";
+import { backtestCommand } from "./backtest.js";
 import { type CliIo, processIo, UsageError } from "./io.js";
+import { recordCommand } from "./record.js";
 import { REPLAY_USAGE, replay } from "./replay.js";
+import { SERVE_USAGE, serve } from "./serve.js";
+import { simulateCommand } from "./simulate.js";
 
 type Command = {
   run: (argv: string[], io: CliIo) => Promise<number>;
@@ -10,11 +14,19 @@ type Command = {
 };
 
 const commands: Record<string, Command> = {
+  serve: {
+    run: serve,
+    usage: SERVE_USAGE,
+    summary: "serve the estimate over HTTP (default: from the simulated chain)",
+  },
   replay: {
     run: replay,
     usage: REPLAY_USAGE,
     summary: "replay an NDJSON block file, one estimate per block",
   },
+  simulate: simulateCommand,
+  backtest: backtestCommand,
+  record: recordCommand,
 };
 
 /** Register a subcommand (used by the command modules of later features). */

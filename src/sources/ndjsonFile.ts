@@ -1,6 +1,7 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { Observable } from "rxjs";
 import type { BlockSample } from "../core/blockSample.js";
-import { InvalidBlockSampleError } from "../core/errors.js";
+import { InvalidBlockSampleError, InvalidConfigError } from "../core/errors.js";
 import { readNdjson } from "./readNdjson.js";
 
 /** A rejected line of an NDJSON file. */
@@ -19,27 +20,60 @@ export interface NdjsonFileOptions {
   onInvalidLine?: (error: InvalidLineError) => void;
   /** Longest accepted line in bytes. @default 64 MiB */
   maxLineBytes?: number;
+  /**
+   * Replay at `speed` times the pace of the recorded `timestamp_usec` (2 = twice as fast),
+   * measured from the first block with a timestamp; blocks without one come at once.
+   * `undefined` or `Infinity`: as fast as the subscriber takes them. @default undefined
+   */
+  speed?: number;
 }
 
 /**
- * A source that replays an NDJSON block file as fast as the subscriber takes it, streaming the
- * file (never loading it whole), and completes at the end of the file. Bad lines are reported
- * through `onInvalidLine` and skipped; a file that cannot be read errors the Observable.
+ * A source that replays an NDJSON block file as fast as the subscriber takes it (or paced by
+ * the recorded timestamps with `speed`), streaming the file (never loading it whole), and
+ * completes at the end of the file. Bad lines are reported through `onInvalidLine` and skipped;
+ * a file that cannot be read errors the Observable.
  *
+ * @throws {InvalidConfigError} at call time when `speed` is not a positive number.
  * @example
  * engine.connect(ndjsonFile("history.ndjson", { onInvalidLine: (e) => console.error(e.message) }));
+ * engine.connect(ndjsonFile("history.ndjson", { speed: 10 })); // ten times real time
  */
 export function ndjsonFile(path: string, options: NdjsonFileOptions = {}): Observable<BlockSample> {
+  const speed = options.speed;
+  if (speed !== undefined && !(typeof speed === "number" && speed > 0))
+    throw new InvalidConfigError([
+      { path: "speed", message: `must be a number above 0 (got ${String(speed)})` },
+    ]);
+  const paced = speed !== undefined && Number.isFinite(speed);
   return new Observable<BlockSample>((subscriber) => {
     const abort = new AbortController();
+    // Pacing: block i is due `(timestamp_i - timestamp_first) / speed` after the first one.
+    let firstUsec: bigint | undefined;
+    let startMs = 0;
     (async () => {
       for await (const entry of readNdjson(path, {
         signal: abort.signal,
         maxLineBytes: options.maxLineBytes,
       })) {
         if (subscriber.closed) return;
-        if (entry.ok) subscriber.next(entry.block);
-        else options.onInvalidLine?.(new InvalidLineError(entry.line, entry.issues));
+        if (!entry.ok) {
+          options.onInvalidLine?.(new InvalidLineError(entry.line, entry.issues));
+          continue;
+        }
+        const ts = entry.block.timestampUsec;
+        if (paced && ts !== undefined) {
+          if (firstUsec === undefined) {
+            firstUsec = ts;
+            startMs = performance.now();
+          } else {
+            const dueMs = startMs + Number(ts - firstUsec) / 1000 / speed;
+            const waitMs = dueMs - performance.now();
+            if (waitMs > 0) await sleep(waitMs, undefined, { signal: abort.signal });
+            if (subscriber.closed) return;
+          }
+        }
+        subscriber.next(entry.block);
       }
       subscriber.complete();
     })().catch((error) => {

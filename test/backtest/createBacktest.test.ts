@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { clearingPrice } from "../../src/core/clearingPrice.js";
 import { createBacktest } from "../../src/backtest/createBacktest.js";
 import { createSeriesRecorder } from "../../src/backtest/createSeriesRecorder.js";
 import { LookaheadError } from "../../src/backtest/lookaheadError.js";
 import { runBacktest } from "../../src/backtest/runBacktest.js";
 import type { BacktestBlock } from "../../src/backtest/types.js";
+import { clearingPrice } from "../../src/core/clearingPrice.js";
 import {
   aip34,
   BlockOrderError,

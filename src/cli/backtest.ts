@@ -1,0 +1,174 @@
+import { stat, writeFile } from "node:fs/promises";
+import { parseArgs } from "node:util";
+import cliProgress from "cli-progress";
+import { type BacktestStrategy, createBacktest } from "../backtest/createBacktest.js";
+import { createSeriesRecorder } from "../backtest/createSeriesRecorder.js";
+import { formatTable } from "../backtest/formatTable.js";
+import { readHistory } from "../backtest/readHistory.js";
+import { renderReport } from "../backtest/renderReport.js";
+import { DEFAULT_GAS_CONFIG } from "../core/config.js";
+import { BaseError, BlockOrderError, formatIssues } from "../core/errors.js";
+import { resolveStrategy, strategyNames } from "../strategies/registry.js";
+import { type CliIo, UsageError } from "./io.js";
+import { loadConfigFile } from "./loadConfigFile.js";
+
+export const BACKTEST_USAGE = `Usage: gasdigest backtest --input FILE.ndjson [--strategies aip34,tdigest,geth,last-block]
+                          [--config FILE.json] [--calm-blocks 10] [--verify-every 10]
+                          [--json] [--report out.html]
+
+Replays an NDJSON block file through the strategies and scores, for each tier, how often its
+estimate (made before each block) would have got a transaction in within 1, 3 and 10 blocks,
+what it overpaid against the clearing price, and how it followed price spikes (docs/backtest.md).
+  --strategies   comma-separated names (default: every registered strategy)
+  --config       AIP-34 settings (and a "tdigest" block) for every strategy and the ground truth
+  --calm-blocks  blocks at the minimum price before a spike and that end it (default 10)
+  --verify-every ask every strategy again on every n-th block to catch one that looks ahead
+                 (1 = every block; each check costs one more estimate) (default 10)
+  --json         print the results as JSON instead of a table
+  --report       also write a self-contained HTML report with charts
+Rejected lines go to stderr as "line N: <field path>: <problem>".
+Exit code: 0 all lines accepted, 2 some lines rejected, 1 unusable arguments or unreadable file.`;
+
+/** `gasdigest backtest`: returns the exit code. */
+export async function backtest(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      input: { type: "string", short: "i" },
+      strategies: { type: "string", short: "s" },
+      config: { type: "string", short: "c" },
+      "calm-blocks": { type: "string", default: "10" },
+      "verify-every": { type: "string", default: "10" },
+      json: { type: "boolean", default: false },
+      report: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    io.stdout.write(`${BACKTEST_USAGE}\n`);
+    return 0;
+  }
+  if (!values.input) throw new UsageError("--input FILE.ndjson is required");
+  const calm = values["calm-blocks"];
+  if (!/^\d+$/.test(calm) || Number(calm) < 1)
+    throw new UsageError(`--calm-blocks must be a whole number >= 1, got "${calm}"`);
+  const every = values["verify-every"];
+  if (!/^\d+$/.test(every) || Number(every) < 1)
+    throw new UsageError(`--verify-every must be a whole number >= 1, got "${every}"`);
+  const names = (values.strategies ?? strategyNames().join(","))
+    .split(",")
+    .map((n) => n.trim())
+    .filter((n) => n !== "");
+  if (names.length === 0) throw new UsageError("--strategies must name at least one strategy");
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice) throw new UsageError(`--strategies names "${twice}" twice`);
+
+  const file = values.config
+    ? await loadConfigFile(values.config)
+    : { gas: DEFAULT_GAS_CONFIG, tdigest: undefined };
+  const strategies: BacktestStrategy[] = names.map((name) => ({
+    name,
+    strategy: resolveStrategy(name, { tdigest: file.tdigest }),
+  }));
+  let size: number;
+  try {
+    size = (await stat(values.input)).size;
+  } catch (e) {
+    throw new BaseError(`cannot read ${values.input}`, { details: (e as Error).message, cause: e });
+  }
+
+  const recorder = values.report ? createSeriesRecorder({ strategies: names }) : undefined;
+  const run = createBacktest({
+    strategies,
+    config: file.gas,
+    calmBlocks: Number(calm),
+    verifyEvery: Number(every),
+    onBlock: recorder?.record,
+  });
+  const bar = io.isTTY
+    ? new cliProgress.SingleBar(
+        {
+          stream: io.stderr,
+          format: "backtest [{bar}] {percentage}% | {blocks} blocks | {eta_formatted}",
+          etaBuffer: 50,
+        },
+        cliProgress.Presets.shades_classic,
+      )
+    : undefined;
+  bar?.start(Math.max(size, 1), 0, { blocks: 0 });
+  // Rejected lines: streamed to stderr; with a progress bar on the terminal, the first 100 are
+  // held until it is done (and the rest counted).
+  const errors: string[] = [];
+  let hidden = 0;
+  const problem = (line: number, message: string) => {
+    if (bar && errors.length >= 100) hidden++;
+    else errors.push(`line ${line}: ${message}`);
+    if (!bar && errors.length >= 100) flushErrors();
+  };
+  const flushErrors = () => {
+    if (hidden > 0) errors.push(`(${hidden} more problems not shown)`);
+    if (errors.length > 0) io.stderr.write(`${errors.join("\n")}\n`);
+    errors.length = 0;
+    hidden = 0;
+  };
+  let problems = 0;
+  try {
+    for await (const entry of readHistory(values.input, {
+      onBytes: (bytes) => bar?.update(bytes, { blocks: run.stats().blocks }),
+    })) {
+      if (!entry.ok) {
+        problems++;
+        for (const issue of entry.issues) problem(entry.line, formatIssues([issue]));
+        continue;
+      }
+      try {
+        if (run.push(entry.block) === "duplicate") {
+          problems++;
+          problem(
+            entry.line,
+            `height: duplicate of the newest height ${entry.block.height}, ignored`,
+          );
+        }
+      } catch (e) {
+        if (!(e instanceof BlockOrderError)) throw e;
+        problems++;
+        problem(entry.line, formatIssues([e.issue]));
+      }
+    }
+  } catch (e) {
+    bar?.stop();
+    flushErrors();
+    if (e instanceof BaseError) throw e;
+    throw new BaseError(`cannot read ${values.input}`, { details: (e as Error).message, cause: e });
+  }
+  bar?.update(size, { blocks: run.stats().blocks });
+  bar?.stop();
+  flushErrors();
+
+  const result = run.result();
+  if (values.json)
+    io.stdout.write(`${JSON.stringify({ input: values.input, ...result }, null, 2)}\n`);
+  else io.stdout.write(formatTable(result));
+  if (values.report && recorder) {
+    const html = renderReport({ result, series: recorder.series(), source: values.input });
+    try {
+      await writeFile(values.report, html);
+    } catch (e) {
+      throw new BaseError(`cannot write ${values.report}`, {
+        details: (e as Error).message,
+        cause: e,
+      });
+    }
+    io.stderr.write(`report written to ${values.report}\n`);
+  }
+  return problems > 0 ? 2 : 0;
+}
+
+/** The `backtest` command for the CLI's command table. */
+export const backtestCommand = {
+  run: backtest,
+  usage: BACKTEST_USAGE,
+  summary: "score strategies on a block history: inclusion against overpayment",
+};

@@ -1,0 +1,268 @@
+import { once } from "node:events";
+import { createWriteStream } from "node:fs";
+import { open } from "node:fs/promises";
+import { finished } from "node:stream/promises";
+import { parseArgs } from "node:util";
+import { MultiBar } from "cli-progress";
+import { concatMap, lastValueFrom, type Observable, take } from "rxjs";
+import {
+  type BlockSample,
+  safeParseBlockSample,
+  serializeBlockSample,
+} from "../core/blockSample.js";
+import { BaseError, formatIssues } from "../core/errors.js";
+import { parseJsonLossless } from "../core/parseJsonLossless.js";
+import { aptosRest, describeAptosRestEvent } from "../sources/aptosRest.js";
+import { simulator } from "../sources/simulator.js";
+import type { CliIo } from "./io.js";
+import { UsageError } from "./io.js";
+import { intFlag, parseSourceSpec } from "./sourceSpec.js";
+
+export const RECORD_USAGE = `Usage: gasdigest record --source aptos:URL|sim --blocks N --out FILE.ndjson [--append] [--force] [--seed S]
+
+Records N blocks to FILE as NDJSON (one block sample per line, written as they come).
+  --source aptos:URL  a node's REST API, e.g. aptos:https://fullnode.mainnet.aptoslabs.com/v1:
+                      the last N blocks the node has, then new ones as they are committed
+  --source sim        the simulator, as fast as possible (--seed S, default 1)
+  --append            continue FILE after its last height (FILE is created when missing)
+  --force             overwrite an existing FILE (otherwise an existing FILE is an error)
+Progress goes to stderr: a bar on a terminal, a line every 10 % otherwise.
+Exit code: 0 done, 1 unusable arguments, source or file.`;
+
+/** The last block of an NDJSON file, read backwards from its end (never the whole file). */
+export interface LastBlock {
+  readonly block: BlockSample;
+  /** Whether the file ends with a newline (an interrupted write may leave it without). */
+  readonly endsWithNewline: boolean;
+}
+
+const MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Read the last non-blank line of an NDJSON block file from its end, in 64 KiB steps.
+ * `undefined` when the file is missing or holds no line.
+ *
+ * @throws {BaseError} when the last line is not a valid block sample.
+ * @example
+ * const last = await readLastBlock("history.ndjson"); // last?.block.height
+ */
+export async function readLastBlock(path: string): Promise<LastBlock | undefined> {
+  let fh: Awaited<ReturnType<typeof open>>;
+  try {
+    fh = await open(path, "r");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw e;
+  }
+  try {
+    const size = (await fh.stat()).size;
+    let pos = size;
+    let tail = Buffer.alloc(0);
+    let end = -1; // index in `tail` of the last byte of the last line
+    while (pos > 0) {
+      const n = Math.min(65_536, pos);
+      pos -= n;
+      const chunk = Buffer.alloc(n);
+      await fh.read(chunk, 0, n, pos);
+      tail = Buffer.concat([chunk, tail]);
+      if (end >= 0) end += n;
+      else
+        for (let i = tail.length - 1; i >= 0; i--)
+          if (tail[i] !== 0x0a && tail[i] !== 0x0d && tail[i] !== 0x20 && tail[i] !== 0x09) {
+            end = i;
+            break;
+          }
+      if (end < 0) continue;
+      const start = tail.lastIndexOf(0x0a, end);
+      if (start === -1 && pos > 0) {
+        if (tail.length > MAX_LINE_BYTES)
+          throw new BaseError(`the last line of ${path} is longer than ${MAX_LINE_BYTES} bytes`);
+        continue;
+      }
+      const text = tail.subarray(start + 1, end + 1).toString("utf8");
+      const endsWithNewline = tail[tail.length - 1] === 0x0a;
+      return { block: parseLast(path, text), endsWithNewline };
+    }
+    return undefined;
+  } finally {
+    await fh.close();
+  }
+}
+
+function parseLast(path: string, text: string): BlockSample {
+  let value: unknown;
+  try {
+    value = parseJsonLossless(text);
+  } catch (e) {
+    throw new BaseError(`cannot append to ${path}: its last line is not JSON`, {
+      details: `${(e as Error).message}; a cut-off last line can be removed by hand`,
+    });
+  }
+  const r = safeParseBlockSample(value);
+  if (!r.ok)
+    throw new BaseError(`cannot append to ${path}: its last line is not a block sample`, {
+      details: formatIssues(r.issues, "; "),
+    });
+  return r.block;
+}
+
+/** Progress on stderr: a cli-progress bar on a terminal, a plain line every 10 % otherwise. */
+function createProgress(io: CliIo, total: number) {
+  if (io.isTTY) {
+    const bars = new MultiBar({
+      stream: io.stderr as NodeJS.WriteStream,
+      noTTYOutput: true,
+      gracefulExit: false,
+      hideCursor: false,
+      format:
+        "recording [{bar}] {percentage}% | {value}/{total} blocks | height {height} | ETA {eta}s",
+    });
+    const bar = bars.create(total, 0, { height: "-" });
+    return {
+      log: (line: string) => bars.log(`${line}\n`),
+      update: (n: number, height: bigint) => bar.update(n, { height: String(height) }),
+      stop: () => bars.stop(),
+    };
+  }
+  let nextStep = 1;
+  return {
+    log: (line: string) => io.stderr.write(`${line}\n`),
+    update(n: number, height: bigint) {
+      while (nextStep <= 10 && n >= Math.ceil((total * nextStep) / 10)) {
+        nextStep++;
+        io.stderr.write(
+          `recorded ${n}/${total} blocks (${Math.floor((n * 100) / total)}%), height ${height}\n`,
+        );
+      }
+    },
+    stop() {},
+  };
+}
+
+/** `gasdigest record`: returns the exit code. */
+export async function record(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      source: { type: "string" },
+      blocks: { type: "string", short: "n" },
+      out: { type: "string", short: "o" },
+      append: { type: "boolean" },
+      force: { type: "boolean" },
+      seed: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    io.stdout.write(`${RECORD_USAGE}\n`);
+    return 0;
+  }
+  if (!values.source) throw new UsageError("--source aptos:URL or --source sim is required");
+  if (values.source !== "sim" && !values.source.startsWith("aptos:"))
+    throw new UsageError(`--source must be aptos:URL or sim (got "${values.source}")`);
+  const spec = parseSourceSpec(values.source);
+  const total = intFlag("blocks", values.blocks, 1);
+  if (total === undefined) throw new UsageError("--blocks N is required");
+  if (!values.out) throw new UsageError("--out FILE.ndjson is required");
+  if (values.append && values.force)
+    throw new UsageError("--append and --force exclude each other");
+  if (values.seed !== undefined && spec.kind !== "sim")
+    throw new UsageError("--seed applies to --source sim only");
+  const seed = intFlag("seed", values.seed, 0) ?? 1;
+  const out = values.out;
+  const last = values.append ? await readLastBlock(out) : undefined;
+  const progress = createProgress(io, total);
+
+  let blocks$: Observable<BlockSample>;
+  if (spec.kind === "aptos")
+    blocks$ = aptosRest(spec.url, {
+      backfillBlocks: total,
+      startHeight: last ? last.block.height + 1n : undefined,
+      onEvent: (e) => {
+        if (e.type !== "min_gas_unit_price") progress.log(describeAptosRestEvent(e));
+      },
+    });
+  else {
+    const b = last?.block;
+    blocks$ = simulator({
+      seed,
+      intervalMs: 0,
+      blocks: total,
+      startHeight: b ? b.height + 1n : undefined,
+      startVersion: b?.lastVersion !== undefined ? b.lastVersion + 1n : undefined,
+      startTimeUsec: b?.timestampUsec !== undefined ? b.timestampUsec + 250_000n : undefined,
+      chainId: b?.chainId,
+      minGasUnitPrice: b?.minGasUnitPrice,
+    });
+  }
+
+  const stream = createWriteStream(out, { flags: values.append ? "a" : values.force ? "w" : "wx" });
+  let writeError: Error | undefined;
+  stream.on("error", (e) => {
+    writeError ??= e;
+  });
+  const opened = once(stream, "open");
+  try {
+    await opened;
+  } catch (e) {
+    progress.stop();
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "EEXIST")
+      throw new BaseError(`${out} exists`, {
+        details: "pass --append to continue it or --force to overwrite it",
+      });
+    throw new BaseError(`cannot write ${out}`, { details: (e as Error).message, cause: e });
+  }
+  if (last && !last.endsWithNewline) stream.write("\n");
+  let written = 0;
+  let first: bigint | undefined;
+  let newest: bigint | undefined;
+  try {
+    await lastValueFrom(
+      blocks$.pipe(
+        take(total),
+        concatMap(async (block) => {
+          const chain = last?.block.chainId;
+          if (
+            written === 0 &&
+            chain !== undefined &&
+            block.chainId !== undefined &&
+            chain !== block.chainId
+          )
+            throw new BaseError(`cannot append to ${out}: it holds blocks of chain ${chain}`, {
+              details: `the source serves chain ${block.chainId}`,
+            });
+          if (writeError) throw writeError;
+          if (!stream.write(`${serializeBlockSample(block)}\n`)) await once(stream, "drain");
+          written++;
+          first ??= block.height;
+          newest = block.height;
+          progress.update(written, block.height);
+        }),
+      ),
+      { defaultValue: undefined },
+    );
+  } catch (e) {
+    if (e === writeError)
+      throw new BaseError(`cannot write ${out}`, { details: String(e), cause: e });
+    throw e;
+  } finally {
+    progress.stop();
+    stream.end();
+    await finished(stream).catch(() => undefined);
+  }
+  if (writeError)
+    throw new BaseError(`cannot write ${out}`, { details: String(writeError), cause: writeError });
+  const range = first === undefined ? "" : ` (heights ${first}..${newest})`;
+  io.stderr.write(`wrote ${written} blocks${range} to ${out}\n`);
+  return 0;
+}
+
+/** The `record` subcommand, for `registerCommand("record", recordCommand)`. */
+export const recordCommand = {
+  run: record,
+  usage: RECORD_USAGE,
+  summary: "record blocks from a node or the simulator to an NDJSON file",
+};

@@ -1,0 +1,46 @@
+import { UsageError } from "./io.js";
+
+/** A parsed `--source` value. */
+export type SourceSpec =
+  | { kind: "sim" }
+  | { kind: "ndjson"; path: string }
+  | { kind: "aptos"; url: string };
+
+/**
+ * Parse `--source`: `sim`, `ndjson:PATH` or `aptos:URL` (an http or https base URL of a node).
+ * @throws {UsageError} naming what is wrong.
+ */
+export function parseSourceSpec(value: string): SourceSpec {
+  if (value === "sim") return { kind: "sim" };
+  if (value.startsWith("ndjson:")) {
+    const path = value.slice("ndjson:".length);
+    if (!path) throw new UsageError("--source ndjson:PATH needs a file path after 'ndjson:'");
+    return { kind: "ndjson", path };
+  }
+  if (value.startsWith("aptos:")) {
+    const url = value.slice("aptos:".length);
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new UsageError(`--source aptos:URL needs an http(s) URL after 'aptos:' (got "${url}")`);
+    }
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+      throw new UsageError(`--source aptos:URL needs an http or https URL (got "${url}")`);
+    return { kind: "aptos", url };
+  }
+  throw new UsageError(`--source must be sim, ndjson:PATH or aptos:URL (got "${value}")`);
+}
+
+/** Parse a whole-number flag value within bounds. */
+export function intFlag(
+  name: string,
+  value: string | undefined,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+) {
+  if (value === undefined) return undefined;
+  if (!/^[0-9]+$/.test(value) || Number(value) < min || Number(value) > max)
+    throw new UsageError(`--${name} must be a whole number from ${min} to ${max} (got "${value}")`);
+  return Number(value);
+}

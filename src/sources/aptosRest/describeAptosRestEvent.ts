@@ -1,0 +1,32 @@
+import type { AptosRestEvent } from "./options.js";
+
+function errorText(error: { shortMessage: string; details: string | undefined }): string {
+  return error.details ? `${error.shortMessage} (${error.details})` : error.shortMessage;
+}
+
+/**
+ * One human-readable line for an {@link AptosRestEvent} (for logs and the CLI).
+ *
+ * @example
+ * aptosRest(url, { onEvent: (e) => logger.info(e, describeAptosRestEvent(e)) });
+ */
+export function describeAptosRestEvent(event: AptosRestEvent): string {
+  switch (event.type) {
+    case "started":
+      return `following chain ${event.chainId} at ${event.url}: tip ${event.tip}, oldest ${event.oldest}, starting at ${event.from}`;
+    case "retrying":
+      return `retrying in ${event.delayMs} ms (attempt ${event.attempt}): ${errorText(event.error)}`;
+    case "unreachable":
+      return `node unusable: ${event.failures} requests in a row failed, last: ${errorText(event.error)}`;
+    case "recovered":
+      return `node back after ${event.downMs} ms (${event.failures} failed requests)`;
+    case "pruned_skip":
+      return `heights ${event.from}..${event.to - 1n} were pruned by the node; skipping to ${event.to}`;
+    case "caught_up":
+      return `caught up at height ${event.height} (${event.blocks} blocks)`;
+    case "min_gas_unit_price":
+      return event.value === undefined
+        ? `no gas schedule on the node; epoch ${event.epoch} uses the configured minimum gas unit price`
+        : `minimum gas unit price ${event.value} in epoch ${event.epoch} (from height ${event.height})`;
+  }
+}

@@ -1,0 +1,55 @@
+import { BaseError, ValidationError, type ValidationIssue } from "../../core/errors.js";
+
+/** How a request to the node failed. */
+export type RequestFailureKind = "network" | "timeout" | "http";
+
+/**
+ * A request to the node failed before a usable answer came back: the connection failed or
+ * dropped (`network`), no full answer came within the timeout (`timeout`), or the node answered
+ * with a status the source does not expect there (`http`, e.g. 500, 503, 429).
+ *
+ * @example
+ * if (event.type === "retrying" && event.error instanceof SourceRequestError) console.log(event.error.status);
+ */
+export class SourceRequestError extends BaseError {
+  override name = "SourceRequestError";
+  readonly url: string;
+  readonly kind: RequestFailureKind;
+  /** HTTP status, for `http` failures. */
+  readonly status: number | undefined;
+
+  constructor(
+    url: string,
+    kind: RequestFailureKind,
+    options: { status?: number; details?: string; cause?: unknown } = {},
+  ) {
+    const what =
+      kind === "http"
+        ? `HTTP ${options.status} from ${url}`
+        : kind === "timeout"
+          ? `no answer from ${url} within the timeout`
+          : `cannot reach ${url}`;
+    super(what, { details: options.details, cause: options.cause });
+    this.url = url;
+    this.kind = kind;
+    this.status = options.status;
+  }
+}
+
+/**
+ * The node answered, but the body is not JSON or does not fit the expected shape. `issues`
+ * name every field path (e.g. `transactions[3].gas_unit_price`) and what is wrong with it.
+ *
+ * @example
+ * // invalid response from http://127.0.0.1:8080/v1: chain_id: expected int, received string
+ * console.error(error.message);
+ */
+export class InvalidResponseError extends ValidationError {
+  override name = "InvalidResponseError";
+  readonly url: string;
+
+  constructor(url: string, issues: readonly ValidationIssue[]) {
+    super(`invalid response from ${url}`, issues);
+    this.url = url;
+  }
+}

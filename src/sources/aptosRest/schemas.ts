@@ -1,0 +1,125 @@
+import { z } from "zod";
+import type { ValidationIssue } from "../../core/errors.js";
+import { describe, parseU64, U64_MAX } from "../../core/u64.js";
+import { issuesFromZod } from "../../core/zodIssues.js";
+
+/** Outcome of parsing one response body. */
+export type Parsed<T> = { ok: true; value: T } | { ok: false; issues: ValidationIssue[] };
+
+function u64Message(input: unknown): string {
+  if (input === undefined) return "required";
+  if (typeof input !== "string")
+    return `must be a u64 as a decimal string (got ${describe(input)})`;
+  const r = parseU64(input);
+  return r.ok ? `must be at most 2^64-1 (got ${input})` : r.message;
+}
+
+/**
+ * A u64 as the node writes it: a JSON string of decimal digits (never a JSON number), at most
+ * 2^64-1. The output stays a string (`BigInt()` it where used): zod parses objects made only of
+ * checks several times faster than objects holding transforms, and a block has thousands.
+ */
+export const u64String = z
+  .string({ error: (issue) => u64Message(issue.input) })
+  .regex(/^[0-9]{1,20}$/, { error: (issue) => u64Message(issue.input) })
+  .refine((v) => v.length < 20 || BigInt(v) <= U64_MAX, {
+    error: (issue) => u64Message(issue.input),
+  });
+
+/** Run a zod schema, turning its error into the project's issue list. */
+export function parseWith<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  prefix: readonly PropertyKey[] = [],
+): Parsed<z.output<S>> {
+  const r = schema.safeParse(value);
+  return r.success
+    ? { ok: true, value: r.data }
+    : { ok: false, issues: issuesFromZod(r.error, prefix) };
+}
+
+const ledgerInfoSchema = z.object({
+  chain_id: z.int().min(0).max(255),
+  epoch: u64String,
+  ledger_version: u64String,
+  oldest_ledger_version: u64String,
+  ledger_timestamp: u64String,
+  block_height: u64String,
+  oldest_block_height: u64String,
+  node_role: z.string().optional(),
+  git_hash: z.string().nullish(),
+});
+
+/** What the source uses of `GET /v1`. */
+export interface LedgerInfo {
+  readonly chainId: number;
+  readonly epoch: bigint;
+  readonly ledgerVersion: bigint;
+  readonly oldestLedgerVersion: bigint;
+  readonly timestampUsec: bigint;
+  /** The tip. */
+  readonly blockHeight: bigint;
+  readonly oldestBlockHeight: bigint;
+}
+
+/**
+ * Parse the ledger info. With `expectedChainId`, a different chain id is an issue: the URL now
+ * leads to another network (e.g. a load balancer switched), and its blocks must not be mixed in.
+ */
+export function parseLedgerInfo(value: unknown, expectedChainId?: number): Parsed<LedgerInfo> {
+  const r = parseWith(ledgerInfoSchema, value);
+  if (!r.ok) return r;
+  const v = r.value;
+  const issues: ValidationIssue[] = [];
+  if (expectedChainId !== undefined && v.chain_id !== expectedChainId)
+    issues.push({
+      path: "chain_id",
+      message: `is ${v.chain_id}, but the source started on chain ${expectedChainId}`,
+    });
+  const tip = BigInt(v.block_height);
+  const oldest = BigInt(v.oldest_block_height);
+  if (oldest > tip)
+    issues.push({
+      path: "oldest_block_height",
+      message: `must not be above block_height (${v.block_height}), got ${v.oldest_block_height}`,
+    });
+  if (issues.length > 0) return { ok: false, issues };
+  return {
+    ok: true,
+    value: {
+      chainId: v.chain_id,
+      epoch: BigInt(v.epoch),
+      ledgerVersion: BigInt(v.ledger_version),
+      oldestLedgerVersion: BigInt(v.oldest_ledger_version),
+      timestampUsec: BigInt(v.ledger_timestamp),
+      blockHeight: tip,
+      oldestBlockHeight: oldest,
+    },
+  };
+}
+
+/** The gas schedule entry holding the minimum gas unit price. */
+export const MIN_PRICE_KEY = "txn.min_price_per_gas_unit";
+
+const gasScheduleSchema = z.object({
+  type: z.string().optional(),
+  data: z.object({
+    feature_version: u64String,
+    entries: z.array(z.object({ key: z.string(), val: z.string() })),
+  }),
+});
+
+/** Parse `0x1::gas_schedule::GasScheduleV2` and return its minimum gas unit price. */
+export function parseMinGasUnitPrice(value: unknown): Parsed<bigint> {
+  const r = parseWith(gasScheduleSchema, value);
+  if (!r.ok) return r;
+  const entries = r.value.data.entries;
+  const i = entries.findIndex((e) => e.key === MIN_PRICE_KEY);
+  if (i === -1)
+    return {
+      ok: false,
+      issues: [{ path: "data.entries", message: `has no "${MIN_PRICE_KEY}" entry` }],
+    };
+  const price = parseWith(u64String, entries[i]!.val, ["data", "entries", i, "val"]);
+  return price.ok ? { ok: true, value: BigInt(price.value) } : price;
+}

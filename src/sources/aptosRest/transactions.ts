@@ -1,0 +1,220 @@
+import { z } from "zod";
+import type { ValidationIssue } from "../../core/errors.js";
+import { formatPath } from "../../core/zodIssues.js";
+import { type Parsed, parseWith, u64String } from "./schemas.js";
+
+/** What the source keeps of one transaction (everything else is dropped at once). */
+export type NodeTxn =
+  | {
+      readonly type: "block_metadata_transaction";
+      readonly version: bigint;
+      readonly epoch: bigint;
+    }
+  | { readonly type: "genesis_transaction"; readonly version: bigint }
+  | {
+      readonly type: "user_transaction";
+      readonly version: bigint;
+      readonly gasUnitPrice: bigint;
+      readonly gasUsed: bigint;
+      /** Address of the contract called through an entry function (normalised), if any. */
+      readonly contract: string | undefined;
+    }
+  | {
+      readonly type: "block_epilogue_transaction";
+      readonly version: bigint;
+      /** Either limit flag of `block_end_info` was true; `undefined` without end info. */
+      readonly limitReached: boolean | undefined;
+    }
+  | { readonly type: "other"; readonly version: bigint };
+
+/** A block as `GET /v1/blocks/by_height/{h}?with_transactions=true` returns it. */
+export interface NodeBlock {
+  readonly height: bigint;
+  readonly timestampUsec: bigint;
+  readonly firstVersion: bigint;
+  /** Inclusive. */
+  readonly lastVersion: bigint;
+  /** The inline transactions: a prefix of the block's, possibly cut short by the node. */
+  readonly transactions: NodeTxn[];
+}
+
+const base = z.object({ type: z.string(), version: u64String });
+const metadata = z.object({ epoch: u64String });
+const ENTRY_FUNCTION = /^(0x[0-9a-fA-F]{1,64})::[A-Za-z_][A-Za-z0-9_]*::[A-Za-z_][A-Za-z0-9_]*$/;
+const user = z.object({
+  gas_unit_price: u64String,
+  gas_used: u64String,
+  payload: z.object({ type: z.string(), function: z.unknown().optional() }),
+});
+const epilogue = z.object({
+  block_end_info: z
+    .object({
+      block_gas_limit_reached: z.boolean(),
+      block_output_limit_reached: z.boolean(),
+      block_effective_block_gas_units: z.int().min(0).optional(),
+      block_approx_output_size: z.int().min(0).optional(),
+    })
+    .nullish(),
+});
+
+/** `0x0001` and `0x1` are the same account: lower case, no leading zeros. */
+export function normaliseAddress(address: string): string {
+  const digits = address.slice(2).toLowerCase().replace(/^0+/, "");
+  return `0x${digits || "0"}`;
+}
+
+/** Parse one transaction; issues carry `path` as their prefix. Unknown types become `other`. */
+export function parseTransaction(value: unknown, path: readonly PropertyKey[]): Parsed<NodeTxn> {
+  const b = parseWith(base, value, path);
+  if (!b.ok) return b;
+  const type = b.value.type;
+  const version = BigInt(b.value.version);
+  switch (type) {
+    case "block_metadata_transaction": {
+      const m = parseWith(metadata, value, path);
+      return m.ok ? { ok: true, value: { type, version, epoch: BigInt(m.value.epoch) } } : m;
+    }
+    case "genesis_transaction":
+      return { ok: true, value: { type, version } };
+    case "user_transaction": {
+      const u = parseWith(user, value, path);
+      if (!u.ok) return u;
+      let contract: string | undefined;
+      if (u.value.payload.type === "entry_function_payload") {
+        const fn = u.value.payload.function;
+        const match = typeof fn === "string" ? ENTRY_FUNCTION.exec(fn) : null;
+        if (!match)
+          return issue(
+            [...path, "payload", "function"],
+            `must be an entry function "<address>::<module>::<function>" (got ${JSON.stringify(fn) ?? "nothing"})`,
+          );
+        contract = normaliseAddress(match[1]!);
+      }
+      return {
+        ok: true,
+        value: {
+          type,
+          version,
+          gasUnitPrice: BigInt(u.value.gas_unit_price),
+          gasUsed: BigInt(u.value.gas_used),
+          contract,
+        },
+      };
+    }
+    case "block_epilogue_transaction": {
+      const e = parseWith(epilogue, value, path);
+      if (!e.ok) return e;
+      const info = e.value.block_end_info;
+      const limitReached = info
+        ? info.block_gas_limit_reached || info.block_output_limit_reached
+        : undefined;
+      return { ok: true, value: { type, version, limitReached } };
+    }
+    default:
+      return { ok: true, value: { type: "other", version } };
+  }
+}
+
+function issue(path: readonly PropertyKey[], message: string): Parsed<never> {
+  return { ok: false, issues: [{ path: formatPath(path), message }] };
+}
+
+/**
+ * Parse a run of transactions that must start at version `start`, with consecutive versions,
+ * none above `last` (inclusive); when `start` is the block's first version, the first one must
+ * be the block metadata (or genesis) transaction, which carries the epoch.
+ */
+export function parseTransactionRun(
+  list: readonly unknown[],
+  start: bigint,
+  last: bigint,
+  isBlockStart: boolean,
+  path: readonly PropertyKey[],
+): Parsed<NodeTxn[]> {
+  const out: NodeTxn[] = [];
+  const issues: ValidationIssue[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const r = parseTransaction(list[i], [...path, i]);
+    if (!r.ok) {
+      issues.push(...r.issues);
+      continue;
+    }
+    const expected = start + BigInt(i);
+    if (r.value.version !== expected) {
+      issues.push({
+        path: formatPath([...path, i, "version"]),
+        message: `must be ${expected} (versions run on without gaps), got ${r.value.version}`,
+      });
+      continue;
+    }
+    if (expected > last) break; // past the block's last version: not this block's
+    out.push(r.value);
+  }
+  if (issues.length === 0 && isBlockStart && out.length > 0) {
+    const first = out[0]!;
+    if (first.type !== "block_metadata_transaction" && first.type !== "genesis_transaction")
+      issues.push({
+        path: formatPath([...path, 0, "type"]),
+        message:
+          "must be block_metadata_transaction (a block's first transaction carries its epoch)",
+      });
+  }
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, value: out };
+}
+
+const blockSchema = z.object({
+  block_height: u64String,
+  block_hash: z.string(),
+  block_timestamp: u64String,
+  first_version: u64String,
+  last_version: u64String,
+  transactions: z.array(z.unknown()),
+});
+
+/** Parse a block fetched by height; its height must be the one asked for. */
+export function parseBlock(value: unknown, height: bigint): Parsed<NodeBlock> {
+  const r = parseWith(blockSchema, value);
+  if (!r.ok) return r;
+  const v = r.value;
+  const firstVersion = BigInt(v.first_version);
+  const lastVersion = BigInt(v.last_version);
+  if (BigInt(v.block_height) !== height)
+    return issue(
+      ["block_height"],
+      `must be the height asked for (${height}), got ${v.block_height}`,
+    );
+  if (firstVersion > lastVersion)
+    return issue(
+      ["last_version"],
+      `must not be below first_version (${firstVersion}), got ${lastVersion}`,
+    );
+  const txns = parseTransactionRun(v.transactions, firstVersion, lastVersion, true, [
+    "transactions",
+  ]);
+  if (!txns.ok) return txns;
+  return {
+    ok: true,
+    value: {
+      height,
+      timestampUsec: BigInt(v.block_timestamp),
+      firstVersion,
+      lastVersion,
+      transactions: txns.value,
+    },
+  };
+}
+
+/**
+ * Parse a `GET /v1/transactions?start=&limit=` page that continues a block at `start`: it must
+ * hold at least one transaction, starting exactly at `start`.
+ */
+export function parseTransactionsPage(
+  value: unknown,
+  start: bigint,
+  block: NodeBlock,
+): Parsed<NodeTxn[]> {
+  if (!Array.isArray(value)) return issue([], "must be an array of transactions");
+  if (value.length === 0)
+    return issue([], `must hold the transaction at version ${start}, got an empty list`);
+  return parseTransactionRun(value, start, block.lastVersion, start === block.firstVersion, []);
+}

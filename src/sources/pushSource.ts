@@ -1,0 +1,55 @@
+import { type Observable, Subject } from "rxjs";
+import { type BlockSample, safeParseBlockSample } from "../core/blockSample.js";
+import { BaseError, InvalidBlockSampleError } from "../core/errors.js";
+
+/** What {@link pushSource} returns. */
+export interface PushSource {
+  /**
+   * Validate a block (NDJSON wire shape or a parsed `BlockSample`) and hand it to every current
+   * subscriber of `source$`. Returns the validated block.
+   * @throws {InvalidBlockSampleError} the block does not match the format (nothing is emitted).
+   * @throws {BaseError} after `end()`.
+   */
+  push(block: unknown): BlockSample;
+  /** Complete `source$`; later pushes throw. Idempotent. */
+  end(): void;
+  /** Whether `end()` was called. */
+  readonly ended: boolean;
+  /** Hot, multicast: a subscriber gets the blocks pushed after it subscribed. */
+  readonly source$: Observable<BlockSample>;
+}
+
+/**
+ * An in-memory source for software that already has blocks in hand (a node, an indexer): push
+ * each block as it is committed; bad input is refused at once, in the caller's stack.
+ *
+ * @example
+ * import { createEngine, aip34, pushSource } from "gasdigest";
+ * const blocks = pushSource();
+ * const engine = createEngine({ strategy: aip34 });
+ * engine.connect(blocks.source$);
+ * blocks.push({ height: "1042", epoch: "7", gas_unit_prices: ["100", "150"] });
+ * engine.snapshot()?.estimate; // the estimate after block 1042
+ */
+export function pushSource(): PushSource {
+  const subject = new Subject<BlockSample>();
+  let ended = false;
+  return {
+    push(input) {
+      if (ended) throw new BaseError("cannot push: the push source has ended");
+      const r = safeParseBlockSample(input);
+      if (!r.ok) throw new InvalidBlockSampleError(r.issues);
+      subject.next(r.block);
+      return r.block;
+    },
+    end() {
+      if (ended) return;
+      ended = true;
+      subject.complete();
+    },
+    get ended() {
+      return ended;
+    },
+    source$: subject.asObservable(),
+  };
+}

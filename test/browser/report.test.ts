@@ -1,0 +1,101 @@
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { type Browser, chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli.js";
+
+/** The bits of a canvas element the checks read (the project compiles without the DOM types). */
+interface Canvas {
+  width: number;
+  height: number;
+  getContext(kind: "2d"): {
+    getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> };
+  };
+}
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const fixture = (name: string) => join(import.meta.dirname, "..", "fixtures", name);
+
+let browser: Browser;
+let reportPath: string;
+
+beforeAll(async () => {
+  reportPath = join(mkdtempSync(join(tmpdir(), "gasdigest-report-")), "report.html");
+  const r = await runCli([
+    "backtest",
+    "--input",
+    fixture("scenario-spike-500.ndjson"),
+    "--strategies",
+    "aip34,geth,last-block",
+    "--report",
+    reportPath,
+  ]);
+  expect(r.stderr).toContain(`report written to ${reportPath}`);
+  expect(r.code).toBe(0);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--no-sandbox", "--headless", "--disable-gpu", "--no-first-run"],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe("the backtest report in a headless browser", () => {
+  it("draws every chart with uPlot, loads nothing but itself, and shows the table", async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    const requests: string[] = [];
+    const problems: string[] = [];
+    page.on("request", (r) => requests.push(r.url()));
+    page.on("console", (m) => {
+      if (m.type() === "error") problems.push(m.text());
+    });
+    page.on("pageerror", (e) => problems.push(String(e)));
+    const url = pathToFileURL(reportPath).href;
+    await page.goto(url);
+    await page.waitForSelector("body[data-charts]");
+
+    expect(problems).toEqual([]);
+    expect(requests).toEqual([url]);
+    // Three strategies over time, then inclusion against overpayment for 1, 3 and 10 blocks.
+    expect(await page.getAttribute("body", "data-charts")).toBe("6");
+    const canvases = await page.$$eval("canvas", (els) =>
+      els.map((el) => {
+        const c = el as unknown as Canvas;
+        return { w: c.width, h: c.height };
+      }),
+    );
+    expect(canvases).toHaveLength(6);
+    for (const c of canvases) {
+      expect(c.w).toBeGreaterThan(300);
+      expect(c.h).toBeGreaterThan(200);
+    }
+    // Legends name each tier and the clearing price; the scatter has one entry per strategy × tier.
+    const timeline = await page.locator("#timeline-0 .u-legend").textContent();
+    for (const label of ["clearing price", "deprioritized", "regular", "prioritized"])
+      expect(timeline).toContain(label);
+    expect(await page.locator("#scatter-1 .u-legend .u-series").count()).toBe(1 + 9);
+    expect(await page.locator("#scores tbody tr").count()).toBe(9);
+    expect(await page.locator("#scores tbody tr").first().textContent()).toContain("aip34");
+
+    // Something was drawn: the first chart's canvas is not blank.
+    const inked = await page.$eval("#timeline-0 canvas", (c) => {
+      const canvas = c as unknown as Canvas;
+      const px = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+      let n = 0;
+      for (let i = 3; i < px.length; i += 4) if (px[i]! > 0) n++;
+      return n;
+    });
+    expect(inked).toBeGreaterThan(1000);
+
+    mkdirSync(join(import.meta.dirname, "..", "..", ".tmp"), { recursive: true });
+    await page.screenshot({
+      path: join(import.meta.dirname, "..", "..", ".tmp", "report.png"),
+      fullPage: true,
+    });
+    await page.close();
+  });
+});

@@ -1,0 +1,216 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { formatTable } from "../../src/backtest/formatTable.js";
+import { runBacktest } from "../../src/backtest/runBacktest.js";
+import { aip34, readNdjson } from "../../src/index.js";
+import { geth } from "../../src/strategies/geth.js";
+import { lastBlock } from "../../src/strategies/lastBlock.js";
+import { runCli } from "../helpers/cli.js";
+
+const fixture = (name: string) => join(import.meta.dirname, "..", "fixtures", name);
+const dir = mkdtempSync(join(tmpdir(), "gasdigest-backtest-"));
+const SPIKE = fixture("scenario-spike-500.ndjson");
+const THREE = ["--strategies", "aip34,geth,last-block"];
+
+async function* blocksOf(path: string) {
+  for await (const e of readNdjson(path)) if (e.ok) yield e.block;
+}
+
+describe("gasdigest backtest", () => {
+  it("prints a strategy × tier table of the metrics", async () => {
+    const r = await runCli(["backtest", "--input", SPIKE, ...THREE]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split("\n");
+    expect(lines[0]).toMatch(
+      /^500 blocks \(heights 1\.\.500\), \d+ cleared at the minimum price; 3 spikes/,
+    );
+    const header = lines.find((l) => l.startsWith("strategy"))!;
+    expect(header.split(/\s{2,}/)).toEqual([
+      "strategy",
+      "tier",
+      "in 1",
+      "in 3",
+      "in 10",
+      "over p50",
+      "over p90",
+      "over mean",
+      "cover p50",
+      "covered",
+      "back p50",
+      "back",
+    ]);
+    const rows = lines
+      .filter((l) => /^(aip34|geth|last-block) /.test(l))
+      .map((l) => l.split(/\s+/));
+    expect(rows.map((c) => `${c[0]} ${c[1]}`)).toEqual([
+      "aip34 deprioritized",
+      "aip34 regular",
+      "aip34 prioritized",
+      "geth deprioritized",
+      "geth regular",
+      "geth prioritized",
+      "last-block deprioritized",
+      "last-block regular",
+      "last-block prioritized",
+    ]);
+    for (const c of rows) {
+      expect(c.slice(2, 5).every((v) => /^\d+\.\d\d%$/.test(v))).toBe(true);
+      expect(c[9]).toMatch(/^\d+\/3$/);
+    }
+    // The same numbers as the library computes on the same file.
+    const result = await runBacktest(blocksOf(SPIKE), {
+      strategies: [
+        { name: "aip34", strategy: aip34 },
+        { name: "geth", strategy: geth() },
+        { name: "last-block", strategy: lastBlock },
+      ],
+    });
+    expect(r.stdout).toBe(formatTable(result));
+  });
+
+  it("--json prints the whole result", async () => {
+    const r = await runCli([
+      "backtest",
+      "--input",
+      SPIKE,
+      ...THREE,
+      "--json",
+      "--calm-blocks",
+      "20",
+    ]);
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.stdout);
+    expect(json).toMatchObject({
+      input: SPIKE,
+      blocks: 500,
+      duplicates: 0,
+      scoredBlocks: 499,
+      unsettledBids: 9,
+      firstHeight: "1",
+      lastHeight: "500",
+      calmBlocks: 20,
+    });
+    expect(json.strategies.map((s: { name: string }) => s.name)).toEqual([
+      "aip34",
+      "geth",
+      "last-block",
+    ]);
+    const tier = json.strategies[1].tiers.regular;
+    expect(Object.keys(tier)).toEqual([
+      "bids",
+      "included",
+      "inclusion",
+      "overpayment",
+      "spikeCover",
+      "spikeReturn",
+    ]);
+    expect(tier.bids).toBe(490);
+    expect(tier.inclusion.within1).toBeCloseTo(tier.included.within1 / 490, 12);
+    expect(tier.overpayment.median).toBeGreaterThanOrEqual(1);
+    expect(Object.keys(tier.spikeCover)).toEqual(["spikes", "hits", "median", "mean", "max"]);
+  });
+
+  it("--report writes one self-contained HTML file with the chart library inlined", async () => {
+    const out = join(dir, "report.html");
+    const r = await runCli(["backtest", "--input", SPIKE, ...THREE, "--report", out]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(`report written to ${out}\n`);
+    const html = readFileSync(out, "utf8");
+    expect(html.startsWith("<!doctype html>")).toBe(true);
+    expect(html).not.toMatch(/https?:\/\//i);
+    expect(html).toMatch(/uPlot \d+\.\d+\.\d+ \(MIT licence/);
+    expect(html).toContain("var uPlot=");
+    expect(html).toContain('id="timeline-2"');
+  });
+
+  it("reports bad lines with their numbers, still scores the rest, and exits 2", async () => {
+    const good = readFileSync(SPIKE, "utf8").trim().split("\n").slice(0, 40);
+    const lines = [
+      ...good.slice(0, 10),
+      "{not json",
+      good[9]!,
+      ...good.slice(10, 20),
+      good[3]!,
+      ...good.slice(20),
+    ];
+    const path = join(dir, "bad.ndjson");
+    writeFileSync(path, `${lines.join("\n")}\n`);
+    const r = await runCli(["backtest", "--input", path, ...THREE]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(/^line 11: not valid JSON \(/),
+      "line 12: height: duplicate of the newest height 10, ignored",
+      "line 23: height: 4 is below the newest accepted height 20; heights must increase",
+    ]);
+    expect(r.stdout).toMatch(/^40 blocks \(heights 1\.\.40\)/);
+  });
+
+  it("exits 1 naming the problem", async () => {
+    const cases: [string[], string][] = [
+      [["backtest"], "--input FILE.ndjson is required"],
+      [
+        ["backtest", "--input", SPIKE, "--strategies", "aip34,nope"],
+        'unknown strategy "nope" (known strategies: aip34, ',
+      ],
+      [
+        ["backtest", "--input", SPIKE, "--strategies", "geth,geth"],
+        '--strategies names "geth" twice',
+      ],
+      [
+        ["backtest", "--input", SPIKE, "--strategies", ","],
+        "--strategies must name at least one strategy",
+      ],
+      [
+        ["backtest", "--input", SPIKE, "--calm-blocks", "0"],
+        '--calm-blocks must be a whole number >= 1, got "0"',
+      ],
+      [
+        ["backtest", "--input", join(dir, "absent.ndjson")],
+        `cannot read ${join(dir, "absent.ndjson")}`,
+      ],
+      [
+        ["backtest", "--input", SPIKE, "--config", fixture("bad-lines.ndjson")],
+        "is not valid JSON",
+      ],
+      [
+        ["backtest", "--input", SPIKE, ...THREE, "--report", join(dir, "no", "r.html")],
+        "cannot write",
+      ],
+    ];
+    for (const [argv, message] of cases) {
+      const r = await runCli(argv);
+      expect(r.code, argv.join(" ")).toBe(1);
+      expect(r.stderr).toContain(message);
+    }
+  });
+
+  it("honours --config for the ground truth and every strategy", async () => {
+    const config = join(dir, "config.json");
+    writeFileSync(config, JSON.stringify({ skipLatestBlock: false, minGasUnitPrice: 100 }));
+    const r = await runCli([
+      "backtest",
+      "--input",
+      SPIKE,
+      "--strategies",
+      "last-block",
+      "--config",
+      config,
+      "--json",
+    ]);
+    expect(r.code).toBe(0);
+    const expected = await runBacktest(blocksOf(SPIKE), {
+      config: { skipLatestBlock: false },
+      strategies: [{ name: "last-block", strategy: lastBlock }],
+    });
+    expect(JSON.parse(r.stdout).strategies).toEqual(expected.strategies);
+    const skipped = JSON.parse(
+      (await runCli(["backtest", "--input", SPIKE, "--strategies", "last-block", "--json"])).stdout,
+    );
+    expect(skipped.strategies[0].tiers.regular.inclusion.within1).not.toBe(
+      expected.strategies[0]!.tiers.regular.inclusion.within1,
+    );
+  });
+});

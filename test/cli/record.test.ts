@@ -1,0 +1,229 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { lastValueFrom, take, toArray } from "rxjs";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { registerCommand } from "../../src/cli/main.js";
+import { recordCommand } from "../../src/cli/record.js";
+import { estimateLine } from "../../src/cli/replay.js";
+import { parseBlockSample, serializeBlockSample } from "../../src/core/blockSample.js";
+import { createEngine } from "../../src/core/createEngine.js";
+import { parseJsonLossless } from "../../src/core/parseJsonLossless.js";
+import { aptosRest } from "../../src/sources/aptosRest.js";
+import { simulator } from "../../src/sources/simulator.js";
+import { aip34 } from "../../src/strategies/aip34.js";
+import { runCli } from "../helpers/cli.js";
+import { type FakeNode, startFakeNode } from "../sources/fakeNode.js";
+
+beforeAll(() => registerCommand("record", recordCommand));
+const nodes: FakeNode[] = [];
+afterEach(async () => {
+  await Promise.all(nodes.splice(0).map((n) => n.close()));
+});
+
+const tmp = () => mkdtempSync(join(tmpdir(), "gasdigest-record-"));
+const lines = (path: string) => readFileSync(path, "utf8").trim().split("\n");
+const heights = (path: string) => lines(path).map((l) => BigInt(JSON.parse(l).height));
+
+/** Run `record` in-process with a chosen isTTY; collect stdout and stderr. */
+async function record(argv: string[], isTTY = false) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const out: string[] = [];
+  const err: string[] = [];
+  stdout.on("data", (d) => out.push(String(d)));
+  stderr.on("data", (d) => err.push(String(d)));
+  const code = await recordCommand.run(argv, { stdout, stderr, isTTY });
+  return { code, stdout: out.join(""), stderr: err.join("") };
+}
+
+/** The estimate lines an engine serves while fed these blocks (what `replay` prints). */
+async function replayLines(path: string) {
+  const r = await runCli(["replay", "--input", path]);
+  expect(r.stderr).toBe("");
+  expect(r.code).toBe(0);
+  return r.stdout.trim().split("\n");
+}
+
+function liveLines(blocks: Iterable<unknown>) {
+  const engine = createEngine({ strategy: aip34 });
+  const out: string[] = [];
+  for (const b of blocks) {
+    engine.ingest(b);
+    const s = engine.snapshot()!;
+    out.push(estimateLine(s.ledger.blockHeight, s.estimate!));
+  }
+  return out;
+}
+
+describe("gasdigest record", () => {
+  it("records the last N blocks of a node; replaying the file serves what live serving did; --append resumes", async () => {
+    const node = await startFakeNode({ blocks: 150, pageSize: 9 });
+    nodes.push(node);
+    const tip = node.chain.tip;
+    const file = join(tmp(), "node.ndjson");
+    const r = await record(["--source", `aptos:${node.url}/v1`, "--blocks", "40", "--out", file]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`wrote 40 blocks (heights ${tip - 39n}..${tip}) to ${file}`);
+    expect(r.stderr).toContain(`recorded 4/40 blocks (10%), height ${tip - 36n}`);
+    expect(r.stderr).toContain(`recorded 40/40 blocks (100%), height ${tip}`);
+    const chain = node.chain.expectedSamples(tip - 39n, tip).map(parseBlockSample);
+    expect(lines(file)).toEqual(chain.map(serializeBlockSample));
+
+    const live = await lastValueFrom(
+      aptosRest(node.url, { backfillBlocks: 40 }).pipe(take(40), toArray()),
+    );
+    expect(await replayLines(file)).toEqual(liveLines(live));
+
+    node.chain.addBlocks(30);
+    const again = await record([
+      "--source",
+      `aptos:${node.url}`,
+      "--blocks",
+      "25",
+      "--out",
+      file,
+      "--append",
+    ]);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain(`starting at ${tip + 1n}`);
+    expect(heights(file)).toEqual(Array.from({ length: 65 }, (_, i) => tip - 39n + BigInt(i)));
+    const all = node.chain.expectedSamples(tip - 39n, tip + 25n).map(parseBlockSample);
+    expect(lines(file)).toEqual(all.map(serializeBlockSample));
+    expect(await replayLines(file)).toEqual(liveLines(all));
+  });
+
+  it("records the simulator; replay equals an engine fed by the simulator; --append continues the chain", async () => {
+    const file = join(tmp(), "sim.ndjson");
+    const r = await record(["--source", "sim", "--blocks", "300", "--seed", "7", "--out", file]);
+    expect(r.code).toBe(0);
+    const sim = await lastValueFrom(
+      simulator({ seed: 7, intervalMs: 0, blocks: 300 }).pipe(toArray()),
+    );
+    expect(lines(file)).toEqual(sim.map(serializeBlockSample));
+    expect(await replayLines(file)).toEqual(liveLines(sim));
+
+    const more = await record([
+      "--source",
+      "sim",
+      "--blocks",
+      "50",
+      "--out",
+      file,
+      "--append",
+      "--seed",
+      "8",
+    ]);
+    expect(more.code).toBe(0);
+    expect(more.stderr).toContain(`wrote 50 blocks (heights 301..350) to ${file}`);
+    const blocks = lines(file).map((l) => parseBlockSample(parseJsonLossless(l)));
+    expect(blocks.map((b) => b.height)).toEqual(
+      Array.from({ length: 350 }, (_, i) => BigInt(i + 1)),
+    );
+    for (let i = 1; i < blocks.length; i++) {
+      expect(blocks[i]!.firstVersion).toBe(blocks[i - 1]!.lastVersion! + 1n);
+      expect(blocks[i]!.timestampUsec! > blocks[i - 1]!.timestampUsec!).toBe(true);
+      expect(blocks[i]!.epoch >= blocks[i - 1]!.epoch).toBe(true);
+    }
+    expect((await replayLines(file)).length).toBe(350);
+  });
+
+  it("draws a progress bar on a terminal", async () => {
+    const file = join(tmp(), "tty.ndjson");
+    const r = await record(["--source", "sim", "--blocks", "20", "--out", file], true);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/recording \[=+\] 100% \| 20\/20 blocks \| height 20/);
+    expect(r.stderr).not.toContain("recorded 2/20");
+  });
+
+  it("appends after a last line without its newline, and refuses a broken last line", async () => {
+    const dir = tmp();
+    const file = join(dir, "cut.ndjson");
+    const sim = await lastValueFrom(
+      simulator({ seed: 1, intervalMs: 0, blocks: 3 }).pipe(toArray()),
+    );
+    writeFileSync(file, sim.map(serializeBlockSample).join("\n"));
+    expect(
+      (await record(["--source", "sim", "--blocks", "2", "--out", file, "--append"])).code,
+    ).toBe(0);
+    expect(heights(file)).toEqual([1n, 2n, 3n, 4n, 5n]);
+
+    const broken = join(dir, "broken.ndjson");
+    writeFileSync(broken, `${serializeBlockSample(sim[0]!)}\n{"height":"2","epo`);
+    const r = await runCli([
+      "record",
+      "--source",
+      "sim",
+      "--blocks",
+      "2",
+      "--out",
+      broken,
+      "--append",
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /^gasdigest record: cannot append to .*broken\.ndjson: its last line is not JSON \(/,
+    );
+    const empty = join(dir, "empty.ndjson");
+    writeFileSync(empty, "\n\n");
+    expect(
+      (await record(["--source", "sim", "--blocks", "2", "--out", empty, "--append"])).code,
+    ).toBe(0);
+    expect(heights(empty)).toEqual([1n, 2n]);
+  });
+
+  it("finds the last line of a file much larger than its read step", async () => {
+    const file = join(tmp(), "big.ndjson");
+    expect((await record(["--source", "sim", "--blocks", "1200", "--out", file])).code).toBe(0);
+    expect(readFileSync(file).length).toBeGreaterThan(200_000);
+    expect(
+      (await record(["--source", "sim", "--blocks", "1", "--out", file, "--append"])).code,
+    ).toBe(0);
+    expect(heights(file).at(-1)).toBe(1201n);
+  });
+
+  it("explains unusable arguments and an existing output file", async () => {
+    const file = join(tmp(), "x.ndjson");
+    const run = (argv: string[]) => runCli(["record", ...argv]);
+    const cases: [string[], string][] = [
+      [["--blocks", "5", "--out", file], "--source aptos:URL or --source sim is required"],
+      [
+        ["--source", "node", "--blocks", "5", "--out", file],
+        '--source must be aptos:URL or sim (got "node")',
+      ],
+      [["--source", "sim", "--out", file], "--blocks N is required"],
+      [
+        ["--source", "sim", "--blocks", "0", "--out", file],
+        '--blocks must be a whole number from 1 to 9007199254740991 (got "0")',
+      ],
+      [["--source", "sim", "--blocks", "5"], "--out FILE.ndjson is required"],
+      [
+        ["--source", "aptos:http://127.0.0.1:1", "--blocks", "5", "--out", file, "--seed", "3"],
+        "--seed applies to --source sim only",
+      ],
+    ];
+    for (const [argv, message] of cases) {
+      const r = await run(argv);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`gasdigest record: ${message}\n`);
+      expect(r.stderr).toContain("Usage: gasdigest record");
+    }
+    const badUrl = await run(["--source", "aptos:ftp://x", "--blocks", "5", "--out", file]);
+    expect(badUrl.code).toBe(1);
+    expect(badUrl.stderr).toContain(
+      'gasdigest record: --source aptos:URL needs an http or https URL (got "ftp://x")\n',
+    );
+
+    expect((await run(["--source", "sim", "--blocks", "3", "--out", file])).code).toBe(0);
+    const exists = await run(["--source", "sim", "--blocks", "3", "--out", file]);
+    expect(exists.code).toBe(1);
+    expect(exists.stderr).toBe(
+      `gasdigest record: ${file} exists (pass --append to continue it or --force to overwrite it)\n`,
+    );
+    expect((await run(["--source", "sim", "--blocks", "2", "--out", file, "--force"])).code).toBe(
+      0,
+    );
+    expect(heights(file)).toEqual([1n, 2n]);
+  });
+});

@@ -1,0 +1,148 @@
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { afterEach, describe, expect, it } from "vitest";
+import { type ServeHandle, startServe } from "../../src/cli/serve.js";
+import { runCli } from "../helpers/cli.js";
+
+const fixture = (name: string) => join(import.meta.dirname, "..", "fixtures", name);
+const handles: ServeHandle[] = [];
+afterEach(async () => {
+  await Promise.all(handles.splice(0).map((h) => h.close()));
+});
+
+async function start(argv: string[]) {
+  const logs: string[] = [];
+  const stdout = new PassThrough();
+  stdout.on("data", (d) => logs.push(String(d)));
+  const handle = await startServe(["--port", "0", "--log-level", "info", ...argv], {
+    stdout,
+    stderr: new PassThrough(),
+  });
+  handles.push(handle);
+  return { handle, logs };
+}
+
+async function until(check: () => boolean, ms = 5000) {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe("gasdigest serve", () => {
+  it("serves exactly the replayed estimate of an NDJSON file, with the newest block's headers", async () => {
+    const { handle, logs } = await start([
+      "--source",
+      `ndjson:${fixture("hand.ndjson")}`,
+      "--config",
+      fixture("hand.config.json"),
+    ]);
+    await until(() => handle.engine.sourcesCompleted);
+    const last = readFileSync(fixture("hand.expected.ndjson"), "utf8").trim().split("\n").pop()!;
+    const { height, ...expected } = JSON.parse(last);
+    const res = await fetch(`${handle.url}/v1/estimate_gas_price`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(expected);
+    expect(Object.fromEntries([...res.headers].filter(([k]) => k.startsWith("x-aptos-")))).toEqual({
+      "x-aptos-chain-id": "4",
+      "x-aptos-epoch": "2",
+      "x-aptos-block-height": height,
+      "x-aptos-ledger-version": "51",
+      "x-aptos-ledger-timestampusec": "1700000002750000",
+      "x-aptos-oldest-block-height": "8",
+      "x-aptos-ledger-oldest-version": "40",
+    });
+    const bcs = await fetch(`${handle.url}/v1/estimate_gas_price`, {
+      headers: { accept: "application/x-bcs" },
+    });
+    expect(bcs.headers.get("content-type")).toBe("application/x-bcs");
+    expect(Buffer.from(await bcs.arrayBuffer()).toString("hex")).toBe(
+      "0196000000000000009600000000000000012c01000000000000",
+    );
+    const docs = await Promise.all(
+      ["/v1/spec.json", "/spec.json"].map(
+        async (p) => (await (await fetch(handle.url + p)).json()) as { openapi: string },
+      ),
+    );
+    expect(docs[0]).toEqual(docs[1]);
+    expect(docs[0]?.openapi).toMatch(/^3\./);
+    const yamls = await Promise.all(
+      ["/v1/spec.yaml", "/spec.yaml"].map(async (p) => (await fetch(handle.url + p)).text()),
+    );
+    expect(yamls[0]).toBe(yamls[1]);
+    const missing = await fetch(`${handle.url}/v1/nope`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({
+      message: "not found",
+      error_code: "web_framework_error",
+      vm_error_code: null,
+    });
+    const post = await fetch(`${handle.url}/v1/estimate_gas_price`, { method: "POST" });
+    expect(post.status).toBe(405);
+    expect(post.headers.get("allow")).toContain("GET");
+    const head = await fetch(`${handle.url}/v1/estimate_gas_price`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("x-aptos-block-height")).toBe(height);
+    expect(await head.text()).toBe("");
+    // The completed file never goes stale, and the log says what happened.
+    expect(logs.join("")).toContain('"msg":"source completed; the estimate stays served"');
+  });
+
+  it("applies --base-path and --header-prefix", async () => {
+    const { handle } = await start([
+      "--source",
+      `ndjson:${fixture("hand.ndjson")}`,
+      "--base-path",
+      "/chain/v1",
+      "--header-prefix",
+      "X-Chain-",
+    ]);
+    await until(() => handle.engine.sourcesCompleted);
+    const res = await fetch(`${handle.url}/chain/v1/estimate_gas_price`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-chain-block-height")).toBe("12");
+  });
+
+  it("serves the simulated chain by default", async () => {
+    const { handle } = await start(["--interval-ms", "0", "--seed", "3"]);
+    await until(() => (handle.engine.snapshot()?.ledger.blockHeight ?? 0n) > 50n);
+    const res = await fetch(`${handle.url}/v1/estimate_gas_price`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-aptos-chain-id")).toBe("4");
+  });
+
+  it("rejects unusable flags with exit code 1 and the reason", async () => {
+    for (const [argv, message] of [
+      [["--source", "kafka:x"], '--source must be sim, ndjson:PATH or aptos:URL (got "kafka:x")'],
+      [["--port", "99999"], '--port must be a whole number from 0 to 65535 (got "99999")'],
+      [["--source", "ndjson:x", "--seed", "1"], "--seed only applies to --source sim"],
+      [["--log-level", "loud"], "--log-level must be one of"],
+      [["--base-path", "no-slash"], "basePath"],
+    ] as const) {
+      const r = await runCli(["serve", "--port", "0", ...argv]);
+      expect(r.code, argv.join(" ")).toBe(1);
+      expect(r.stderr).toContain(message);
+    }
+  });
+
+  it("closes gracefully on SIGTERM (the built binary)", async () => {
+    const bin = join(import.meta.dirname, "..", "..", "bin", "gasdigest.js");
+    const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--interval-ms", "50"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += String(d);
+    });
+    await until(() => out.includes("first block ingested"), 10_000);
+    const url = JSON.parse(out.split("\n")[0]!).estimate as string;
+    expect((await fetch(url)).status).toBe(200);
+    child.kill("SIGTERM");
+    const code = await new Promise((r) => child.on("exit", r));
+    expect(code).toBe(0);
+    expect(out).toContain('"msg":"gasdigest stopped"');
+  });
+});

@@ -1,0 +1,83 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseBlockSample } from "../../src/index.js";
+import { runCli } from "../helpers/cli.js";
+
+const fixture = (name: string) => join(import.meta.dirname, "..", "fixtures", name);
+const dir = mkdtempSync(join(tmpdir(), "gasdigest-simulate-"));
+
+describe("gasdigest simulate", () => {
+  it("reproduces the committed reference histories byte for byte", async () => {
+    for (const scenario of ["spike", "mixed"]) {
+      const out = join(dir, `${scenario}.ndjson`);
+      const r = await runCli([
+        "simulate",
+        "--scenario",
+        scenario,
+        "--blocks",
+        "500",
+        "--seed",
+        "1",
+        "--block-capacity",
+        "20",
+        "--out",
+        out,
+      ]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toBe(`wrote 500 blocks (scenario ${scenario}, seed 1) to ${out}\n`);
+      expect(readFileSync(out, "utf8")).toBe(
+        readFileSync(fixture(`scenario-${scenario}-500.ndjson`), "utf8"),
+      );
+    }
+  });
+
+  it("writes to stdout without --out; another seed gives another chain", async () => {
+    const a = await runCli(["simulate", "--scenario", "busy", "--blocks", "30", "--seed", "7"]);
+    const b = await runCli(["simulate", "--scenario", "busy", "--blocks", "30", "--seed", "7"]);
+    const c = await runCli(["simulate", "--scenario", "busy", "--blocks", "30", "--seed", "8"]);
+    expect(a.code).toBe(0);
+    expect(a.stderr).toBe("");
+    expect(a.stdout).toBe(b.stdout);
+    expect(c.stdout).not.toBe(a.stdout);
+    const lines = a.stdout.trim().split("\n");
+    expect(lines).toHaveLength(30);
+    const blocks = lines.map((l) => parseBlockSample(JSON.parse(l)));
+    expect(blocks.map((x) => x.height)).toEqual(
+      Array.from({ length: 30 }, (_, i) => BigInt(i + 1)),
+    );
+    // Busy: most blocks full (250 transactions, the default capacity).
+    expect(blocks.filter((x) => x.gasUnitPrices.length === 250).length).toBeGreaterThan(15);
+  });
+
+  it("exits 1 naming the problem", async () => {
+    const cases: [string[], string][] = [
+      [["simulate", "--scenario", "spike"], "--blocks N is required"],
+      [["simulate", "--blocks", "1e3"], '--blocks must be a whole number, got "1e3"'],
+      [["simulate", "--blocks", "5", "--seed=-1"], '--seed must be a whole number, got "-1"'],
+      [
+        ["simulate", "--blocks", "5", "--scenario", "calm"],
+        '--scenario must be one of quiet, busy, spike, mixed, got "calm"',
+      ],
+      [["simulate", "--blocks", "5", "--block-capacity", "0"], "blockCapacity: must be at least 1"],
+      [["simulate", "--blocks", "5", "--out", join(dir, "missing", "x.ndjson")], "cannot write"],
+      [["simulate", "--blocks", "5", "--speed", "2"], "Unknown option '--speed'"],
+    ];
+    for (const [argv, message] of cases) {
+      const r = await runCli(argv);
+      expect(r.code, argv.join(" ")).toBe(1);
+      expect(r.stderr).toContain(message);
+      expect(r.stdout).toBe("");
+    }
+  });
+
+  it("prints its usage with --help", async () => {
+    const r = await runCli(["simulate", "--help"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      "Usage: gasdigest simulate --scenario quiet|busy|spike|mixed --blocks N",
+    );
+  });
+});

@@ -1,0 +1,359 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { firstValueFrom, type Observable, take, toArray } from "rxjs";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { estimateLine } from "../../src/cli/replay.js";
+import {
+  type BlockSample,
+  parseBlockSample,
+  serializeBlockSample,
+  toBlockSampleJson,
+} from "../../src/core/blockSample.js";
+import { createEngine } from "../../src/core/createEngine.js";
+import {
+  type AptosRestEvent,
+  type AptosRestOptions,
+  aptosRest,
+  InvalidResponseError,
+  SourceRequestError,
+} from "../../src/sources/aptosRest.js";
+import { aip34 } from "../../src/strategies/aip34.js";
+import { runCli } from "../helpers/cli.js";
+import {
+  type BlockShape,
+  type FakeNode,
+  type FakeNodeOptions,
+  type Fault,
+  type Route,
+  startFakeNode,
+} from "./fakeNode.js";
+
+const nodes: FakeNode[] = [];
+afterEach(async () => {
+  await Promise.all(nodes.splice(0).map((n) => n.close()));
+});
+
+async function fakeNode(options: FakeNodeOptions = {}) {
+  const node = await startFakeNode({ pageSize: 7, ...options });
+  nodes.push(node);
+  return node;
+}
+
+/**
+ * Small backoffs so faults cost milliseconds. The timeout stays generous (a loaded machine must
+ * not turn slow answers into faults) except where a test stalls requests on purpose.
+ */
+const fast: AptosRestOptions = {
+  pollIntervalMs: 10,
+  timeoutMs: 3_000,
+  initialBackoffMs: 2,
+  maxBackoffMs: 40,
+  maxRetryAfterMs: 50,
+  random: () => 0.5,
+};
+
+function follow(node: FakeNode, options: AptosRestOptions = {}) {
+  const events: AptosRestEvent[] = [];
+  const source$ = aptosRest(node.url, { ...fast, ...options, onEvent: (e) => events.push(e) });
+  const from = () => {
+    const started = events.find((e) => e.type === "started");
+    if (!started) throw new Error("the source did not start");
+    return started.from;
+  };
+  return { source$, events, from };
+}
+
+/** vi.waitFor with room for a loaded machine. */
+const until = (check: () => void) => vi.waitFor(check, { timeout: 30_000, interval: 10 });
+
+const collect = (source$: Observable<BlockSample>, count: number) =>
+  firstValueFrom(source$.pipe(take(count), toArray()));
+const asJson = (blocks: readonly BlockSample[]) => blocks.map(toBlockSampleJson);
+const expected = (node: FakeNode, from: bigint, to: bigint) =>
+  node.chain.expectedSamples(from, to).map((b) => toBlockSampleJson(parseBlockSample(b)));
+const retries = (events: AptosRestEvent[]) =>
+  events.flatMap((e) => (e.type === "retrying" ? [e] : []));
+
+describe("aptosRest against the fake node", () => {
+  it("backfills the last blocks, then follows the growing chain, equal to the generated chain", async () => {
+    const node = await fakeNode({ blocks: 200 });
+    const tip = node.chain.tip;
+    node.grow(5, 1);
+    const { source$, events, from } = follow(node, { backfillBlocks: 121 });
+    const got = await collect(source$, 181);
+    expect(from()).toBeGreaterThanOrEqual(tip - 120n);
+    expect(events[0]).toMatchObject({ type: "started", chainId: 4, oldest: 1000n });
+    expect(asJson(got)).toEqual(expected(node, from(), from() + 180n));
+    expect(events.find((e) => e.type === "caught_up")).toMatchObject({ blocks: 121 });
+    expect(retries(events)).toEqual([]);
+  });
+
+  it("completes cut transaction lists up to and including last_version, in pages of at most 100", async () => {
+    // 1090: metadata + 6 users + epilogue = pageSize + 1: only the epilogue is cut off;
+    // 1091: 250 users need three pages; 1092: no user transaction at all.
+    const bare = { validatorTxns: 0, unknownTxn: false } as const;
+    const shapes: Record<string, BlockShape> = {
+      "1090": { ...bare, users: 6, ending: "epilogue", gasLimitReached: true },
+      "1091": { users: 250 },
+      "1092": { users: 0 },
+    };
+    const node = await fakeNode({ blocks: 100, shapeAt: (h) => shapes[String(h)] });
+    const { source$, from } = follow(node, { backfillBlocks: 20 });
+    const got = await collect(source$, 20);
+    expect(asJson(got)).toEqual(expected(node, from(), node.chain.tip));
+    const b1090 = node.chain.block(1090n)!;
+    expect(b1090.lastVersion - b1090.firstVersion + 1n).toBe(8n);
+    expect(b1090).toMatchObject({ ending: "epilogue", gasLimitReached: true });
+    expect(got.find((b) => b.height === 1090n)!.blockGasLimitReached).toBe(true);
+    expect(node.requests.map((r) => r.path)).toContain(
+      `/v1/transactions?start=${b1090.lastVersion}&limit=1`,
+    );
+    expect(got.find((b) => b.height === 1091n)!.gasUnitPrices).toHaveLength(250);
+    const pages = node.requests.filter((r) => r.route === "transactions");
+    expect(pages.length).toBeGreaterThan(10);
+    for (const p of pages) expect(p.outcome).toBe(200);
+    const limits = pages.map((p) => Number(new URL(p.path, "http://x").searchParams.get("limit")));
+    expect(Math.max(...limits)).toBe(100);
+  });
+
+  const routes: Route[] = ["ledger", "block", "transactions", "gas"];
+  const kinds: [string, Fault, (e: Error) => void][] = [
+    [
+      "500s",
+      { kind: "status", status: 500 },
+      (e) => expect(e).toMatchObject({ kind: "http", status: 500 }),
+    ],
+    [
+      "503s",
+      { kind: "status", status: 503 },
+      (e) => expect(e).toMatchObject({ kind: "http", status: 503 }),
+    ],
+    [
+      "429 with Retry-After",
+      { kind: "rate_limit", retryAfter: "0" },
+      (e) => expect(e).toMatchObject({ status: 429 }),
+    ],
+    [
+      "stalls past the timeout",
+      { kind: "stall" },
+      (e) => expect(e).toMatchObject({ kind: "timeout" }),
+    ],
+    ["dropped connections", { kind: "drop" }, (e) => expect(e).toMatchObject({ kind: "network" })],
+    [
+      "bodies cut mid-way",
+      { kind: "truncate" },
+      (e) => expect(e).toBeInstanceOf(SourceRequestError),
+    ],
+    [
+      "malformed JSON",
+      { kind: "malformed" },
+      (e) => expect(e.message).toMatch(/: not valid JSON \(/),
+    ],
+    ["wrong types", { kind: "wrong_type" }, (e) => expect(e).toBeInstanceOf(InvalidResponseError)],
+  ];
+  it.each(kinds)("loses and repeats no block under %s", async (_, fault, check) => {
+    const node = await fakeNode({ blocks: 120 });
+    for (const route of routes) node.inject(fault, { route, times: 2 });
+    const timeoutMs = fault.kind === "stall" ? 300 : 3_000;
+    const { source$, events, from } = follow(node, { backfillBlocks: 41, timeoutMs });
+    const backfill = await collect(source$, 41);
+    expect(asJson(backfill)).toEqual(expected(node, from(), node.chain.tip));
+    const faults = node.requests.filter((r) => r.outcome === fault.kind);
+    expect(faults.length).toBe(8);
+    const seen = retries(events);
+    expect(seen.length).toBeGreaterThanOrEqual(8);
+    for (const e of seen) check(e.error);
+  });
+
+  it("names the URL and field path of a response that does not fit", async () => {
+    const node = await fakeNode({ blocks: 60 });
+    node.inject({ kind: "wrong_type" }, { route: "block" });
+    node.inject({ kind: "wrong_type" }, { route: "ledger" });
+    node.inject({ kind: "wrong_type" }, { route: "gas" });
+    const { source$, events } = follow(node, { backfillBlocks: 5, concurrency: 1 });
+    await collect(source$, 5);
+    const messages = retries(events).map((e) => e.error.message.replace(node.url, "URL"));
+    expect(messages[0]).toBe(
+      "invalid response from URL/v1: chain_id: Invalid input: expected number, received string",
+    );
+    expect(messages).toContainEqual(
+      expect.stringMatching(
+        /^invalid response from URL\/v1\/blocks\/by_height\/\d+\?with_transactions=true: transactions\[\d+\]\.(gas_unit_price: must be a u64 as a decimal string \(got number\)|block_height)/,
+      ),
+    );
+    expect(messages).toContainEqual(
+      expect.stringMatching(/GasScheduleV2\?ledger_version=\d+: data\.entries: /),
+    );
+  });
+
+  it("serves the same estimates as replaying the chain, through a fault storm", async () => {
+    const node = await fakeNode({ blocks: 150, seed: 5, pageSize: 16 });
+    node.grow(4, 1);
+    node.storm({ rate: 0.3, seed: 11 });
+    const { source$, events, from } = follow(node, { backfillBlocks: 121, timeoutMs: 250 });
+    const engine = createEngine({ strategy: aip34 });
+    const lines: string[] = [];
+    engine.snapshots$.subscribe((s) => lines.push(estimateLine(s.ledger.blockHeight, s.estimate!)));
+    const done = new Promise<void>((resolve) => engine.events$.subscribe({ complete: resolve }));
+    const sub = engine.connect(source$.pipe(take(221)));
+    await until(() => expect(engine.sourcesCompleted).toBe(true));
+    sub.unsubscribe();
+    engine.close();
+    await done;
+    node.storm(undefined);
+    expect(retries(events).length).toBeGreaterThan(20);
+    const outcomes = new Set(node.requests.map((r) => r.outcome));
+    for (const kind of [
+      "status",
+      "rate_limit",
+      "stall",
+      "drop",
+      "truncate",
+      "malformed",
+      "wrong_type",
+    ])
+      expect(outcomes).toContain(kind);
+    expect(engine.counters()).toMatchObject({ accepted: 221, duplicate: 0, rejected: 0 });
+
+    const dir = mkdtempSync(join(tmpdir(), "gasdigest-aptos-"));
+    const file = join(dir, "chain.ndjson");
+    const chain = node.chain.expectedSamples(from(), from() + 220n);
+    writeFileSync(
+      file,
+      chain.map((b) => `${serializeBlockSample(parseBlockSample(b))}\n`).join(""),
+    );
+    const replayed = await runCli(["replay", "--input", file]);
+    expect(replayed.code).toBe(0);
+    expect(lines.join("\n")).toBe(replayed.stdout.trim());
+  }, 40_000);
+
+  it("reads the minimum gas unit price at the first block and at every epoch change", async () => {
+    const node = await fakeNode({ blocks: 120, epochLength: 20, seed: 3 });
+    const { source$, events, from } = follow(node, { backfillBlocks: 60 });
+    const got = await collect(source$, 60);
+    expect(asJson(got)).toEqual(expected(node, from(), node.chain.tip));
+    const reads = events.flatMap((e) => (e.type === "min_gas_unit_price" ? [e] : []));
+    // Heights 1060..1119 with 20 blocks per epoch: epochs 54, 55, 56 start at 1060, 1080, 1100.
+    expect(reads.map((r) => [r.height, r.epoch, r.value, r.previous])).toEqual([
+      [1060n, 54n, 150n, undefined],
+      [1080n, 55n, 100n, 150n],
+      [1100n, 56n, 150n, 100n],
+    ]);
+    const gas = node.requests.filter((r) => r.route === "gas").map((r) => r.path);
+    expect(gas).toHaveLength(3);
+    expect(gas[1]).toBe(
+      `/v1/accounts/0x1/resource/0x1::gas_schedule::GasScheduleV2?ledger_version=${node.chain.block(1080n)!.firstVersion}`,
+    );
+  });
+
+  it("waits on a 404 for an announced block and asks again, without counting it a fault", async () => {
+    const node = await fakeNode({ blocks: 60 });
+    node.inject({ kind: "status", status: 404 }, { route: "block", times: 3 });
+    const { source$, events, from } = follow(node, { backfillBlocks: 10 });
+    const got = await collect(source$, 10);
+    expect(asJson(got)).toEqual(expected(node, from(), node.chain.tip));
+    expect(retries(events)).toEqual([]);
+    expect(node.requests.filter((r) => r.outcome === "status")).toHaveLength(3);
+  });
+
+  it("survives the node going away and coming back on the same port, then catches up", async () => {
+    const node = await fakeNode({ blocks: 60 });
+    const { source$, events, from } = follow(node, { backfillBlocks: 10, unreachableAfter: 3 });
+    const got: BlockSample[] = [];
+    const sub = source$.subscribe((b) => got.push(b));
+    await until(() => expect(events.some((e) => e.type === "caught_up")).toBe(true));
+    await node.stop();
+    node.chain.addBlocks(40);
+    await until(() => expect(events.some((e) => e.type === "unreachable")).toBe(true));
+    await new Promise((r) => setTimeout(r, 200));
+    await node.start();
+    await until(() => expect(got.length).toBe(50));
+    sub.unsubscribe();
+    expect(asJson(got)).toEqual(expected(node, from(), node.chain.tip));
+    const types = events.map((e) => e.type).filter((t) => t !== "retrying");
+    expect(types).toEqual([
+      "started",
+      "min_gas_unit_price",
+      "caught_up",
+      "unreachable",
+      "recovered",
+      ...types.slice(5, -1).filter((t) => t === "min_gas_unit_price"),
+      "caught_up",
+    ]);
+    const recovered = events.find((e) => e.type === "recovered")!;
+    expect(recovered).toMatchObject({ type: "recovered" });
+    expect((recovered as { downMs: number }).downMs).toBeGreaterThanOrEqual(200);
+    expect(events.at(-1)).toMatchObject({ type: "caught_up", blocks: 40 });
+  });
+
+  it("skips heights the node pruned while it was away (410), logging the skip", async () => {
+    const node = await fakeNode({ blocks: 60 });
+    const { source$, events, from } = follow(node, { backfillBlocks: 10 });
+    const got: BlockSample[] = [];
+    const sub = source$.subscribe((b) => got.push(b));
+    await until(() => expect(got.length).toBe(10));
+    await node.stop();
+    node.chain.addBlocks(200);
+    node.chain.prune(node.chain.tip - 29n);
+    await node.start();
+    await until(() => expect(got.length).toBe(40));
+    sub.unsubscribe();
+    const oldest = node.chain.oldest;
+    expect(events).toContainEqual({ type: "pruned_skip", from: from() + 10n, to: oldest });
+    expect(asJson(got)).toEqual([
+      ...expected(node, from(), from() + 9n),
+      ...expected(node, oldest, node.chain.tip),
+    ]);
+    expect(node.requests.some((r) => r.outcome === 410)).toBe(true);
+  });
+
+  it("starts at startHeight instead of backfilling, and handles the genesis block", async () => {
+    const node = await fakeNode({ blocks: 30, firstHeight: 0 });
+    const { source$ } = follow(node, { startHeight: 0 });
+    const got = await collect(source$, 30);
+    expect(got[0]).toMatchObject({ height: 0n, epoch: 0n, gasUnitPrices: [] });
+    expect(asJson(got)).toEqual(expected(node, 0n, 29n));
+  });
+
+  it("cancels requests in flight and timers when unsubscribed", async () => {
+    const node = await fakeNode({ blocks: 30 });
+    node.inject({ kind: "stall" }, { route: "ledger" });
+    const { source$ } = follow(node, { timeoutMs: 60_000 });
+    const sub = source$.subscribe();
+    await until(() => expect(node.openRequests).toBe(1));
+    sub.unsubscribe();
+    await until(() => expect(node.openRequests).toBe(0));
+
+    // A source waiting out a backoff while the node is down never calls again.
+    await node.stop();
+    const waiting = follow(node, { initialBackoffMs: 300, maxBackoffMs: 300 });
+    const sub2 = waiting.source$.subscribe();
+    await until(() => expect(retries(waiting.events).length).toBe(1));
+    sub2.unsubscribe();
+    await node.start();
+    const before = node.requests.length;
+    await new Promise((r) => setTimeout(r, 500));
+    expect(node.requests.length).toBe(before);
+  });
+
+  it("honours Retry-After in seconds and as an HTTP date", async () => {
+    const node = await fakeNode({ blocks: 30 });
+    const date = "Wed, 21 Oct 2015 07:28:00 GMT";
+    node.inject({ kind: "rate_limit", retryAfter: "1" }, { route: "ledger" });
+    node.inject({ kind: "rate_limit", retryAfter: date }, { route: "ledger" });
+    node.inject({ kind: "rate_limit" }, { route: "ledger" });
+    const { source$, events } = follow(node, {
+      maxRetryAfterMs: 60_000,
+      now: () => Date.parse(date) - 300,
+      backfillBlocks: 1,
+    });
+    await collect(source$, 1);
+    // No Retry-After: the backoff, 2 ms for the third attempt at random 0.5 would be 4*0.75=3.
+    expect(retries(events).map((e) => [e.attempt, e.delayMs])).toEqual([
+      [1, 1000],
+      [2, 300],
+      [3, 6],
+    ]);
+  });
+});

@@ -1,0 +1,449 @@
+import { getEventListeners } from "node:events";
+import { describe, expect, it } from "vitest";
+import { InvalidConfigError } from "../../src/core/errors.js";
+import { backoffDelay, parseRetryAfter } from "../../src/sources/aptosRest/backoff.js";
+import { requestSignal } from "../../src/sources/aptosRest/requestSignal.js";
+import { parseLedgerInfo, parseMinGasUnitPrice } from "../../src/sources/aptosRest/schemas.js";
+import { blockEpoch, toBlockSample } from "../../src/sources/aptosRest/toBlockSample.js";
+import { parseBlock, parseTransactionsPage } from "../../src/sources/aptosRest/transactions.js";
+import {
+  aptosRest,
+  aptosRestEventFields,
+  describeAptosRestEvent,
+  InvalidResponseError,
+  resolveAptosRestOptions,
+  SourceRequestError,
+} from "../../src/sources/aptosRest.js";
+
+/** The example block of node-rest-source.md. */
+const docBlock = {
+  block_height: "477445097",
+  block_hash: "0x4232",
+  block_timestamp: "1762134258889133",
+  first_version: "3665938236",
+  last_version: "3665938238",
+  transactions: [
+    {
+      type: "block_metadata_transaction",
+      version: "3665938236",
+      epoch: "12345",
+      round: "7",
+      timestamp: "1762134258889133",
+      gas_used: "0",
+      success: true,
+    },
+    {
+      type: "user_transaction",
+      version: "3665938237",
+      sender: "0xa550c18",
+      gas_unit_price: "100",
+      gas_used: "59",
+      max_gas_amount: "2000",
+      success: true,
+      payload: {
+        type: "entry_function_payload",
+        function: "0x1::account::create_account",
+        type_arguments: [],
+        arguments: ["0x34bf"],
+      },
+      timestamp: "1762134258889133",
+    },
+    {
+      type: "block_epilogue_transaction",
+      version: "3665938238",
+      gas_used: "0",
+      success: true,
+      block_end_info: {
+        block_gas_limit_reached: false,
+        block_output_limit_reached: false,
+        block_effective_block_gas_units: 24,
+        block_approx_output_size: 5759,
+      },
+    },
+  ],
+};
+
+const user = (version: number, price: string, fn?: string) => ({
+  type: "user_transaction",
+  version: String(version),
+  gas_unit_price: price,
+  gas_used: "10",
+  payload: fn
+    ? { type: "entry_function_payload", function: fn, type_arguments: [], arguments: [] }
+    : { type: "script_payload", code: { bytecode: "0x" } },
+});
+
+function block(txns: unknown[], over: Record<string, unknown> = {}) {
+  return {
+    block_height: "5",
+    block_hash: "0x5",
+    block_timestamp: "1000",
+    first_version: "100",
+    last_version: String(100 + txns.length - 1),
+    transactions: txns,
+    ...over,
+  };
+}
+const meta = { type: "block_metadata_transaction", version: "100", epoch: "3" };
+
+describe("reading the node's answers", () => {
+  it("turns the documented example block into a block sample", () => {
+    const r = parseBlock(docBlock, 477445097n);
+    if (!r.ok) throw new Error(JSON.stringify(r.issues));
+    const sample = toBlockSample(r.value, blockEpoch(r.value.transactions)!, {
+      chainId: 1,
+      minGasUnitPrice: 100n,
+    });
+    expect(sample).toMatchObject({
+      height: 477445097n,
+      epoch: 12345n,
+      timestampUsec: 1762134258889133n,
+      firstVersion: 3665938236n,
+      lastVersion: 3665938238n,
+      chainId: 1,
+      minGasUnitPrice: 100n,
+      gasUnitPrices: [100n],
+      gasUsed: [59n],
+      blockGasLimitReached: false,
+      majorityUseCaseFraction: 1,
+    });
+  });
+
+  it("counts the majority contract over all user transactions, scripts included, one address however spelled", () => {
+    const txns = [
+      meta,
+      user(101, "100", "0x1::coin::transfer"),
+      user(
+        102,
+        "120",
+        "0x0000000000000000000000000000000000000000000000000000000000000001::aptos_account::transfer",
+      ),
+      user(103, "150", "0xBEEF::dex::swap"),
+      user(104, "100"),
+      { type: "validator_transaction", version: "105" },
+      { type: "some_future_kind", version: "106", anything: [1] },
+      { type: "state_checkpoint_transaction", version: "107" },
+    ];
+    const r = parseBlock(block(txns), 5n);
+    if (!r.ok) throw new Error(JSON.stringify(r.issues));
+    const s = toBlockSample(r.value, 3n, { chainId: 4, minGasUnitPrice: undefined });
+    expect(s.gasUnitPrices).toEqual([100n, 120n, 150n, 100n]);
+    expect(s.majorityUseCaseFraction).toBe(0.5);
+    expect(s.blockGasLimitReached).toBeUndefined();
+    expect(s.minGasUnitPrice).toBeUndefined();
+  });
+
+  it("takes either limit flag of the block epilogue as the block having hit its limit", () => {
+    const end = (gas: boolean, output: boolean) => ({
+      type: "block_epilogue_transaction",
+      version: "101",
+      block_end_info: { block_gas_limit_reached: gas, block_output_limit_reached: output },
+    });
+    const flag = (t: unknown) => {
+      const r = parseBlock(block([meta, t]), 5n);
+      if (!r.ok) throw new Error(JSON.stringify(r.issues));
+      return toBlockSample(r.value, 3n, { chainId: 4, minGasUnitPrice: 1n }).blockGasLimitReached;
+    };
+    expect(flag(end(false, false))).toBe(false);
+    expect(flag(end(true, false))).toBe(true);
+    expect(flag(end(false, true))).toBe(true);
+    expect(flag({ type: "block_epilogue_transaction", version: "101", block_end_info: null })).toBe(
+      undefined,
+    );
+  });
+
+  it("rejects answers that do not fit, naming every field path", () => {
+    const bad = block([
+      { ...meta, epoch: 3 },
+      { ...user(101, "-5", "0x1::coin::transfer") },
+      { ...user(102, "100", "transfer") },
+      { type: "user_transaction", version: "104", gas_unit_price: "1", gas_used: "1", payload: {} },
+    ]);
+    const r = parseBlock(bad, 5n);
+    expect(r.ok ? [] : r.issues).toEqual([
+      { path: "transactions[0].epoch", message: "must be a u64 as a decimal string (got number)" },
+      { path: "transactions[1].gas_unit_price", message: 'must not be negative (got "-5")' },
+      {
+        path: "transactions[2].payload.function",
+        message: 'must be an entry function "<address>::<module>::<function>" (got "transfer")',
+      },
+      { path: "transactions[3].payload.type", message: "required" },
+    ]);
+    const huge = parseBlock(block([meta, user(101, "18446744073709551616")]), 5n);
+    expect(huge.ok ? [] : huge.issues).toEqual([
+      {
+        path: "transactions[1].gas_unit_price",
+        message: "must be at most 2^64-1 (got 18446744073709551616)",
+      },
+    ]);
+    expect(parseBlock(block([meta]), 6n)).toEqual({
+      ok: false,
+      issues: [{ path: "block_height", message: "must be the height asked for (6), got 5" }],
+    });
+    const gap = parseBlock(block([meta, user(102, "1")], { last_version: "105" }), 5n);
+    expect(gap.ok ? [] : gap.issues).toEqual([
+      {
+        path: "transactions[1].version",
+        message: "must be 101 (versions run on without gaps), got 102",
+      },
+    ]);
+    const noMeta = parseBlock(block([{ ...user(100, "1") }]), 5n);
+    expect(noMeta.ok ? [] : noMeta.issues).toEqual([
+      {
+        path: "transactions[0].type",
+        message:
+          "must be block_metadata_transaction (a block's first transaction carries its epoch)",
+      },
+    ]);
+  });
+
+  it("checks a transactions page continues the block where it was cut", () => {
+    const b = parseBlock(block([meta], { last_version: "103" }), 5n);
+    if (!b.ok) throw new Error("block");
+    expect(parseTransactionsPage([], 101n, b.value)).toEqual({
+      ok: false,
+      issues: [
+        { path: "", message: "must hold the transaction at version 101, got an empty list" },
+      ],
+    });
+    expect(parseTransactionsPage({}, 101n, b.value)).toMatchObject({ ok: false });
+    const page = parseTransactionsPage(
+      [user(101, "7"), user(102, "8"), user(103, "9"), user(104, "10")],
+      101n,
+      b.value,
+    );
+    expect(page.ok && page.value.map((t) => t.version)).toEqual([101n, 102n, 103n]);
+  });
+
+  it("reads the ledger info, refusing another chain or an oldest height above the tip", () => {
+    const info = {
+      chain_id: 1,
+      epoch: "9",
+      ledger_version: "500",
+      oldest_ledger_version: "0",
+      ledger_timestamp: "1",
+      node_role: "full_node",
+      oldest_block_height: "0",
+      block_height: "40",
+    };
+    expect(parseLedgerInfo(info)).toMatchObject({
+      ok: true,
+      value: { chainId: 1, blockHeight: 40n },
+    });
+    expect(parseLedgerInfo(info, 2)).toEqual({
+      ok: false,
+      issues: [{ path: "chain_id", message: "is 1, but the source started on chain 2" }],
+    });
+    expect(parseLedgerInfo({ ...info, oldest_block_height: "41", block_height: 40 })).toEqual({
+      ok: false,
+      issues: [{ path: "block_height", message: "must be a u64 as a decimal string (got number)" }],
+    });
+  });
+
+  it("finds the minimum gas unit price in the gas schedule", () => {
+    const schedule = (entries: unknown) => ({
+      type: "x",
+      data: { feature_version: "40", entries },
+    });
+    expect(
+      parseMinGasUnitPrice(schedule([{ key: "txn.min_price_per_gas_unit", val: "100" }])),
+    ).toEqual({
+      ok: true,
+      value: 100n,
+    });
+    expect(parseMinGasUnitPrice(schedule([{ key: "other", val: "1" }]))).toEqual({
+      ok: false,
+      issues: [{ path: "data.entries", message: 'has no "txn.min_price_per_gas_unit" entry' }],
+    });
+    expect(
+      parseMinGasUnitPrice(schedule([{ key: "txn.min_price_per_gas_unit", val: "0x64" }])),
+    ).toEqual({
+      ok: false,
+      issues: [
+        {
+          path: "data.entries[0].val",
+          message: 'must be a decimal u64 string of digits only (got "0x64")',
+        },
+      ],
+    });
+  });
+});
+
+describe("retry timing", () => {
+  it("backs off exponentially with equal jitter, capped", () => {
+    const at = (random: number) =>
+      [1, 2, 3, 4, 5, 6, 40].map((n) =>
+        backoffDelay(n, { initialBackoffMs: 100, maxBackoffMs: 1000, random: () => random }),
+      );
+    expect(at(0)).toEqual([50, 100, 200, 400, 500, 500, 500]);
+    expect(at(0.999999)).toEqual([100, 200, 400, 800, 1000, 1000, 1000]);
+  });
+
+  it("reads Retry-After as seconds or as an HTTP date", () => {
+    const now = Date.parse("Wed, 21 Oct 2015 07:28:00 GMT");
+    expect(parseRetryAfter("2", now)).toBe(2000);
+    expect(parseRetryAfter(" 0 ", now)).toBe(0);
+    expect(parseRetryAfter("Wed, 21 Oct 2015 07:28:03 GMT", now)).toBe(3000);
+    expect(parseRetryAfter("Wed, 21 Oct 2015 07:27:00 GMT", now)).toBe(0);
+    expect(parseRetryAfter("-1", now)).toBeUndefined();
+    expect(parseRetryAfter("soon", now)).toBeUndefined();
+    expect(parseRetryAfter(null, now)).toBeUndefined();
+  });
+});
+
+describe("aptosRest options", () => {
+  it("rejects a URL that is not http(s) at call time", () => {
+    const message = (url: string) => {
+      try {
+        aptosRest(url);
+      } catch (e) {
+        expect(e).toBeInstanceOf(InvalidConfigError);
+        return (e as InvalidConfigError).issues;
+      }
+      throw new Error("accepted");
+    };
+    expect(message("node:8080")).toEqual([
+      { path: "url", message: 'must use http or https (got "node")' },
+    ]);
+    expect(message("127.0.0.1:8080")).toEqual([
+      {
+        path: "url",
+        message: 'must be an http(s) URL such as http://127.0.0.1:8080 (got "127.0.0.1:8080")',
+      },
+    ]);
+    expect(message("http://node/v1?x=1")).toEqual([
+      { path: "url", message: "must not carry a query or fragment" },
+    ]);
+  });
+
+  it("lists every bad option and fills in the defaults", () => {
+    let issues: unknown;
+    try {
+      resolveAptosRestOptions("http://node", {
+        concurrency: 0,
+        timeoutMs: -1,
+        initialBackoffMs: 500,
+        maxBackoffMs: 100,
+        startHeight: "x",
+        // @ts-expect-error unknown option
+        pollMs: 5,
+      });
+    } catch (e) {
+      issues = (e as InvalidConfigError).issues;
+    }
+    expect(issues).toEqual([
+      { path: "startHeight", message: 'must be a decimal u64 string of digits only (got "x")' },
+      { path: "concurrency", message: "must be at least 1" },
+      { path: "timeoutMs", message: "must be at least 1" },
+      { path: "pollMs", message: "unknown field" },
+      { path: "initialBackoffMs", message: "must not be above maxBackoffMs (100), got 500" },
+    ]);
+    const o = resolveAptosRestOptions("https://fullnode.example.com/v1/");
+    expect(o).toMatchObject({
+      baseUrl: "https://fullnode.example.com",
+      backfillBlocks: 121,
+      pollIntervalMs: 500,
+      concurrency: 4,
+      timeoutMs: 10_000,
+      maxBackoffMs: 10_000,
+      startHeight: undefined,
+    });
+    expect(resolveAptosRestOptions("http://h:1/prefix/v1").baseUrl).toBe("http://h:1/prefix");
+  });
+});
+
+describe("aptosRest events for logs", () => {
+  const url = "http://127.0.0.1:8080/v1";
+  const http = new SourceRequestError(url, "http", { status: 503, details: "Service Unavailable" });
+  const bad = new InvalidResponseError(url, [{ path: "chain_id", message: "required" }]);
+
+  it("describes each event in one line", () => {
+    const lines = [
+      describeAptosRestEvent({ type: "started", url, chainId: 1, tip: 90n, oldest: 0n, from: 70n }),
+      describeAptosRestEvent({ type: "retrying", url, attempt: 2, delayMs: 400, error: http }),
+      describeAptosRestEvent({ type: "unreachable", url, failures: 3, error: bad }),
+      describeAptosRestEvent({ type: "recovered", url, failures: 9, downMs: 60_250 }),
+      describeAptosRestEvent({ type: "pruned_skip", from: 10n, to: 50n }),
+      describeAptosRestEvent({ type: "caught_up", height: 99n, blocks: 30 }),
+      describeAptosRestEvent({
+        type: "min_gas_unit_price",
+        epoch: 7n,
+        height: 80n,
+        value: 150n,
+        previous: 100n,
+      }),
+    ];
+    expect(lines).toEqual([
+      "following chain 1 at http://127.0.0.1:8080/v1: tip 90, oldest 0, starting at 70",
+      "retrying in 400 ms (attempt 2): HTTP 503 from http://127.0.0.1:8080/v1 (Service Unavailable)",
+      "node unusable: 3 requests in a row failed, last: invalid response from http://127.0.0.1:8080/v1: chain_id: required",
+      "node back after 60250 ms (9 failed requests)",
+      "heights 10..49 were pruned by the node; skipping to 50",
+      "caught up at height 99 (30 blocks)",
+      "minimum gas unit price 150 in epoch 7 (from height 80)",
+    ]);
+  });
+
+  it("gives JSON-safe log fields, errors included", () => {
+    const fields = aptosRestEventFields({
+      type: "retrying",
+      url,
+      attempt: 1,
+      delayMs: 5,
+      error: http,
+    });
+    expect(JSON.parse(JSON.stringify(fields))).toEqual({
+      type: "retrying",
+      url,
+      attempt: 1,
+      delayMs: 5,
+      error: {
+        name: "SourceRequestError",
+        message: "HTTP 503 from http://127.0.0.1:8080/v1",
+        details: "Service Unavailable",
+        url,
+        kind: "http",
+        status: 503,
+      },
+    });
+    expect(
+      aptosRestEventFields({ type: "unreachable", url, failures: 3, error: bad }).error,
+    ).toEqual({
+      name: "InvalidResponseError",
+      message: "invalid response from http://127.0.0.1:8080/v1: chain_id: required",
+      url,
+      issues: [{ path: "chain_id", message: "required" }],
+    });
+    expect(aptosRestEventFields({ type: "pruned_skip", from: 10n, to: 50n })).toEqual({
+      type: "pruned_skip",
+      from: "10",
+      to: "50",
+    });
+  });
+});
+
+describe("requestSignal", () => {
+  it("aborts on timeout or with its parent, and leaves nothing behind once disposed", async () => {
+    const parent = new AbortController();
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+    const before = timers();
+    const done = requestSignal(parent.signal, 60_000);
+    expect(getEventListeners(parent.signal, "abort")).toHaveLength(1);
+    done.dispose();
+    expect(getEventListeners(parent.signal, "abort")).toHaveLength(0);
+    expect(timers()).toBe(before);
+
+    const slow = requestSignal(parent.signal, 5);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(slow.signal.aborted).toBe(true);
+    expect(slow.timedOut()).toBe(true);
+    slow.dispose();
+
+    const cancelled = requestSignal(parent.signal, 60_000);
+    parent.abort(new Error("bye"));
+    expect(cancelled.signal.aborted).toBe(true);
+    expect(cancelled.timedOut()).toBe(false);
+    expect(cancelled.signal.reason).toEqual(new Error("bye"));
+    cancelled.dispose();
+  });
+});
