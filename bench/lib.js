@@ -1,5 +1,19 @@
-// Shared helpers for bench suites: a seeded PRNG and a benchmark.js runner.
+// Shared helpers for bench suites: a seeded PRNG, reference data and a benchmark.js runner.
 import Benchmark from "benchmark";
+import { parseBlockSample } from "../dist/core/blockSample.js";
+
+/**
+ * The reference price distribution of the benches: 80 % at 100, 15 % uniform 100..1000,
+ * 5 % log-normal around 1000 capped at 10^6.
+ */
+export function referencePrice(rand) {
+  const u = rand();
+  if (u < 0.8) return 100;
+  if (u < 0.95) return 100 + Math.floor(rand() * 901);
+  // Box-Muller: a standard normal from two uniforms.
+  const z = Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+  return Math.min(1e6, Math.max(100, Math.round(Math.exp(Math.log(1000) + 1.5 * z))));
+}
 
 /** mulberry32: small seeded PRNG, returns floats in [0, 1). */
 export function prng(seed) {
@@ -59,4 +73,34 @@ export async function retainedBytes(build) {
   const kept = build();
   const after = await settledMemory(gc);
   return { bytes: after - before, kept };
+}
+
+/** `count` validated 250-transaction blocks of reference prices with random gas_used. */
+export function makeBlocks(count, seed) {
+  const rand = prng(seed);
+  const blocks = [];
+  for (let h = 1; h <= count; h++) {
+    const prices = new Array(250);
+    const gas = new Array(250);
+    for (let i = 0; i < 250; i++) {
+      prices[i] = String(referencePrice(rand));
+      gas[i] = String(1 + Math.floor(rand() * 5000));
+    }
+    blocks.push(
+      parseBlockSample({ height: String(h), epoch: "1", gas_unit_prices: prices, gas_used: gas }),
+    );
+  }
+  return blocks;
+}
+
+/** Samples per second of `step` over `blocks`, by process CPU time (best of `rounds`). */
+export function cpuRate(blocks, step, rounds = 3) {
+  let best = Number.POSITIVE_INFINITY;
+  for (let round = 0; round < rounds; round++) {
+    const c0 = process.cpuUsage();
+    for (const b of blocks) step(b);
+    const c = process.cpuUsage(c0);
+    best = Math.min(best, c.user + c.system);
+  }
+  return (blocks.length * 250) / (best / 1e6);
 }

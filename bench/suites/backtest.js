@@ -83,6 +83,7 @@ export default async function run({ quick }) {
         baseline: perSecond(score.replay),
         unit: "blocks/s",
         ratio: score.replay / score.backtest,
+        kind: "overhead",
         note: "ratio < 1 expected: the share of bare replay speed the scoring keeps (lookahead check every 10th block)",
       },
     ],

@@ -3,31 +3,20 @@
 // - push throughput and p50/p90/p99 error in value of our t-digest, of the npm `tdigest`
 //   package (the design card's baseline) and of an exact sort;
 // - merge and quantile query cost;
-// - the tdigest strategy's ingest with `paid` sampling (transaction samples/s, 250-txn blocks);
+// (the strategy's ingest throughput is in the ingest suite);
 // - the heap held by the strategy with 10^6-block windows (after a forced GC).
 
 import pkg from "tdigest";
 import { parseBlockSample } from "../../dist/core/blockSample.js";
 import { parseGasConfig } from "../../dist/core/config.js";
-import { createEngine } from "../../dist/core/createEngine.js";
 import { createTDigest } from "../../dist/sketch/tdigest.js";
 import { aip34 } from "../../dist/strategies/aip34.js";
 import { tdigest } from "../../dist/strategies/tdigest.js";
-import { prng, retainedBytes, runCases } from "../lib.js";
+import { prng, referencePrice, retainedBytes, runCases } from "../lib.js";
 
 const { TDigest } = pkg;
 const COMPRESSION = 500;
 const NPM_SAME = `npm tdigest (delta 1/${COMPRESSION})`;
-
-/** One reference price: 80 % 100, 15 % uniform 100..1000, 5 % log-normal (median 1000) <= 10^6. */
-function referencePrice(rand) {
-  const u = rand();
-  if (u < 0.8) return 100;
-  if (u < 0.95) return 100 + Math.floor(rand() * 901);
-  // Box-Muller: a standard normal from two uniforms.
-  const z = Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
-  return Math.min(1e6, Math.max(100, Math.round(Math.exp(Math.log(1000) + 1.5 * z))));
-}
 
 function referenceData(n, seed) {
   const rand = prng(seed);
@@ -194,87 +183,6 @@ async function mergeAndQueryRows(data, digest, npmFull, quick) {
   ];
 }
 
-function makeBlocks(count, seed) {
-  const rand = prng(seed);
-  const blocks = [];
-  for (let h = 1; h <= count; h++) {
-    const prices = new Array(250);
-    const gas = new Array(250);
-    for (let i = 0; i < 250; i++) {
-      prices[i] = String(referencePrice(rand));
-      gas[i] = String(1 + Math.floor(rand() * 5000));
-    }
-    blocks.push(
-      parseBlockSample({ height: String(h), epoch: "1", gas_unit_prices: prices, gas_used: gas }),
-    );
-  }
-  return blocks;
-}
-
-async function ingestRows(quick) {
-  const blocks = makeBlocks(quick ? 400 : 2_000, 11);
-  const config = parseGasConfig({});
-  const paid = {
-    low: { sample: "paid" },
-    regular: { sample: "paid" },
-    prioritized: { sample: "paid" },
-  };
-  const plain = tdigest({ tiers: paid })(config);
-  const weighted = tdigest({ tiers: paid, weightByGasUsed: true })(config);
-  let engine = createEngine({ strategy: tdigest({ tiers: paid }), config });
-  let i = 0;
-  let j = 0;
-  let sink = 0n;
-  const hz = await runCases(
-    {
-      paid: () => {
-        plain.ingest(blocks[i++ % blocks.length]);
-        sink += plain.estimate().regular;
-      },
-      "paid, weighted by gas_used": () => {
-        weighted.ingest(blocks[i++ % blocks.length]);
-        sink += weighted.estimate().regular;
-      },
-      "paid, through the engine": () => {
-        if (j === blocks.length) {
-          j = 0;
-          engine = createEngine({ strategy: tdigest({ tiers: paid }), config });
-        }
-        engine.ingest(blocks[j++]);
-      },
-    },
-    { quick },
-  );
-  if (sink === -1n) console.log(sink);
-  // The same work timed by CPU time, which other processes on the machine do not inflate.
-  const cpuRate = (strategy) => {
-    let best = Number.POSITIVE_INFINITY;
-    for (let round = 0; round < 3; round++) {
-      const c0 = process.cpuUsage();
-      for (const b of blocks) {
-        strategy.ingest(b);
-        sink += strategy.estimate().regular;
-      }
-      const c = process.cpuUsage(c0);
-      best = Math.min(best, c.user + c.system);
-    }
-    return (blocks.length * 250) / (best / 1e6);
-  };
-  const cpu = {
-    paid: cpuRate(plain),
-    "paid, weighted by gas_used": cpuRate(weighted),
-  };
-  const target = 3_000_000;
-  return Object.entries(hz).map(([name, r]) => ({
-    name: `strategy ingest + estimate, ${name} (windows 10/30/120)`,
-    ours: r.hz * 250,
-    baseline: target,
-    unit: "txn samples/s",
-    ratio: (r.hz * 250) / target,
-    note: `baseline = the 3 M samples/s target; wall clock, 250-txn full blocks of reference prices; ±${r.rme.toFixed(1)} %${cpu[name] ? `; by CPU time: ${(cpu[name] / 1e6).toFixed(2)} M/s` : ""}`,
-  }));
-}
-
 async function heapRows() {
   const config = parseGasConfig({ fullBlockTxns: 4 });
   // A pool of small full blocks (4-8 transactions), reused; 1 in 10 idle.
@@ -346,7 +254,6 @@ export default async function run({ quick }) {
   const accuracy = accuracyRows(data);
   rows.push(...accuracy.rows);
   rows.push(...(await mergeAndQueryRows(data, accuracy.digest, accuracy.npm, quick)));
-  rows.push(...(await ingestRows(quick)));
   rows.push(...heap);
   return { title: "t-digest sketch and tdigest strategy", rows };
 }

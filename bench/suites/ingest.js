@@ -1,0 +1,72 @@
+// Ingest throughput per strategy, in transaction samples/s on 250-transaction blocks of the
+// reference prices: each case ingests one block and computes the estimate (what the engine does
+// per block). Baseline: an exact sort of the same window per block (every transaction price of
+// the last 120 blocks, sorted, the median read), the naive exact way to answer a window query.
+// Reported by wall clock (benchmark.js) and by CPU time (steadier on a busy machine).
+import { parseGasConfig } from "../../dist/core/config.js";
+import { aip34 } from "../../dist/strategies/aip34.js";
+import { tdigest } from "../../dist/strategies/tdigest.js";
+import { cpuRate, makeBlocks, runCases } from "../lib.js";
+
+const paid = {
+  low: { sample: "paid" },
+  regular: { sample: "paid" },
+  prioritized: { sample: "paid" },
+};
+
+export default async function run({ quick }) {
+  const config = parseGasConfig({});
+  const blocks = makeBlocks(quick ? 400 : 2_000, 11);
+  const strategies = {
+    aip34: aip34(config),
+    "tdigest clearing": tdigest()(config),
+    "tdigest paid": tdigest({ tiers: paid })(config),
+    "tdigest paid, weighted by gas_used": tdigest({ tiers: paid, weightByGasUsed: true })(config),
+  };
+  const window = [];
+  const byValue = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+  let sink = 0n;
+  const exactSort = (b) => {
+    window.push(b.gasUnitPrices);
+    if (window.length > 120) window.shift();
+    const all = window.flat().sort(byValue);
+    sink += all[all.length >> 1];
+  };
+  const steps = Object.fromEntries(
+    Object.entries(strategies).map(([name, s]) => [
+      name,
+      (b) => {
+        s.ingest(b);
+        sink += s.estimate().regular;
+      },
+    ]),
+  );
+  steps["exact sort of the window (baseline)"] = exactSort;
+  let i = 0;
+  const hz = await runCases(
+    Object.fromEntries(
+      Object.entries(steps).map(([name, step]) => [name, () => step(blocks[i++ % blocks.length])]),
+    ),
+    { quick },
+  );
+  const cpu = Object.fromEntries(
+    Object.entries(steps).map(([name, step]) => [
+      name,
+      cpuRate(name.startsWith("exact") ? blocks.slice(0, 100) : blocks, step),
+    ]),
+  );
+  if (sink === -1n) console.log(sink);
+  const base = "exact sort of the window (baseline)";
+  const rate = (name) => hz[name].hz * 250;
+  return {
+    title: "Ingest per strategy (250-transaction blocks)",
+    rows: Object.keys(strategies).map((name) => ({
+      name: `${name}: ingest + estimate`,
+      ours: rate(name),
+      baseline: rate(base),
+      unit: "samples/s",
+      ratio: rate(name) / rate(base),
+      note: `>1 = faster than the exact sort; by CPU time ${(cpu[name] / 1e6).toFixed(2)} M/s vs ${(cpu[base] / 1e6).toFixed(3)} M/s; ±${hz[name].rme.toFixed(1)} %; targets: aip34 >= 5 M/s, tdigest paid >= 3 M/s`,
+    })),
+  };
+}
