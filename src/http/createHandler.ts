@@ -131,16 +131,19 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
     logger.debug({ method: request.method, url: request.url, status: res.status }, "request");
     return res;
   }) as Handler;
+  const namespace = bp === "" ? undefined : `${bp}/`;
+  function owns(url: string) {
+    const q = url.indexOf("?");
+    const path = q === -1 ? url : url.slice(0, q);
+    try {
+      return routes.has(path.includes("%") ? decodeURIComponent(path) : path);
+    } catch {
+      return false;
+    }
+  }
   return Object.assign(handler, {
-    owns(url: string) {
-      const q = url.indexOf("?");
-      const path = q === -1 ? url : url.slice(0, q);
-      try {
-        return routes.has(path.includes("%") ? decodeURIComponent(path) : path);
-      } catch {
-        return false;
-      }
-    },
+    owns,
+    claims: (url: string) => (namespace !== undefined && url.startsWith(namespace)) || owns(url),
     errorResponse: (status: number, code: ErrorCode, message: string) =>
       error(status, code, message),
     document,

@@ -75,6 +75,12 @@ export interface Handler {
    */
   owns(url: string): boolean;
   /**
+   * Whether an adapter mounted in a host should answer `url` itself: one of its routes, or any
+   * path under its `basePath` (so an unknown `/v1/...` gets the 404 error object, not the
+   * host's). With `basePath` at the root, only its routes.
+   */
+  claims(url: string): boolean;
+  /**
    * An error object response (JSON, with CORS and, when known, chain-state headers), for hosts
    * that must answer outside the handler (for example a malformed request head).
    */

@@ -1,7 +1,6 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { lastValueFrom, take, toArray } from "rxjs";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { registerCommand } from "../../src/cli/main.js";
@@ -27,16 +26,7 @@ const lines = (path: string) => readFileSync(path, "utf8").trim().split("\n");
 const heights = (path: string) => lines(path).map((l) => BigInt(JSON.parse(l).height));
 
 /** Run `record` in-process with a chosen isTTY; collect stdout and stderr. */
-async function record(argv: string[], isTTY = false) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: string[] = [];
-  const err: string[] = [];
-  stdout.on("data", (d) => out.push(String(d)));
-  stderr.on("data", (d) => err.push(String(d)));
-  const code = await recordCommand.run(argv, { stdout, stderr, isTTY });
-  return { code, stdout: out.join(""), stderr: err.join("") };
-}
+const record = (argv: string[], isTTY = false) => runCli(["record", ...argv], { isTTY });
 
 /** The estimate lines an engine serves while fed these blocks (what `replay` prints). */
 async function replayLines(path: string) {

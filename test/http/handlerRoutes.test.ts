@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { InvalidConfigError } from "../../src/core/errors.js";
 import { createHandler } from "../../src/http/createHandler.js";
+import { splitMountOptions, stripPrefix } from "../../src/http/mount.js";
 import { chainHeadersAfter3, errorBody, recordingLogger, setup, text } from "./helpers.js";
 
 const dist = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
@@ -363,10 +364,47 @@ describe("options", () => {
     expect(s.handler.owns("/v1/spec/assets/swagger-ui.css")).toBe(true);
     expect(s.handler.owns("/v1/other")).toBe(false);
     expect(s.handler.owns("/%zz")).toBe(false);
+    // claims(): its routes and anything under its base path, nothing else.
+    expect(s.handler.claims("/v1/other")).toBe(true);
+    expect(s.handler.claims("/spec.json")).toBe(true);
+    expect(s.handler.claims("/v1x/estimate_gas_price")).toBe(false);
+    expect(s.handler.claims("/elsewhere")).toBe(false);
+    expect(setup({ basePath: "" }).handler.claims("/other")).toBe(false);
     s.blocks(1, 3);
     const res = s.handler.errorResponse(400, "web_framework_error", "request head too large");
     expect(res.status).toBe(400);
     expect(text(res)).toBe(errorBody("web_framework_error", "request head too large"));
     expect(res.headers).toMatchObject(chainHeadersAfter3());
+  });
+});
+
+describe("mount helpers for adapters", () => {
+  it("stripPrefix keeps only URLs inside the prefix, relative to it", () => {
+    expect(stripPrefix("/chain/v1/x?y=1", "/chain")).toBe("/v1/x?y=1");
+    expect(stripPrefix("/chain", "/chain")).toBe("/");
+    expect(stripPrefix("/chain?y=1", "/chain")).toBe("/?y=1");
+    expect(stripPrefix("/chainx/v1", "/chain")).toBeUndefined();
+    expect(stripPrefix("/other", "/chain")).toBeUndefined();
+    expect(stripPrefix("/v1/x", "")).toBe("/v1/x");
+  });
+
+  it("splitMountOptions validates prefix and handler options together", () => {
+    expect(splitMountOptions({ prefix: "/chain/", headerPrefix: "X-A-" })).toEqual({
+      prefix: "/chain",
+      handlerOptions: { headerPrefix: "X-A-" },
+    });
+    expect(splitMountOptions(undefined)).toEqual({ prefix: "", handlerOptions: undefined });
+    try {
+      splitMountOptions({ prefix: "chain", bcsLayout: "nope" as never }, [
+        { path: "x", message: "bad" },
+      ]);
+      expect.unreachable();
+    } catch (e) {
+      expect((e as InvalidConfigError).issues.map((i) => i.path)).toEqual([
+        "prefix",
+        "x",
+        "bcsLayout",
+      ]);
+    }
   });
 });

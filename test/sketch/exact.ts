@@ -45,14 +45,4 @@ export function rankErrorBound(q: number, compression: number, n: number): numbe
   return (2 * Math.PI * Math.sqrt(q * (1 - q))) / compression + 1 / n;
 }
 
-/** Seeded PRNG (mulberry32) for bulk data in tests. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 } from "../helpers/prng.js";

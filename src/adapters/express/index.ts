@@ -34,11 +34,10 @@ export type GasdigestMiddleware = (
  */
 export function gasdigest(engine: HandlerEngine, options?: HandlerOptions): GasdigestMiddleware {
   const handler = createHandler(engine, options);
-  const namespace = handler.options.basePath === "" ? undefined : `${handler.options.basePath}/`;
 
   return function gasdigest(req, res, next) {
     const url = req.url ?? "/";
-    if ((namespace === undefined || !url.startsWith(namespace)) && !handler.owns(url)) {
+    if (!handler.claims(url)) {
       next();
       return;
     }

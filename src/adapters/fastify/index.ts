@@ -5,7 +5,7 @@ import {
   type HandlerEngine,
   type HandlerOptions,
   InvalidConfigError,
-  safeParseHandlerOptions,
+  splitMountOptions,
   type ValidationIssue,
 } from "../../http/index.js";
 
@@ -31,16 +31,10 @@ declare module "fastify" {
 }
 
 function parseOptions(opts: FastifyGasdigestOptions, fastify: FastifyInstance) {
-  const issues: ValidationIssue[] = [];
   if (typeof opts !== "object" || opts === null)
     throw new InvalidConfigError([{ path: "", message: "options must be an object" }]);
-  const { engine, prefix, closeEngine = true, decorator = "gasdigest", ...rest } = opts;
-  let mount = "";
-  if (prefix !== undefined) {
-    const p = safeParseHandlerOptions({ basePath: prefix });
-    if (p.ok) mount = p.value.basePath;
-    else issues.push(...p.issues.map((i) => ({ ...i, path: "prefix" })));
-  }
+  const { engine, closeEngine = true, decorator = "gasdigest", ...rest } = opts;
+  const issues: ValidationIssue[] = [];
   if (typeof closeEngine !== "boolean")
     issues.push({
       path: "closeEngine",
@@ -51,10 +45,10 @@ function parseOptions(opts: FastifyGasdigestOptions, fastify: FastifyInstance) {
       path: "decorator",
       message: `must be a non-empty name or false (got ${JSON.stringify(decorator)})`,
     });
-  const handlerOptions: HandlerOptions = { logger: fastify.log, ...rest };
-  const h = safeParseHandlerOptions(handlerOptions);
-  if (!h.ok) issues.push(...h.issues);
-  if (issues.length > 0) throw new InvalidConfigError(issues);
+  const { prefix: mount, handlerOptions } = splitMountOptions(
+    { logger: fastify.log, ...rest },
+    issues,
+  );
   return { engine, mount, closeEngine, decorator, handlerOptions };
 }
 

@@ -3,9 +3,8 @@ import {
   type HandlerEngine,
   type HandlerOptions,
   type HandlerRequest,
-  InvalidConfigError,
-  safeParseHandlerOptions,
-  type ValidationIssue,
+  splitMountOptions,
+  stripPrefix,
 } from "../../http/index.js";
 
 /** Options of {@link createFetchHandler}: every handler option, plus `prefix`. */
@@ -54,38 +53,18 @@ export function createFetchHandler(
   engine: HandlerEngine,
   options?: FetchHandlerOptions,
 ): FetchHandler {
-  let prefix = "";
-  let rest: unknown = options;
-  if (typeof options === "object" && options !== null && !Array.isArray(options)) {
-    const { prefix: given, ...others } = options;
-    rest = others;
-    const issues: ValidationIssue[] = [];
-    if (given !== undefined) {
-      const p = safeParseHandlerOptions({ basePath: given });
-      if (p.ok) prefix = p.value.basePath;
-      else issues.push(...p.issues.map((i) => ({ ...i, path: "prefix" })));
-    }
-    const h = safeParseHandlerOptions(others);
-    if (!h.ok) issues.push(...h.issues);
-    if (issues.length > 0) throw new InvalidConfigError(issues);
-  }
-  const handler = createHandler(engine, rest as HandlerOptions | undefined);
+  const { prefix, handlerOptions } = splitMountOptions(options);
+  const handler = createHandler(engine, handlerOptions);
 
   return async function gasdigestFetch(request: Request): Promise<Response> {
     const full = request.url;
     // The path and query of an absolute URL (fetch always hands one over).
     const slash = full.indexOf("/", full.indexOf("//") + 2);
-    let url = slash === -1 ? "/" : full.slice(slash);
-    let res: ReturnType<typeof handler>;
-    if (prefix !== "") {
-      const next = url.charCodeAt(prefix.length);
-      const inside = url.startsWith(prefix) && (Number.isNaN(next) || next === 47 || next === 63);
-      url = url.slice(prefix.length);
-      if (url === "" || url.charCodeAt(0) === 63) url = `/${url}`;
-      res = inside
-        ? handler({ method: request.method, url, headers: headerView(request.headers) })
-        : handler.errorResponse(404, "web_framework_error", "not found");
-    } else res = handler({ method: request.method, url, headers: headerView(request.headers) });
+    const url = stripPrefix(slash === -1 ? "/" : full.slice(slash), prefix);
+    const res =
+      url === undefined
+        ? handler.errorResponse(404, "web_framework_error", "not found")
+        : handler({ method: request.method, url, headers: headerView(request.headers) });
     const body = request.method === "HEAD" || res.body === undefined ? null : res.body;
     return new Response(body as ConstructorParameters<typeof Response>[0], {
       status: res.status,

@@ -3,9 +3,8 @@ import {
   createHandler,
   type HandlerEngine,
   type HandlerOptions,
-  InvalidConfigError,
-  safeParseHandlerOptions,
-  type ValidationIssue,
+  splitMountOptions,
+  stripPrefix,
 } from "../../http/index.js";
 
 /** Options of the Koa {@link gasdigest} middleware: every handler option, plus `prefix`. */
@@ -53,36 +52,12 @@ export function gasdigest(
   engine: HandlerEngine,
   options?: KoaGasdigestOptions,
 ): GasdigestKoaMiddleware {
-  let prefix = "";
-  let rest: unknown = options;
-  if (typeof options === "object" && options !== null && !Array.isArray(options)) {
-    const { prefix: given, ...others } = options;
-    rest = others;
-    const issues: ValidationIssue[] = [];
-    if (given !== undefined) {
-      const p = safeParseHandlerOptions({ basePath: given });
-      if (p.ok) prefix = p.value.basePath;
-      else issues.push(...p.issues.map((i) => ({ ...i, path: "prefix" })));
-    }
-    const h = safeParseHandlerOptions(others);
-    if (!h.ok) issues.push(...h.issues);
-    if (issues.length > 0) throw new InvalidConfigError(issues);
-  }
-  const handler = createHandler(engine, rest as HandlerOptions | undefined);
-  const namespace = handler.options.basePath === "" ? undefined : `${handler.options.basePath}/`;
+  const { prefix, handlerOptions } = splitMountOptions(options);
+  const handler = createHandler(engine, handlerOptions);
 
   return async function gasdigest(ctx, next) {
-    let url = ctx.url;
-    if (prefix !== "") {
-      const after = url.charCodeAt(prefix.length);
-      if (!url.startsWith(prefix) || !(Number.isNaN(after) || after === 47 || after === 63)) {
-        await next();
-        return;
-      }
-      url = url.slice(prefix.length);
-      if (url === "" || url.charCodeAt(0) === 63) url = `/${url}`;
-    }
-    if ((namespace === undefined || !url.startsWith(namespace)) && !handler.owns(url)) {
+    const url = stripPrefix(ctx.url, prefix);
+    if (url === undefined || !handler.claims(url)) {
       await next();
       return;
     }

@@ -1,4 +1,5 @@
 import type { BlockSampleInput } from "../../../src/core/blockSample.js";
+import { mulberry32 } from "../../helpers/prng.js";
 
 /** One user transaction as the fake chain means it (rendered to API JSON on request). */
 export interface FakeUserTxn {
@@ -69,17 +70,6 @@ const CONTRACTS: readonly (readonly [string, string])[] = [
   ["0xc0ffee", "0x00c0ffee"],
 ];
 const PRICE_STEPS = [0n, 0n, 0n, 7n, 20n, 50n, 100n, 200n, 400n, 900n, 4_900n] as const;
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A deterministic, growing chain: same options, same blocks. */
 export interface FakeChain {

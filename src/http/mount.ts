@@ -1,0 +1,48 @@
+import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
+import { type HandlerOptions, safeParseHandlerOptions } from "./handlerOptions.js";
+
+/**
+ * Split an adapter's `prefix` from the handler options and validate both, listing every issue
+ * (`prefix` follows the same rules as `basePath`). Returns the normalised prefix (`""` for the
+ * root) and the handler options to pass on.
+ *
+ * @throws {InvalidConfigError} listing every invalid option.
+ */
+export function splitMountOptions<T extends HandlerOptions & { prefix?: string }>(
+  options: T | undefined,
+  extraIssues: ValidationIssue[] = [],
+): { prefix: string; handlerOptions: Omit<T, "prefix"> | undefined } {
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    if (options === undefined && extraIssues.length === 0)
+      return { prefix: "", handlerOptions: undefined };
+    // Let the handler's own validation name the problem with the whole value.
+    const h = safeParseHandlerOptions(options);
+    throw new InvalidConfigError([...extraIssues, ...(h.ok ? [] : h.issues)]);
+  }
+  const { prefix: given, ...rest } = options;
+  const issues: ValidationIssue[] = [];
+  let prefix = "";
+  if (given !== undefined) {
+    const p = safeParseHandlerOptions({ basePath: given });
+    if (p.ok) prefix = p.value.basePath;
+    else issues.push(...p.issues.map((i) => ({ ...i, path: "prefix" })));
+  }
+  issues.push(...extraIssues);
+  const h = safeParseHandlerOptions(rest);
+  if (!h.ok) issues.push(...h.issues);
+  if (issues.length > 0) throw new InvalidConfigError(issues);
+  return { prefix, handlerOptions: rest };
+}
+
+/**
+ * `url` (path and query) relative to `prefix`, or `undefined` when it lies outside it
+ * (`/chain` holds `/chain`, `/chain/...` and `/chain?...`, not `/chainx`).
+ */
+export function stripPrefix(url: string, prefix: string): string | undefined {
+  if (prefix === "") return url;
+  if (!url.startsWith(prefix)) return undefined;
+  const after = url.charCodeAt(prefix.length);
+  if (!(Number.isNaN(after) || after === 47 /* / */ || after === 63) /* ? */) return undefined;
+  const rest = url.slice(prefix.length);
+  return rest === "" || rest.charCodeAt(0) === 63 ? `/${rest}` : rest;
+}
