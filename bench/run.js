@@ -2,7 +2,7 @@
 // Runs every suite in bench/suites (against the built output in dist/), prints one markdown
 // table of ratios and writes bench/results/latest.json. `--quick` is the short CI smoke run;
 // `--only a,b` runs the named suites; `--docs` rewrites docs/benchmarks.md's table and charts.
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { parseArgs } from "node:util";
 import { markdownTable, writeDocs } from "./report.js";
@@ -38,6 +38,16 @@ for (const name of names) {
 process.stdout.write(`${markdownTable(results)}\n`);
 
 mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
+const latestUrl = new URL("./results/latest.json", import.meta.url);
+// With --only, keep the other suites of the previous run (so --docs still shows everything).
+let merged = results;
+if (only && existsSync(latestUrl)) {
+  const previous = JSON.parse(readFileSync(latestUrl, "utf8"));
+  if (previous.quick === values.quick)
+    merged = [...previous.results.filter((r) => !only.has(r.suite)), ...results].sort((a, b) =>
+      a.suite.localeCompare(b.suite),
+    );
+}
 const latest = {
   date: new Date().toISOString(),
   quick: values.quick,
@@ -48,7 +58,7 @@ const latest = {
     memGiB: Math.round(totalmem() / 2 ** 30),
   },
   seconds: (Date.now() - started) / 1000,
-  results,
+  results: merged,
 };
 writeFileSync(
   new URL("./results/latest.json", import.meta.url),
