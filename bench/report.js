@@ -29,6 +29,7 @@ export function ratioChart(results) {
   const x = (v) => left + ((Math.log10(Math.max(v, 0.1)) - lo) / (hi - lo)) * (width - left - 70);
   const out = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
+    "<title>gasdigest benchmarks: ours divided by the baseline, every case</title>",
     `<rect width="100%" height="100%" fill="#fff"/>`,
     `<text x="${left}" y="20" font-size="14" font-weight="bold">ours ÷ baseline (log scale; right of 1× = ours better)</text>`,
   ];
@@ -82,6 +83,7 @@ export function memoryChart(memory) {
   const colors = ["#c44", "#37c", "#3a7", "#a6c"];
   const out = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
+    "<title>gasdigest benchmarks: memory retained by each strategy, by window size</title>",
     `<rect width="100%" height="100%" fill="#fff"/>`,
     `<text x="${pad.l}" y="22" font-size="14" font-weight="bold">Memory retained after ${memory.blocks.toLocaleString("en-US")} blocks, by window size</text>`,
   ];
