@@ -52,6 +52,62 @@ describe("gasdigest replay", () => {
     ]);
   });
 
+  it("--strategy tdigest replays to exactly the aip34 estimates on default settings", async () => {
+    // Windows of 10/30/120 blocks are exact in the t-digest strategy (below exactUpTo), and
+    // the simulated prices stay far below 2^53, where the sketch's float64 is exact.
+    const input = fixture("scenario-mixed-500.ndjson");
+    const exact = await runCli(["replay", "--input", input]);
+    const digest = await runCli(["replay", "--input", input, "--strategy", "tdigest"]);
+    expect(exact.code).toBe(0);
+    expect(digest).toEqual(exact);
+    expect(
+      new Set(
+        exact.stdout
+          .trim()
+          .split("\n")
+          .map((l) => l.replace(/"height":"\d+",/, "")),
+      ).size,
+    ).toBeGreaterThan(3);
+  });
+
+  it("--strategy tdigest reads its block of the config file, every problem listed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gasdigest-"));
+    writeFileSync(
+      join(dir, "t.json"),
+      '{"tdigest": {"tiers": {"low": {"quantile": 2}}, "compression": "x"}}',
+    );
+    const bad = await runCli([
+      "replay",
+      "--input",
+      fixture("hand.ndjson"),
+      "--strategy",
+      "tdigest",
+      "--config",
+      join(dir, "t.json"),
+    ]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("tdigest.tiers.low.quantile: must be a number from 0 to 1, got 2");
+    expect(bad.stderr).toContain(
+      'tdigest.compression: must be a number from 10 to 100000, got "x"',
+    );
+    writeFileSync(
+      join(dir, "p.json"),
+      '{"tdigest": {"tiers": {"prioritized": {"windowBlocks": 5000, "quantile": 0.99, "sample": "paid"}}}}',
+    );
+    const paid = await runCli([
+      "replay",
+      "--input",
+      fixture("scenario-spike-500.ndjson"),
+      "--strategy",
+      "tdigest",
+      "--config",
+      join(dir, "p.json"),
+    ]);
+    expect(paid.code).toBe(0);
+    const exact = await runCli(["replay", "--input", fixture("scenario-spike-500.ndjson")]);
+    expect(paid.stdout).not.toEqual(exact.stdout);
+  });
+
   it("exits 1 on unusable arguments, an unreadable file or a bad config, naming the problem", async () => {
     const none = await runCli(["replay"]);
     expect(none.code).toBe(1);

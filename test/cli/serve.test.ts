@@ -106,6 +106,18 @@ describe("gasdigest serve", () => {
     expect(res.headers.get("x-chain-block-height")).toBe("12");
   });
 
+  it("serves the tdigest strategy: the same estimate as replaying the file with it", async () => {
+    const file = fixture("scenario-spike-500.ndjson");
+    const { handle } = await start(["--source", `ndjson:${file}`, "--strategy", "tdigest"]);
+    await until(() => handle.engine.sourcesCompleted);
+    expect(handle.engine.strategyName).toBe("tdigest");
+    const replayed = await runCli(["replay", "--input", file, "--strategy", "tdigest"]);
+    const { height, ...expected } = JSON.parse(replayed.stdout.trim().split("\n").pop()!);
+    const res = await fetch(`${handle.url}/v1/estimate_gas_price`);
+    expect(await res.json()).toEqual(expected);
+    expect(res.headers.get("x-aptos-block-height")).toBe(height);
+  });
+
   it("serves the simulated chain by default", async () => {
     const { handle } = await start(["--interval-ms", "0", "--seed", "3"]);
     await until(() => (handle.engine.snapshot()?.ledger.blockHeight ?? 0n) > 50n);
