@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { InvalidBlockSampleError, type ValidationIssue } from "./errors.js";
 import { describe, parseU64 } from "./u64.js";
+import { u64Schema as u64 } from "./u64Schema.js";
 import { issuesFromZod } from "./zodIssues.js";
 
 /**
@@ -43,13 +44,6 @@ export interface BlockSampleInput {
   majority_use_case_fraction?: number | null;
 }
 export type U64Input = number | string | bigint;
-
-const u64 = z.unknown().transform((v, ctx) => {
-  const r = parseU64(v);
-  if (r.ok) return r.value;
-  ctx.addIssue({ code: "custom", message: r.message });
-  return z.NEVER;
-});
 
 /** Array of u64; one loop instead of one schema per element, issues point at `[i]`. */
 const u64Array = z.unknown().transform((v, ctx) => {

@@ -1,15 +1,9 @@
 import { z } from "zod";
 import { DEFAULT_BUCKETS } from "./buckets.js";
 import { InvalidConfigError, type ValidationIssue } from "./errors.js";
-import { parseU64 } from "./u64.js";
+import { u64Schema as u64 } from "./u64Schema.js";
 import { issuesFromZod } from "./zodIssues.js";
 
-const u64 = z.unknown().transform((v, ctx) => {
-  const r = parseU64(v);
-  if (r.ok) return r.value;
-  ctx.addIssue({ code: "custom", message: r.message });
-  return z.NEVER;
-});
 const history = z.int({ error: "must be a whole number of blocks" }).min(1, "must be at least 1");
 
 /** The estimator's settings (AIP-34 names). Every field has a default. */

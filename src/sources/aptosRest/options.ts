@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { U64Input } from "../../core/blockSample.js";
 import { validateShape } from "../../core/config.js";
 import { InvalidConfigError, type ValidationIssue } from "../../core/errors.js";
-import { parseU64 } from "../../core/u64.js";
+import { u64Schema } from "../../core/u64Schema.js";
 import type { InvalidResponseError, SourceRequestError } from "./errors.js";
 
 /** Something the source did that an operator wants in the log. */
@@ -109,16 +109,7 @@ const fn = <T>(what: string) =>
 
 const shape = {
   backfillBlocks: whole("blocks").min(0, "must not be negative").default(121),
-  startHeight: z
-    .unknown()
-    .transform((v, ctx) => {
-      if (v === undefined) return undefined;
-      const r = parseU64(v);
-      if (r.ok) return r.value;
-      ctx.addIssue({ code: "custom", message: r.message });
-      return z.NEVER;
-    })
-    .optional(),
+  startHeight: u64Schema.optional(),
   pollIntervalMs: ms(3_600_000).default(500),
   concurrency: whole("requests").min(1, "must be at least 1").max(64).default(4),
   timeoutMs: ms(600_000, 1).default(10_000),

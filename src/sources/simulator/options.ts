@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { U64Input } from "../../core/blockSample.js";
 import { validateShape } from "../../core/config.js";
 import { InvalidConfigError, type ValidationIssue } from "../../core/errors.js";
-import { parseU64 } from "../../core/u64.js";
+import { u64Schema as u64 } from "../../core/u64Schema.js";
 import { SCENARIOS, type Scenario } from "./regimes.js";
 
 /** Options of `simulator()` and `simulateBlocks()`. Every field has a default. */
@@ -65,12 +65,6 @@ export interface ResolvedSimulatorOptions {
 /** Largest minimum price accepted: bids go up to 10^4 × the minimum and must stay exact. */
 const MAX_MIN_PRICE = 1_000_000_000;
 
-const u64 = z.unknown().transform((v, ctx) => {
-  const r = parseU64(v);
-  if (r.ok) return r.value;
-  ctx.addIssue({ code: "custom", message: r.message });
-  return z.NEVER;
-});
 const count = (what: string) => z.int({ error: `must be a whole number of ${what}` });
 
 const shape = {
