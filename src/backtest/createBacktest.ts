@@ -1,9 +1,9 @@
 import { type BlockSample, type BlockSampleInput, parseBlockSample } from "../core/blockSample.js";
-import { nextBucket } from "../core/buckets.js";
+import { checkBlockOrder } from "../core/checkBlockOrder.js";
 import { clearingPrice } from "../core/clearingPrice.js";
 import { type GasConfig, type GasConfigInput, parseGasConfig } from "../core/config.js";
-import { BlockOrderError, InvalidConfigError, type ValidationIssue } from "../core/errors.js";
-import { effectiveMinPrice } from "../core/fullness.js";
+import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
+import { defaultEstimate, effectiveMinPrice } from "../core/fullness.js";
 import type { GasEstimate, StrategyFactory } from "../core/types.js";
 import { createLane, laneResult, verifyLane } from "./createLane.js";
 import { createSpikeDetector } from "./createSpikeDetector.js";
@@ -119,22 +119,6 @@ export function createBacktest(options: CreateBacktestOptions): Backtest {
   let maxPending = 0;
   const estimates: (GasEstimate | undefined)[] = new Array(lanes.length);
 
-  function check(block: BlockSample): boolean {
-    if (!last) return true;
-    if (block.height === last.height) return false;
-    if (block.height < last.height)
-      throw new BlockOrderError({
-        path: "height",
-        message: `${block.height} is below the newest accepted height ${last.height}; heights must increase`,
-      });
-    if (block.epoch < last.epoch)
-      throw new BlockOrderError({
-        path: "epoch",
-        message: `${block.epoch} is below the current epoch ${last.epoch} at a higher height (${block.height})`,
-      });
-    return true;
-  }
-
   function pending(): number {
     let n = 0;
     for (const lane of lanes) for (const s of lane.scores) n += s.pending();
@@ -144,7 +128,7 @@ export function createBacktest(options: CreateBacktestOptions): Backtest {
   return {
     push(input) {
       const block = parseBlockSample(input);
-      if (!check(block)) {
+      if (checkBlockOrder(last, block) === "duplicate") {
         duplicates++;
         return "duplicate";
       }
@@ -160,14 +144,13 @@ export function createBacktest(options: CreateBacktestOptions): Backtest {
           const e = snap.estimate;
           if (!e) lane.failures++;
           estimates[l] = e;
-          const rest = snap.minGasUnitPrice;
+          // Where each tier rests on an idle chain: the default estimate.
+          const idle = defaultEstimate(snap.minGasUnitPrice, lane.engine.config.buckets);
           for (let t = 0; t < TIERS.length; t++) {
             const tier = TIERS[t]!;
             const bid = e?.[tier];
             lane.scores[t]!.observe(bid, clearing);
-            const idle =
-              tier === "prioritized" ? nextBucket(rest, lane.engine.config.buckets) : rest;
-            lane.spikes[t]!.observe(phase, clearing, bid, idle);
+            lane.spikes[t]!.observe(phase, clearing, bid, idle[tier]);
           }
         }
         options.onBlock?.({

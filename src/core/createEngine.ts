@@ -1,7 +1,13 @@
 import { type Observable, ReplaySubject, Subject, type Subscription } from "rxjs";
 import { type BlockSample, safeParseBlockSample } from "./blockSample.js";
+import { checkBlockOrder } from "./checkBlockOrder.js";
 import { type GasConfig, type GasConfigInput, parseGasConfig } from "./config.js";
-import { BaseError, BlockOrderError, InvalidBlockSampleError, StrategyError } from "./errors.js";
+import {
+  BaseError,
+  type BlockOrderError,
+  InvalidBlockSampleError,
+  StrategyError,
+} from "./errors.js";
 import { defaultEstimate, effectiveMinPrice } from "./fullness.js";
 import type { GasEstimate, LedgerState, Snapshot, Strategy, StrategyFactory } from "./types.js";
 
@@ -84,8 +90,9 @@ export function createEngine(options: CreateEngineOptions): Engine {
   const snapshots = new ReplaySubject<Snapshot>(1);
   const events = new Subject<EngineEvent>();
   const subscriptions = new Set<Subscription>();
-  // Ring of the blocks the windows can still refer to, for the "oldest" ledger fields.
-  const capacity = config.aggressiveBlockHistory + 1;
+  // Ring of the blocks the configured windows can still refer to, for the "oldest" ledger
+  // fields: aggressiveBlockHistory blocks, plus the newest one when it is left out of them.
+  const capacity = config.aggressiveBlockHistory + (config.skipLatestBlock ? 1 : 0);
   const held: HeldBlock[] = [];
   let heldStart = 0;
   let latest: Snapshot | undefined;
@@ -100,6 +107,7 @@ export function createEngine(options: CreateEngineOptions): Engine {
   let connected = 0;
   let completed = 0;
   let closed = false;
+  let resetPending = false;
 
   function reject(error: BaseError): never {
     rejected++;
@@ -167,26 +175,16 @@ export function createEngine(options: CreateEngineOptions): Engine {
     const parsed = safeParseBlockSample(input);
     if (!parsed.ok) reject(new InvalidBlockSampleError(parsed.issues));
     const block = parsed.block;
-    if (newest) {
-      if (block.height === newest.height) {
-        duplicate++;
-        events.next({ type: "duplicate", height: block.height });
-        return "duplicate";
-      }
-      if (block.height < newest.height)
-        reject(
-          new BlockOrderError({
-            path: "height",
-            message: `${block.height} is below the newest accepted height ${newest.height}; heights must increase`,
-          }),
-        );
-      if (block.epoch < newest.epoch)
-        reject(
-          new BlockOrderError({
-            path: "epoch",
-            message: `${block.epoch} is below the current epoch ${newest.epoch} at a higher height (${block.height})`,
-          }),
-        );
+    let order: "duplicate" | "next";
+    try {
+      order = checkBlockOrder(newest, block);
+    } catch (error) {
+      reject(error as BlockOrderError);
+    }
+    if (order === "duplicate") {
+      duplicate++;
+      events.next({ type: "duplicate", height: block.height });
+      return "duplicate";
     }
     let strategyError: StrategyError | undefined;
     if (newest && block.epoch !== newest.epoch) {
@@ -198,8 +196,14 @@ export function createEngine(options: CreateEngineOptions): Engine {
       });
       held.length = 0;
       heldStart = 0;
+      resetPending = true;
+    }
+    // A reset that failed is tried again before every block, so blocks of an older epoch never
+    // mix with the new one: until it succeeds, every block is a strategy failure.
+    if (resetPending) {
       try {
         strategy.reset();
+        resetPending = false;
       } catch (cause) {
         strategyError = new StrategyError(`strategy ${strategy.name} failed to reset`, {
           cause,
@@ -213,10 +217,7 @@ export function createEngine(options: CreateEngineOptions): Engine {
       } catch (cause) {
         strategyError = new StrategyError(
           `strategy ${strategy.name} failed to ingest block ${block.height}`,
-          {
-            cause,
-            details: String(cause),
-          },
+          { cause, details: String(cause) },
         );
       }
     }

@@ -85,6 +85,41 @@ describe("engine", () => {
     });
   });
 
+  it("holds aggressiveBlockHistory blocks for the oldest fields, plus the newest only when skipped", () => {
+    const config = { aggressiveBlockHistory: 3, lowBlockHistory: 1, marketBlockHistory: 1 };
+    const skip = createEngine({ strategy: aip34, config });
+    const noSkip = createEngine({ strategy: aip34, config: { ...config, skipLatestBlock: false } });
+    for (let h = 1; h <= 10; h++) {
+      skip.ingest(idleBlock(h));
+      noSkip.ingest(idleBlock(h));
+    }
+    expect(skip.snapshot()!.ledger.oldestBlockHeight).toBe(7n);
+    expect(noSkip.snapshot()!.ledger.oldestBlockHeight).toBe(8n);
+  });
+
+  it("retries a failed reset before every block, so epochs never mix", () => {
+    const seen: bigint[] = [];
+    let failResets = 1;
+    const strategy: StrategyFactory = () => ({
+      name: "epochs",
+      ingest(b) {
+        seen.push(b.epoch);
+      },
+      estimate: () => ({ deprioritized: 100n, regular: 100n, prioritized: 150n }),
+      reset() {
+        seen.length = 0;
+        if (failResets-- > 0) throw new Error("not now");
+      },
+    });
+    const engine = createEngine({ strategy });
+    engine.ingest(idleBlock(1, { epoch: "1" }));
+    engine.ingest(idleBlock(2, { epoch: "2" }));
+    expect(engine.snapshot()!.failure!.message).toContain("strategy epochs failed to reset");
+    engine.ingest(idleBlock(3, { epoch: "2" }));
+    expect(engine.snapshot()!.failure).toBeUndefined();
+    expect(seen).toEqual([2n]);
+  });
+
   it("serves a static override, or the default estimate when disabled", () => {
     const over = createEngine({
       strategy: aip34,

@@ -1,0 +1,32 @@
+import { BlockOrderError } from "./errors.js";
+
+/** What the ordering rules need to know of a block. */
+export interface BlockPosition {
+  readonly height: bigint;
+  readonly epoch: bigint;
+}
+
+/**
+ * The ordering rules for `block` after the newest accepted one: `"duplicate"` for the same
+ * height (to be ignored), `"next"` otherwise (gaps are fine).
+ *
+ * @throws {BlockOrderError} for a lower height, or a lower epoch at a higher height.
+ */
+export function checkBlockOrder(
+  newest: BlockPosition | undefined,
+  block: BlockPosition,
+): "duplicate" | "next" {
+  if (!newest) return "next";
+  if (block.height === newest.height) return "duplicate";
+  if (block.height < newest.height)
+    throw new BlockOrderError({
+      path: "height",
+      message: `${block.height} is below the newest accepted height ${newest.height}; heights must increase`,
+    });
+  if (block.epoch < newest.epoch)
+    throw new BlockOrderError({
+      path: "epoch",
+      message: `${block.epoch} is below the current epoch ${newest.epoch} at a higher height (${block.height})`,
+    });
+  return "next";
+}
