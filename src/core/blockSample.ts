@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { InvalidBlockSampleError, type ValidationIssue } from "./errors.js";
-import { describe, parseU64 } from "./u64.js";
+import { describe, parseU64, U64_MAX } from "./u64.js";
 import { u64Schema as u64 } from "./u64Schema.js";
 import { issuesFromZod } from "./zodIssues.js";
 
@@ -57,7 +57,7 @@ const u64Array = z.unknown().transform((v, ctx) => {
   for (let i = 0; i < v.length; i++) {
     const item = v[i];
     // Fast path for the common shapes before the general parser.
-    if (typeof item === "bigint" && item >= 0n && item <= 0xffff_ffff_ffff_ffffn) out[i] = item;
+    if (typeof item === "bigint" && item >= 0n && item <= U64_MAX) out[i] = item;
     else {
       const r = parseU64(item);
       if (r.ok) out[i] = r.value;
@@ -128,8 +128,7 @@ export type BlockSampleResult =
  * a validated {@link BlockSample} is returned as it is.
  */
 export function safeParseBlockSample(input: unknown): BlockSampleResult {
-  if (typeof input === "object" && input !== null && validated.has(input))
-    return { ok: true, block: input as BlockSample };
+  if (isBlockSample(input)) return { ok: true, block: input };
   const r = blockSampleSchema.safeParse(input);
   if (!r.success) return { ok: false, issues: issuesFromZod(r.error) };
   const b = r.data;

@@ -4,7 +4,7 @@ import { aip34 } from "./aip34.js";
 import { geth } from "./geth.js";
 import { lastBlock } from "./lastBlock.js";
 import { tdigest } from "./tdigest.js";
-import { parseTDigestOptions } from "./tdigestOptions.js";
+import type { TDigestStrategyOptions } from "./tdigestOptions.js";
 
 /** Settings a strategy may read from the config file besides the AIP-34 keys. */
 export interface StrategySettings {
@@ -16,7 +16,7 @@ type StrategyMaker = (settings: StrategySettings) => StrategyFactory;
 
 const makers = new Map<string, StrategyMaker>([
   ["aip34", () => aip34],
-  ["tdigest", (s) => tdigest(parseTDigestOptions(s.tdigest ?? {}, ["tdigest"]))],
+  ["tdigest", (s) => tdigest((s.tdigest ?? {}) as TDigestStrategyOptions, ["tdigest"])],
   ["geth", () => geth()],
   ["last-block", () => lastBlock],
 ]);

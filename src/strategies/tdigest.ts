@@ -59,8 +59,12 @@ const NONE = new Float64Array(0);
  *   strategy: tdigest({ tiers: { prioritized: { windowBlocks: 1_000_000, quantile: 0.99, sample: "paid" } } }),
  * });
  */
-export function tdigest(options: TDigestStrategyOptions = {}): StrategyFactory {
-  const parsed = parseTDigestOptions(options);
+export function tdigest(
+  options: TDigestStrategyOptions = {},
+  /** Where the options sit in a config file, for error paths (the CLI passes `["tdigest"]`). */
+  path: readonly PropertyKey[] = [],
+): StrategyFactory {
+  const parsed = parseTDigestOptions(options, path);
   return (config: GasConfig) => createTDigestStrategy(parsed, config);
 }
 
@@ -106,8 +110,19 @@ function createTDigestStrategy(options: TDigestStrategyConfig, config: GasConfig
     const price = minInclusionPrice(block, config);
     if (price === undefined) for (const d of clearing) d.addBlock(NONE, undefined, 1);
     else {
-      one[0] = Number(price);
-      for (const d of clearing) d.addBlock(one);
+      // One single-value summary per block, shared by every clearing window (no sort each).
+      const v = Number(price);
+      one[0] = v;
+      const list = copyCentroids({
+        means: one,
+        weights: UNIT,
+        exact: EXACT,
+        length: 1,
+        count: 1,
+        min: v,
+        max: v,
+      });
+      for (const d of clearing) d.addBlockDigest(list);
     }
   }
 
@@ -119,7 +134,7 @@ function createTDigestStrategy(options: TDigestStrategyConfig, config: GasConfig
       let deferred = 1;
       if (used && n > 0) {
         let sum = 0;
-        for (const g of used) sum += Math.max(1, Number(g));
+        for (const g of used) sum += gasWeight(g);
         deferred = sum / n;
       }
       for (const d of paid) d.addBlock(NONE, undefined, deferred);
@@ -133,10 +148,7 @@ function createTDigestStrategy(options: TDigestStrategyConfig, config: GasConfig
     const values = prices.subarray(0, n);
     let weights: Float64Array | undefined;
     if (used) {
-      for (let i = 0; i < n; i++) {
-        const g = Number(used[i]!);
-        gas[i] = g > 1 ? g : 1;
-      }
+      for (let i = 0; i < n; i++) gas[i] = gasWeight(used[i]!);
       weights = gas.subarray(0, n);
     }
     if (n > blockCapacity) {
@@ -197,3 +209,12 @@ function createTDigestStrategy(options: TDigestStrategyConfig, config: GasConfig
     },
   };
 }
+
+/** A transaction's weight in gas-weighted sampling: its gas_used, at least 1. */
+function gasWeight(gasUsed: bigint): number {
+  const g = Number(gasUsed);
+  return g > 1 ? g : 1;
+}
+
+const UNIT = Float64Array.of(1);
+const EXACT = Uint8Array.of(1);

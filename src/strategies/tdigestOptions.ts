@@ -67,7 +67,6 @@ export type TDigestStrategyOptions = z.input<z.ZodObject<typeof tdigestOptionsSh
 /** Options of the `tdigest` strategy with the defaults filled in. */
 export type TDigestStrategyConfig = z.output<z.ZodObject<typeof tdigestOptionsShape>>;
 /** One tier's settings after parsing (`windowBlocks` undefined = the config's history). */
-export type TDigestTier = TDigestStrategyConfig["tiers"]["low"];
 
 /**
  * Validate the `tdigest` strategy's options and fill in the defaults.
