@@ -6,10 +6,10 @@ import { createSeriesRecorder } from "../backtest/createSeriesRecorder.js";
 import { formatTable } from "../backtest/formatTable.js";
 import { readHistory } from "../backtest/readHistory.js";
 import { renderReport } from "../backtest/renderReport.js";
-import { DEFAULT_GAS_CONFIG } from "../core/config.js";
-import { BaseError, BlockOrderError, formatIssues } from "../core/errors.js";
+import { BaseError, BlockOrderError } from "../core/errors.js";
 import { resolveStrategy, strategyNames } from "../strategies/registry.js";
 import { type CliIo, UsageError } from "./io.js";
+import { duplicateLine, issueLine } from "./lineMessages.js";
 import { loadConfigFile } from "./loadConfigFile.js";
 
 export const BACKTEST_USAGE = `Usage: gasdigest backtest --input FILE.ndjson [--strategies aip34,tdigest,geth,last-block]
@@ -65,9 +65,7 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
   const twice = names.find((n, i) => names.indexOf(n) !== i);
   if (twice) throw new UsageError(`--strategies names "${twice}" twice`);
 
-  const file = values.config
-    ? await loadConfigFile(values.config)
-    : { gas: DEFAULT_GAS_CONFIG, tdigest: undefined };
+  const file = await loadConfigFile(values.config);
   const strategies: BacktestStrategy[] = names.map((name) => ({
     name,
     strategy: resolveStrategy(name, { tdigest: file.tdigest }),
@@ -102,9 +100,9 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
   // held until it is done (and the rest counted).
   const errors: string[] = [];
   let hidden = 0;
-  const problem = (line: number, message: string) => {
+  const problem = (text: string) => {
     if (bar && errors.length >= 100) hidden++;
-    else errors.push(`line ${line}: ${message}`);
+    else errors.push(text);
     if (!bar && errors.length >= 100) flushErrors();
   };
   const flushErrors = () => {
@@ -120,21 +118,18 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
     })) {
       if (!entry.ok) {
         problems++;
-        for (const issue of entry.issues) problem(entry.line, formatIssues([issue]));
+        for (const issue of entry.issues) problem(issueLine(entry.line, issue));
         continue;
       }
       try {
         if (run.push(entry.block) === "duplicate") {
           problems++;
-          problem(
-            entry.line,
-            `height: duplicate of the newest height ${entry.block.height}, ignored`,
-          );
+          problem(duplicateLine(entry.line, entry.block.height));
         }
       } catch (e) {
         if (!(e instanceof BlockOrderError)) throw e;
         problems++;
-        problem(entry.line, formatIssues([e.issue]));
+        problem(issueLine(entry.line, e.issue));
       }
     }
   } catch (e) {

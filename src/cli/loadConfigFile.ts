@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import {
   crossCheckGasConfig,
+  DEFAULT_GAS_CONFIG,
   type GasConfig,
   gasConfigShape,
   validateShape,
@@ -10,7 +11,7 @@ import { BaseError, InvalidConfigError } from "../core/errors.js";
 import { parseJsonLossless } from "../core/parseJsonLossless.js";
 
 /** What a `--config FILE.json` holds: the AIP-34 keys at the top, strategy blocks beside them. */
-export interface ConfigFile {
+interface ConfigFile {
   gas: GasConfig;
   /** The `tdigest` block, validated by the tdigest strategy when it is selected. */
   tdigest: unknown;
@@ -19,7 +20,7 @@ export interface ConfigFile {
 const fileShape = { ...gasConfigShape, tdigest: z.unknown().optional() };
 
 /** Validate a parsed config object (every problem listed). */
-export function parseConfigObject(input: unknown): ConfigFile {
+function parseConfigObject(input: unknown): ConfigFile {
   if (typeof input !== "object" || input === null || Array.isArray(input))
     throw new InvalidConfigError([{ path: "", message: "the config must be a JSON object" }]);
   const r = validateShape(fileShape, input, crossCheckGasConfig);
@@ -29,10 +30,14 @@ export function parseConfigObject(input: unknown): ConfigFile {
 }
 
 /**
- * Read and validate a JSON config file.
+ * Read and validate a JSON config file; without a path (an unset or empty `--config`), the
+ * default AIP-34 settings and no `tdigest` block.
  * @throws {BaseError} unreadable file or invalid JSON; {@link InvalidConfigError} bad values.
+ * @example
+ * const { gas, tdigest } = await loadConfigFile(values.config);
  */
-export async function loadConfigFile(path: string): Promise<ConfigFile> {
+export async function loadConfigFile(path?: string): Promise<ConfigFile> {
+  if (!path) return { gas: DEFAULT_GAS_CONFIG, tdigest: undefined };
   let text: string;
   try {
     text = await readFile(path, "utf8");

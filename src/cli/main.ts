@@ -29,11 +29,6 @@ const commands: Record<string, Command> = {
   record: recordCommand,
 };
 
-/** Register a subcommand (used by the command modules of later features). */
-export function registerCommand(name: string, command: Command): void {
-  commands[name] = command;
-}
-
 function usage(): string {
   const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);
   return `Usage: gasdigest <command> [options]\n\nCommands:\n${lines.join("\n")}\n\nRun "gasdigest <command> --help" for a command's options.`;

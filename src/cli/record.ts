@@ -13,6 +13,7 @@ import {
 import { BaseError, formatIssues } from "../core/errors.js";
 import { parseJsonLossless } from "../core/parseJsonLossless.js";
 import { aptosRest, describeAptosRestEvent } from "../sources/aptosRest.js";
+import { DEFAULT_MAX_LINE_BYTES } from "../sources/readNdjson.js";
 import { simulator } from "../sources/simulator.js";
 import type { CliIo } from "./io.js";
 import { UsageError } from "./io.js";
@@ -30,13 +31,11 @@ Progress goes to stderr: a bar on a terminal, a line every 10 % otherwise.
 Exit code: 0 done, 1 unusable arguments, source or file.`;
 
 /** The last block of an NDJSON file, read backwards from its end (never the whole file). */
-export interface LastBlock {
+interface LastBlock {
   readonly block: BlockSample;
   /** Whether the file ends with a newline (an interrupted write may leave it without). */
   readonly endsWithNewline: boolean;
 }
-
-const MAX_LINE_BYTES = 64 * 1024 * 1024;
 
 /**
  * Read the last non-blank line of an NDJSON block file from its end, in 64 KiB steps.
@@ -46,7 +45,7 @@ const MAX_LINE_BYTES = 64 * 1024 * 1024;
  * @example
  * const last = await readLastBlock("history.ndjson"); // last?.block.height
  */
-export async function readLastBlock(path: string): Promise<LastBlock | undefined> {
+async function readLastBlock(path: string): Promise<LastBlock | undefined> {
   let fh: Awaited<ReturnType<typeof open>>;
   try {
     fh = await open(path, "r");
@@ -75,8 +74,10 @@ export async function readLastBlock(path: string): Promise<LastBlock | undefined
       if (end < 0) continue;
       const start = tail.lastIndexOf(0x0a, end);
       if (start === -1 && pos > 0) {
-        if (tail.length > MAX_LINE_BYTES)
-          throw new BaseError(`the last line of ${path} is longer than ${MAX_LINE_BYTES} bytes`);
+        if (tail.length > DEFAULT_MAX_LINE_BYTES)
+          throw new BaseError(
+            `the last line of ${path} is longer than ${DEFAULT_MAX_LINE_BYTES} bytes`,
+          );
         continue;
       }
       const text = tail.subarray(start + 1, end + 1).toString("utf8");
@@ -260,7 +261,7 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
   return 0;
 }
 
-/** The `record` subcommand, for `registerCommand("record", recordCommand)`. */
+/** The `record` command for the CLI's command table. */
 export const recordCommand = {
   run: record,
   usage: RECORD_USAGE,

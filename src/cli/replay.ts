@@ -1,14 +1,11 @@
 import { parseArgs } from "node:util";
 import { createEngine } from "../core/createEngine.js";
-import {
-  BaseError,
-  BlockOrderError,
-  formatIssues,
-  InvalidBlockSampleError,
-} from "../core/errors.js";
+import { BaseError, BlockOrderError, InvalidBlockSampleError } from "../core/errors.js";
 import type { GasEstimate } from "../core/types.js";
+import { encodeEstimateJson } from "../http/encodeEstimate.js";
 import { readNdjson } from "../sources/readNdjson.js";
 import { type CliIo, LineWriter, UsageError } from "./io.js";
+import { duplicateLine, issueLine } from "./lineMessages.js";
 import { loadStrategy } from "./loadStrategy.js";
 
 export const REPLAY_USAGE = `Usage: gasdigest replay --input FILE.ndjson [--strategy aip34] [--config FILE.json]
@@ -18,9 +15,17 @@ after it: {"height":"<h>","deprioritized_gas_estimate":N,"gas_estimate":N,"prior
 Rejected lines go to stderr as "line N: <field path>: <problem>".
 Exit code: 0 all lines accepted, 2 some lines rejected, 1 unusable arguments or unreadable file.`;
 
-/** One output line of `replay` (u64 written exactly from BigInt). */
+/**
+ * One output line of `replay`: the served estimate object (u64 written exactly from BigInt)
+ * with the block's `height` first.
+ *
+ * @example
+ * estimateLine(3n, { deprioritized: 100n, regular: 150n, prioritized: 300n });
+ * // '{"height":"3","deprioritized_gas_estimate":100,"gas_estimate":150,"prioritized_gas_estimate":300}'
+ */
 export function estimateLine(height: bigint, e: GasEstimate): string {
-  return `{"height":"${height}","deprioritized_gas_estimate":${e.deprioritized},"gas_estimate":${e.regular},"prioritized_gas_estimate":${e.prioritized}}`;
+  // encodeEstimateJson always starts with "{" and a key, so the height slots in before it.
+  return `{"height":"${height}",${encodeEstimateJson(e).slice(1)}`;
 }
 
 /** `gasdigest replay`: returns the exit code. */
@@ -50,8 +55,7 @@ export async function replay(argv: string[], io: CliIo): Promise<number> {
     for await (const entry of readNdjson(values.input)) {
       if (!entry.ok) {
         problems++;
-        for (const issue of entry.issues)
-          await err.line(`line ${entry.line}: ${formatIssues([issue])}`);
+        for (const issue of entry.issues) await err.line(issueLine(entry.line, issue));
         continue;
       }
       let outcome: string;
@@ -59,18 +63,14 @@ export async function replay(argv: string[], io: CliIo): Promise<number> {
         outcome = engine.ingest(entry.block);
       } catch (e) {
         problems++;
-        if (e instanceof BlockOrderError)
-          await err.line(`line ${entry.line}: ${formatIssues([e.issue])}`);
+        if (e instanceof BlockOrderError) await err.line(issueLine(entry.line, e.issue));
         else if (e instanceof InvalidBlockSampleError)
-          for (const issue of e.issues)
-            await err.line(`line ${entry.line}: ${formatIssues([issue])}`);
+          for (const issue of e.issues) await err.line(issueLine(entry.line, issue));
         else throw e;
         continue;
       }
       if (outcome === "duplicate") {
-        await err.line(
-          `line ${entry.line}: height: duplicate of the newest height ${entry.block.height}, ignored`,
-        );
+        await err.line(duplicateLine(entry.line, entry.block.height));
         continue;
       }
       const snap = engine.snapshot()!;

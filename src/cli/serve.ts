@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { pino } from "pino";
 import type { Observable } from "rxjs";
-import { createServer, listen } from "../adapters/node/index.js";
+import { createServer, type GasdigestServer, listen } from "../adapters/node/index.js";
 import type { BlockSample } from "../core/blockSample.js";
 import { createEngine, type Engine } from "../core/createEngine.js";
 import { formatIssues } from "../core/errors.js";
@@ -86,27 +86,41 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
 
   const log = pino({ level, base: { name: "gasdigest" } }, io.stdout);
   const { strategy, config, strategyName } = await loadStrategy(values.strategy, values.config);
-  const engine = createEngine({ strategy, config });
-  const stopLogging = logEngineEvents(engine, log);
-  const server = createServer(engine, {
-    headerPrefix: values["header-prefix"],
-    basePath: values["base-path"],
-    maxStalenessMs: intFlag("max-staleness-ms", values["max-staleness-ms"], 0),
-    logger: log,
-  });
-  const source$ = makeSource(spec, engine, log, {
+  const maxStalenessMs = intFlag("max-staleness-ms", values["max-staleness-ms"], 0);
+  const sourceFlags: SourceFlags = {
     seed: intFlag("seed", values.seed, 0),
     scenario: values.scenario,
     intervalMs: intFlag("interval-ms", values["interval-ms"], 0),
     speed,
     pollIntervalMs: intFlag("poll-ms", values["poll-ms"], 1),
-  });
+  };
+
+  const engine = createEngine({ strategy, config });
+  const stopLogging = logEngineEvents(engine, log);
+  // From here on, a failure must not leave the engine open.
+  const abandon = () => {
+    stopLogging();
+    engine.close();
+  };
+  let server: GasdigestServer;
+  let source$: Observable<BlockSample>;
+  try {
+    server = createServer(engine, {
+      headerPrefix: values["header-prefix"],
+      basePath: values["base-path"],
+      maxStalenessMs,
+      logger: log,
+    });
+    source$ = makeSource(spec, engine, log, sourceFlags);
+  } catch (e) {
+    abandon();
+    throw e;
+  }
   let address: Awaited<ReturnType<typeof listen>>;
   try {
     address = await listen(server, { host: values.host, port });
   } catch (e) {
-    stopLogging();
-    engine.close();
+    abandon();
     throw new UsageError(`cannot listen on ${values.host}:${port}: ${(e as Error).message}`);
   }
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;

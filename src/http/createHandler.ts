@@ -3,7 +3,7 @@ import { CHAIN_STATE_HEADERS } from "./chainStateHeaders.js";
 import { createChainRoutes } from "./createChainRoutes.js";
 import { createOpenApiDocument } from "./createOpenApiDocument.js";
 import { createStaticRoutes } from "./createStaticRoutes.js";
-import { type HandlerOptions, parseHandlerOptions } from "./handlerOptions.js";
+import { type HandlerOptions, parseHandlerOptions, silentLogger } from "./handlerOptions.js";
 import { errorPair, pick, type Route } from "./responses.js";
 import type {
   ErrorCode,
@@ -123,12 +123,16 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
       res = route(request);
     } catch (err) {
       logger.error({ err, method: request.method, url: request.url }, "request failed");
-      res = pick(
-        errorPair(500, "internal_error", "internal error", common),
-        request.method === "HEAD",
-      );
+      const head = request.method === "HEAD";
+      try {
+        res = error(500, "internal_error", "internal error", head);
+      } catch {
+        // Reading the snapshot itself failed: answer without the chain-state headers.
+        res = pick(errorPair(500, "internal_error", "internal error", common), head);
+      }
     }
-    logger.debug({ method: request.method, url: request.url, status: res.status }, "request");
+    if (logger !== silentLogger && logger.isLevelEnabled?.("debug") !== false)
+      logger.debug({ method: request.method, url: request.url, status: res.status }, "request");
     return res;
   }) as Handler;
   const namespace = bp === "" ? undefined : `${bp}/`;

@@ -14,7 +14,7 @@ export {
   safeParseHandlerOptions,
   silentLogger,
 } from "./handlerOptions.js";
-export { splitMountOptions, stripPrefix } from "./mount.js";
+export { parseCloseEngine, splitMountOptions, stripPrefix } from "./mount.js";
 export { type EstimateFormat, negotiateFormat } from "./negotiateFormat.js";
 export {
   ERROR_CODES,

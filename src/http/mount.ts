@@ -46,3 +46,19 @@ export function stripPrefix(url: string, prefix: string): string | undefined {
   const rest = url.slice(prefix.length);
   return rest === "" || rest.charCodeAt(0) === 63 ? `/${rest}` : rest;
 }
+
+/**
+ * Validate an adapter's `closeEngine` option: `undefined` means the default (`true`); anything
+ * but a boolean adds an issue to `issues` (and the default is returned).
+ *
+ * @example
+ * const issues: ValidationIssue[] = [];
+ * parseCloseEngine(false, issues); // false
+ * parseCloseEngine("yes", issues); // true, and issues names "closeEngine"
+ */
+export function parseCloseEngine(value: unknown, issues: ValidationIssue[]): boolean {
+  if (value === undefined) return true;
+  if (typeof value === "boolean") return value;
+  issues.push({ path: "closeEngine", message: `must be true or false (got ${String(value)})` });
+  return true;
+}

@@ -26,7 +26,7 @@ export interface HandlerRequest {
 export interface HandlerResponse {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
-  readonly body: Uint8Array | string | undefined;
+  readonly body: Uint8Array | undefined;
 }
 
 /** Minimal logger, compatible with pino (`logger.error({ err }, "message")`). */
@@ -35,6 +35,8 @@ export interface HandlerLogger {
   warn(obj: object, msg?: string): void;
   info(obj: object, msg?: string): void;
   debug(obj: object, msg?: string): void;
+  /** When present and it answers `false` for `"debug"`, per-request debug lines are skipped (pino has it). */
+  isLevelEnabled?(level: string): boolean;
 }
 
 /** The 22 `error_code` values of the node interface's error object. */

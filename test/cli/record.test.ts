@@ -2,9 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { lastValueFrom, take, toArray } from "rxjs";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { registerCommand } from "../../src/cli/main.js";
-import { recordCommand } from "../../src/cli/record.js";
+import { afterEach, describe, expect, it } from "vitest";
 import { estimateLine } from "../../src/cli/replay.js";
 import { parseBlockSample, serializeBlockSample } from "../../src/core/blockSample.js";
 import { createEngine } from "../../src/core/createEngine.js";
@@ -15,7 +13,6 @@ import { aip34 } from "../../src/strategies/aip34.js";
 import { runCli } from "../helpers/cli.js";
 import { type FakeNode, startFakeNode } from "../sources/fakeNode.js";
 
-beforeAll(() => registerCommand("record", recordCommand));
 const nodes: FakeNode[] = [];
 afterEach(async () => {
   await Promise.all(nodes.splice(0).map((n) => n.close()));

@@ -357,4 +357,74 @@ describe("estimate errors (status table of interface.md)", () => {
     expect(logged.msg).toBe("request failed");
     expect((logged.obj.err as Error).message).toBe("disk on fire at /srv/x");
   });
+
+  it("the generic 500 carries the chain-state headers once the ledger is known (GET and HEAD)", () => {
+    const { logger, lines } = recordingLogger();
+    const s = setup({ logger });
+    s.blocks(1, 3);
+    for (const method of ["GET", "HEAD"]) {
+      const request = {
+        method,
+        url: "/v1/estimate_gas_price",
+        get headers(): never {
+          throw new Error("headers unreadable");
+        },
+      };
+      const res = s.handler(request);
+      expect(res.status, method).toBe(500);
+      expect(res.headers, method).toMatchObject(chainHeadersAfter3());
+      expect(res.headers["X-Aptos-Block-Height"], method).toBe("3");
+      expect(res.headers["Cache-Control"], method).toBe("no-store");
+      expect(res.headers["Content-Length"], method).toBe(
+        String(errorBody("internal_error", "internal error").length),
+      );
+      expect(text(res), method).toBe(
+        method === "GET" ? errorBody("internal_error", "internal error") : "",
+      );
+    }
+    expect(lines.filter((l) => l.level === "error").map((l) => l.msg)).toEqual([
+      "request failed",
+      "request failed",
+    ]);
+  });
+});
+
+describe("per-request debug lines", () => {
+  it("logs method, url and status when the logger has no level check or enables debug", () => {
+    for (const enabled of [undefined, true]) {
+      const { logger, lines } = recordingLogger();
+      const s = setup({
+        logger: enabled === undefined ? logger : { ...logger, isLevelEnabled: () => enabled },
+      });
+      s.get("/v1/estimate_gas_price");
+      expect(lines.filter((l) => l.level === "debug")).toEqual([
+        {
+          level: "debug",
+          obj: { method: "GET", url: "/v1/estimate_gas_price", status: 503 },
+          msg: "request",
+        },
+      ]);
+    }
+  });
+
+  it("skips them when the logger says debug is disabled, asking on every request", () => {
+    const { logger, lines } = recordingLogger();
+    let debug = false;
+    const asked: string[] = [];
+    const s = setup({
+      logger: {
+        ...logger,
+        isLevelEnabled(level: string) {
+          asked.push(level);
+          return debug;
+        },
+      },
+    });
+    s.get("/v1/estimate_gas_price");
+    expect(lines.filter((l) => l.level === "debug")).toEqual([]);
+    debug = true;
+    s.get("/nope");
+    expect(lines.filter((l) => l.level === "debug").map((l) => l.obj.url)).toEqual(["/nope"]);
+    expect(asked).toEqual(["debug", "debug"]);
+  });
 });

@@ -59,16 +59,12 @@ export function setup(
 /** The body as text. */
 export function text(res: HandlerResponse): string {
   if (res.body === undefined) return "";
-  return typeof res.body === "string" ? res.body : new TextDecoder().decode(res.body);
+  return new TextDecoder().decode(res.body);
 }
 
 /** The body as hex. */
 export function hex(res: HandlerResponse): string {
-  const b =
-    typeof res.body === "string"
-      ? new TextEncoder().encode(res.body)
-      : (res.body ?? new Uint8Array());
-  return Buffer.from(b).toString("hex");
+  return Buffer.from(res.body ?? new Uint8Array()).toString("hex");
 }
 
 /** The error object body expected for `code` and `message`. */

@@ -5,7 +5,9 @@ import {
   type HandlerEngine,
   type HandlerOptions,
   InvalidConfigError,
+  parseCloseEngine,
   splitMountOptions,
+  stripPrefix,
   type ValidationIssue,
 } from "../../http/index.js";
 
@@ -33,13 +35,9 @@ declare module "fastify" {
 function parseOptions(opts: FastifyGasdigestOptions, fastify: FastifyInstance) {
   if (typeof opts !== "object" || opts === null)
     throw new InvalidConfigError([{ path: "", message: "options must be an object" }]);
-  const { engine, closeEngine = true, decorator = "gasdigest", ...rest } = opts;
+  const { engine, closeEngine: givenCloseEngine, decorator = "gasdigest", ...rest } = opts;
   const issues: ValidationIssue[] = [];
-  if (typeof closeEngine !== "boolean")
-    issues.push({
-      path: "closeEngine",
-      message: `must be true or false (got ${String(closeEngine)})`,
-    });
+  const closeEngine = parseCloseEngine(givenCloseEngine, issues);
   if (decorator !== false && (typeof decorator !== "string" || decorator === ""))
     issues.push({
       path: "decorator",
@@ -82,20 +80,12 @@ export const gasdigest: FastifyPluginAsync<FastifyGasdigestOptions> = fp(
         routes.removeAllContentTypeParsers();
         routes.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));
         const serve = (request: FastifyRequest, reply: FastifyReply) => {
-          let url = request.url;
-          if (at !== "" && url.startsWith(at)) {
-            url = url.slice(at.length);
-            if (url === "" || url.charCodeAt(0) === 63) url = `/${url}`;
-          }
+          const url = stripPrefix(request.url, at) ?? request.url;
           if (basePath === "" && !handler.owns(url)) return reply.callNotFound();
           const res = handler({ method: request.method, url, headers: request.headers });
           reply.code(res.status).headers(res.headers);
           if (res.body === undefined) return reply.send();
-          return reply.send(
-            typeof res.body === "string"
-              ? res.body
-              : Buffer.from(res.body.buffer, res.body.byteOffset, res.body.byteLength),
-          );
+          return reply.send(Buffer.from(res.body.buffer, res.body.byteOffset, res.body.byteLength));
         };
         const paths =
           basePath === "" ? ["/", "/*"] : [basePath, `${basePath}/*`, "/spec.json", "/spec.yaml"];

@@ -66,9 +66,6 @@ export function gasdigest(
     ctx.set(res.headers);
     // No body on HEAD, 204 and 304: Koa then sends the headers as set, Content-Length included.
     if (res.body !== undefined)
-      ctx.body =
-        typeof res.body === "string"
-          ? res.body
-          : Buffer.from(res.body.buffer, res.body.byteOffset, res.body.byteLength);
+      ctx.body = Buffer.from(res.body.buffer, res.body.byteOffset, res.body.byteLength);
   };
 }

@@ -7,6 +7,7 @@ import {
   type HandlerOptions,
   type HandlerResponse,
   InvalidConfigError,
+  parseCloseEngine,
   safeParseHandlerOptions,
   type ValidationIssue,
 } from "../../http/index.js";
@@ -68,8 +69,7 @@ function parseOptions(input: NodeServerOptions | undefined): {
     }
     if (value === undefined) continue;
     if (key === "closeEngine") {
-      if (typeof value === "boolean") node.closeEngine = value;
-      else issues.push({ path: key, message: `must be true or false (got ${String(value)})` });
+      node.closeEngine = parseCloseEngine(value, issues);
       continue;
     }
     const min = key === "maxHeaderSize" ? 1024 : key === "closeTimeout" ? 0 : 1;

@@ -1,0 +1,51 @@
+import { PassThrough } from "node:stream";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { startServe } from "../../src/cli/serve.js";
+import type { Engine } from "../../src/core/createEngine.js";
+import { InvalidConfigError } from "../../src/core/errors.js";
+
+const made = vi.hoisted(() => [] as Engine[]);
+vi.mock("../../src/core/createEngine.js", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("../../src/core/createEngine.js")>();
+  return {
+    ...actual,
+    createEngine: (...args: Parameters<typeof actual.createEngine>) => {
+      const engine = actual.createEngine(...args);
+      made.push(engine);
+      return engine;
+    },
+  };
+});
+
+const io = () => ({ stdout: new PassThrough(), stderr: new PassThrough(), isTTY: false });
+
+beforeEach(() => {
+  made.length = 0;
+});
+
+describe("startServe never leaves an engine open", () => {
+  it("rejects bad numeric flags before any engine is made", async () => {
+    for (const argv of [
+      ["--seed", "x"],
+      ["--interval-ms", "1.5"],
+      ["--max-staleness-ms", "soon"],
+      ["--source", "aptos:http://127.0.0.1:1/v1", "--poll-ms", "0"],
+    ]) {
+      await expect(startServe(["--port", "0", ...argv], io()), argv.join(" ")).rejects.toThrow(
+        "must be a whole number",
+      );
+    }
+    expect(made).toEqual([]);
+  });
+
+  it("closes the engine when the server cannot be made (bad --base-path)", async () => {
+    const error = await startServe(["--port", "0", "--base-path", "no-slash"], io()).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(InvalidConfigError);
+    expect((error as InvalidConfigError).issues.map((i) => i.path)).toEqual(["basePath"]);
+    expect(made).toHaveLength(1);
+    expect(() => made[0]!.ingest({})).toThrow("the engine is closed");
+  });
+});
