@@ -8,8 +8,6 @@ export interface SpikePhase {
   readonly calming: boolean;
   /** This block starts such a run (the spike's end, if the run reaches `calmBlocks`). */
   readonly calmStart: boolean;
-  /** A run at the minimum inside the spike was broken by this block: the spike goes on. */
-  readonly calmBroken: boolean;
   /** This block completes the run: the spike ended at the run's first block. */
   readonly ended: boolean;
 }
@@ -41,7 +39,6 @@ export function createSpikeDetector(calmBlocks: number): SpikeDetector {
     next(atMinimum) {
       let started = false;
       let calmStart = false;
-      let calmBroken = false;
       let ended = false;
       let spiking = false;
       let calming = false;
@@ -66,10 +63,9 @@ export function createSpikeDetector(calmBlocks: number): SpikeDetector {
         }
       } else {
         spiking = true;
-        calmBroken = run > 0;
         run = 0;
       }
-      return { started, spiking, calming, calmStart, calmBroken, ended };
+      return { started, spiking, calming, calmStart, ended };
     },
     get spikes() {
       return spikes;

@@ -1,6 +1,11 @@
 import { createReadStream } from "node:fs";
 import { safeParseBlockSample } from "../core/blockSample.js";
-import { type NdjsonLine, parseLine } from "../sources/readNdjson.js";
+import {
+  DEFAULT_MAX_LINE_BYTES,
+  type NdjsonLine,
+  parseLine,
+  tooLong,
+} from "../sources/readNdjson.js";
 import { scanBlockLine } from "./scanBlockLine.js";
 
 /** Options of {@link readHistory}. */
@@ -17,8 +22,7 @@ const NEWLINE = 0x0a;
 
 /**
  * Read an NDJSON block file for a backtest: the same entries, line numbers and errors as
- * `readNdjson` (except that `maxLineBytes` is enforced on every line), several times faster
- * on large files. Lines in the plain shape that
+ * `readNdjson`, several times faster on large files. Lines in the plain shape that
  * `serializeBlockSample` (and so `gasdigest simulate`) writes are scanned straight from the
  * bytes ({@link scanBlockLine}); any other line goes through `readNdjson`'s own parser.
  * Streams the file in 1 MiB chunks: memory is one chunk plus the longest line.
@@ -31,7 +35,7 @@ export async function* readHistory(
   path: string,
   options: ReadHistoryOptions = {},
 ): AsyncGenerator<NdjsonLine> {
-  const maxLineBytes = options.maxLineBytes ?? 64 * 1024 * 1024;
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const stream = createReadStream(path, { highWaterMark: 1 << 20, signal: options.signal });
   // The first line may start with a byte order mark (dropped, as readNdjson's decoder does).
   const firstDecoder = new TextDecoder("utf-8", { fatal: false });
@@ -103,8 +107,4 @@ export async function* readHistory(
 function isBlank(line: Uint8Array): boolean {
   for (const c of line) if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
   return true;
-}
-
-function tooLong(line: number, max: number): NdjsonLine {
-  return { line, ok: false, issues: [{ path: "", message: `line longer than ${max} bytes` }] };
 }

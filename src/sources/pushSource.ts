@@ -1,6 +1,6 @@
 import { type Observable, Subject } from "rxjs";
-import { type BlockSample, safeParseBlockSample } from "../core/blockSample.js";
-import { BaseError, InvalidBlockSampleError } from "../core/errors.js";
+import { type BlockSample, parseBlockSample } from "../core/blockSample.js";
+import { BaseError } from "../core/errors.js";
 
 /** What {@link pushSource} returns. */
 export interface PushSource {
@@ -37,10 +37,9 @@ export function pushSource(): PushSource {
   return {
     push(input) {
       if (ended) throw new BaseError("cannot push: the push source has ended");
-      const r = safeParseBlockSample(input);
-      if (!r.ok) throw new InvalidBlockSampleError(r.issues);
-      subject.next(r.block);
-      return r.block;
+      const block = parseBlockSample(input);
+      subject.next(block);
+      return block;
     },
     end() {
       if (ended) return;

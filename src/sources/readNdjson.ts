@@ -8,6 +8,9 @@ export type NdjsonLine =
   | { line: number; ok: true; block: BlockSample }
   | { line: number; ok: false; issues: readonly ValidationIssue[] };
 
+/** Default of `maxLineBytes`: 64 MiB. */
+export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
+
 /** Options of {@link readNdjson}. */
 export interface ReadNdjsonOptions {
   /** Longest accepted line in bytes; longer lines are rejected without being held. @default 64 MiB */
@@ -28,7 +31,7 @@ export async function* readNdjson(
   path: string,
   options: ReadNdjsonOptions = {},
 ): AsyncGenerator<NdjsonLine> {
-  const maxLineBytes = options.maxLineBytes ?? 64 * 1024 * 1024;
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const stream = createReadStream(path, { highWaterMark: 1 << 20, signal: options.signal });
   const decoder = new TextDecoder("utf-8", { fatal: false });
   let pending = "";
@@ -43,7 +46,7 @@ export async function* readNdjson(
         lineNo++;
         const text = pending.slice(start, nl);
         start = nl + 1;
-        if (oversized) {
+        if (oversized || exceeds(text, maxLineBytes)) {
           oversized = false;
           yield tooLong(lineNo, maxLineBytes);
         } else {
@@ -59,7 +62,7 @@ export async function* readNdjson(
       }
     }
     pending += decoder.decode();
-    if (oversized) yield tooLong(++lineNo, maxLineBytes);
+    if (oversized || exceeds(pending, maxLineBytes)) yield tooLong(++lineNo, maxLineBytes);
     else if (pending.length > 0) {
       const entry = parseLine(pending, ++lineNo);
       if (entry) yield entry;
@@ -69,7 +72,22 @@ export async function* readNdjson(
   }
 }
 
-function tooLong(line: number, max: number): NdjsonLine {
+/**
+ * Whether a line's text is longer than `max` bytes in UTF-8. A UTF-16 code unit is 1 to 3 bytes,
+ * so the byte count is only computed when the length alone does not settle it.
+ */
+function exceeds(text: string, max: number): boolean {
+  if (text.length > max) return true;
+  return text.length * 3 > max && Buffer.byteLength(text, "utf8") > max;
+}
+
+/**
+ * The entry of a line rejected for being longer than `max` bytes.
+ *
+ * @example
+ * tooLong(7, 4096); // { line: 7, ok: false, issues: [{ path: "", message: "line longer than 4096 bytes" }] }
+ */
+export function tooLong(line: number, max: number): NdjsonLine {
   return { line, ok: false, issues: [{ path: "", message: `line longer than ${max} bytes` }] };
 }
 

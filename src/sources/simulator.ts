@@ -1,7 +1,7 @@
 import { concatMap, defer, type Observable, take, timer } from "rxjs";
 import type { BlockSample } from "../core/blockSample.js";
 import { parseSimulatorOptions, type SimulatorOptions } from "./simulator/options.js";
-import { simulateBlocks } from "./simulator/simulateBlocks.js";
+import { generateBlocks } from "./simulator/simulateBlocks.js";
 
 export type { ResolvedSimulatorOptions, SimulatorOptions } from "./simulator/options.js";
 export { parseSimulatorOptions } from "./simulator/options.js";
@@ -27,11 +27,11 @@ export const FAST_CHUNK_BLOCKS = 200;
  * engine.connect(simulator({ clock: "wall" })); // one block every 250 ms, scenario "mixed"
  */
 export function simulator(options: SimulatorOptions = {}): Observable<BlockSample> {
-  const own: SimulatorOptions = { ...options };
-  const { intervalMs, blocks } = parseSimulatorOptions(own);
+  const resolved = parseSimulatorOptions(options);
+  const { intervalMs, blocks } = resolved;
   const perTick = intervalMs === 0 ? FAST_CHUNK_BLOCKS : 1;
   return defer(() => {
-    const chain = simulateBlocks(own);
+    const chain = generateBlocks(resolved);
     const ticks = timer(0, intervalMs);
     const limited = blocks === undefined ? ticks : ticks.pipe(take(Math.ceil(blocks / perTick)));
     return limited.pipe(concatMap(() => pull(chain, perTick)));

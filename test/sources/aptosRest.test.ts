@@ -306,6 +306,11 @@ describe("aptosRest against the fake node", () => {
       ...expected(node, oldest, node.chain.tip),
     ]);
     expect(node.requests.some((r) => r.outcome === 410)).toBe(true);
+    // The fake node answers a block it served before (and cached) with 410 once it is pruned.
+    const blockUrl = (h: bigint) => `${node.url}/v1/blocks/by_height/${h}?with_transactions=true`;
+    expect((await fetch(blockUrl(oldest))).status).toBe(200);
+    node.chain.prune(oldest + 1n);
+    expect((await fetch(blockUrl(oldest))).status).toBe(410);
   });
 
   it("starts at startHeight instead of backfilling, and handles the genesis block", async () => {

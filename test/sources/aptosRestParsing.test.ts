@@ -187,6 +187,12 @@ describe("reading the node's answers", () => {
         message: "must be 101 (versions run on without gaps), got 102",
       },
     ]);
+    // Past a gap every version is off: only the first one is reported.
+    const gapFirst = parseBlock(
+      block([meta, user(102, "1"), user(103, "1"), user(104, "1")], { last_version: "105" }),
+      5n,
+    );
+    expect(gapFirst.ok ? [] : gapFirst.issues).toEqual(gap.ok ? [] : gap.issues);
     const noMeta = parseBlock(block([{ ...user(100, "1") }]), 5n);
     expect(noMeta.ok ? [] : noMeta.issues).toEqual([
       {

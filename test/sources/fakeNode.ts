@@ -100,6 +100,7 @@ export async function startFakeNode(options: FakeNodeOptions = {}): Promise<Fake
   let port = 0;
   let openRequests = 0;
   const blockCache = new Map<string, string>();
+  let cacheOldest = chain.oldest;
 
   function pickFault(route: Route): Fault | undefined {
     const i = queued.findIndex((q) => q.route === undefined || q.route === route);
@@ -148,7 +149,12 @@ export async function startFakeNode(options: FakeNodeOptions = {}): Promise<Fake
       res.writeHead(429, h).end(JSON.stringify({ message: "rate limited" }));
       return;
     }
-    // Blocks never change once generated: their clean answers are rendered once.
+    // Blocks never change once generated: their clean answers are rendered once. A prune turns
+    // some into 410s, so the cache is dropped whenever the oldest height has moved.
+    if (chain.oldest !== cacheOldest) {
+      blockCache.clear();
+      cacheOldest = chain.oldest;
+    }
     const cached = route === "block" && !fault ? blockCache.get(url.pathname) : undefined;
     if (cached) {
       record(200);

@@ -9,8 +9,8 @@ import { type NodeBlock, type NodeTxn, parseBlock, parseTransactionsPage } from 
 /** A block fetch's outcome: the block, or where the node stands. */
 export type BlockAnswer =
   | { kind: "block"; block: NodeBlock }
-  /** 404: above the tip of the node that answered; `tip` from `X-Aptos-Block-Height`. */
-  | { kind: "not_found"; tip: bigint | undefined }
+  /** 404: above the tip of the node that answered. */
+  | { kind: "not_found" }
   /** 410: below the oldest height the node keeps. */
   | { kind: "pruned" };
 
@@ -35,9 +35,7 @@ export interface NodeClient {
   minGasUnitPrice(version: bigint, signal: AbortSignal): Promise<bigint | undefined>;
 }
 
-type Answer<T> =
-  | { status: 200; value: T; headers: Headers }
-  | { status: number; value?: undefined; headers: Headers };
+type Answer<T> = { status: 200; value: T } | { status: number; value?: undefined };
 
 type Attempt<T> =
   | { ok: true; answer: Answer<T> }
@@ -97,11 +95,10 @@ export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient 
         }
         const parsed = parse(json);
         if (!parsed.ok) return { ok: false, error: new InvalidResponseError(url, parsed.issues) };
-        return { ok: true, answer: { status: 200, value: parsed.value, headers: res.headers } };
+        return { ok: true, answer: { status: 200, value: parsed.value } };
       }
       await res.arrayBuffer().catch(() => undefined);
-      if (accept.includes(res.status))
-        return { ok: true, answer: { status: res.status, headers: res.headers } };
+      if (accept.includes(res.status)) return { ok: true, answer: { status: res.status } };
       const retryAfterMs =
         res.status === 429 || res.status === 503
           ? parseRetryAfter(res.headers.get("retry-after"), now())
@@ -162,10 +159,7 @@ export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient 
       const path = `/v1/blocks/by_height/${height}?with_transactions=true`;
       const r = await call(path, (v) => parseBlock(v, height), [404, 410], signal);
       if (r.status === 200) return { kind: "block", block: r.value! };
-      if (r.status === 410) return { kind: "pruned" };
-      const header = r.headers.get("x-aptos-block-height");
-      const tip = header && /^\d+$/.test(header) ? BigInt(header) : undefined;
-      return { kind: "not_found", tip };
+      return r.status === 410 ? { kind: "pruned" } : { kind: "not_found" };
     },
 
     async transactions(start, limit, block, signal) {

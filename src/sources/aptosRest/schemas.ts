@@ -50,13 +50,9 @@ const ledgerInfoSchema = z.object({
   git_hash: z.string().nullish(),
 });
 
-/** What the source uses of `GET /v1`. */
+/** What the source uses of `GET /v1` (the other fields are checked, not kept). */
 export interface LedgerInfo {
   readonly chainId: number;
-  readonly epoch: bigint;
-  readonly ledgerVersion: bigint;
-  readonly oldestLedgerVersion: bigint;
-  readonly timestampUsec: bigint;
   /** The tip. */
   readonly blockHeight: bigint;
   readonly oldestBlockHeight: bigint;
@@ -88,10 +84,6 @@ export function parseLedgerInfo(value: unknown, expectedChainId?: number): Parse
     ok: true,
     value: {
       chainId: v.chain_id,
-      epoch: BigInt(v.epoch),
-      ledgerVersion: BigInt(v.ledger_version),
-      oldestLedgerVersion: BigInt(v.oldest_ledger_version),
-      timestampUsec: BigInt(v.ledger_timestamp),
       blockHeight: tip,
       oldestBlockHeight: oldest,
     },

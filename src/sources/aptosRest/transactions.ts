@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ValidationIssue } from "../../core/errors.js";
-import { formatPath } from "../../core/zodIssues.js";
+import { formatPath, issuesFromZod } from "../../core/zodIssues.js";
 import { type Parsed, parseWith, u64String } from "./schemas.js";
 
 /** What the source keeps of one transaction (everything else is dropped at once). */
@@ -63,21 +63,28 @@ export function normaliseAddress(address: string): string {
   return `0x${digits || "0"}`;
 }
 
-/** Parse one transaction; issues carry `path` as their prefix. Unknown types become `other`. */
-export function parseTransaction(value: unknown, path: readonly PropertyKey[]): Parsed<NodeTxn> {
-  const b = parseWith(base, value, path);
+/**
+ * Parse one transaction, the `index`th of the list at `parent`; issues carry `parent[index]` as
+ * their prefix (built only when there is an issue). Unknown types become `other`.
+ */
+export function parseTransaction(
+  value: unknown,
+  parent: readonly PropertyKey[],
+  index: number,
+): Parsed<NodeTxn> {
+  const b = parseAt(base, value, parent, index);
   if (!b.ok) return b;
   const type = b.value.type;
   const version = BigInt(b.value.version);
   switch (type) {
     case "block_metadata_transaction": {
-      const m = parseWith(metadata, value, path);
+      const m = parseAt(metadata, value, parent, index);
       return m.ok ? { ok: true, value: { type, version, epoch: BigInt(m.value.epoch) } } : m;
     }
     case "genesis_transaction":
       return { ok: true, value: { type, version } };
     case "user_transaction": {
-      const u = parseWith(user, value, path);
+      const u = parseAt(user, value, parent, index);
       if (!u.ok) return u;
       let contract: string | undefined;
       if (u.value.payload.type === "entry_function_payload") {
@@ -85,7 +92,7 @@ export function parseTransaction(value: unknown, path: readonly PropertyKey[]): 
         const match = typeof fn === "string" ? ENTRY_FUNCTION.exec(fn) : null;
         if (!match)
           return issue(
-            [...path, "payload", "function"],
+            [...parent, index, "payload", "function"],
             `must be an entry function "<address>::<module>::<function>" (got ${JSON.stringify(fn) ?? "nothing"})`,
           );
         contract = normaliseAddress(match[1]!);
@@ -102,7 +109,7 @@ export function parseTransaction(value: unknown, path: readonly PropertyKey[]): 
       };
     }
     case "block_epilogue_transaction": {
-      const e = parseWith(epilogue, value, path);
+      const e = parseAt(epilogue, value, parent, index);
       if (!e.ok) return e;
       const info = e.value.block_end_info;
       const limitReached = info
@@ -115,6 +122,19 @@ export function parseTransaction(value: unknown, path: readonly PropertyKey[]): 
   }
 }
 
+/** Run a zod schema on `parent[index]`; the path array is built only for an error. */
+function parseAt<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  parent: readonly PropertyKey[],
+  index: number,
+): Parsed<z.output<S>> {
+  const r = schema.safeParse(value);
+  return r.success
+    ? { ok: true, value: r.data }
+    : { ok: false, issues: issuesFromZod(r.error, [...parent, index]) };
+}
+
 function issue(path: readonly PropertyKey[], message: string): Parsed<never> {
   return { ok: false, issues: [{ path: formatPath(path), message }] };
 }
@@ -122,7 +142,8 @@ function issue(path: readonly PropertyKey[], message: string): Parsed<never> {
 /**
  * Parse a run of transactions that must start at version `start`, with consecutive versions,
  * none above `last` (inclusive); when `start` is the block's first version, the first one must
- * be the block metadata (or genesis) transaction, which carries the epoch.
+ * be the block metadata (or genesis) transaction, which carries the epoch. A version gap is
+ * reported once, at the first transaction off the run: every later one is off too.
  */
 export function parseTransactionRun(
   list: readonly unknown[],
@@ -134,7 +155,7 @@ export function parseTransactionRun(
   const out: NodeTxn[] = [];
   const issues: ValidationIssue[] = [];
   for (let i = 0; i < list.length; i++) {
-    const r = parseTransaction(list[i], [...path, i]);
+    const r = parseTransaction(list[i], path, i);
     if (!r.ok) {
       issues.push(...r.issues);
       continue;
@@ -145,7 +166,7 @@ export function parseTransactionRun(
         path: formatPath([...path, i, "version"]),
         message: `must be ${expected} (versions run on without gaps), got ${r.value.version}`,
       });
-      continue;
+      break;
     }
     if (expected > last) break; // past the block's last version: not this block's
     out.push(r.value);

@@ -52,10 +52,21 @@ interface Episode {
  *   process.stdout.write(`${serializeBlockSample(block)}\n`);
  */
 export function simulateBlocks(options: SimulatorOptions = {}): IterableIterator<BlockSample> {
-  return generate(parseSimulatorOptions(options));
+  return generateBlocks(parseSimulatorOptions(options));
 }
 
-function* generate(o: ResolvedSimulatorOptions): Generator<BlockSample, void, undefined> {
+/**
+ * {@link simulateBlocks} on options already checked by `parseSimulatorOptions` (no second
+ * validation): for a caller that resolves the options once and starts several chains.
+ *
+ * @example
+ * const resolved = parseSimulatorOptions({ scenario: "busy", blocks: 100 });
+ * const first = [...generateBlocks(resolved)];
+ * const again = [...generateBlocks(resolved)]; // a second chain, the same blocks
+ */
+export function* generateBlocks(
+  o: ResolvedSimulatorOptions,
+): Generator<BlockSample, void, undefined> {
   const schedule = createRegimeSchedule(o.scenario, createPrng(o.seed, STREAM_SCHEDULE));
   const rng = createPrng(o.seed, STREAM_TXNS);
   const contracts = createContractPopulation(createPrng(o.seed, STREAM_CONTRACTS));

@@ -1,0 +1,72 @@
+import { mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { type NdjsonLine, readNdjson } from "../../src/sources/readNdjson.js";
+import { block } from "../helpers/blocks.js";
+
+const dir = mkdtempSync(join(tmpdir(), "gasdigest-readndjson-"));
+let files = 0;
+function write(text: string): string {
+  const path = join(dir, `f${files++}.ndjson`);
+  writeFileSync(path, text);
+  return path;
+}
+async function collect(path: string, maxLineBytes?: number): Promise<NdjsonLine[]> {
+  const out: NdjsonLine[] = [];
+  for await (const e of readNdjson(path, { maxLineBytes })) out.push(e);
+  return out;
+}
+const line = (height: number, prices = 0) =>
+  JSON.stringify(block(height, { gas_unit_prices: Array(prices).fill("100") }));
+const tooLong = (n: number, max: number): NdjsonLine => ({
+  line: n,
+  ok: false,
+  issues: [{ path: "", message: `line longer than ${max} bytes` }],
+});
+
+describe("readNdjson maxLineBytes", () => {
+  it("rejects a long line inside one chunk with its number, and reads on", async () => {
+    const long = line(2, 3000); // ~18 KB, far inside the first 1 MiB chunk
+    expect(long.length).toBeGreaterThan(4096 * 4);
+    const path = write(`${line(1)}\n${long}\n${line(3)}\n${long}`);
+    expect(statSync(path).size).toBeLessThan(1 << 20);
+    const got = await collect(path, 4096);
+    expect(got.map((e) => [e.line, e.ok])).toEqual([
+      [1, true],
+      [2, false],
+      [3, true],
+      [4, false],
+    ]);
+    expect(got[1]).toEqual(tooLong(2, 4096));
+    expect(got[3]).toEqual(tooLong(4, 4096)); // the last line, without a final newline
+    // Without the limit the same line is a good block.
+    const free = await collect(path);
+    expect(free.every((e) => e.ok)).toBe(true);
+  });
+
+  it("counts bytes, not characters, and accepts a line of exactly the limit", async () => {
+    const good = line(1);
+    const size = Buffer.byteLength(good);
+    const path = write(`${good}\n${good}\n`);
+    expect((await collect(path, size)).every((e) => e.ok)).toBe(true);
+    expect(await collect(path, size - 1)).toEqual([tooLong(1, size - 1), tooLong(2, size - 1)]);
+
+    // 1500 "é": about 1550 characters but about 3050 bytes.
+    const accented = `{"height":"2","epoch":"1","gas_unit_prices":[],"note":"${"é".repeat(1500)}"}`;
+    expect(accented.length).toBeLessThan(2048);
+    expect(Buffer.byteLength(accented)).toBeGreaterThan(2048);
+    const mixed = write(`${accented}\n${good}\n`);
+    expect(await collect(mixed, 2048)).toEqual([
+      tooLong(1, 2048),
+      { line: 2, ok: true, block: expect.anything() },
+    ]);
+    // Within a limit that fits its bytes, the line is read and refused for its content instead.
+    const roomy = await collect(mixed, 4096);
+    expect(roomy[0]).toMatchObject({
+      line: 1,
+      ok: false,
+      issues: [{ path: "note", message: "unknown field" }],
+    });
+  });
+});
