@@ -46,6 +46,7 @@ export {
   effectiveMinPrice,
   type FullnessRule,
   minInclusionPrice,
+  servedEstimate,
 } from "./core/fullness.js";
 export { parseJsonLossless } from "./core/parseJsonLossless.js";
 export type {

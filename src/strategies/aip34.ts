@@ -1,7 +1,11 @@
 import type { BlockSample } from "../core/blockSample.js";
-import { nextBucket } from "../core/buckets.js";
 import type { GasConfig } from "../core/config.js";
-import { defaultEstimate, effectiveMinPrice, minInclusionPrice } from "../core/fullness.js";
+import {
+  defaultEstimate,
+  effectiveMinPrice,
+  minInclusionPrice,
+  servedEstimate,
+} from "../core/fullness.js";
 import type { GasEstimate, Strategy } from "../core/types.js";
 
 const byValue = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
@@ -46,15 +50,11 @@ export function aip34(config: GasConfig): Strategy {
       for (let i = 1; i < lowN; i++) if (window[i]! < low) low = window[i]!;
       const marketN = Math.min(n, config.marketBlockHistory);
       const market = window.slice(0, marketN).sort(byValue);
-      let regular = market[Math.floor(marketN / 2)]!;
+      const regular = market[Math.floor(marketN / 2)]!;
       const all = window.sort(byValue);
       const p90 = all[Math.floor((n * 9) / 10)]!;
-      // Guard for the served invariant: never below the minimum price, and monotone.
-      if (low < min) low = min;
-      if (regular < low) regular = low;
-      let prioritized = nextBucket(p90 > regular ? p90 : regular, config.buckets);
-      if (prioritized < regular) prioritized = regular;
-      return { deprioritized: low, regular, prioritized };
+      // Never below the minimum price, monotone, prioritized = nextBucket(max(regular, p90)).
+      return servedEstimate(low, regular, p90, min, config.buckets);
     },
     reset() {
       head = 0;

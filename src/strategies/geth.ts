@@ -1,10 +1,14 @@
 import { z } from "zod";
 import type { BlockSample } from "../core/blockSample.js";
-import { nextBucket } from "../core/buckets.js";
 import type { GasConfig } from "../core/config.js";
 import { validateShape } from "../core/config.js";
 import { InvalidConfigError } from "../core/errors.js";
-import { blockFullness, defaultEstimate, effectiveMinPrice } from "../core/fullness.js";
+import {
+  blockFullness,
+  defaultEstimate,
+  effectiveMinPrice,
+  servedEstimate,
+} from "../core/fullness.js";
 import type { GasEstimate, Strategy, StrategyFactory } from "../core/types.js";
 
 /** Options of {@link geth}. */
@@ -143,12 +147,8 @@ function createGethStrategy(o: ResolvedGethOptions, config: GasConfig): Strategy
         const v = sorted[Math.floor(((count - 1) * pct) / 100)]!;
         return v < min ? min : v;
       };
-      const low = at(o.percentiles.deprioritized);
-      let regular = at(o.percentiles.regular);
-      if (regular < low) regular = low;
-      let prioritized = nextBucket(at(o.percentiles.prioritized), config.buckets);
-      if (prioritized < regular) prioritized = regular;
-      return { deprioritized: low, regular, prioritized };
+      const { deprioritized, regular, prioritized } = o.percentiles;
+      return servedEstimate(at(deprioritized), at(regular), at(prioritized), min, config.buckets);
     },
     reset() {
       head = 0;

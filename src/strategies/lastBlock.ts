@@ -1,8 +1,7 @@
 import type { BlockSample } from "../core/blockSample.js";
-import { nextBucket } from "../core/buckets.js";
 import { clearingPrice } from "../core/clearingPrice.js";
 import type { GasConfig } from "../core/config.js";
-import { defaultEstimate, effectiveMinPrice } from "../core/fullness.js";
+import { defaultEstimate, effectiveMinPrice, servedEstimate } from "../core/fullness.js";
 import type { GasEstimate, Strategy } from "../core/types.js";
 
 /**
@@ -39,8 +38,7 @@ export function lastBlock(config: GasConfig): Strategy {
     estimate(): GasEstimate {
       const price = seen > skip ? recent[skip] : undefined;
       if (price === undefined) return defaultEstimate(min, config.buckets);
-      const p = price < min ? min : price;
-      return { deprioritized: p, regular: p, prioritized: nextBucket(p, config.buckets) };
+      return servedEstimate(price, price, price, min, config.buckets);
     },
     reset() {
       recent[0] = undefined;

@@ -1,11 +1,11 @@
 import type { BlockSample } from "../core/blockSample.js";
-import { nextBucket } from "../core/buckets.js";
 import type { GasConfig } from "../core/config.js";
 import {
   blockFullness,
   defaultEstimate,
   effectiveMinPrice,
   minInclusionPrice,
+  servedEstimate,
 } from "../core/fullness.js";
 import type { GasEstimate, Strategy, StrategyFactory } from "../core/types.js";
 import { U64_MAX } from "../core/u64.js";
@@ -189,14 +189,14 @@ function createTDigestStrategy(options: TDigestStrategyConfig, config: GasConfig
     estimate(): GasEstimate {
       for (const t of tiers) if (t.digest.blocks === 0) return defaultEstimate(min, config.buckets);
       const m = Number(min);
-      let low = tierValue(0, m);
-      if (low < min) low = min;
-      let regular = tierValue(1, m);
-      if (regular < low) regular = low;
-      let prioritized = tierValue(2, m);
-      if (prioritized < regular) prioritized = regular;
-      if (options.roundPrioritizedToBucket) prioritized = nextBucket(prioritized, config.buckets);
-      return { deprioritized: low, regular, prioritized };
+      return servedEstimate(
+        tierValue(0, m),
+        tierValue(1, m),
+        tierValue(2, m),
+        min,
+        config.buckets,
+        options.roundPrioritizedToBucket,
+      );
     },
     reset() {
       for (const w of all) w.digest.reset();
