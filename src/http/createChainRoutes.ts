@@ -30,7 +30,7 @@ export interface ChainRoutes {
 
 /**
  * The estimate, ledger info and health routes. Every body and header object of a snapshot is
- * built on first use and reused until the next snapshot (WeakMap keyed by the snapshot).
+ * built on first use and reused until the next snapshot (one slot: the engine only ever returns its newest snapshot).
  *
  * @example
  * const { estimate } = createChainRoutes(engine, parseHandlerOptions(), { "X-Content-Type-Options": "nosniff" });
@@ -48,19 +48,17 @@ export function createChainRoutes(
   const noBlock = errorPair(503, "internal_error", "no block has been ingested yet", common);
   const staleMessage = `the newest block arrived more than ${o.maxStalenessMs} ms ago`;
 
-  const cache = new WeakMap<Snapshot, Encoded>();
+  // engine.snapshot() only ever returns the newest snapshot: one slot is the whole cache.
   let lastSnapshot: Snapshot | undefined;
   let lastEncoded: Encoded | undefined;
   function encoded(s: Snapshot): Encoded {
-    if (s === lastSnapshot) return lastEncoded!;
-    let e = cache.get(s);
-    if (!e) {
-      e = { headers: Object.freeze({ ...common, ...chainStateHeaders(s.ledger, o.headerPrefix) }) };
-      cache.set(s, e);
+    if (s !== lastSnapshot || !lastEncoded) {
+      lastEncoded = {
+        headers: Object.freeze({ ...common, ...chainStateHeaders(s.ledger, o.headerPrefix) }),
+      };
+      lastSnapshot = s;
     }
-    lastSnapshot = s;
-    lastEncoded = e;
-    return e;
+    return lastEncoded;
   }
 
   function error(status: number, code: ErrorCode, message: string, head = false): HandlerResponse {
