@@ -94,7 +94,7 @@ export function verifyLane(lane: Lane, block: BlockSample, ask: boolean): void {
   if (!ask || !lane.probe || !snap.estimate) return;
   let again: GasEstimate | undefined;
   try {
-    again = lane.inner!.estimate();
+    again = lane.inner!.estimate(snap.minGasUnitPrice);
   } catch {
     again = undefined;
   }

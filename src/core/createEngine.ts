@@ -108,6 +108,8 @@ export function createEngine(options: CreateEngineOptions): Engine {
   let completed = 0;
   let closed = false;
   let resetPending = false;
+  // With skipLatestBlock, the newest block waits here until the next one arrives.
+  let deferred: BlockSample | undefined;
 
   function reject(error: BaseError): never {
     rejected++;
@@ -136,7 +138,7 @@ export function createEngine(options: CreateEngineOptions): Engine {
     }
     let e: GasEstimate;
     try {
-      e = strategy.estimate();
+      e = strategy.estimate(min);
     } catch (cause) {
       return {
         failure: new StrategyError(`strategy ${strategy.name} failed to estimate`, {
@@ -196,6 +198,7 @@ export function createEngine(options: CreateEngineOptions): Engine {
       });
       held.length = 0;
       heldStart = 0;
+      deferred = undefined;
       resetPending = true;
     }
     // A reset that failed is tried again before every block, so blocks of an older epoch never
@@ -211,12 +214,16 @@ export function createEngine(options: CreateEngineOptions): Engine {
         });
       }
     }
-    if (!strategyError) {
+    // skipLatestBlock: the strategy gets a block only once a newer one exists (the newest may
+    // be partial on a live node), so no strategy has to implement the rule itself.
+    const toFeed = config.skipLatestBlock ? deferred : block;
+    if (config.skipLatestBlock) deferred = block;
+    if (!strategyError && toFeed) {
       try {
-        strategy.ingest(block);
+        strategy.ingest(toFeed);
       } catch (cause) {
         strategyError = new StrategyError(
-          `strategy ${strategy.name} failed to ingest block ${block.height}`,
+          `strategy ${strategy.name} failed to ingest block ${toFeed.height}`,
           { cause, details: String(cause) },
         );
       }

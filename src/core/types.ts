@@ -44,27 +44,35 @@ export interface Snapshot {
 }
 
 /**
- * An estimation strategy. The engine owns validation, ordering, epochs and snapshots; a
- * strategy only sees accepted blocks of the current epoch, in height order.
+ * An estimation strategy. The engine owns validation, ordering, epochs, `skipLatestBlock`, the
+ * minimum price and snapshots; a strategy only sees accepted blocks of the current epoch, in
+ * height order.
  *
  * @example
- * const lastBlockMin: StrategyFactory = (config) => {
- *   let min = config.minGasUnitPrice;
+ * const cheapest: StrategyFactory = () => {
+ *   let low: bigint | undefined;
  *   return {
- *     name: "last-min",
- *     ingest(block) { min = block.gasUnitPrices.reduce((a, b) => (b < a ? b : a), min) },
- *     estimate() { return { deprioritized: min, regular: min, prioritized: min } },
- *     reset() { min = config.minGasUnitPrice },
+ *     name: "cheapest",
+ *     ingest(block) { for (const p of block.gasUnitPrices) if (low === undefined || p < low) low = p },
+ *     estimate(min) { const p = low !== undefined && low > min ? low : min; return { deprioritized: min, regular: p, prioritized: p } },
+ *     reset() { low = undefined },
  *   };
  * };
  */
 export interface Strategy {
   /** Short name used in logs, snapshots and the CLI (`aip34`, `tdigest`, ...). */
   readonly name: string;
-  /** Take one accepted block (heights increase; same epoch as the previous one since `reset`). */
+  /**
+   * Take one accepted block (heights increase; same epoch as the previous one since `reset`).
+   * With `skipLatestBlock` the engine hands a block over only once a newer one has arrived, so
+   * a strategy never implements that rule.
+   */
   ingest(block: BlockSample): void;
-  /** Current estimate. Must be deterministic and cheap; called once per block. */
-  estimate(): GasEstimate;
+  /**
+   * Current estimate. Must be deterministic and cheap; called once per block. `min` is the
+   * minimum gas unit price in force (the newest block's, else the configured one).
+   */
+  estimate(min: bigint): GasEstimate;
   /** Forget every block (called at an epoch change). */
   reset(): void;
 }

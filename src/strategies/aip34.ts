@@ -1,11 +1,6 @@
 import type { BlockSample } from "../core/blockSample.js";
 import type { GasConfig } from "../core/config.js";
-import {
-  defaultEstimate,
-  effectiveMinPrice,
-  minInclusionPrice,
-  servedEstimate,
-} from "../core/fullness.js";
+import { defaultEstimate, minInclusionPrice, servedEstimate } from "../core/fullness.js";
 import type { GasEstimate, Strategy } from "../core/types.js";
 
 const byValue = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
@@ -13,18 +8,18 @@ const byValue = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
 /**
  * The AIP-34 reference strategy, exactly as the node computes it, in BigInt end to end.
  * It keeps each block's minimum inclusion price (one value per block) for the newest
- * `aggressiveBlockHistory` (+1 when the newest block is skipped) blocks of the epoch.
+ * `aggressiveBlockHistory` blocks it was given (the engine holds back the newest block when
+ * `skipLatestBlock` is set).
  *
  * @example
  * const engine = createEngine({ strategy: aip34, config: { lowBlockHistory: 5 } });
  */
 export function aip34(config: GasConfig): Strategy {
-  const capacity = config.aggressiveBlockHistory + (config.skipLatestBlock ? 1 : 0);
+  const capacity = config.aggressiveBlockHistory;
   // Ring buffer of per-block prices, newest at (head - 1); `undefined` = the chain minimum.
   const ring: (bigint | undefined)[] = new Array(capacity);
   let head = 0;
   let size = 0;
-  let min = config.minGasUnitPrice;
   const window: bigint[] = [];
 
   return {
@@ -33,16 +28,14 @@ export function aip34(config: GasConfig): Strategy {
       ring[head] = minInclusionPrice(block, config);
       head = (head + 1) % capacity;
       if (size < capacity) size++;
-      min = effectiveMinPrice(block, config);
     },
-    estimate(): GasEstimate {
-      // Newest first, skipping the newest block when configured.
-      const skip = config.skipLatestBlock ? 1 : 0;
-      const n = Math.min(size - skip, config.aggressiveBlockHistory);
-      if (n <= 0) return defaultEstimate(min, config.buckets);
+    estimate(min = config.minGasUnitPrice): GasEstimate {
+      // Newest first; `undefined` stands for the minimum price in force now.
+      const n = size;
+      if (n === 0) return defaultEstimate(min, config.buckets);
       window.length = n;
       for (let i = 0; i < n; i++) {
-        const p = ring[(head - 1 - skip - i + 2 * capacity) % capacity];
+        const p = ring[(head - 1 - i + capacity) % capacity];
         window[i] = p === undefined ? min : p;
       }
       const lowN = Math.min(n, config.lowBlockHistory);
@@ -59,7 +52,6 @@ export function aip34(config: GasConfig): Strategy {
     reset() {
       head = 0;
       size = 0;
-      ring.fill(undefined);
     },
   };
 }

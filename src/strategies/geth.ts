@@ -115,12 +115,11 @@ export function geth(options: GethOptions = {}): StrategyFactory {
 
 function createGethStrategy(o: ResolvedGethOptions, config: GasConfig): Strategy {
   const k = o.samplesPerBlock;
-  const capacity = o.blocks + (config.skipLatestBlock ? 1 : 0);
+  const capacity = o.blocks;
   // Ring of per-block samples (each the block's k lowest usable prices, ascending).
   const ring: (readonly bigint[])[] = new Array(capacity);
   let head = 0;
   let size = 0;
-  let min = config.minGasUnitPrice;
   // Every collected price of the window, sorted natively as unsigned 64-bit integers.
   const all = new BigUint64Array(o.blocks * k);
 
@@ -128,20 +127,18 @@ function createGethStrategy(o: ResolvedGethOptions, config: GasConfig): Strategy
     name: "geth",
     ingest(block: BlockSample) {
       const floor = effectiveMinPrice(block, config);
-      min = floor;
       ring[head] = blockFullness(block, config).full
         ? lowest(block.gasUnitPrices, k, floor)
         : [floor];
       head = (head + 1) % capacity;
       if (size < capacity) size++;
     },
-    estimate(): GasEstimate {
-      const skip = config.skipLatestBlock ? 1 : 0;
-      const n = Math.min(size - skip, o.blocks);
-      if (n <= 0) return defaultEstimate(min, config.buckets);
+    estimate(min = config.minGasUnitPrice): GasEstimate {
+      const n = size;
+      if (n === 0) return defaultEstimate(min, config.buckets);
       let count = 0;
       for (let i = 0; i < n; i++)
-        for (const p of ring[(head - 1 - skip - i + 2 * capacity) % capacity]!) all[count++] = p;
+        for (const p of ring[(head - 1 - i + capacity) % capacity]!) all[count++] = p;
       const sorted = all.subarray(0, count).sort();
       const at = (pct: number) => {
         const v = sorted[Math.floor(((count - 1) * pct) / 100)]!;
@@ -153,7 +150,6 @@ function createGethStrategy(o: ResolvedGethOptions, config: GasConfig): Strategy
     reset() {
       head = 0;
       size = 0;
-      ring.fill([]);
     },
   };
 }

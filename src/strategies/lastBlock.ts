@@ -1,7 +1,7 @@
 import type { BlockSample } from "../core/blockSample.js";
 import { clearingPrice } from "../core/clearingPrice.js";
 import type { GasConfig } from "../core/config.js";
-import { defaultEstimate, effectiveMinPrice, servedEstimate } from "../core/fullness.js";
+import { defaultEstimate, servedEstimate } from "../core/fullness.js";
 import type { GasEstimate, Strategy } from "../core/types.js";
 
 /**
@@ -21,29 +21,21 @@ import type { GasEstimate, Strategy } from "../core/types.js";
  * const engine = createEngine({ strategy: lastBlock, config: { skipLatestBlock: false } });
  */
 export function lastBlock(config: GasConfig): Strategy {
-  const skip = config.skipLatestBlock ? 1 : 0;
-  // Clearing prices of the newest two blocks: [0] newest, [1] the one before.
-  const recent: (bigint | undefined)[] = [undefined, undefined];
-  let seen = 0;
-  let min = config.minGasUnitPrice;
+  // Clearing price of the last block given (the engine holds back the newest one when
+  // `skipLatestBlock` is set).
+  let last: bigint | undefined;
 
   return {
     name: "last-block",
     ingest(block: BlockSample) {
-      min = effectiveMinPrice(block, config);
-      recent[1] = recent[0];
-      recent[0] = clearingPrice(block, config);
-      if (seen < 2) seen++;
+      last = clearingPrice(block, config);
     },
-    estimate(): GasEstimate {
-      const price = seen > skip ? recent[skip] : undefined;
-      if (price === undefined) return defaultEstimate(min, config.buckets);
-      return servedEstimate(price, price, price, min, config.buckets);
+    estimate(min = config.minGasUnitPrice): GasEstimate {
+      if (last === undefined) return defaultEstimate(min, config.buckets);
+      return servedEstimate(last, last, last, min, config.buckets);
     },
     reset() {
-      recent[0] = undefined;
-      recent[1] = undefined;
-      seen = 0;
+      last = undefined;
     },
   };
 }

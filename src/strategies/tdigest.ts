@@ -3,7 +3,6 @@ import type { GasConfig } from "../core/config.js";
 import {
   blockFullness,
   defaultEstimate,
-  effectiveMinPrice,
   minInclusionPrice,
   servedEstimate,
 } from "../core/fullness.js";
@@ -22,7 +21,7 @@ import {
 export interface TDigestStrategy extends Strategy {
   /** Centroids held by every window (the unit of the memory bound). */
   centroidCount(): number;
-  /** The most centroids the windows can hold with these options (docs/strategies-tdigest.md). */
+  /** The most centroids the windows can hold with these options (docs/strategies.md). */
   readonly maxCentroidCount: number;
 }
 
@@ -103,8 +102,6 @@ function createTDigestStrategy(options: TDigestStrategyConfig, config: GasConfig
   let blockCapacity = 1024;
   let prices = new Float64Array(256);
   let gas = new Float64Array(256);
-  let pending: BlockSample | undefined;
-  let min = config.minGasUnitPrice;
 
   function feedClearing(block: BlockSample): void {
     const price = minInclusionPrice(block, config);
@@ -179,14 +176,9 @@ function createTDigestStrategy(options: TDigestStrategyConfig, config: GasConfig
       return n;
     },
     ingest(block: BlockSample) {
-      min = effectiveMinPrice(block, config);
-      if (!config.skipLatestBlock) feed(block);
-      else {
-        if (pending) feed(pending);
-        pending = block;
-      }
+      feed(block);
     },
-    estimate(): GasEstimate {
+    estimate(min = config.minGasUnitPrice): GasEstimate {
       for (const t of tiers) if (t.digest.blocks === 0) return defaultEstimate(min, config.buckets);
       const m = Number(min);
       return servedEstimate(
@@ -200,7 +192,6 @@ function createTDigestStrategy(options: TDigestStrategyConfig, config: GasConfig
     },
     reset() {
       for (const w of all) w.digest.reset();
-      pending = undefined;
     },
     centroidCount() {
       let n = 0;

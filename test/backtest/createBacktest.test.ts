@@ -104,7 +104,9 @@ describe("the harness never lets a strategy see the block it is scored on", () =
       strategies: [{ name: "s", strategy: peeker }],
       verify: false,
     });
+    // The honest strategy is given every block (block t-1 included) to compare like with like.
     const honest = await runBacktest(history(spiky), {
+      config: { skipLatestBlock: false },
       strategies: [{ name: "s", strategy: previousClearing }],
     });
     expect(cheated.strategies[0]!.tiers).toEqual(honest.strategies[0]!.tiers);
@@ -219,7 +221,9 @@ describe("createBacktest: input and options", () => {
       },
       reset() {},
     });
+    // The count below is of blocks handed to the strategy: every block, without skipping.
     const r = await runBacktest(history(Array(20).fill(100)), {
+      config: { skipLatestBlock: false },
       strategies: [{ strategy: flaky }],
     });
     // Estimates before blocks 2..20 come after blocks 1..19: blocks 2, 4, .., 18 ingested => 9 failures.

@@ -283,11 +283,11 @@ describe("tdigest: memory", () => {
     for (let i = 0; i < 1_050_000; i++) {
       strategy.ingest(pool[i % 1000]!);
       if (i % 50_000 === 0) {
-        strategy.estimate();
+        strategy.estimate(100n);
         peak = Math.max(peak, strategy.centroidCount());
       }
     }
-    const e = strategy.estimate();
+    const e = strategy.estimate(100n);
     expect(peak).toBeLessThanOrEqual(strategy.maxCentroidCount);
     expect(strategy.centroidCount()).toBeLessThanOrEqual(strategy.maxCentroidCount);
     expect(e.deprioritized).toBe(100n);
