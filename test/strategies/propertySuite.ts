@@ -90,7 +90,8 @@ const configArb: fc.Arbitrary<GasConfigInput> = fc
 
 type Estimates = string[];
 
-function run(
+/** The served estimate after every block, as "low/regular/prioritized" (throws a failure). */
+export function run(
   factory: StrategyFactory,
   history: BlockSampleInput[],
   config: GasConfigInput = {},

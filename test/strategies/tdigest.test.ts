@@ -9,7 +9,7 @@ import { aip34 } from "../../src/strategies/aip34.js";
 import { type TDigestStrategy, tdigest } from "../../src/strategies/tdigest.js";
 import { parseTDigestOptions } from "../../src/strategies/tdigestOptions.js";
 import { block, fullBlock, idleBlock } from "../helpers/blocks.js";
-import { historyArb, PROPERTY_PARAMS, strategyPropertySuite } from "./propertySuite.js";
+import { historyArb, PROPERTY_PARAMS, run, strategyPropertySuite } from "./propertySuite.js";
 
 const allPaid = {
   low: { sample: "paid" },
@@ -22,21 +22,6 @@ strategyPropertySuite(
   "tdigest (paid, weighted, compression 20)",
   tdigest({ tiers: allPaid, weightByGasUsed: true, compression: 20 }),
 );
-
-/** Every snapshot's estimate as "low/regular/prioritized" (or the failure). */
-function run(
-  factory: StrategyFactory,
-  history: BlockSampleInput[],
-  config: GasConfigInput = {},
-): string[] {
-  const engine = createEngine({ strategy: factory, config });
-  return history.map((b) => {
-    engine.ingest(b);
-    const s = engine.snapshot()!;
-    if (!s.estimate) throw s.failure;
-    return `${s.estimate.deprioritized}/${s.estimate.regular}/${s.estimate.prioritized}`;
-  });
-}
 
 const configArb: fc.Arbitrary<GasConfigInput> = fc
   .record({
