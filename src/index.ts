@@ -49,12 +49,15 @@ export {
   servedEstimate,
 } from "./core/fullness.js";
 export { parseJsonLossless } from "./core/parseJsonLossless.js";
+export { TIERS, type Tier } from "./core/tiers.js";
 export type {
   GasEstimate,
   LedgerState,
+  PromiseRecord,
   Snapshot,
   Strategy,
   StrategyFactory,
+  TierPromise,
 } from "./core/types.js";
 export { parseU64, U64_MAX } from "./core/u64.js";
 export type { Centroids } from "./sketch/centroids.js";
@@ -94,6 +97,12 @@ export {
   simulator,
 } from "./sources/simulator.js";
 export { aip34 } from "./strategies/aip34.js";
+export {
+  type CalibratedConfig,
+  type CalibratedOptions,
+  parseCalibratedOptions,
+} from "./strategies/calibrated/options.js";
+export { calibrated } from "./strategies/calibrated.js";
 export {
   type GethOptions,
   geth,

@@ -10,6 +10,9 @@ export async function loadStrategy(
 ): Promise<{ strategy: StrategyFactory; config: GasConfig; strategyName: string }> {
   const file = await loadConfigFile(configPath);
   const strategyName = name ?? "aip34";
-  const strategy = resolveStrategy(strategyName, { tdigest: file.tdigest });
+  const strategy = resolveStrategy(strategyName, {
+    tdigest: file.tdigest,
+    calibrated: file.calibrated,
+  });
   return { strategy, config: file.gas, strategyName };
 }
