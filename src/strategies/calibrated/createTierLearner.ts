@@ -36,8 +36,31 @@ export interface TierLearner {
   reset(learning: boolean): void;
   /** The promise and the inclusion rate of the served bids so far. */
   record(): PromiseRecord;
-  /** Internal state, for tests of the guarantee. */
-  state(): { levels: readonly number[]; correction: number; chosen: number };
+  /**
+   * Internal state, for tests of the guarantee: each expert's level, the correction, the chosen
+   * expert, and the largest shortfall seen: how far (log scale) a settled outcome lay above the
+   * highest price of the window its bid was taken from (0 if never).
+   */
+  state(): { levels: readonly number[]; correction: number; chosen: number; shortfall: number };
+}
+
+/**
+ * The guarantee: the most a tier's miss rate can exceed `1 − probability` after `bids` settled
+ * bids, on any sequence of prices, given the largest shortfall `shortfall` (see
+ * {@link TierLearner.state}).
+ *
+ * @example
+ * missBound({ withinBlocks: 1, lag: 1, correctionRate: 0.005 }, 10_000, 0); // ≈ 0.0251
+ */
+export function missBound(
+  o: Pick<TierLearnerOptions, "withinBlocks" | "lag" | "correctionRate">,
+  bids: number,
+  shortfall: number,
+): number {
+  const delay = o.lag + o.withinBlocks;
+  return (
+    (-MIN_LEVEL + 1 + Math.max(0, shortfall) + delay * o.correctionRate) / (o.correctionRate * bids)
+  );
 }
 
 /** EW decay of each expert's pinball loss per outcome (about the last 50 outcomes matter). */
@@ -53,6 +76,8 @@ interface Pending {
   experts: bigint[];
   final: bigint;
   served: bigint;
+  /** Highest price of the chosen expert's window when the bid was made. */
+  top: bigint;
 }
 
 /**
@@ -63,11 +88,12 @@ interface Pending {
  * moves `a_i` by `learningRate · (miss − (1 − p))` whenever one of its bids settles, so each is
  * calibrated on its own. The tier serves the expert with the lowest exponentially weighted
  * pinball loss at level `p` (log scale), at level `a_best + δ`; `δ` moves by
- * `correctionRate · (miss − (1 − p))` on the tier's own bids. The long-run miss rate is then
- * bounded by `1 − p + (δ_max − δ_0) / (correctionRate · T)` on any sequence of prices, where
- * `δ_max` is the highest correction reached (docs/strategies.md derives it): `δ` only climbs on
- * misses, and a level high enough covers any clearing price, because {@link levelPrice} grows
- * without bound with the level.
+ * `correctionRate · (miss − (1 − p))` on the tier's own bids. On any sequence of prices, after
+ * `T` settled bids the share that missed is at most
+ * `1 − p + (1.25 + R + D · correctionRate) / (correctionRate · T)` ({@link missBound}), where
+ * `R` is the largest shortfall and `D = lag + withinBlocks` (docs/strategies.md derives it): `δ`
+ * climbs only on misses, and once `a_best + δ` reaches `1 + R` every bid covers, because
+ * {@link levelPrice} grows without bound with the level and no level goes below −0.25.
  *
  * A bid made after block `s` is scored on blocks `s + lag + 1 .. s + lag + withinBlocks`, so it
  * settles `lag + withinBlocks` blocks later: at most that many bids wait at a time.
@@ -90,6 +116,7 @@ export function createTierLearner(o: TierLearnerOptions): TierLearner {
   let chosen = 0;
   let bids = 0;
   let included = 0;
+  let shortfall = 0;
 
   // Before any outcome, each expert starts at the level that would keep the promise if blocks
   // cleared independently: P(some of k blocks clears at or below it) = p.
@@ -120,6 +147,8 @@ export function createTierLearner(o: TierLearnerOptions): TierLearner {
       const bid = pending.shift()!;
       const y = outcome(o.withinBlocks);
       const logY = logPrice(y);
+      const over = logY - logPrice(bid.top);
+      if (over > shortfall) shortfall = over;
       for (let i = 0; i < o.experts; i++) {
         const f = logPrice(bid.experts[i]!);
         const loss = f >= logY ? (1 - p) * (f - logY) : p * (logY - f);
@@ -142,7 +171,8 @@ export function createTierLearner(o: TierLearnerOptions): TierLearner {
       chosen = best;
       const price = levelPrice(samples[best]!, levels[best]! + correction);
       const final = price < floor ? floor : price;
-      pending.push({ experts, final, served: final });
+      const window = samples[best]!;
+      pending.push({ experts, final, served: final, top: window.at(window.size - 1) });
       return final;
     },
     served(price) {
@@ -159,6 +189,6 @@ export function createTierLearner(o: TierLearnerOptions): TierLearner {
       recentBids: recentCount,
       recentRate: recentCount > 0 ? recentHits / recentCount : null,
     }),
-    state: () => ({ levels: [...levels], correction, chosen }),
+    state: () => ({ levels: [...levels], correction, chosen, shortfall }),
   };
 }
