@@ -6,6 +6,7 @@ import {
   type TierLearnerOptions,
 } from "../../src/strategies/calibrated/createTierLearner.js";
 import { createSortedWindow } from "../../src/strategies/calibrated/sortedWindow.js";
+import { mulberry32 } from "../helpers/prng.js";
 
 const U64_MAX = 2n ** 64n - 1n;
 
@@ -138,8 +139,7 @@ describe("calibrated: the online correction's guarantee", () => {
   it("the bound is useful, not vacuous: 20,000 bids within 100x of each other stay within a few points", () => {
     // Prices that never leave [100, 10_000]: the shortfall is at most ln(100) and the bound
     // after 20,000 bids is (1.25 + 4.6 + ...) / (0.005 · 20,000) ≈ 6 points.
-    let s = 17;
-    const rnd = () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const rnd = mulberry32(17);
     const prices = Array.from({ length: 20_000 }, () =>
       BigInt(100 + Math.floor(rnd() ** 4 * 9900)),
     );
