@@ -5,9 +5,9 @@ import {
   calibrated,
   createEngine,
   InvalidConfigError,
-  parseCalibratedOptions,
   resolveStrategy,
 } from "../../src/index.js";
+import { parseCalibratedOptions } from "../../src/strategies/calibrated/options.js";
 import { block, fullBlock, idleBlock } from "../helpers/blocks.js";
 import { mulberry32 } from "../helpers/prng.js";
 import { strategyPropertySuite } from "./propertySuite.js";
