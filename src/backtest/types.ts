@@ -48,6 +48,16 @@ export interface TierResult {
     readonly p90: number;
     readonly mean: number;
   } | null;
+  /**
+   * The tier's promise, for strategies that make promises (`calibrated`), and the share of its
+   * bids that kept it: included within `withinBlocks` (`null` when that is beyond the 10 blocks
+   * scored, or without bids). `null` for strategies without promises.
+   */
+  readonly promise: {
+    readonly withinBlocks: number;
+    readonly probability: number;
+    readonly achieved: number | null;
+  } | null;
   /** Blocks from a spike's first block until the tier's estimate covers a spike block's clearing price. */
   readonly spikeCover: SpikeResponse;
   /** Blocks from a spike's end until the tier is back at its idle-chain value. */

@@ -6,6 +6,7 @@ import { recordCommand } from "./record.js";
 import { REPLAY_USAGE, replay } from "./replay.js";
 import { SERVE_USAGE, serve } from "./serve.js";
 import { simulateCommand } from "./simulate.js";
+import { statsCommand } from "./stats.js";
 
 type Command = {
   run: (argv: string[], io: CliIo) => Promise<number>;
@@ -26,6 +27,7 @@ const commands: Record<string, Command> = {
   },
   simulate: simulateCommand,
   backtest: backtestCommand,
+  stats: statsCommand,
   record: recordCommand,
 };
 
