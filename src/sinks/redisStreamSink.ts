@@ -1,5 +1,6 @@
 import { Observable, type OperatorFunction } from "rxjs";
 import { type BlockSample, safeParseBlockSample } from "../core/blockSample.js";
+import { loadIoredis } from "../sources/redis/connectRedis.js";
 import { createPendingQueue } from "./redis/createPendingQueue.js";
 import {
   type RedisPublishResult,
@@ -8,6 +9,7 @@ import {
 } from "./redis/options.js";
 import { publishBlocks } from "./redis/publishBlocks.js";
 
+export { describeRedisSinkEvent } from "./redis/describeRedisSinkEvent.js";
 export type {
   RedisPublishOutcome,
   RedisPublishResult,
@@ -31,7 +33,8 @@ export { resolveRedisStreamSinkOptions } from "./redis/options.js";
  * waiting block is written; an input error is passed on after that. Unsubscribing closes the
  * connection at once. A value that is not a valid block is skipped with a `rejected` event.
  *
- * The `ioredis` package (an optional peer dependency) is loaded at subscription.
+ * The `ioredis` package (an optional peer dependency) starts loading when `redisStreamSink()` is
+ * called; a missing package fails the subscription with a message saying how to install it.
  *
  * @throws {InvalidConfigError} at call time when the URL or an option is invalid.
  * @example
@@ -47,6 +50,7 @@ export function redisStreamSink(
 ): OperatorFunction<BlockSample, RedisPublishResult> {
   const resolved = resolveRedisStreamSinkOptions(url, options);
   const { onEvent } = resolved;
+  loadIoredis().catch(() => undefined);
   return (source$) =>
     new Observable<RedisPublishResult>((subscriber) => {
       const abort = new AbortController();

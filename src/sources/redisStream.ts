@@ -1,5 +1,6 @@
 import { Observable } from "rxjs";
 import type { BlockSample } from "../core/blockSample.js";
+import { loadIoredis } from "./redis/connectRedis.js";
 import { followStream } from "./redis/followStream.js";
 import { type RedisStreamOptions, resolveRedisStreamOptions } from "./redis/options.js";
 
@@ -17,6 +18,8 @@ export { resolveRedisStreamOptions } from "./redis/options.js";
 export type { RedisTarget } from "./redis/parseRedisUrl.js";
 export { parseRedisUrl } from "./redis/parseRedisUrl.js";
 export { redisEventFields } from "./redis/redisEventFields.js";
+export type { RedisStreamTop } from "./redis/redisStreamTop.js";
+export { redisStreamTop } from "./redis/redisStreamTop.js";
 export type { DecodedStreamEntry } from "./redis/streamEntry.js";
 export {
   DEFAULT_STREAM,
@@ -40,8 +43,9 @@ export {
  * - An entry that is not a valid block is skipped with a `rejected` event naming the entry id
  *   and the field; it never stops the source.
  *
- * The `ioredis` package (an optional peer dependency) is loaded at the first subscription; each
- * subscription has its own connection (cold). Unsubscribing closes it at once.
+ * The `ioredis` package (an optional peer dependency) starts loading when `redisStream()` is
+ * called (a missing package fails the subscription with a message saying how to install it);
+ * each subscription has its own connection (cold). Unsubscribing closes it at once.
  *
  * @throws {InvalidConfigError} at call time when the URL or an option is invalid.
  * @example
@@ -58,6 +62,8 @@ export function redisStream(
   options: RedisStreamOptions = {},
 ): Observable<BlockSample> {
   const resolved = resolveRedisStreamOptions(url, options);
+  // Start loading the client now, so a server subscribing after it listens connects sooner.
+  loadIoredis().catch(() => undefined);
   return new Observable<BlockSample>((subscriber) => {
     const abort = new AbortController();
     followStream(resolved, (block) => subscriber.next(block), abort.signal).then(

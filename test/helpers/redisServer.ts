@@ -82,13 +82,20 @@ export async function startRedis(options: { port?: number } = {}): Promise<TestR
         "--loglevel",
         "warning",
       ],
-      { stdio: ["ignore", "ignore", "inherit"] },
+      { stdio: ["ignore", "pipe", "pipe"] },
     );
     child = proc;
+    let output = "";
+    const keep = (d: Buffer) => {
+      output = (output + String(d)).slice(-4000);
+    };
+    proc.stdout?.on("data", keep);
+    proc.stderr?.on("data", keep);
     exited = new Promise((resolve) => proc.once("exit", () => resolve()));
     const end = Date.now() + 10_000;
     for (;;) {
-      if (proc.exitCode !== null) throw new Error(`redis-server exited with ${proc.exitCode}`);
+      if (proc.exitCode !== null)
+        throw new Error(`redis-server exited with ${proc.exitCode}: ${output}`);
       const probe = new Redis({
         port,
         host: "127.0.0.1",
@@ -106,7 +113,8 @@ export async function startRedis(options: { port?: number } = {}): Promise<TestR
         // not up yet
       }
       probe.disconnect();
-      if (Date.now() > end) throw new Error(`redis-server on port ${port} did not come up`);
+      if (Date.now() > end)
+        throw new Error(`redis-server on port ${port} did not come up: ${output}`);
       await new Promise((r) => setTimeout(r, 20));
     }
   }
