@@ -28,12 +28,12 @@ export async function startRedisServer() {
   const port = await freePort();
   const child = spawn(
     "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--appendonly", "yes"].concat([
-      "--save",
-      "",
-      "--loglevel",
-      "warning",
-    ]),
+    // AOF on as in production; no automatic rewrites (a background fork would land in one case).
+    [
+      ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir],
+      ["--appendonly", "yes", "--auto-aof-rewrite-percentage", "0"],
+      ["--save", "", "--loglevel", "warning"],
+    ].flat(),
     { stdio: "ignore" },
   );
   const exited = new Promise((resolve) => child.once("exit", resolve));
