@@ -1,8 +1,10 @@
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { type PublishHandle, startPublish } from "../../src/cli/publish.js";
 import { type ServeHandle, startServe } from "../../src/cli/serve.js";
 import { runCli } from "../helpers/cli.js";
@@ -247,6 +249,36 @@ describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", (
     expect(all).toEqual(Array.from({ length: 320 }, (_, i) => heights[0]! + i));
     await pub.handle.stop();
     expect(pub.handle.counts().published).toBeGreaterThanOrEqual(320);
+  });
+
+  it("compose.yaml: its publisher and replica commands and the replica health check work", async () => {
+    const compose = parse(
+      readFileSync(join(import.meta.dirname, "..", "..", "compose.yaml"), "utf8"),
+      {
+        merge: true,
+      },
+    ) as { services: Record<string, { command: string[]; healthcheck?: { test: string[] } }> };
+    const local = (args: string[]) =>
+      args.map((a) => (a === "redis://redis:6379" ? redis.url : a === "0.0.0.0" ? "127.0.0.1" : a));
+    const pubArgs = compose.services["publisher-b"]!.command;
+    expect(pubArgs.slice(0, 3)).toEqual(["node", "bin/gasdigest.js", "publish"]);
+    const source = pubArgs.indexOf("--source");
+    const simArgs = local(pubArgs.slice(3));
+    simArgs.splice(source - 3, 2, "--source", "sim", "--interval-ms", "20");
+    const pub = await publisher(simArgs);
+    const replicaArgs = local(compose.services["replica-1"]!.command);
+    expect(replicaArgs.slice(0, 3)).toEqual(["node", "bin/gasdigest.js", "serve"]);
+    const port = await freePort();
+    const { handle } = await serve(
+      replicaArgs.slice(3).map((a) => (a === "8080" ? String(port) : a)),
+    );
+    await until(() => (handle.engine.snapshot()?.ledger.blockHeight ?? 0n) > 5n);
+    const [, node, flag, script] = compose.services["replica-1"]!.healthcheck!.test;
+    // Asynchronously: the replica answering the check runs in this process.
+    const check = spawn(node!, [flag!, script!.replace("8080", String(port))], { stdio: "ignore" });
+    expect(await new Promise((resolve) => check.once("exit", resolve))).toBe(0);
+    await pub.handle.stop();
+    expect(pub.handle.counts().published).toBeGreaterThan(5);
   });
 
   it("explains unusable publish arguments", async () => {

@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { type BlockSample, serializeBlockSample } from "../../core/blockSample.js";
+import type { BlockSample } from "../../core/blockSample.js";
+import { checkStreamKey } from "../../sources/redis/checkStreamKey.js";
 import { connectRedis, type RedisConnection } from "../../sources/redis/connectRedis.js";
 import { createOutageTracker } from "../../sources/redis/createOutageTracker.js";
 import { RedisFeedError } from "../../sources/redis/errors.js";
-import { checkStreamKey } from "../../sources/redis/followStream.js";
-import { BLOCK_FIELD, entryId } from "../../sources/redis/streamEntry.js";
+import { encodeStreamEntry, entryId } from "../../sources/redis/streamEntry.js";
 import type { PendingQueue } from "./createPendingQueue.js";
 import type { RedisPublishResult, ResolvedRedisStreamSinkOptions } from "./options.js";
 
@@ -66,8 +66,7 @@ export async function publishBlocks(
               "~",
               retain,
               entryId(b.height),
-              BLOCK_FIELD,
-              serializeBlockSample(b),
+              ...encodeStreamEntry(b),
             );
           return pipeline.exec();
         });

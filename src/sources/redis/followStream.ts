@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { BlockSample } from "../../core/blockSample.js";
+import { checkStreamKey } from "./checkStreamKey.js";
 import { connectRedis, type RedisConnection } from "./connectRedis.js";
 import { createOutageTracker } from "./createOutageTracker.js";
 import { RedisFeedError } from "./errors.js";
@@ -7,19 +8,6 @@ import type { ResolvedRedisStreamOptions } from "./options.js";
 import { decodeStreamEntry, entryId, previousId } from "./streamEntry.js";
 
 type Entry = [id: string, fields: string[]];
-
-/**
- * Check that `stream` holds a stream or nothing yet.
- * @throws {RedisFeedError} `wrong_type` naming the key and what it holds.
- */
-export async function checkStreamKey(conn: RedisConnection, url: string, stream: string) {
-  const type = await conn.call((c) => c.type(stream));
-  if (type !== "stream" && type !== "none")
-    throw new RedisFeedError(url, "wrong_type", {
-      message: `the key "${stream}" at ${url} holds a ${type}, not a stream`,
-    });
-  return type;
-}
 
 /**
  * The follow loop of the `redisStream` source: connect, warm start (the newest

@@ -1,6 +1,6 @@
 import type { ValidationIssue } from "../../core/errors.js";
+import { checkStreamKey } from "./checkStreamKey.js";
 import { connectRedis } from "./connectRedis.js";
-import { checkStreamKey } from "./followStream.js";
 import { parseRedisUrl } from "./parseRedisUrl.js";
 import { DEFAULT_STREAM, decodeStreamEntry } from "./streamEntry.js";
 

@@ -13,12 +13,21 @@ export const DEFAULT_STREAM = "gasdigest:blocks";
 /** The largest entry sequence number Redis accepts (the `seq` of `ms-seq` ids). */
 const MAX_SEQ = "18446744073709551615";
 
-/** The entry id of a height: `<height>-0`. */
+/**
+ * The entry id of a height: `<height>-0`.
+ * @example
+ * entryId(1042n); // "1042-0"
+ */
 export function entryId(height: bigint): string {
   return `${height}-0`;
 }
 
-/** The id just below `id` (for paging backwards without exclusive ranges, absent before Redis 6.2). */
+/**
+ * The id just below `id` (for paging backwards without exclusive ranges, absent before Redis
+ * 6.2); `undefined` below `0-1`.
+ * @example
+ * previousId("1042-0"); // "1041-18446744073709551615"
+ */
 export function previousId(id: string): string | undefined {
   const [ms, seq] = splitId(id) ?? [];
   if (ms === undefined || seq === undefined) return undefined;
@@ -31,7 +40,11 @@ function splitId(id: string): [bigint, bigint] | undefined {
   return m ? [BigInt(m[1]!), BigInt(m[2]!)] : undefined;
 }
 
-/** The field/value list of a block's entry: `block` → its NDJSON line. */
+/**
+ * The field/value list of a block's entry: `block` → its NDJSON line.
+ * @example
+ * await redis.xadd("gasdigest:blocks", entryId(block.height), ...encodeStreamEntry(block));
+ */
 export function encodeStreamEntry(block: BlockSample): [string, string] {
   return [BLOCK_FIELD, serializeBlockSample(block)];
 }
