@@ -7,6 +7,7 @@ import { createEngine, type Engine } from "../core/createEngine.js";
 import { formatIssues } from "../core/errors.js";
 import { aptosRest, aptosRestEventFields, describeAptosRestEvent } from "../sources/aptosRest.js";
 import { ndjsonFile } from "../sources/ndjsonFile.js";
+import { loadIoredis } from "../sources/redis/connectRedis.js";
 import { parseRedisUrl, redisStream } from "../sources/redisStream.js";
 import { simulator } from "../sources/simulator.js";
 import { type CliIo, UsageError } from "./io.js";
@@ -91,6 +92,8 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
   if (values.stream !== undefined && spec.kind !== "redis")
     throw new UsageError("--stream only applies to --source redis://HOST:PORT");
 
+  // A missing optional client is a usage problem: say so now, not as a source failure later.
+  if (spec.kind === "redis") await loadIoredis();
   const log = pino({ level, base: { name: "gasdigest" } }, io.stdout);
   const { strategy, config, strategyName, windowBlocks } = await loadStrategy(
     values.strategy,

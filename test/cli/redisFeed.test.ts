@@ -104,7 +104,13 @@ describe.skipIf(skip)("the Redis feed: publishers, replicas and their failures",
 
     node.storm({ rate: 0.2, seed: 4, kinds: QUICK_FAULTS });
     node.grow(40, 1);
+    // A fills the empty stream with the backfill; B starts on the filled stream and races A.
     const pubA = publisher("publisher-a");
+    await until(
+      async () => (await redis.client.xlen("gasdigest:blocks")) >= 121,
+      30_000,
+      "A's backfill",
+    );
     const pubB = publisher("publisher-b");
     const replicas = await Promise.all(
       ["replica-1", "replica-2", "replica-3"].map((n) => replica(n)),
@@ -185,7 +191,7 @@ describe.skipIf(skip)("the Redis feed: publishers, replicas and their failures",
       ]);
     }
 
-    // Publisher B took over when A died; A had written part of the stream.
+    // B took over when A died; A had written the backfill at least.
     expect(await pubB.stop()).toBe(0);
     const counts = (await pubB.waitForLog((l) => l.msg === "gasdigest publish stopped"))
       .counts as Record<string, number>;
