@@ -248,7 +248,9 @@ describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", (
       .map((l) => Number(JSON.parse(l).height));
     expect(all).toEqual(Array.from({ length: 320 }, (_, i) => heights[0]! + i));
     await pub.handle.stop();
-    expect(pub.handle.counts().published).toBeGreaterThanOrEqual(320);
+    // A block whose XADD reply was lost in the restart is sent again and counted as already published.
+    const counts = pub.handle.counts();
+    expect(counts.published + counts.already_published).toBeGreaterThanOrEqual(all.at(-1)!);
   });
 
   it("compose.yaml: its publisher and replica commands and the replica health check work", async () => {
