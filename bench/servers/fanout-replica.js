@@ -6,7 +6,7 @@
 import { createInterface } from "node:readline";
 import { createServer, listen } from "../../dist/adapters/node/index.js";
 import { createEngine } from "../../dist/core/createEngine.js";
-import { redisStream } from "../../dist/redis/index.js";
+import { redisStream } from "../../dist/redis.js";
 import { pushSource } from "../../dist/sources/pushSource.js";
 import { aip34 } from "../../dist/strategies/aip34.js";
 import { wallMs } from "../lib-redis.js";

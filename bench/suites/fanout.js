@@ -12,7 +12,7 @@ import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { Subject } from "rxjs";
 import { serializeBlockSample } from "../../dist/core/blockSample.js";
-import { redisStreamSink } from "../../dist/redis/index.js";
+import { redisStreamSink } from "../../dist/redis.js";
 import { makeBlocks } from "../lib.js";
 import { percentile, redisServerAvailable, startRedisServer, wallMs } from "../lib-redis.js";
 

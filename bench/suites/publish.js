@@ -5,7 +5,7 @@
 // its own (loopback, AOF on). Whole passes are timed; cases alternate and the best pass counts.
 import { from, lastValueFrom } from "rxjs";
 import { serializeBlockSample } from "../../dist/core/blockSample.js";
-import { redisStreamSink } from "../../dist/redis/index.js";
+import { redisStreamSink } from "../../dist/redis.js";
 import { makeBlocks } from "../lib.js";
 import { redisServerAvailable, startRedisServer } from "../lib-redis.js";
 

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { from, lastValueFrom } from "rxjs";
 import { serializeBlockSample } from "../../dist/core/blockSample.js";
-import { redisStreamSink } from "../../dist/redis/index.js";
+import { redisStreamSink } from "../../dist/redis.js";
 import { makeBlocks } from "../lib.js";
 import { redisServerAvailable, startRedisServer } from "../lib-redis.js";
 

@@ -15,9 +15,15 @@ interface ConfigFile {
   gas: GasConfig;
   /** The `tdigest` block, validated by the tdigest strategy when it is selected. */
   tdigest: unknown;
+  /** The `calibrated` block, validated by the calibrated strategy when it is selected. */
+  calibrated: unknown;
 }
 
-const fileShape = { ...gasConfigShape, tdigest: z.unknown().optional() };
+const fileShape = {
+  ...gasConfigShape,
+  tdigest: z.unknown().optional(),
+  calibrated: z.unknown().optional(),
+};
 
 /** Validate a parsed config object (every problem listed). */
 function parseConfigObject(input: unknown): ConfigFile {
@@ -25,8 +31,8 @@ function parseConfigObject(input: unknown): ConfigFile {
     throw new InvalidConfigError([{ path: "", message: "the config must be a JSON object" }]);
   const r = validateShape(fileShape, input, crossCheckGasConfig);
   if (!r.ok) throw new InvalidConfigError(r.issues);
-  const { tdigest, ...gas } = r.value;
-  return { gas: Object.freeze(gas) as GasConfig, tdigest };
+  const { tdigest, calibrated, ...gas } = r.value;
+  return { gas: Object.freeze(gas) as GasConfig, tdigest, calibrated };
 }
 
 /**
@@ -37,7 +43,7 @@ function parseConfigObject(input: unknown): ConfigFile {
  * const { gas, tdigest } = await loadConfigFile(values.config);
  */
 export async function loadConfigFile(path?: string): Promise<ConfigFile> {
-  if (!path) return { gas: DEFAULT_GAS_CONFIG, tdigest: undefined };
+  if (!path) return { gas: DEFAULT_GAS_CONFIG, tdigest: undefined, calibrated: undefined };
   let text: string;
   try {
     text = await readFile(path, "utf8");

@@ -17,7 +17,10 @@ export async function loadStrategy(
 }> {
   const file = await loadConfigFile(configPath);
   const strategyName = name ?? "aip34";
-  const strategy = resolveStrategy(strategyName, { tdigest: file.tdigest });
-  const windowBlocks = largestWindow(file.gas, file.tdigest, strategyName);
+  const strategy = resolveStrategy(strategyName, {
+    tdigest: file.tdigest,
+    calibrated: file.calibrated,
+  });
+  const windowBlocks = largestWindow(file, strategyName);
   return { strategy, config: file.gas, strategyName, windowBlocks };
 }

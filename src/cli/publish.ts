@@ -107,7 +107,7 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
   if (speed !== undefined && !(speed > 0 && Number.isFinite(speed)))
     throw new UsageError(`--speed must be a positive number (got "${values.speed}")`);
   const file = await loadConfigFile(values.config);
-  const window = largestWindow(file.gas, file.tdigest);
+  const window = largestWindow(file);
   const retain = intFlag("retain", values.retain, 1) ?? Math.max(MIN_RETAIN, window);
   const backfill = intFlag("backfill", values.backfill, 0) ?? window;
   const stream = values.stream;

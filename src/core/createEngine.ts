@@ -172,6 +172,25 @@ export function createEngine(options: CreateEngineOptions): Engine {
     };
   }
 
+  // A strategy that makes promises reports them once per block; one that throws there fails
+  // like any other strategy method (the block is kept, the snapshot carries the failure).
+  function readPromises(result: { estimate?: GasEstimate; failure?: StrategyError }) {
+    if (!strategy.promises) return undefined;
+    try {
+      return Object.freeze({ ...strategy.promises() });
+    } catch (cause) {
+      result.estimate = undefined;
+      result.failure = new StrategyError(
+        `strategy ${strategy.name} failed to report its promises`,
+        {
+          cause,
+          details: String(cause),
+        },
+      );
+      return undefined;
+    }
+  }
+
   function ingest(input: unknown): IngestOutcome {
     if (closed) throw new BaseError("the engine is closed");
     const parsed = safeParseBlockSample(input);
@@ -235,7 +254,10 @@ export function createEngine(options: CreateEngineOptions): Engine {
     if (block.lastVersion !== undefined) ledgerVersion = block.lastVersion;
     else if (block.firstVersion !== undefined) ledgerVersion = block.firstVersion;
     const min = effectiveMinPrice(block, config);
-    const result = strategyError ? { failure: strategyError } : computeEstimate(min);
+    const result: { estimate?: GasEstimate; failure?: StrategyError } = strategyError
+      ? { failure: strategyError }
+      : computeEstimate(min);
+    const promises = result.failure ? undefined : readPromises(result);
     if (result.failure) {
       strategyFailures++;
       events.next({ type: "strategy_failed", error: result.failure });
@@ -258,6 +280,7 @@ export function createEngine(options: CreateEngineOptions): Engine {
       strategy: strategy.name,
       receivedAtMs: now(),
       sequence: ++sequence,
+      promises,
     });
     snapshots.next(latest);
     return "accepted";

@@ -7,7 +7,7 @@ import {
   type RedisStreamEvent,
   redisStream,
   redisStreamSink,
-} from "../../src/redis/index.js";
+} from "../../src/redis.js";
 import { freePort, redisSkipReason, startRedis, type TestRedis } from "../helpers/redisServer.js";
 
 const skip = redisSkipReason();
