@@ -183,8 +183,13 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
     async stop(graceMs = 5_000) {
       stopped = true;
       stop$.next();
-      const timer = sleep(graceMs).then(() => "timeout" as const);
-      if ((await Promise.race([done, timer])) === "timeout") {
+      const grace = new AbortController();
+      const timer = sleep(graceMs, "timeout" as const, { signal: grace.signal }).catch(
+        () => "done",
+      );
+      const outcome = await Promise.race([done, timer]);
+      grace.abort(); // a pending timer would keep the process alive for the whole grace time
+      if (outcome === "timeout") {
         log.warn({ graceMs }, "Redis did not take the waiting blocks in time; they are dropped");
         subscription.unsubscribe();
         finish(0);
