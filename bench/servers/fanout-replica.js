@@ -12,7 +12,7 @@ import { aip34 } from "../../dist/strategies/aip34.js";
 import { wallMs } from "../lib-redis.js";
 
 const [mode, url] = process.argv.slice(2);
-const engine = createEngine({ strategy: aip34 });
+const engine = createEngine({ strategy: aip34() });
 const server = createServer(engine, { maxStalenessMs: false });
 const push = pushSource();
 engine.connect(mode === "redis" ? redisStream(url, { warmStartBlocks: 1 }) : push.source$);

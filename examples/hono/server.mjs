@@ -5,7 +5,7 @@ import { explorerAssets } from "gasdigest/explorer-assets";
 import { createFetchHandler } from "gasdigest/fetch";
 import { Hono } from "hono";
 
-const engine = createEngine({ strategy: aip34 });
+const engine = createEngine({ strategy: aip34() });
 engine.connect(simulator({ clock: "wall" })); // a simulated chain: one block every 250 ms
 
 const app = new Hono();

@@ -1,5 +1,6 @@
 import type { GasConfig } from "../core/config.js";
-import { parseGethOptions } from "../strategies/geth.js";
+import { type GethOptions, parseGethOptions } from "../strategies/geth.js";
+import type { StrategySettings } from "../strategies/registry.js";
 import { parseTDigestOptions } from "../strategies/tdigestOptions.js";
 
 /**
@@ -12,8 +13,7 @@ export const CALIBRATED_WARM_START = 10_000;
 /** What `--config FILE.json` holds (see `loadConfigFile`). */
 interface ConfigBlocks {
   gas: GasConfig;
-  tdigest: unknown;
-  calibrated?: unknown;
+  strategies: StrategySettings;
 }
 
 /**
@@ -24,14 +24,17 @@ interface ConfigBlocks {
  * without one (a publisher sizing the stream), every window the config file sets.
  *
  * @example
- * largestWindow({ gas: DEFAULT_GAS_CONFIG, tdigest: undefined }, "aip34"); // 121
+ * largestWindow({ gas: DEFAULT_GAS_CONFIG, strategies: {} }, "aip34"); // 121
  */
 export function largestWindow(file: ConfigBlocks, strategyName?: string): number {
   let blocks = file.gas.aggressiveBlockHistory;
-  if (strategyName === "geth") blocks = Math.max(blocks, parseGethOptions().blocks);
+  const { geth, tdigest } = file.strategies;
+  const every = strategyName === undefined;
+  if (strategyName === "geth" || (every && geth !== undefined))
+    blocks = Math.max(blocks, parseGethOptions((geth ?? {}) as GethOptions).blocks);
   if (strategyName === "calibrated") blocks = Math.max(blocks, CALIBRATED_WARM_START);
-  if (file.tdigest !== undefined && (strategyName === undefined || strategyName === "tdigest"))
-    for (const tier of Object.values(parseTDigestOptions(file.tdigest, ["tdigest"]).tiers))
+  if (tdigest !== undefined && (every || strategyName === "tdigest"))
+    for (const tier of Object.values(parseTDigestOptions(tdigest, ["tdigest"]).tiers))
       blocks = Math.max(blocks, tier.windowBlocks ?? 0);
   return blocks + (file.gas.skipLatestBlock ? 1 : 0);
 }

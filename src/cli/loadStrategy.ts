@@ -17,10 +17,7 @@ export async function loadStrategy(
 }> {
   const file = await loadConfigFile(configPath);
   const strategyName = name ?? "aip34";
-  const strategy = resolveStrategy(strategyName, {
-    tdigest: file.tdigest,
-    calibrated: file.calibrated,
-  });
+  const strategy = resolveStrategy(strategyName, file.strategies);
   const windowBlocks = largestWindow(file, strategyName);
   return { strategy, config: file.gas, strategyName, windowBlocks };
 }

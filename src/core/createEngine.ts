@@ -6,14 +6,16 @@ import {
   BaseError,
   type BlockOrderError,
   InvalidBlockSampleError,
+  InvalidConfigError,
   StrategyError,
 } from "./errors.js";
 import { defaultEstimate, effectiveMinPrice } from "./fullness.js";
+import { builderName } from "./strategyBuilder.js";
 import type { GasEstimate, LedgerState, Snapshot, Strategy, StrategyFactory } from "./types.js";
 
 /** Options of {@link createEngine}. */
 export interface CreateEngineOptions {
-  /** Makes the strategy from the validated config. Required: see `strategies` (e.g. `aip34`). */
+  /** Makes the strategy from the validated config: a built-in's builder called with its options (`aip34()`, `calibrated({...})`), or your own factory. */
   strategy: StrategyFactory;
   /** Estimator settings; validated, defaults filled in. @default {} */
   config?: GasConfigInput | GasConfig;
@@ -79,11 +81,19 @@ interface HeldBlock {
  *
  * @example
  * import { createEngine, aip34 } from "gasdigest";
- * const engine = createEngine({ strategy: aip34 });
+ * const engine = createEngine({ strategy: aip34() });
  * engine.ingest({ height: "1", epoch: "1", gas_unit_prices: ["100"] });
  * engine.snapshot()?.estimate; // { deprioritized: 100n, regular: 100n, prioritized: 150n }
  */
 export function createEngine(options: CreateEngineOptions): Engine {
+  const builder = builderName(options?.strategy);
+  if (builder)
+    throw new InvalidConfigError([
+      {
+        path: "strategy",
+        message: `${builder} builds a strategy and must be called: createEngine({ strategy: ${builder}() })`,
+      },
+    ]);
   const config: GasConfig = parseGasConfig(options.config ?? {});
   const now = options.now ?? Date.now;
   const strategy: Strategy = options.strategy(config);

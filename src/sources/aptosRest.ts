@@ -32,7 +32,7 @@ export { normaliseNodeUrl, resolveAptosRestOptions } from "./aptosRest/options.j
  * @example
  * import { createEngine, aip34 } from "gasdigest";
  * import { aptosRest } from "gasdigest/node";
- * const engine = createEngine({ strategy: aip34 });
+ * const engine = createEngine({ strategy: aip34() });
  * engine.connect(aptosRest("https://fullnode.mainnet.aptoslabs.com/v1", {
  *   backfillBlocks: engine.config.aggressiveBlockHistory + 1,
  *   onEvent: (e) => logger.info(e, e.type),

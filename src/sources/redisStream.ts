@@ -51,7 +51,7 @@ export {
  * @example
  * import { aip34, createEngine } from "gasdigest";
  * import { redisStream } from "gasdigest/redis";
- * const engine = createEngine({ strategy: aip34 });
+ * const engine = createEngine({ strategy: aip34() });
  * engine.connect(redisStream("redis://127.0.0.1:6379", {
  *   warmStartBlocks: engine.config.aggressiveBlockHistory + 1,
  *   onEvent: (e) => console.log(describeRedisEvent(e)),

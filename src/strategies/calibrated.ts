@@ -2,6 +2,7 @@ import type { BlockSample } from "../core/blockSample.js";
 import { clearingPrice } from "../core/clearingPrice.js";
 import type { GasConfig } from "../core/config.js";
 import { blockFullness, effectiveMinPrice } from "../core/fullness.js";
+import { strategyBuilder } from "../core/strategyBuilder.js";
 import { TIERS, type Tier } from "../core/tiers.js";
 import type { GasEstimate, PromiseRecord, Strategy, StrategyFactory } from "../core/types.js";
 import { createTierLearner, type TierLearner } from "./calibrated/createTierLearner.js";
@@ -75,10 +76,13 @@ function bucketAtOrAbove(price: bigint, buckets: readonly bigint[]): bigint {
  * const engine = createEngine({ strategy: calibrated({ tiers: { prioritized: { probability: 0.995 } } }) });
  * engine.snapshot()?.promises?.prioritized.rate; // share of prioritized bids that got in next block
  */
-export function calibrated(options: CalibratedOptions = {}): StrategyFactory {
-  const settings: CalibratedConfig = parseCalibratedOptions(options);
-  return (config) => createCalibrated(settings, config);
-}
+export const calibrated: (options?: CalibratedOptions) => StrategyFactory = strategyBuilder(
+  "calibrated",
+  (options: CalibratedOptions = {}) => {
+    const settings: CalibratedConfig = parseCalibratedOptions(options);
+    return (config) => createCalibrated(settings, config);
+  },
+);
 
 function createCalibrated(settings: CalibratedConfig, config: GasConfig): Strategy {
   const lag = config.skipLatestBlock ? 1 : 0;

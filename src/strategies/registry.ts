@@ -3,8 +3,8 @@ import type { StrategyFactory } from "../core/types.js";
 import { aip34 } from "./aip34.js";
 import type { CalibratedOptions } from "./calibrated/options.js";
 import { calibrated } from "./calibrated.js";
-import { geth } from "./geth.js";
-import { lastBlock } from "./lastBlock.js";
+import { type GethOptions, geth } from "./geth.js";
+import { type LastBlockOptions, lastBlock } from "./lastBlock.js";
 import { tdigest } from "./tdigest.js";
 import type { TDigestStrategyOptions } from "./tdigestOptions.js";
 
@@ -14,19 +14,26 @@ export interface StrategySettings {
   tdigest?: unknown;
   /** The config file's `calibrated` block (validated by the calibrated strategy). */
   calibrated?: unknown;
+  /** The config file's `geth` block (validated by the geth strategy). */
+  geth?: unknown;
+  /** The config file's `last-block` block (validated by the last-block strategy). */
+  "last-block"?: unknown;
 }
 
 type StrategyMaker = (settings: StrategySettings) => StrategyFactory;
 
 const makers = new Map<string, StrategyMaker>([
-  ["aip34", () => aip34],
-  ["tdigest", (s) => tdigest((s.tdigest ?? {}) as TDigestStrategyOptions, ["tdigest"])],
-  ["geth", () => geth()],
+  ["aip34", () => aip34()],
+  ["tdigest", (s) => underBlock("tdigest", () => tdigest(s.tdigest as TDigestStrategyOptions))],
+  ["geth", (s) => underBlock("geth", () => geth(s.geth as GethOptions))],
   [
     "calibrated",
     (s) => underBlock("calibrated", () => calibrated(s.calibrated as CalibratedOptions)),
   ],
-  ["last-block", () => lastBlock],
+  [
+    "last-block",
+    (s) => underBlock("last-block", () => lastBlock(s["last-block"] as LastBlockOptions)),
+  ],
 ]);
 
 /** Run `make`, reporting invalid options under the config file block they came from. */

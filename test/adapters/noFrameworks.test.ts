@@ -20,7 +20,7 @@ for (const name of ["gasdigest", "gasdigest/node", "gasdigest/backtest",
 }
 const { createEngine, aip34 } = await import("gasdigest");
 const { createFetchHandler } = await import("gasdigest/fetch");
-const engine = createEngine({ strategy: aip34 });
+const engine = createEngine({ strategy: aip34() });
 const fetchHandler = createFetchHandler(engine);
 const spec = await fetchHandler(new Request("http://x/v1/spec.json"));
 engine.ingest({ height: "1", epoch: "1", chain_id: 4, timestamp_usec: "1700000000000000",

@@ -18,7 +18,7 @@ const ESTIMATE = {
 
 function engineWithBlocks() {
   const engine = createEngine({
-    strategy: aip34,
+    strategy: aip34(),
     config: { staticOverride: { low: "100", market: "150", aggressive: "300" } },
   });
   for (let h = 1; h <= 3; h++) engine.ingest(block(h));

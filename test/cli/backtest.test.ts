@@ -64,9 +64,9 @@ describe("gasdigest backtest", () => {
     // The same numbers as the library computes on the same file.
     const result = await runBacktest(blocksOf(SPIKE), {
       strategies: [
-        { name: "aip34", strategy: aip34 },
+        { name: "aip34", strategy: aip34() },
         { name: "geth", strategy: geth() },
-        { name: "last-block", strategy: lastBlock },
+        { name: "last-block", strategy: lastBlock() },
       ],
     });
     expect(r.stdout).toBe(formatTable(result));
@@ -204,7 +204,7 @@ describe("gasdigest backtest", () => {
     expect(r.code).toBe(0);
     const expected = await runBacktest(blocksOf(SPIKE), {
       config: { skipLatestBlock: false },
-      strategies: [{ name: "last-block", strategy: lastBlock }],
+      strategies: [{ name: "last-block", strategy: lastBlock() }],
     });
     expect(JSON.parse(r.stdout).strategies).toEqual(expected.strategies);
     const skipped = JSON.parse(

@@ -49,7 +49,7 @@ async function served(url: string): Promise<Served> {
 
 /** The estimate an engine fed the fake chain from its first block to `to` serves. */
 function expectedAt(node: FakeNode, to: bigint): unknown {
-  const engine = createEngine({ strategy: aip34 });
+  const engine = createEngine({ strategy: aip34() });
   for (const b of node.chain.expectedSamples(node.chain.blocks[0]!.height, to)) engine.ingest(b);
   return JSON.parse(encodeEstimateJson(engine.snapshot()!.estimate!));
 }

@@ -39,7 +39,7 @@ export function setup(
   let t = T0;
   const now = () => t;
   const engine = createEngine({
-    strategy: engineOptions.strategy ?? aip34,
+    strategy: engineOptions.strategy ?? aip34(),
     config: engineOptions.config,
     now,
   });

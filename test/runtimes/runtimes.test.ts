@@ -42,7 +42,7 @@ const CHAIN_STATE = {
 /** node's answers: the same fetch handler, in this process, fed the same blocks. */
 function nodeReference() {
   const blocks = pushSource();
-  const engine = createEngine({ strategy: aip34 });
+  const engine = createEngine({ strategy: aip34() });
   engine.connect(blocks.source$);
   for (const line of BLOCKS) blocks.push(JSON.parse(line));
   return createFetchHandler(engine, { explorerAssets });

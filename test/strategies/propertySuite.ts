@@ -132,7 +132,7 @@ export interface PropertySuiteOptions {
 /**
  * The properties every strategy must hold. Call it from the strategy's test file.
  *
- * @example strategyPropertySuite("aip34", aip34);
+ * @example strategyPropertySuite("aip34", aip34());
  */
 export function strategyPropertySuite(
   name: string,

@@ -106,7 +106,7 @@ function rawResponse(res: HandlerResponse): Buffer {
  * @example
  * import { createEngine, aip34, simulator } from "gasdigest";
  * import { createServer, listen } from "gasdigest/node";
- * const engine = createEngine({ strategy: aip34 });
+ * const engine = createEngine({ strategy: aip34() });
  * engine.connect(simulator());
  * const server = createServer(engine);
  * const { port } = await listen(server, { port: 8080 });

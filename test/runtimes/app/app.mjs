@@ -8,7 +8,7 @@ import { createFetchHandler } from "gasdigest/fetch";
 /** A fetch handler `(Request) => Promise<Response>` serving a fresh engine. */
 export function createApp() {
   const blocks = pushSource();
-  const engine = createEngine({ strategy: aip34 });
+  const engine = createEngine({ strategy: aip34() });
   engine.connect(blocks.source$);
   const gasdigest = createFetchHandler(engine, { explorerAssets });
   return async function app(request) {
