@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import { BaseError, formatIssues, ValidationError } from "../core/errors.js";
 import { backtestCommand } from "./backtest.js";
 import { type CliIo, processIo, UsageError } from "./io.js";
+import { publishCommand } from "./publish.js";
 import { recordCommand } from "./record.js";
 import { REPLAY_USAGE, replay } from "./replay.js";
 import { SERVE_USAGE, serve } from "./serve.js";
@@ -29,6 +30,7 @@ const commands: Record<string, Command> = {
   backtest: backtestCommand,
   stats: statsCommand,
   record: recordCommand,
+  publish: publishCommand,
 };
 
 function usage(): string {

@@ -85,6 +85,20 @@ const EXPORTS: Record<string, string[]> = {
   "./express": ["gasdigest"],
   "./fastify": ["gasdigest"],
   "./koa": ["gasdigest"],
+  "./redis": [
+    "redisStream",
+    "redisStreamSink",
+    "redisStreamTop",
+    "describeRedisEvent",
+    "describeRedisSinkEvent",
+    "redisEventFields",
+    "RedisFeedError",
+    "parseRedisUrl",
+    "decodeStreamEntry",
+    "encodeStreamEntry",
+    "entryId",
+    "DEFAULT_STREAM",
+  ],
 };
 
 const PLUMBING = ["splitMountOptions", "stripPrefix", "parseCloseEngine", "HANDLER_OPTION_KEYS"];

@@ -21,9 +21,12 @@ const fileOf = (entry: string) => {
 
 /** Entries that must load on any runtime (Bun, Deno, workerd) and the node-only ones. */
 const NEUTRAL = [".", "./fetch", "./explorer-assets"];
-const NODE_ONLY = ["./node", "./backtest", "./express", "./fastify", "./koa"];
-/** Packages the core must never reach: the CLI's (pino, cli-progress) and the node hosts' files. */
-const NOT_IN_CORE = ["pino", "cli-progress", "uplot", "swagger-ui-dist"];
+const NODE_ONLY = ["./node", "./backtest", "./express", "./fastify", "./koa", "./redis"];
+/**
+ * Packages the core must never reach: the CLI's (pino, cli-progress), the node hosts' files, and
+ * the Redis client (an optional peer of gasdigest/redis only).
+ */
+const NOT_IN_CORE = ["pino", "cli-progress", "uplot", "swagger-ui-dist", "ioredis"];
 const CLI_ONLY = ["pino", "cli-progress"];
 
 const temp: string[] = [];
