@@ -1,4 +1,4 @@
-export { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
+export { InvalidArgumentError, InvalidConfigError, type ValidationIssue } from "../core/errors.js";
 export { CHAIN_STATE_HEADERS, chainStateHeaders } from "./chainStateHeaders.js";
 export { createHandler } from "./createHandler.js";
 export {
