@@ -1,9 +1,18 @@
 import { z } from "zod";
 import { capIssues } from "./createIssueList.js";
 import { InvalidBlockSampleError, type ValidationIssue } from "./errors.js";
-import { hasIntegersWrittenOddly, integerWrittenAs } from "./parseJsonLossless.js";
+import {
+  hasIntegersWrittenOddly,
+  integersWrittenOddly as integersWrittenOddlyCount,
+  integerWrittenAs,
+} from "./parseJsonLossless.js";
 import { parseU64 } from "./u64.js";
-import { u64Schema as u64, u64ArraySchema as u64Array, writtenOddlyMessage } from "./u64Schema.js";
+import {
+  tooManyWrittenOddly,
+  u64Schema as u64,
+  u64ArraySchema as u64Array,
+  writtenOddlyMessage,
+} from "./u64Schema.js";
 import { issuesFromZod } from "./zodIssues.js";
 
 /**
@@ -109,8 +118,9 @@ const INTEGER_FIELDS = [
 
 /** Integer fields that JSON text wrote as `1e2`, `100.0` or `-0` (see `parseJsonLossless`). */
 function integersWrittenOddly(input: unknown): ValidationIssue[] {
-  if (typeof input !== "object" || input === null || !hasIntegersWrittenOddly(input)) return [];
-  const issues: ValidationIssue[] = [];
+  if (typeof input !== "object" || input === null) return [];
+  const issues = tooManyWrittenOddly(input);
+  if (!hasIntegersWrittenOddly(input)) return issues;
   for (const key of INTEGER_FIELDS) {
     const written = integerWrittenAs(input, key);
     if (written !== undefined) issues.push({ path: key, message: writtenOddlyMessage(written) });
@@ -132,6 +142,10 @@ export type BlockSampleResult =
 export function safeParseBlockSample(input: unknown): BlockSampleResult {
   if (isBlockSample(input)) return { ok: true, block: input };
   const odd = integersWrittenOddly(input);
+  // Too many to locate: the line is rejected whatever else is wrong, and checking the rest
+  // would turn millions of them into BigInts first.
+  if (typeof input === "object" && input !== null && integersWrittenOddlyCount(input) !== undefined)
+    return { ok: false, issues: capIssues(odd) };
   const r = blockSampleSchema.safeParse(input);
   if (!r.success) return { ok: false, issues: capIssues([...odd, ...issuesFromZod(r.error)]) };
   if (odd.length > 0) return { ok: false, issues: odd };

@@ -3,7 +3,12 @@ import { DEFAULT_BUCKETS } from "./buckets.js";
 import { capIssues, moreIssues } from "./createIssueList.js";
 import { InvalidConfigError, MAX_ISSUES, type ValidationIssue } from "./errors.js";
 import { hasIntegersWrittenOddly, integerWrittenAs } from "./parseJsonLossless.js";
-import { u64Schema as u64, u64ArraySchema, writtenOddlyMessage } from "./u64Schema.js";
+import {
+  tooManyWrittenOddly,
+  u64Schema as u64,
+  u64ArraySchema,
+  writtenOddlyMessage,
+} from "./u64Schema.js";
 import { issuesFromZod } from "./zodIssues.js";
 
 /**
@@ -114,7 +119,7 @@ export function crossCheckGasConfig(
  */
 export function gasConfigInputIssues(input: unknown): ValidationIssue[] {
   if (typeof input !== "object" || input === null) return [];
-  const issues: ValidationIssue[] = [];
+  const issues: ValidationIssue[] = tooManyWrittenOddly(input);
   const check = (container: object, keys: readonly string[], prefix: string) => {
     if (!hasIntegersWrittenOddly(container)) return;
     for (const key of keys) {

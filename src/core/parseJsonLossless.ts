@@ -2,11 +2,28 @@
  * Where parsed JSON held an integer written otherwise than as plain digits (`1e2`, `100.0`,
  * `-0`): per object, the keys and how they were written; per array, a mark per index.
  */
-const writtenObjects = new WeakMap<object, Map<string, string | undefined>>();
+const writtenObjects = new WeakMap<object, Map<string, string>>();
 const writtenArrays = new WeakMap<object, { marks: Uint8Array; texts: Map<number, string> }>();
+/** Parsed values whose text held more such integers than are located: how many it held. */
+const overflowing = new WeakMap<object, number>();
 
-/** Number tokens whose text is quoted for the message (the rest are only marked). */
-const KEPT_TEXTS = 64;
+/**
+ * Integers written oddly that are located in one text. A block sample has one field that
+ * takes a fraction and a config file a handful, so past this many some of them sit where an
+ * integer belongs whatever the rest are: the text is rejected as a whole (see
+ * {@link integersWrittenOddly}) and none is located (that takes a second parse).
+ */
+export const MAX_LOCATED = 1000;
+
+/** Options of {@link parseJsonLossless}. */
+export interface ParseJsonOptions {
+  /**
+   * Most objects and arrays the text may hold, counted before anything is parsed: a reader that
+   * knows its values are small (a block sample holds 3) refuses a line of millions of `{}` or a
+   * deep nesting at the cost of one pass over it, instead of building them. @default unlimited
+   */
+  maxContainers?: number;
+}
 
 /**
  * Parse JSON text, keeping integers that a float64 cannot hold exactly: every bare integer
@@ -19,20 +36,24 @@ const KEPT_TEXTS = 64;
  * them. Cost: one pass over the text when it holds a run of 16 digits or a `.`, `e`, `E` or
  * `-0` after a digit; a second parse only for text holding such integers.
  *
- * @throws {SyntaxError} when the text is not JSON.
+ * @throws {SyntaxError} when the text is not JSON; {@link RangeError} when it holds more than
+ * `maxContainers` objects and arrays.
  * @example
  * parseJsonLossless('{"p": 18446744073709551615}') // { p: "18446744073709551615" }
  */
-export function parseJsonLossless(text: string): unknown {
+export function parseJsonLossless(text: string, options: ParseJsonOptions = {}): unknown {
+  const maxContainers = options.maxContainers ?? Number.POSITIVE_INFINITY;
   // Fast path: nothing can lose precision and no number is written with a fraction or exponent.
-  if (!/\d{16}|\d[.eE]|-0/.test(text)) return JSON.parse(text);
-  // `out` is the text to parse; `marked`, made at the first integer written oddly, is the same
-  // text with each such integer replaced by a marker (see markWritten).
-  let out = "";
-  let marked: string | undefined;
-  const shown: string[] = [];
-  let odd = 0;
+  if (maxContainers === Number.POSITIVE_INFINITY && !/\d{16}|\d[.eE]|-0/.test(text))
+    return JSON.parse(text);
+  let containers = 0;
+  // The text to parse, in pieces, made only when a long integer must be quoted.
+  const parts: string[] = [];
+  let partsLength = 0;
   let last = 0;
+  // Integers written oddly: where the first MAX_LOCATED are in the text to parse, and how many.
+  const odd: { from: number; to: number }[] = [];
+  let oddCount = 0;
   let i = 0;
   const n = text.length;
   while (i < n) {
@@ -46,6 +67,10 @@ export function parseJsonLossless(text: string): unknown {
         else if (d === 0x22) break;
         else i++;
       }
+      i++;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++containers > maxContainers)
+        throw new RangeError(`holds more than ${maxContainers} objects or arrays`);
       i++;
     } else if ((c >= 0x30 && c <= 0x39) || c === 0x2d) {
       const start = i;
@@ -63,77 +88,87 @@ export function parseJsonLossless(text: string): unknown {
       const minusZero = c === 0x2d && digits === 1 && text.charCodeAt(start + 1) === 0x30;
       if (plain && !minusZero) {
         if (digits < 16) continue;
-        const piece = `${text.slice(last, start)}"${text.slice(start, i)}"`;
-        out += piece;
-        if (marked !== undefined) marked += piece;
-        last = i;
-      } else if (Number.isInteger(Number(text.slice(start, i)))) {
         const before = text.slice(last, start);
-        marked = (marked ?? out) + before + (odd < KEPT_TEXTS ? `[${odd}]` : "null");
-        out += before + text.slice(start, i);
-        if (odd < KEPT_TEXTS) shown.push(text.slice(start, i));
-        odd++;
+        parts.push(before, `"${text.slice(start, i)}"`);
+        partsLength += before.length + i - start + 2;
         last = i;
+      } else if (Number.isInteger(Number(text.slice(start, i))) && oddCount++ < MAX_LOCATED) {
+        // Its place in the text to parse: what is built so far, plus the untouched stretch.
+        const from = partsLength + start - last;
+        odd.push({ from, to: from + i - start });
       }
     } else i++;
   }
-  out += text.slice(last);
-  const value = JSON.parse(out);
-  if (marked !== undefined) markWritten(value, JSON.parse(marked + text.slice(last)), shown);
+  let source = text;
+  if (parts.length > 0) {
+    parts.push(text.slice(last));
+    source = parts.join("");
+  }
+  const value: unknown = JSON.parse(source);
+  if (oddCount > 0 && typeof value === "object" && value !== null) {
+    // Too many: the count is enough to reject the text, and a second parse would cost as much
+    // memory as the first.
+    if (oddCount > MAX_LOCATED) overflowing.set(value, oddCount);
+    else locate(value, source, odd);
+  }
   return value;
 }
 
 /**
  * Record where the integers written oddly landed, comparing the parsed value with its twin
- * parsed from the text where each of them was replaced by `[k]` (the first 64) or `null`: a
- * number facing an array or null is one of them, and no other value can face one. The walk is
- * iterative, so nesting depth costs no stack.
+ * parsed from the text where each of them was replaced by `[k]`: a number facing an array is
+ * one of them, and no other value can face one. The walk is iterative, so nesting depth costs
+ * no stack.
  */
-function markWritten(value: unknown, twin: unknown, shown: readonly string[]) {
-  const text = (y: unknown) => (Array.isArray(y) ? shown[y[0] as number] : undefined);
+function locate(value: object, source: string, odd: readonly { from: number; to: number }[]) {
+  const pieces: string[] = [];
+  let last = 0;
+  for (let k = 0; k < odd.length; k++) {
+    pieces.push(source.slice(last, odd[k]!.from), `[${k}]`);
+    last = odd[k]!.to;
+  }
+  pieces.push(source.slice(last));
+  const twin: unknown = JSON.parse(pieces.join(""));
+  const written = (y: unknown) => {
+    const t = odd[(y as number[])[0]!]!;
+    return source.slice(t.from, t.to);
+  };
   const stack: [unknown, unknown][] = [[value, twin]];
   while (stack.length > 0) {
     const [a, b] = stack.pop()!;
     if (typeof a !== "object" || a === null || typeof b !== "object" || b === null) continue;
-    if (Array.isArray(a)) {
-      const twinArray = b as unknown[];
-      let entry: { marks: Uint8Array; texts: Map<number, string> } | undefined;
-      for (let j = 0; j < a.length; j++) {
-        const x = a[j];
-        const y = twinArray[j];
-        if (typeof x === "number") {
-          if (y === null || Array.isArray(y)) {
-            entry ??= { marks: new Uint8Array(a.length), texts: new Map() };
-            entry.marks[j] = 1;
-            const t = text(y);
-            if (t !== undefined) entry.texts.set(j, t);
-          }
-        } else if (typeof x === "object" && x !== null) stack.push([x, y]);
+    const isArray = Array.isArray(a);
+    const keys = isArray ? undefined : Object.keys(a);
+    const size = isArray ? a.length : keys!.length;
+    let marks: Uint8Array | undefined;
+    let texts: Map<number, string> | undefined;
+    let byKey: Map<string, string> | undefined;
+    for (let j = 0; j < size; j++) {
+      const key = isArray ? j : keys![j]!;
+      const x = (a as Record<string | number, unknown>)[key];
+      const y = (b as Record<string | number, unknown>)[key];
+      if (typeof x === "object" && x !== null) stack.push([x, y]);
+      else if (typeof x === "number" && Array.isArray(y)) {
+        if (isArray) {
+          marks ??= new Uint8Array(size);
+          texts ??= new Map();
+          marks[j] = 1;
+          texts.set(j, written(y));
+        } else {
+          byKey ??= new Map();
+          byKey.set(key as string, written(y));
+        }
       }
-      if (entry) writtenArrays.set(a, entry);
-    } else {
-      const twinObject = b as Record<string, unknown>;
-      let keys: Map<string, string | undefined> | undefined;
-      for (const key of Object.keys(a)) {
-        const x = (a as Record<string, unknown>)[key];
-        const y = twinObject[key];
-        if (typeof x === "number") {
-          if (y === null || Array.isArray(y)) {
-            keys ??= new Map();
-            keys.set(key, text(y));
-          }
-        } else if (typeof x === "object" && x !== null) stack.push([x, y]);
-      }
-      if (keys) writtenObjects.set(a, keys);
     }
+    if (marks && texts) writtenArrays.set(a, { marks, texts });
+    if (byKey) writtenObjects.set(a, byKey);
   }
 }
 
 /**
- * How the integer at `container[key]` was written, when {@link parseJsonLossless} read it
- * from a token with a fraction, exponent or minus sign (`"1e2"`, `"100.0"`, `"-0"`; `"a number
- * with a fraction or exponent"` past the first 64 such tokens of a text); `undefined` for a
- * plain integer, any other value, or a value that did not come from `parseJsonLossless`.
+ * How the integer at `container[key]` was written, when {@link parseJsonLossless} read it from
+ * a token with a fraction, exponent or minus sign (`"1e2"`, `"100.0"`, `"-0"`); `undefined` for
+ * a plain integer, any other value, or a value that did not come from `parseJsonLossless`.
  *
  * @example
  * const v = parseJsonLossless('{"a": 1e2, "b": 100}') as object;
@@ -144,16 +179,24 @@ export function integerWrittenAs(container: object, key: string | number): strin
   if (typeof key === "number") {
     const entry = writtenArrays.get(container);
     if (entry === undefined) return undefined;
-    return entry.marks[key] === 1 ? (entry.texts.get(key) ?? UNSHOWN) : undefined;
+    return entry.marks[key] === 1 ? entry.texts.get(key) : undefined;
   }
-  const keys = writtenObjects.get(container);
-  if (!keys?.has(key)) return undefined;
-  return keys.get(key) ?? UNSHOWN;
+  return writtenObjects.get(container)?.get(key);
 }
 
-const UNSHOWN = "a number with a fraction or exponent";
-
-/** Whether {@link parseJsonLossless} marked any integer in this object or array. */
+/** Whether {@link parseJsonLossless} located any integer written oddly in this object or array. */
 export function hasIntegersWrittenOddly(container: object): boolean {
   return writtenArrays.has(container) || writtenObjects.has(container);
+}
+
+/**
+ * How many integers written oddly the text of `root` (a value returned by
+ * {@link parseJsonLossless}) held when they were too many to locate (more than
+ * {@link MAX_LOCATED}); `undefined` otherwise.
+ *
+ * @example
+ * integersWrittenOddly(parseJsonLossless(`[${Array(2000).fill("1e2")}]`) as object); // 2000
+ */
+export function integersWrittenOddly(root: object): number | undefined {
+  return overflowing.get(root);
 }

@@ -1,6 +1,12 @@
 import { z } from "zod";
+import type { ValidationIssue } from "./errors.js";
 import { MAX_ISSUES } from "./errors.js";
-import { hasIntegersWrittenOddly, integerWrittenAs } from "./parseJsonLossless.js";
+import {
+  hasIntegersWrittenOddly,
+  integersWrittenOddly,
+  integerWrittenAs,
+  MAX_LOCATED,
+} from "./parseJsonLossless.js";
 import { describe, parseU64, U64_MAX, u64Value } from "./u64.js";
 import { moreParams } from "./zodIssues.js";
 
@@ -30,6 +36,22 @@ export function writtenOddlyMessage(text: string): string {
 }
 
 /**
+ * The issue of a whole JSON text (`root`, as `parseJsonLossless` returned it) holding more than
+ * 1000 integers written with a fraction, exponent or sign: only one field of a block takes a
+ * fraction, so most of them are where an integer belongs.
+ */
+export function tooManyWrittenOddly(root: object): ValidationIssue[] {
+  const count = integersWrittenOddly(root);
+  if (count === undefined) return [];
+  return [
+    {
+      path: "",
+      message: `holds ${count} integers written with a fraction, exponent or sign (such as 1e2, 100.0 or -0), more than ${MAX_LOCATED}; integers are written with digits only`,
+    },
+  ];
+}
+
+/**
  * zod schema of an array of u64 (outputs `bigint[]`): one loop instead of one schema per
  * element, issues at `[i]`. At most {@link MAX_ISSUES} entries get a message; the rest are only
  * counted (one summary issue, see `moreParams`), so an array of millions of bad entries costs
@@ -46,7 +68,8 @@ export const u64ArraySchema = z.unknown().transform((v, ctx) => {
     return z.NEVER;
   }
   const oddly = hasIntegersWrittenOddly(v);
-  const out = new Array<bigint>(v.length);
+  // Filled while every entry is good; dropped at the first bad one (only counting goes on).
+  let out: bigint[] | undefined = [];
   let bad = 0;
   for (let i = 0; i < v.length; i++) {
     const item = v[i];
@@ -58,9 +81,10 @@ export const u64ArraySchema = z.unknown().transform((v, ctx) => {
       if (written !== undefined) value = undefined;
     }
     if (value !== undefined) {
-      out[i] = value;
+      out?.push(value);
       continue;
     }
+    out = undefined;
     if (++bad > MAX_ISSUES) continue;
     let message: string;
     if (written !== undefined) message = writtenOddlyMessage(written);
@@ -76,5 +100,5 @@ export const u64ArraySchema = z.unknown().transform((v, ctx) => {
       message: `and ${bad - MAX_ISSUES} more entries that are not u64`,
       params: moreParams(bad - MAX_ISSUES),
     });
-  return bad > 0 ? z.NEVER : out;
+  return out ?? z.NEVER;
 });

@@ -157,14 +157,23 @@ describe("integers written with a fraction, exponent or minus sign are not u64",
     expect(engine.ingest({ height: 1e2, epoch: 1, gas_unit_prices: [] })).toBe("accepted");
   });
 
-  it("past 64 such numbers in one text, each is still marked", () => {
-    const prices = Array(200).fill("1.0").join(",");
-    const v = parseJsonLossless(`{"height":"1","epoch":"1","gas_unit_prices":[${prices}]}`);
-    const r = safeParseBlockSample(v);
+  it("up to 1000 such numbers are each located; past that, the text is rejected as a whole", () => {
+    const line = (n: number) =>
+      `{"height":"1","epoch":"1","gas_unit_prices":[${Array(n).fill("1.0").join(",")}]}`;
+    const r = safeParseBlockSample(parseJsonLossless(line(1000)));
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.issues).toHaveLength(21);
-    expect(r.issues.at(-1)!.message).toBe("and 180 more issues (not listed)");
+    expect(r.issues[19]!.path).toBe("gas_unit_prices[19]");
+    expect(r.issues.at(-1)!.message).toBe("and 980 more issues (not listed)");
+    const many = safeParseBlockSample(parseJsonLossless(line(1001)));
+    expect(many.ok || many.issues).toEqual([
+      {
+        path: "",
+        message:
+          "holds 1001 integers written with a fraction, exponent or sign (such as 1e2, 100.0 or -0), more than 1000; integers are written with digits only",
+      },
+    ]);
   });
 });
 
