@@ -18,7 +18,7 @@ const config = parseGasConfig({
 });
 const paid = (q) => ({ windowBlocks: w, quantile: q, sample: "paid" });
 const makers = {
-  aip34: () => aip34(config),
+  aip34: () => aip34()(config),
   "tdigest clearing": () =>
     tdigest({
       tiers: {

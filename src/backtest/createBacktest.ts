@@ -79,7 +79,7 @@ export interface Backtest {
  *
  * @throws {InvalidConfigError} invalid options (every issue, with its path).
  * @example
- * const bt = createBacktest({ strategies: [{ strategy: aip34 }, { strategy: lastBlock }] });
+ * const bt = createBacktest({ strategies: [{ strategy: aip34() }, { strategy: lastBlock() }] });
  * for (const block of simulateBlocks({ scenario: "spike", blocks: 5000 })) bt.push(block);
  * bt.result().strategies[0].tiers.regular.inclusion.within1;
  */

@@ -33,7 +33,7 @@ export interface Lane {
  *
  * @throws {InvalidConfigError} an invalid config or label.
  * @example
- * const lane = createLane({ strategy: aip34 }, {}, 0);
+ * const lane = createLane({ strategy: aip34() }, {}, 0);
  */
 export function createLane(
   s: BacktestStrategy,

@@ -1,10 +1,7 @@
+import { TIERS, type Tier } from "../core/tiers.js";
 import type { GasEstimate } from "../core/types.js";
 
-/** The three estimate tiers, in served order. */
-export type Tier = "deprioritized" | "regular" | "prioritized";
-
-/** The tiers, cheapest first. */
-export const TIERS: readonly Tier[] = Object.freeze(["deprioritized", "regular", "prioritized"]);
+export { TIERS, type Tier };
 
 /** Blocks a bid may wait: inclusion is scored within 1, 3 and 10 blocks. */
 export const HORIZONS = Object.freeze([1, 3, 10] as const);

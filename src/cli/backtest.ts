@@ -72,7 +72,7 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
   const file = await loadConfigFile(values.config);
   const strategies: BacktestStrategy[] = names.map((name) => ({
     name,
-    strategy: resolveStrategy(name, { tdigest: file.tdigest }),
+    strategy: resolveStrategy(name, file.strategies),
   }));
   let size: number;
   try {

@@ -10,6 +10,6 @@ export async function loadStrategy(
 ): Promise<{ strategy: StrategyFactory; config: GasConfig; strategyName: string }> {
   const file = await loadConfigFile(configPath);
   const strategyName = name ?? "aip34";
-  const strategy = resolveStrategy(strategyName, { tdigest: file.tdigest });
+  const strategy = resolveStrategy(strategyName, file.strategies);
   return { strategy, config: file.gas, strategyName };
 }

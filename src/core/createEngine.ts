@@ -1,23 +1,22 @@
 import { type Observable, ReplaySubject, Subject, type Subscription } from "rxjs";
 import { type BlockSample, safeParseBlockSample } from "./blockSample.js";
 import { checkEstimate } from "./checkEstimate.js";
-import { type GasConfig, type GasConfigInput, parseGasConfig } from "./config.js";
+import type { GasConfig, GasConfigInput } from "./config.js";
 import { createBlockOrder } from "./createBlockOrder.js";
+import { createHeldBlocks } from "./createHeldBlocks.js";
 import {
   BaseError,
   type BlockOrderError,
   InvalidBlockSampleError,
-  InvalidConfigError,
   StrategyError,
 } from "./errors.js";
 import { defaultEstimate, effectiveMinPrice } from "./fullness.js";
-import { resolveEngineStrategy } from "./resolveEngineStrategy.js";
-import { showValue } from "./showValue.js";
+import { resolveEngineOptions } from "./resolveEngineOptions.js";
 import type { GasEstimate, LedgerState, Snapshot, StrategyFactory } from "./types.js";
 
 /** Options of {@link createEngine}. */
 export interface CreateEngineOptions {
-  /** Makes the strategy from the validated config. Required: see `strategies` (e.g. `aip34`). */
+  /** Makes the strategy from the validated config: a built-in's builder called with its options (`aip34()`, `calibrated({...})`), or your own factory. */
   strategy: StrategyFactory;
   /** Estimator settings; validated, defaults filled in. @default {} */
   config?: GasConfigInput | GasConfig;
@@ -81,47 +80,25 @@ export interface Engine {
   close(): void;
 }
 
-interface HeldBlock {
-  height: bigint;
-  firstVersion: bigint | undefined;
-  lastVersion: bigint | undefined;
-}
-
 /**
  * Create an estimator engine.
  *
  * @example
  * import { createEngine, aip34 } from "gasdigest";
- * const engine = createEngine({ strategy: aip34 });
+ * const engine = createEngine({ strategy: aip34() });
  * engine.ingest({ height: "1", epoch: "1", gas_unit_prices: ["100"] });
  * engine.snapshot()?.estimate; // { deprioritized: 100n, regular: 100n, prioritized: 150n }
  */
 export function createEngine(options: CreateEngineOptions): Engine {
-  if (typeof options !== "object" || options === null)
-    throw new InvalidConfigError([
-      {
-        path: "",
-        message: `createEngine takes an options object such as { strategy: aip34 } (got ${showValue(options)})`,
-      },
-    ]);
-  const given = options.now;
-  if (given !== undefined && typeof given !== "function")
-    throw new InvalidConfigError([
-      { path: "now", message: `must be a function returning ms (got ${showValue(given)})` },
-    ]);
-  const config: GasConfig = parseGasConfig(options.config ?? {});
-  const now = given ?? Date.now;
-  const strategy = resolveEngineStrategy(options.strategy, config);
+  const { config, now, strategy } = resolveEngineOptions(options);
   const name = strategy.name;
   const order = createBlockOrder(config);
   const snapshots = new ReplaySubject<Snapshot>(1);
   const events = new Subject<EngineEvent>();
   const subscriptions = new Set<Subscription>();
-  // Ring of the blocks the configured windows can still refer to, for the "oldest" ledger
-  // fields: aggressiveBlockHistory blocks, plus the newest one when it is left out of them.
-  const capacity = config.aggressiveBlockHistory + (config.skipLatestBlock ? 1 : 0);
-  const held: HeldBlock[] = [];
-  let heldStart = 0;
+  // The blocks the configured windows can still refer to, for the "oldest" ledger fields:
+  // aggressiveBlockHistory blocks, plus the newest one when it is left out of them.
+  const held = createHeldBlocks(config.aggressiveBlockHistory + (config.skipLatestBlock ? 1 : 0));
   let latest: Snapshot | undefined;
   let newest: BlockSample | undefined;
   let chainId = 0;
@@ -145,19 +122,6 @@ export function createEngine(options: CreateEngineOptions): Engine {
     throw error;
   }
 
-  function hold(block: BlockSample) {
-    const entry = {
-      height: block.height,
-      firstVersion: block.firstVersion,
-      lastVersion: block.lastVersion,
-    };
-    if (held.length < capacity) held.push(entry);
-    else {
-      held[heldStart] = entry;
-      heldStart = (heldStart + 1) % capacity;
-    }
-  }
-
   function computeEstimate(min: bigint): { estimate?: GasEstimate; failure?: StrategyError } {
     if (!config.enabled) return { estimate: defaultEstimate(min, config.buckets) };
     if (config.staticOverride) {
@@ -169,10 +133,25 @@ export function createEngine(options: CreateEngineOptions): Engine {
 
   /** Forget the windows (epoch change or resync): the strategy is reset before the next feed. */
   function startAfresh() {
-    held.length = 0;
-    heldStart = 0;
+    held.clear();
     deferred = undefined;
     resetPending = true;
+  }
+
+  // A strategy that makes promises reports them once per block; one that throws there fails
+  // like any other strategy method (the block is kept, the snapshot carries the failure).
+  function readPromises(result: { estimate?: GasEstimate; failure?: StrategyError }) {
+    if (!strategy.promises) return undefined;
+    try {
+      return Object.freeze({ ...strategy.promises() });
+    } catch (cause) {
+      result.estimate = undefined;
+      result.failure = new StrategyError(`strategy ${name} failed to report its promises`, {
+        cause,
+        details: String(cause),
+      });
+      return undefined;
+    }
   }
 
   function ingest(input: unknown): IngestOutcome {
@@ -241,17 +220,20 @@ export function createEngine(options: CreateEngineOptions): Engine {
     accepted++;
     order.accept(block);
     newest = block;
-    hold(block);
+    held.hold(block);
     if (block.chainId !== undefined) chainId = block.chainId;
     if (block.lastVersion !== undefined) ledgerVersion = block.lastVersion;
     else if (block.firstVersion !== undefined) ledgerVersion = block.firstVersion;
     const min = effectiveMinPrice(block, config);
-    const result = strategyError ? { failure: strategyError } : computeEstimate(min);
+    const result: { estimate?: GasEstimate; failure?: StrategyError } = strategyError
+      ? { failure: strategyError }
+      : computeEstimate(min);
+    const promises = result.failure ? undefined : readPromises(result);
     if (result.failure) {
       strategyFailures++;
       events.next({ type: "strategy_failed", error: result.failure });
     }
-    const oldest = held[heldStart]!;
+    const oldest = held.oldest();
     const ledger: LedgerState = Object.freeze({
       chainId,
       epoch: block.epoch,
@@ -269,6 +251,7 @@ export function createEngine(options: CreateEngineOptions): Engine {
       strategy: name,
       receivedAtMs: now(),
       sequence: ++sequence,
+      promises,
     });
     snapshots.next(latest);
     return "accepted";

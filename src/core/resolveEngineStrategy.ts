@@ -10,7 +10,7 @@ import type { Strategy } from "./types.js";
  * @throws {InvalidConfigError} (path `strategy`) the factory is not a function or returned no strategy.
  * @throws {StrategyError} the factory threw something other than a gasdigest error.
  * @example
- * const strategy = resolveEngineStrategy(aip34, parseGasConfig({}));
+ * const strategy = resolveEngineStrategy(aip34(), parseGasConfig({}));
  */
 export function resolveEngineStrategy(factory: unknown, config: GasConfig): Strategy {
   if (typeof factory !== "function")
@@ -19,8 +19,8 @@ export function resolveEngineStrategy(factory: unknown, config: GasConfig): Stra
         path: "strategy",
         message:
           factory === undefined
-            ? "required (a strategy factory such as aip34)"
-            : `must be a strategy factory such as aip34 (got ${showValue(factory)})`,
+            ? "required (a strategy such as aip34())"
+            : `must be a strategy such as aip34() (got ${showValue(factory)})`,
       },
     ]);
   let made: unknown;

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { formatTable } from "../../src/backtest/formatTable.js";
 import { runBacktest } from "../../src/backtest/runBacktest.js";
-import { aip34, readNdjson } from "../../src/index.js";
+import { aip34 } from "../../src/index.js";
+import { readNdjson } from "../../src/node.js";
 import { geth } from "../../src/strategies/geth.js";
 import { lastBlock } from "../../src/strategies/lastBlock.js";
 import { runCli } from "../helpers/cli.js";
@@ -63,9 +64,9 @@ describe("gasdigest backtest", () => {
     // The same numbers as the library computes on the same file.
     const result = await runBacktest(blocksOf(SPIKE), {
       strategies: [
-        { name: "aip34", strategy: aip34 },
+        { name: "aip34", strategy: aip34() },
         { name: "geth", strategy: geth() },
-        { name: "last-block", strategy: lastBlock },
+        { name: "last-block", strategy: lastBlock() },
       ],
     });
     expect(r.stdout).toBe(formatTable(result));
@@ -203,7 +204,7 @@ describe("gasdigest backtest", () => {
     expect(r.code).toBe(0);
     const expected = await runBacktest(blocksOf(SPIKE), {
       config: { skipLatestBlock: false },
-      strategies: [{ name: "last-block", strategy: lastBlock }],
+      strategies: [{ name: "last-block", strategy: lastBlock() }],
     });
     expect(JSON.parse(r.stdout).strategies).toEqual(expected.strategies);
     const skipped = JSON.parse(

@@ -34,7 +34,7 @@ async function replayLines(path: string) {
 }
 
 function liveLines(blocks: Iterable<unknown>) {
-  const engine = createEngine({ strategy: aip34 });
+  const engine = createEngine({ strategy: aip34() });
   const out: string[] = [];
   for (const b of blocks) {
     engine.ingest(b);

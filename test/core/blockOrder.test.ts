@@ -2,15 +2,15 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { createBacktest } from "../../src/backtest/index.js";
+import { U64_MAX } from "../../src/core/u64.js";
 import {
   aip34,
   BlockOrderError,
-  createBacktest,
   createEngine,
   type Engine,
   type EngineEvent,
   geth,
-  U64_MAX,
 } from "../../src/index.js";
 import { block, fullBlock } from "../helpers/blocks.js";
 import { runCli } from "../helpers/cli.js";
@@ -28,7 +28,7 @@ function feed(engine: Engine, input: unknown): string {
 }
 
 function withEvents(config = {}) {
-  const engine = createEngine({ strategy: aip34, config });
+  const engine = createEngine({ strategy: aip34(), config });
   const events: EngineEvent[] = [];
   engine.events$.subscribe((e) => events.push(e));
   return { engine, events, resyncs: () => events.filter((e) => e.type === "resynced") };
@@ -117,10 +117,10 @@ describe("one poison block cannot stop the engine for good", () => {
   });
 
   it("the rule is in the config, bounded like the rest", () => {
-    expect(() => createEngine({ strategy: aip34, config: { resyncAfterBlocks: 0 } })).toThrow(
+    expect(() => createEngine({ strategy: aip34(), config: { resyncAfterBlocks: 0 } })).toThrow(
       "resyncAfterBlocks: must be at least 1",
     );
-    expect(() => createEngine({ strategy: aip34, config: { maxHeightJump: 0.5 } })).toThrow(
+    expect(() => createEngine({ strategy: aip34(), config: { maxHeightJump: 0.5 } })).toThrow(
       "maxHeightJump: must be a whole number of heights",
     );
   });
@@ -151,7 +151,7 @@ describe("the CLI and the backtest follow the same rule", () => {
 
   it("a backtest sees the same blocks as its engines, through a resync", () => {
     const bt = createBacktest({
-      strategies: [{ strategy: aip34 }, { strategy: geth(), config: { maxHeightJump: 5 } }],
+      strategies: [{ strategy: aip34() }, { strategy: geth(), config: { maxHeightJump: 5 } }],
       config: { resyncAfterBlocks: 3 },
     });
     bt.push(fullBlock(1, 100, 250, { height: POISON }));

@@ -1,16 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { createIssueList, moreIssues } from "../../src/core/createIssueList.js";
+import { MAX_ISSUES } from "../../src/core/errors.js";
 import { parseHandlerOptions } from "../../src/http/handlerOptions.js";
 import {
   InvalidConfigError,
-  MAX_ISSUES,
   parseGasConfig,
-  parseTDigestOptions,
   safeParseBlockSample,
   type ValidationIssue,
 } from "../../src/index.js";
 import { parseMinGasUnitPrice } from "../../src/sources/aptosRest/schemas.js";
 import { parseBlock, parseTransactionsPage } from "../../src/sources/aptosRest/transactions.js";
+import { parseTDigestOptions } from "../../src/strategies/tdigestOptions.js";
 import { block } from "../helpers/blocks.js";
 
 /** The issues of a rejected block sample. */

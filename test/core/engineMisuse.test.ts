@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { U64_MAX } from "../../src/core/u64.js";
 import { createHandler } from "../../src/http/createHandler.js";
 import {
   aip34,
@@ -9,7 +10,6 @@ import {
   InvalidConfigError,
   StrategyError,
   type StrategyFactory,
-  U64_MAX,
 } from "../../src/index.js";
 import { idleBlock } from "../helpers/blocks.js";
 
@@ -83,16 +83,16 @@ describe("misuse gives named errors with the usual message shape", () => {
     expect(thrown(() => createEngine(undefined as never))).toEqual({
       name: "InvalidConfigError",
       message:
-        "invalid configuration: createEngine takes an options object such as { strategy: aip34 } (got nothing)",
+        "invalid configuration: createEngine takes an options object such as { strategy: aip34() } (got nothing)",
     });
     expect(thrown(() => createEngine({} as never))).toEqual({
       name: "InvalidConfigError",
-      message: "invalid configuration: strategy: required (a strategy factory such as aip34)",
+      message: "invalid configuration: strategy: required (a strategy such as aip34())",
     });
     expect(thrown(() => createEngine({ strategy: "aip34" as never })).message).toBe(
-      'invalid configuration: strategy: must be a strategy factory such as aip34 (got "aip34")',
+      'invalid configuration: strategy: must be a strategy such as aip34() (got "aip34")',
     );
-    expect(thrown(() => createEngine({ strategy: aip34, now: 5 as never })).message).toBe(
+    expect(thrown(() => createEngine({ strategy: aip34(), now: 5 as never })).message).toBe(
       "invalid configuration: now: must be a function returning ms (got 5)",
     );
   });
@@ -123,22 +123,24 @@ describe("misuse gives named errors with the usual message shape", () => {
 
   it("a history of 2^32 is a config error: every history is bounded", () => {
     expect(
-      thrown(() => createEngine({ strategy: aip34, config: { aggressiveBlockHistory: 2 ** 32 } })),
+      thrown(() =>
+        createEngine({ strategy: aip34(), config: { aggressiveBlockHistory: 2 ** 32 } }),
+      ),
     ).toEqual({
       name: "InvalidConfigError",
       message: "invalid configuration: aggressiveBlockHistory: must be at most 100000",
     });
     expect(
-      thrown(() => createEngine({ strategy: aip34, config: { fullBlockTxns: 2 ** 40 } })).message,
+      thrown(() => createEngine({ strategy: aip34(), config: { fullBlockTxns: 2 ** 40 } })).message,
     ).toBe("invalid configuration: fullBlockTxns: must be at most 1000000");
     // The largest window works.
-    const engine = createEngine({ strategy: aip34, config: { aggressiveBlockHistory: 100_000 } });
+    const engine = createEngine({ strategy: aip34(), config: { aggressiveBlockHistory: 100_000 } });
     engine.ingest(idleBlock(1));
     expect(engine.snapshot()!.estimate).toBeDefined();
   });
 
   it("handler(null) and other non-requests", () => {
-    const engine = createEngine({ strategy: aip34 });
+    const engine = createEngine({ strategy: aip34() });
     const handler = createHandler(engine);
     for (const bad of [null, undefined, "GET /", { method: "GET" }, { url: 5, method: "GET" }]) {
       const e = thrown(() => handler(bad as never));

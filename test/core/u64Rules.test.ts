@@ -5,16 +5,15 @@ import { describe, expect, it } from "vitest";
 import { readHistory } from "../../src/backtest/readHistory.js";
 import { loadConfigFile } from "../../src/cli/loadConfigFile.js";
 import { showValue } from "../../src/core/showValue.js";
+import { parseU64 } from "../../src/core/u64.js";
 import {
   aip34,
   createEngine,
   InvalidConfigError,
-  type NdjsonLine,
   parseJsonLossless,
-  parseU64,
-  readNdjson,
   safeParseBlockSample,
 } from "../../src/index.js";
+import { type NdjsonLine, readNdjson } from "../../src/node.js";
 import { parseLedgerInfo } from "../../src/sources/aptosRest/schemas.js";
 
 const dir = mkdtempSync(join(tmpdir(), "gasdigest-u64-"));
@@ -153,7 +152,7 @@ describe("integers written with a fraction, exponent or minus sign are not u64",
     );
     expect(safeParseBlockSample(v).ok).toBe(true);
     // From code, 1e2 and 100 are the same number: only JSON text tells them apart.
-    const engine = createEngine({ strategy: aip34 });
+    const engine = createEngine({ strategy: aip34() });
     expect(engine.ingest({ height: 1e2, epoch: 1, gas_unit_prices: [] })).toBe("accepted");
   });
 
@@ -204,7 +203,7 @@ describe("config files", () => {
     const fine = await loadConfigFile(
       write(`{"tdigest":{"compression":500.0,"tiers":{"low":{"quantile":0.0}}}}`),
     );
-    expect(fine.tdigest).toEqual({ compression: 500, tiers: { low: { quantile: 0 } } });
+    expect(fine.strategies.tdigest).toEqual({ compression: 500, tiers: { low: { quantile: 0 } } });
   });
 });
 

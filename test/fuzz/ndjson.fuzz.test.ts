@@ -11,11 +11,10 @@ import {
   aip34,
   BaseError,
   createEngine,
-  type NdjsonLine,
-  readNdjson,
   serializeBlockSample,
   simulateBlocks,
 } from "../../src/index.js";
+import { type NdjsonLine, readNdjson } from "../../src/node.js";
 
 const seed = process.env.FC_SEED ? Number(process.env.FC_SEED) : Date.now() % 2 ** 31;
 console.log(`ndjson fuzz: seed ${seed} (replay with FC_SEED=${seed})`);
@@ -136,7 +135,7 @@ describe("fuzzed NDJSON lines", () => {
             for (const i of e.issues) expect(i.path.length + i.message.length).toBeLessThan(600);
           }
           // The engine takes every accepted block or rejects it with a gasdigest error.
-          const engine = createEngine({ strategy: aip34 });
+          const engine = createEngine({ strategy: aip34() });
           for (const e of slow) {
             if (!e.ok) continue;
             try {

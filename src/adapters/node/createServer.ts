@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { Socket } from "node:net";
 import {
-  createHandler,
+  createNodeHandler,
   type Handler,
   type HandlerEngine,
   type HandlerOptions,
@@ -106,7 +106,7 @@ function rawResponse(res: HandlerResponse): Buffer {
  * @example
  * import { createEngine, aip34, simulator } from "gasdigest";
  * import { createServer, listen } from "gasdigest/node";
- * const engine = createEngine({ strategy: aip34 });
+ * const engine = createEngine({ strategy: aip34() });
  * engine.connect(simulator());
  * const server = createServer(engine);
  * const { port } = await listen(server, { port: 8080 });
@@ -114,7 +114,7 @@ function rawResponse(res: HandlerResponse): Buffer {
  */
 export function createServer(engine: HandlerEngine, options?: NodeServerOptions): GasdigestServer {
   const { node, handler: handlerOptions } = parseOptions(options);
-  const handler = createHandler(engine, handlerOptions);
+  const handler = createNodeHandler(engine, handlerOptions);
   const logger = handler.options.logger;
   // Open sockets, each with its `bytesRead` when its latest request head was complete: more
   // bytes read since means a request is on its way (a partial head, a body, a pipelined request).
