@@ -23,6 +23,11 @@ export interface ParseJsonOptions {
    * deep nesting at the cost of one pass over it, instead of building them. @default unlimited
    */
   maxContainers?: number;
+  /**
+   * Most object members (`key: value` pairs, counted as `:` outside strings) the text may
+   * hold, counted the same way: a line of millions of unknown keys costs one pass. @default unlimited
+   */
+  maxMembers?: number;
 }
 
 /**
@@ -37,16 +42,19 @@ export interface ParseJsonOptions {
  * `-0` after a digit; a second parse only for text holding such integers.
  *
  * @throws {SyntaxError} when the text is not JSON; {@link RangeError} when it holds more than
- * `maxContainers` objects and arrays.
+ * `maxContainers` objects and arrays, or more than `maxMembers` object members.
  * @example
  * parseJsonLossless('{"p": 18446744073709551615}') // { p: "18446744073709551615" }
  */
 export function parseJsonLossless(text: string, options: ParseJsonOptions = {}): unknown {
   const maxContainers = options.maxContainers ?? Number.POSITIVE_INFINITY;
+  const maxMembers = options.maxMembers ?? Number.POSITIVE_INFINITY;
+  const limited =
+    maxContainers !== Number.POSITIVE_INFINITY || maxMembers !== Number.POSITIVE_INFINITY;
   // Fast path: nothing can lose precision and no number is written with a fraction or exponent.
-  if (maxContainers === Number.POSITIVE_INFINITY && !/\d{16}|\d[.eE]|-0/.test(text))
-    return JSON.parse(text);
+  if (!limited && !/\d{16}|\d[.eE]|-0/.test(text)) return JSON.parse(text);
   let containers = 0;
+  let members = 0;
   // The text to parse, in pieces, made only when a long integer must be quoted.
   const parts: string[] = [];
   let partsLength = 0;
@@ -71,6 +79,10 @@ export function parseJsonLossless(text: string, options: ParseJsonOptions = {}):
     } else if (c === 0x5b || c === 0x7b) {
       if (++containers > maxContainers)
         throw new RangeError(`holds more than ${maxContainers} objects or arrays`);
+      i++;
+    } else if (c === 0x3a) {
+      if (++members > maxMembers)
+        throw new RangeError(`holds more than ${maxMembers} object members (key: value pairs)`);
       i++;
     } else if ((c >= 0x30 && c <= 0x39) || c === 0x2d) {
       const start = i;

@@ -16,6 +16,12 @@ export type NdjsonLine =
  */
 export const MAX_CONTAINERS = 16;
 
+/**
+ * Most object members (`key: value` pairs) a line may hold before it is parsed (a block sample
+ * has 12 fields): a line of millions of unknown keys costs one pass, not a million-key object.
+ */
+export const MAX_MEMBERS = 64;
+
 /** Default of `maxLineBytes`: 64 MiB. */
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
 
@@ -124,11 +130,11 @@ export function parseLine(raw: string, line: number): NdjsonLine | undefined {
   if (text.trim() === "") return undefined;
   let value: unknown;
   try {
-    value = parseJsonLossless(text, { maxContainers: MAX_CONTAINERS });
+    value = parseJsonLossless(text, { maxContainers: MAX_CONTAINERS, maxMembers: MAX_MEMBERS });
   } catch (e) {
     const message =
       e instanceof RangeError
-        ? `${e.message} (a block sample holds 3), so it is not parsed`
+        ? `${e.message}; a block sample holds 3 objects or arrays and 12 fields, so it is not parsed`
         : `not valid JSON (${shorten((e as Error).message)})`;
     return { line, ok: false, issues: [{ path: "", message }] };
   }

@@ -176,6 +176,20 @@ describe("integers written with a fraction, exponent or minus sign are not u64",
   });
 });
 
+describe("lines that would be costly to parse are refused first", () => {
+  it("more than 16 objects or arrays, or 64 members, on both readers", async () => {
+    const nested = `{"height":"1","epoch":"1","gas_unit_prices":[],"x":${"[".repeat(20)}${"]".repeat(20)}}`;
+    const members = `{"height":"1","epoch":"1","gas_unit_prices":[],${Array.from({ length: 70 }, (_, i) => `"k${i}":1`).join(",")}}`;
+    // Braces inside strings are not counted.
+    const inStrings = `{"height":"1","epoch":"1","gas_unit_prices":[],"x":"${"[{:".repeat(100)}"}`;
+    expect(await readBoth([nested, members, inStrings].join("\n"))).toEqual([
+      "holds more than 16 objects or arrays; a block sample holds 3 objects or arrays and 12 fields, so it is not parsed",
+      "holds more than 64 object members (key: value pairs); a block sample holds 3 objects or arrays and 12 fields, so it is not parsed",
+      "x: unknown field",
+    ]);
+  });
+});
+
 describe("config files", () => {
   it("are read with or without a UTF-8 byte order mark", async () => {
     const text = `{ "lowBlockHistory": 5, "minGasUnitPrice": "150" }`;

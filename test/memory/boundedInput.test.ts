@@ -29,6 +29,11 @@ function fileAround(name: string, body: string): string {
 const invalidPrices = fileAround("invalid.ndjson", `[${Array(N).fill('"x"').join(",")}]`);
 const deep = fileAround("deep.ndjson", `${"[".repeat(N)}${"]".repeat(N)}`);
 const objects = fileAround("objects.ndjson", `[${Array(N).fill("{}").join(",")}]`);
+const keys = join(dir, "keys.ndjson");
+writeFileSync(
+  keys,
+  `{"height":"2","epoch":"1","gas_unit_prices":[],${Array.from({ length: N / 2 }, (_, i) => `"k${i}":1`).join(",")}}\n${JSON.stringify(block(3))}\n`,
+);
 const exponents = fileAround("exponents.ndjson", `[${Array(N).fill("1e2").join(",")}]`);
 
 const replayChild = (path: string) =>
@@ -60,18 +65,27 @@ describe("one huge bad NDJSON line: clear errors, nothing good lost, bounded mem
     report(expect.getState().currentTestName, maxRssMB);
   });
 
-  it("replay: nesting 2·10^6 deep, 2·10^6 objects, and 2·10^6 prices written 1e2", async () => {
+  it("replay: nesting 2·10^6 deep, 2·10^6 objects, 10^6 unknown keys, 2·10^6 prices written 1e2", async () => {
     const many = await replayChild(objects);
     expect(many.value).toMatchObject({ code: 2, heights: ["1", "3", "4"], lines: 1 });
     expect(many.maxRssMB).toBeLessThan(LIMIT_MB);
     report("replay, objects", many.maxRssMB);
+    const members = await replayChild(keys);
+    expect(members.value).toMatchObject({
+      code: 2,
+      heights: ["3"],
+      first:
+        "line 1: holds more than 64 object members (key: value pairs); a block sample holds 3 objects or arrays and 12 fields, so it is not parsed",
+    });
+    expect(members.maxRssMB).toBeLessThan(LIMIT_MB);
+    report("replay, keys", members.maxRssMB);
     const nested = await replayChild(deep);
     expect(nested.value).toMatchObject({
       code: 2,
       heights: ["1", "3", "4"],
       lines: 1,
       first:
-        "line 2: holds more than 16 objects or arrays (a block sample holds 3), so it is not parsed",
+        "line 2: holds more than 16 objects or arrays; a block sample holds 3 objects or arrays and 12 fields, so it is not parsed",
     });
     expect(nested.maxRssMB).toBeLessThan(LIMIT_MB);
     report("replay, nested", nested.maxRssMB);
