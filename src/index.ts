@@ -35,6 +35,7 @@ export {
   BaseError,
   type BaseErrorOptions,
   BlockOrderError,
+  InvalidArgumentError,
   InvalidBlockSampleError,
   InvalidConfigError,
   StrategyError,

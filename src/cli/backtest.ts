@@ -12,7 +12,7 @@ import { renderReport } from "../backtest/renderReport.js";
 import { BaseError, BlockOrderError } from "../core/errors.js";
 import { resolveStrategy, strategyNames } from "../strategies/registry.js";
 import { type CliIo, UsageError } from "./io.js";
-import { duplicateLine, issueLine } from "./lineMessages.js";
+import { createLineReport, duplicateLine, issueLine } from "./lineMessages.js";
 import { loadConfigFile } from "./loadConfigFile.js";
 
 export const BACKTEST_USAGE = `Usage: gasdigest backtest --input FILE.ndjson [--strategies aip34,tdigest,geth,last-block]
@@ -33,8 +33,12 @@ what it overpaid against the clearing price, and how it followed price spikes (d
                  the median overpayment of each at 90/95/99 % inclusion within 1, 3 and 10 blocks
   --json         print the results as JSON instead of a table
   --report       also write a self-contained HTML report with charts
-Rejected lines go to stderr as "line N: <field path>: <problem>".
+Rejected lines go to stderr as "line N: <field path>: <problem>" (the first 1000 lines; the rest
+are counted in one last line).
 Exit code: 0 all lines accepted, 2 some lines rejected, 1 unusable arguments or unreadable file.`;
+
+/** Rejected lines reported one by one; the rest are counted in one line. */
+const MAX_REPORTED = 1000;
 
 /** `gasdigest backtest`: returns the exit code. */
 export async function backtest(argv: string[], io: CliIo): Promise<number> {
@@ -126,6 +130,8 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
     errors.length = 0;
     hidden = 0;
   };
+  // Past MAX_REPORTED rejected lines, the rest are only counted (one summary line at the end).
+  const report = createLineReport(problem, MAX_REPORTED);
   let problems = 0;
   try {
     for await (const entry of readHistory(values.input, {
@@ -133,28 +139,30 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
     })) {
       if (!entry.ok) {
         problems++;
-        for (const issue of entry.issues) problem(issueLine(entry.line, issue));
+        await report(entry.line, () => entry.issues.map((issue) => issueLine(entry.line, issue)));
         continue;
       }
       try {
         if (run.push(entry.block) === "duplicate") {
           problems++;
-          problem(duplicateLine(entry.line, entry.block.height));
+          await report(entry.line, () => [duplicateLine(entry.line, entry.block.height)]);
         }
       } catch (e) {
         if (!(e instanceof BlockOrderError)) throw e;
         problems++;
-        problem(issueLine(entry.line, e.issue));
+        await report(entry.line, () => [issueLine(entry.line, e.issue)]);
       }
     }
   } catch (e) {
     bar?.stop();
+    await report.finish();
     flushErrors();
     if (e instanceof BaseError) throw e;
     throw new BaseError(`cannot read ${values.input}`, { details: (e as Error).message, cause: e });
   }
   bar?.update(size, { blocks: run.stats().blocks });
   bar?.stop();
+  await report.finish();
   flushErrors();
 
   const all = run.result();

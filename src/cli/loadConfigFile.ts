@@ -9,6 +9,7 @@ import {
 } from "../core/config.js";
 import { BaseError, InvalidConfigError } from "../core/errors.js";
 import { parseJsonLossless } from "../core/parseJsonLossless.js";
+import { shorten } from "../core/showValue.js";
 import type { StrategySettings } from "../strategies/registry.js";
 
 /** What a `--config FILE.json` holds: the AIP-34 keys at the top, strategy blocks beside them. */
@@ -43,8 +44,8 @@ function parseConfigObject(input: unknown): ConfigFile {
 }
 
 /**
- * Read and validate a JSON config file; without a path (an unset or empty `--config`), the
- * default AIP-34 settings and no strategy block.
+ * Read and validate a JSON config file (UTF-8, with or without a byte order mark); without a
+ * path (an unset or empty `--config`), the default AIP-34 settings and no strategy block.
  * @throws {BaseError} unreadable file or invalid JSON; {@link InvalidConfigError} bad values.
  * @example
  * const { gas, strategies } = await loadConfigFile(values.config);
@@ -60,12 +61,14 @@ export async function loadConfigFile(path?: string): Promise<ConfigFile> {
       cause: e,
     });
   }
+  // A byte order mark (editors on Windows write one) is not part of the JSON.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   let value: unknown;
   try {
     value = parseJsonLossless(text);
   } catch (e) {
     throw new BaseError(`config file ${path} is not valid JSON`, {
-      details: (e as Error).message,
+      details: shorten((e as Error).message),
       cause: e,
     });
   }

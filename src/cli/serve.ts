@@ -10,6 +10,7 @@ import { ndjsonFile } from "../sources/ndjsonFile.js";
 import { loadIoredis } from "../sources/redis/connectRedis.js";
 import { parseRedisUrl, redisStream } from "../sources/redisStream.js";
 import { simulator } from "../sources/simulator.js";
+import { createLogLimiter, type LimitedLogger } from "./createLogLimiter.js";
 import { type CliIo, UsageError } from "./io.js";
 import { loadStrategy } from "./loadStrategy.js";
 import { logEngineEvents } from "./logEngineEvents.js";
@@ -111,7 +112,13 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
   };
 
   const engine = createEngine({ strategy, config });
-  const stopLogging = logEngineEvents(engine, log);
+  // Repeated warnings (bad lines, rejected blocks) are rate-limited and summarised.
+  const limited = createLogLimiter(log);
+  const stopEvents = logEngineEvents(engine, limited);
+  const stopLogging = () => {
+    stopEvents();
+    limited.stop();
+  };
   // From here on, a failure must not leave the engine open.
   const abandon = () => {
     stopLogging();
@@ -126,7 +133,7 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
       maxStalenessMs,
       logger: log,
     });
-    source$ = makeSource(spec, engine, log, sourceFlags);
+    source$ = makeSource(spec, engine, log, limited, sourceFlags);
   } catch (e) {
     abandon();
     throw e;
@@ -180,6 +187,7 @@ function makeSource(
   spec: SourceSpec,
   engine: Engine,
   log: pino.Logger,
+  limited: LimitedLogger,
   flags: SourceFlags,
 ): Observable<BlockSample> {
   switch (spec.kind) {
@@ -194,7 +202,10 @@ function makeSource(
       return ndjsonFile(spec.path, {
         speed: flags.speed,
         onInvalidLine: (e) =>
-          log.warn({ line: e.line, problems: formatIssues(e.issues, "; ") }, "bad line skipped"),
+          limited.warn(
+            { line: e.line, problems: formatIssues(e.issues, "; ") },
+            "bad line skipped",
+          ),
       });
     case "aptos":
       return aptosRest(spec.url, {

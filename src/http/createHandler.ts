@@ -1,4 +1,5 @@
-import { InvalidConfigError } from "../core/errors.js";
+import { InvalidArgumentError, InvalidConfigError } from "../core/errors.js";
+import { showValue } from "../core/showValue.js";
 import { CHAIN_STATE_HEADERS } from "./chainStateHeaders.js";
 import { createChainRoutes } from "./createChainRoutes.js";
 import { createOpenApiDocument } from "./createOpenApiDocument.js";
@@ -24,7 +25,8 @@ const TOKEN_LIST = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|~
  * any runtime's own modules: adapters translate a host's request in and the response out.
  * Estimate bodies are encoded once per snapshot.
  *
- * @throws {InvalidConfigError} listing every invalid option.
+ * @throws {InvalidConfigError} listing every invalid option. The handler itself throws
+ * {@link InvalidArgumentError} when called with something that is not a request.
  * @example
  * const handler = createHandler(engine, { basePath: "/v1" });
  * const res = handler({ method: "GET", url: "/v1/estimate_gas_price", headers: {} });
@@ -125,6 +127,8 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
   }
 
   const handler = ((request: HandlerRequest): HandlerResponse => {
+    const misuse = requestProblem(request);
+    if (misuse) throw new InvalidArgumentError([{ path: "request", message: misuse }]);
     let res: HandlerResponse;
     try {
       res = route(request);
@@ -160,4 +164,20 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
     document,
     options: o,
   });
+}
+
+/**
+ * Why a handler argument is not a {@link HandlerRequest}: not an object, or no string `method`
+ * and `url`. (A request whose fields cannot be read is a request that fails: 500.)
+ */
+function requestProblem(request: unknown): string | undefined {
+  if (typeof request === "object" && request !== null) {
+    try {
+      const r = request as Partial<Record<keyof HandlerRequest, unknown>>;
+      if (typeof r.method === "string" && typeof r.url === "string") return undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return `must be a request object { method, url, headers } with string method and url (got ${showValue(request)})`;
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { validateShape } from "../core/config.js";
 import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
+import { showValue } from "../core/showValue.js";
 import { type ExplorerAssets, SWAGGER_UI_FILES } from "./explorer.js";
 import type { HandlerLogger, ResolvedHandlerOptions } from "./types.js";
 
@@ -89,8 +90,8 @@ function refined<T>(check: (v: unknown) => string | undefined) {
     .optional();
 }
 
-const shown = (v: unknown) =>
-  typeof v === "string" ? JSON.stringify(v) : typeof v === "function" ? "a function" : String(v);
+// A bad value is echoed in at most 80 characters, whatever its size.
+const shown = showValue;
 const PATH = /^(\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)*$/;
 const TOKEN = /^[A-Za-z0-9!#$%&'*+.^_`|~-]*$/;
 const ORIGIN = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s/?#]+$/;

@@ -53,6 +53,7 @@ describe("engine", () => {
       duplicate: 1,
       rejected: 2,
       strategyFailures: 0,
+      resyncs: 0,
     });
     expect(engine.snapshot()!.ledger.blockHeight).toBe(100n);
   });

@@ -51,6 +51,7 @@ const EXPORTS: Record<string, string[]> = {
     "ValidationError",
     "InvalidBlockSampleError",
     "InvalidConfigError",
+    "InvalidArgumentError",
     "BlockOrderError",
     "StrategyError",
     "SketchError",

@@ -1,16 +1,11 @@
 import { z } from "zod";
 import { validateShape } from "../../core/config.js";
 import { InvalidConfigError } from "../../core/errors.js";
+import { showValue } from "../../core/showValue.js";
 import type { Tier } from "../../core/tiers.js";
 
-const shown = (v: unknown) =>
-  typeof v === "string"
-    ? JSON.stringify(v)
-    : v === undefined
-      ? "nothing"
-      : Array.isArray(v)
-        ? "an array"
-        : String(v);
+// A bad value is echoed in at most 80 characters, whatever its size.
+const shown = showValue;
 
 /** The longest promise a tier may make, in blocks (each tier keeps that many outcomes pending). */
 export const MAX_WITHIN_BLOCKS = 1000;
