@@ -16,7 +16,7 @@ describe("history statistics", () => {
   it("counts full blocks, their runs, clearing ratios and the lag-1 autocorrelation by hand", () => {
     const prices = [200, 400, null, 200, 200, 800, null, null, 400];
     const stats = createHistoryStats();
-    prices.forEach((p, i) => stats.push(at(i + 1, p)));
+    for (const [i, p] of prices.entries()) stats.push(at(i + 1, p));
     const s = stats.result();
     expect(s.blocks).toBe(9);
     expect(s.fullShare).toBeCloseTo(6 / 9, 12);

@@ -122,7 +122,10 @@ export function createMempool(capacity: number): Mempool {
       while (i < pending.length || j < arrivals.length) {
         const a = pending[i];
         const b = arrivals[j];
-        const t = a !== undefined && (b === undefined || a.price >= b.price) ? pending[i++]! : arrivals[j++]!;
+        const t =
+          a !== undefined && (b === undefined || a.price >= b.price)
+            ? pending[i++]!
+            : arrivals[j++]!;
         if (t.expiresAt < blockIndex) expired++;
         else live.push(t);
       }

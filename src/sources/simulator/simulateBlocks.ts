@@ -97,7 +97,6 @@ export function* generateBlocks(
   let lastTimestamp = -1n;
   let episode: Episode | undefined;
 
-
   const bid = (p: RegimeParams, premium: number): number => {
     if (premium === 1 && rng.chance(p.atMinShare)) return min;
     if (premium === 1 && p.pricePoints && rng.chance(p.pricePoints.share))
