@@ -14,11 +14,11 @@ import { guardConnections } from "./guardConnections.js";
 import { type NodeServerOptions, parseServerOptions } from "./parseServerOptions.js";
 
 /**
- * Requests parsed per turn of the event loop, all connections together: a few ms of work, so
- * that new connections keep being accepted under a flood (libuv accepts one per turn). Normal
- * traffic (one request per connection per turn) stays below it up to this many connections.
+ * Requests parsed per turn of the event loop on paced connections, all together: about a
+ * millisecond of work, so that new connections keep being accepted under a flood (libuv
+ * accepts one per turn). Connections node parses itself (no flood seen) are never held back.
  */
-const REQUESTS_PER_TURN = 256;
+const REQUESTS_PER_TURN = 64;
 
 /** A node:http server serving the gasdigest interface. */
 export interface GasdigestServer extends http.Server {

@@ -16,7 +16,7 @@ export interface TurnBudget {
  * a flood cannot stretch a turn beyond about `perTurn` requests.
  *
  * @example
- * const budget = createTurnBudget(256);
+ * const budget = createTurnBudget(64);
  * if (budget.exhausted) budget.wait(pump); else feed();
  */
 export function createTurnBudget(perTurn: number): TurnBudget {

@@ -40,7 +40,7 @@ interface NodeHttpSocket extends Socket {
  * new connections) instead of being served to the end in one go.
  *
  * @example
- * connection.pump = paceRequests(socket, connection, 16, createTurnBudget(256));
+ * connection.pump = paceRequests(socket, connection, 16, createTurnBudget(64));
  */
 export function paceRequests(
   socket: Socket,
