@@ -184,13 +184,14 @@ const scenario = fc.record({
   halfClose: fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, fc.constant(false)),
 });
 
+/** `method` of the request answered, `undefined` when not known for sure (then the body is not checked). */
 function expectWellFormed(r: RawResponse, method: string | undefined) {
   expect(r.head).toMatch(/^HTTP\/1\.1 \d{3} [^\r\n]*\r\n/);
   expect(r.headers["x-content-type-options"]).toBe("nosniff");
   expect(r.headers["access-control-allow-origin"]).toBe("*");
   expect(r.headers.date).toMatch(/ GMT$/);
   // (The answer to a malformed request carries its body even when it began with HEAD.)
-  if (r.status >= 400 && (r.body !== "" || method !== "HEAD"))
+  if (method !== undefined && r.status >= 400 && (r.body !== "" || method !== "HEAD"))
     expect(JSON.parse(r.body)).toEqual({
       message: expect.any(String),
       error_code: expect.any(String),
@@ -216,8 +217,11 @@ describe("HTTP fuzz against gasdigest serve", () => {
     console.log(`http fuzz: seed ${SEED} (replay with FC_SEED=${SEED})`);
     let runs = 0;
     await fc.assert(
-      fc.asyncProperty(scenario, async ({ items, cuts, halfClose }) => {
+      fc.asyncProperty(scenario, async ({ items: generated, cuts, halfClose }) => {
         runs++;
+        // A bad item of nothing but line ends is no request at all (node skips them): drop it,
+        // so that answer i is that of item i up to the first bad item.
+        const items = generated.filter((i) => i.kind === "good" || /[^\r\n ]/.test(i.bytes));
         const all = Buffer.from(items.map((i) => i.bytes).join(""), "latin1");
         const points = [...new Set(cuts.map((c) => c % (all.length + 1)))].sort((a, b) => a - b);
         const segments = [0, ...points, all.length]
@@ -238,8 +242,12 @@ describe("HTTP fuzz against gasdigest serve", () => {
           timeoutMs: halfClose ? 3000 : 800,
           gapMs: 2,
         });
+        // Answers are aligned with requests up to the first bad one (a bad one may be no request
+        // at all, or two); past it, a HEAD guessed wrong shifts the bodies, so only heads that
+        // start with a status line are checked, and their bodies not.
         for (const [i, response] of r.responses.entries())
-          if (response.head.startsWith("HTTP/1.1 ")) expectWellFormed(response, methods[i]);
+          if (response.head.startsWith("HTTP/1.1 "))
+            expectWellFormed(response, i <= goodPrefix.length ? methods[i] : undefined);
         expect(r.responses[0]?.head ?? "HTTP/1.1 ").toMatch(/^HTTP\/1\.1 /);
         expect(r.responses.slice(0, goodPrefix.length).map((x) => x.status)).toEqual(
           goodPrefix.map((g) => g.status),

@@ -61,6 +61,8 @@ const MAX_LINGERING_REFUSALS = 64;
 const EVICT_AFTER_MS = 1000;
 /** After a pipelining flood, connections are paced for this long (see `flooded`). */
 const SHIELD_MS = 60_000;
+/** Refused and dropped connections are logged at most once per this many ms, with counts. */
+const LOG_EVERY_MS = 10_000;
 
 /**
  * Bound what connections can hold on a node server: at most `maxConnections` tracked at once
@@ -82,6 +84,26 @@ export function guardConnections(
   const { maxConnections, logger } = options;
   const refused = new WeakSet<Socket>();
   let lingering = 0;
+  // A flood of connections must not become a flood of log lines: one line per LOG_EVERY_MS.
+  const unlogged = { refused: 0, dropped: 0 };
+  let logTimer: NodeJS.Timeout | undefined;
+  function logRefusals(kind: "refused" | "dropped") {
+    unlogged[kind]++;
+    if (logTimer !== undefined) return;
+    const flush = () => {
+      logTimer = undefined;
+      if (unlogged.refused + unlogged.dropped === 0) return;
+      logger.warn(
+        { ...unlogged, lingering, open: connections.size, limit: maxConnections },
+        "refused connections: too many open connections",
+      );
+      unlogged.refused = 0;
+      unlogged.dropped = 0;
+      logTimer = setTimeout(flush, LOG_EVERY_MS);
+      logTimer.unref();
+    };
+    flush();
+  }
 
   // node's own cap, as a backstop on open files: it closes accepted sockets beyond it at once.
   server.maxConnections = maxConnections + MAX_LINGERING_REFUSALS;
@@ -99,7 +121,7 @@ export function guardConnections(
     // Parse nothing it sends (node would hold every request of a read until the socket closes).
     paceRequests(socket, closedConnection(socket), 0, options.budget)?.();
     socket.end(rawResponse(options.refusal(), { "Retry-After": "1" }));
-    logger.warn({ open: connections.size }, "refused a connection: too many open connections");
+    logRefusals("refused");
   }
 
   let shieldedUntil = 0;
@@ -128,9 +150,8 @@ export function guardConnections(
     if (Date.now() < shieldedUntil) pace(c);
   });
 
-  server.on("drop", () => {
-    logger.warn({ lingering }, "dropped a connection: too many open and refused connections");
-  });
+  // node's own cap (maxConnections + refusals lingering): closed without an answer.
+  server.on("drop", () => logRefusals("dropped"));
 
   // A socket times out after `writeIdleTimeout` with an answer stuck in it (the request side
   // arms the timer; node's timer counts write progress as activity), or after node's keep-alive
