@@ -39,10 +39,6 @@ export interface Answerer {
   error(status: number, message: string): HandlerResponse;
 }
 
-/** The connection a response answers (a property of the response: no closure per request). */
-const CONNECTION = Symbol("gasdigest.connection");
-type Answer = http.ServerResponse & { [CONNECTION]: TrackedConnection };
-
 /**
  * The request side of the node server: answers every request node parses with the handler, in
  * order, keeping each connection's count of answers still to go out, and enforces the limits
@@ -92,8 +88,10 @@ export function createAnswerer(context: AnswererContext): Answerer {
    * error reply that waited for them. If the next answer is stuck, the client has until
    * `writeIdleTimeout` to read some of it.
    */
-  function onAnswered(this: Answer) {
-    const c = this[CONNECTION];
+  function onAnswered(this: http.ServerResponse) {
+    // (Found through the request's socket: a function shared by every response, no closure.)
+    const c = connections.get(this.req.socket);
+    if (c === undefined) return; // closed meanwhile
     const now = Date.now();
     c.inFlight--;
     c.lastProgress = now;
@@ -179,15 +177,14 @@ export function createAnswerer(context: AnswererContext): Answerer {
   ) {
     const socket = req.socket;
     budget.spend();
-    if (guard.isRefused(socket)) return;
     const c = connections.get(socket);
+    if (c === undefined && guard.isRefused(socket)) return;
     if (c !== undefined) {
       // The connection closes after the answers already queued: leave the rest unanswered.
       if (c.closing) return;
       c.inFlight++;
       c.mark = socket.bytesRead;
       c.lastProgress = Date.now();
-      (res as Answer)[CONNECTION] = c;
       res.on("close", onAnswered);
       if (c.inFlight >= o.maxPipelinedRequests) {
         if (!c.paced && c.inFlight > o.maxPipelinedRequests) return overflow(c, req, res);
