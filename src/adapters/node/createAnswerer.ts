@@ -7,6 +7,9 @@ import type { ConnectionGuard } from "./guardConnections.js";
 import type { ResolvedServerOptions } from "./parseServerOptions.js";
 import { rawResponse } from "./rawResponse.js";
 
+/** How long a connection closed for an oversized body stays open, reading nothing (see `lingerClose`). */
+const LINGER_MS = 1000;
+
 /** What {@link createAnswerer} works with. */
 export interface AnswererContext {
   handler: Handler;
@@ -155,14 +158,32 @@ export function createAnswerer(context: AnswererContext): Answerer {
     endWith(socket, bytes);
   }
 
+  /**
+   * Close a connection whose client is still sending a body past the cap: read nothing more,
+   * end it after what is written, and destroy it after LINGER_MS (or once the client closes).
+   * Destroying at once, with its bytes unread, resets the connection, and a reset can discard
+   * the answer before the client has read it.
+   */
+  function lingerClose(req: http.IncomingMessage) {
+    const socket = req.socket;
+    req.removeAllListeners("data");
+    req.pause();
+    socket.pause();
+    if (socket.writable) socket.end();
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    timer.unref();
+    socket.once("close", () => clearTimeout(timer));
+  }
+
   /** A chunked body: count its bytes as they are discarded; past the cap, close the connection. */
-  function capBody(req: http.IncomingMessage) {
+  function capBody(req: http.IncomingMessage, c: TrackedConnection | undefined) {
     let seen = 0;
     req.on("data", (chunk: Buffer) => {
       seen += chunk.length;
       if (seen <= o.maxBodySize) return;
       logger.debug({ url: req.url, limit: o.maxBodySize }, "request body over the cap: closing");
-      req.socket.destroy();
+      closeAfter(c);
+      lingerClose(req);
     });
   }
 
@@ -198,6 +219,10 @@ export function createAnswerer(context: AnswererContext): Answerer {
     const length = req.headers["content-length"];
     if (length !== undefined && Number(length) > o.maxBodySize) {
       closeAfter(c);
+      // Claim the body (node would read and discard all of it after the answer), and once the
+      // answer is out close the connection lingering, not with node's immediate destroy.
+      req.read(0);
+      socket.destroySoon = () => lingerClose(req);
       return send(
         req,
         res,
@@ -205,7 +230,7 @@ export function createAnswerer(context: AnswererContext): Answerer {
         true,
       );
     }
-    if (req.headers["transfer-encoding"] !== undefined) capBody(req);
+    if (req.headers["transfer-encoding"] !== undefined) capBody(req, c);
     let response: HandlerResponse;
     try {
       response = respond
