@@ -18,7 +18,7 @@ export default async function run({ quick }) {
   const config = parseGasConfig({});
   const blocks = makeBlocks(quick ? 400 : 2_000, 11);
   const strategies = {
-    aip34: aip34(config),
+    aip34: aip34()(config),
     "tdigest clearing": tdigest()(config),
     "tdigest paid": tdigest({ tiers: paid })(config),
     "tdigest paid, weighted by gas_used": tdigest({ tiers: paid, weightByGasUsed: true })(config),

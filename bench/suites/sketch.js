@@ -228,8 +228,8 @@ async function heapRows() {
     aggressiveBlockHistory: w,
   });
   const reference = await measure(
-    (c) => aip34(windows(c, 1_000_000)),
-    (c) => aip34(windows(c, 20_000)),
+    (c) => aip34()(windows(c, 1_000_000)),
+    (c) => aip34()(windows(c, 20_000)),
     Number.POSITIVE_INFINITY,
   );
   const mib = (b) => b / 2 ** 20;

@@ -12,10 +12,14 @@ import { createEngine, type Engine } from "../core/createEngine.js";
 import { formatIssues } from "../core/errors.js";
 import { aptosRest, aptosRestEventFields, describeAptosRestEvent } from "../sources/aptosRest.js";
 import { ndjsonFile } from "../sources/ndjsonFile.js";
+import { loadIoredis } from "../sources/redis/connectRedis.js";
+import { parseRedisUrl, redisStream } from "../sources/redisStream.js";
 import { simulator } from "../sources/simulator.js";
+import { createLogLimiter, type LimitedLogger } from "./createLogLimiter.js";
 import { type CliIo, UsageError } from "./io.js";
 import { loadStrategy } from "./loadStrategy.js";
 import { logEngineEvents } from "./logEngineEvents.js";
+import { logRedisEvent } from "./logRedisEvent.js";
 import { intFlag, parseSourceSpec, type SourceSpec } from "./sourceSpec.js";
 
 export const SERVE_USAGE = `Usage: gasdigest serve [options]
@@ -24,7 +28,8 @@ Serves GET /v1/estimate_gas_price (JSON or BCS), /v1, /v1/-/healthy and the Open
 at /v1/spec from a source of blocks.
 
 Options:
-  --source SRC          sim (default: the simulated chain) | ndjson:PATH | aptos:URL
+  --source SRC          sim (default: the simulated chain) | ndjson:PATH | aptos:URL |
+                        redis://HOST:PORT[/DB] (a stream written by gasdigest publish)
   --strategy NAME       estimation strategy (default aip34)
   --config FILE.json    estimator configuration (see docs/configuration.md)
   --host HOST           interface to bind (default 127.0.0.1)
@@ -34,6 +39,7 @@ Options:
   --interval-ms N       simulator block interval in ms (default 250; 0 = as fast as possible)
   --speed N             ndjson replay at N times the recorded pace (default: as fast as possible)
   --poll-ms N           aptos: wait between looks at the tip (default 500)
+  --stream KEY          redis: the stream key (default gasdigest:blocks)
   --header-prefix P     chain-state header prefix (default X-Aptos-)
   --base-path PATH      path of the routes (default /v1)
   --max-staleness-ms N  503 health_check_failed when the newest block is older (default 30000)
@@ -92,6 +98,7 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
       "interval-ms": { type: "string" },
       speed: { type: "string" },
       "poll-ms": { type: "string" },
+      stream: { type: "string" },
       "header-prefix": { type: "string" },
       "base-path": { type: "string" },
       "max-staleness-ms": { type: "string" },
@@ -119,9 +126,16 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
     throw new UsageError("--speed only applies to --source ndjson:PATH");
   if (values["poll-ms"] !== undefined && spec.kind !== "aptos")
     throw new UsageError("--poll-ms only applies to --source aptos:URL");
+  if (values.stream !== undefined && spec.kind !== "redis")
+    throw new UsageError("--stream only applies to --source redis://HOST:PORT");
 
+  // A missing optional client is a usage problem: say so now, not as a source failure later.
+  if (spec.kind === "redis") await loadIoredis();
   const log = pino({ level, base: { name: "gasdigest" } }, io.stdout);
-  const { strategy, config, strategyName } = await loadStrategy(values.strategy, values.config);
+  const { strategy, config, strategyName, windowBlocks } = await loadStrategy(
+    values.strategy,
+    values.config,
+  );
   const maxStalenessMs = intFlag("max-staleness-ms", values["max-staleness-ms"], 0);
   const limits: NodeServerOptions = {};
   for (const [flag, [option, min]] of Object.entries(LIMIT_FLAGS))
@@ -132,10 +146,18 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
     intervalMs: intFlag("interval-ms", values["interval-ms"], 0),
     speed,
     pollIntervalMs: intFlag("poll-ms", values["poll-ms"], 1),
+    stream: values.stream,
+    windowBlocks,
   };
 
   const engine = createEngine({ strategy, config });
-  const stopLogging = logEngineEvents(engine, log);
+  // Repeated warnings (bad lines, rejected blocks) are rate-limited and summarised.
+  const limited = createLogLimiter(log);
+  const stopEvents = logEngineEvents(engine, limited);
+  const stopLogging = () => {
+    stopEvents();
+    limited.stop();
+  };
   // From here on, a failure must not leave the engine open.
   const abandon = () => {
     stopLogging();
@@ -151,7 +173,7 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
       maxStalenessMs,
       logger: log,
     });
-    source$ = makeSource(spec, engine, log, sourceFlags);
+    source$ = makeSource(spec, engine, log, limited, sourceFlags);
   } catch (e) {
     abandon();
     throw e;
@@ -197,12 +219,15 @@ interface SourceFlags {
   intervalMs: number | undefined;
   speed: number | undefined;
   pollIntervalMs: number | undefined;
+  stream: string | undefined;
+  windowBlocks: number;
 }
 
 function makeSource(
   spec: SourceSpec,
   engine: Engine,
   log: pino.Logger,
+  limited: LimitedLogger,
   flags: SourceFlags,
 ): Observable<BlockSample> {
   switch (spec.kind) {
@@ -217,7 +242,10 @@ function makeSource(
       return ndjsonFile(spec.path, {
         speed: flags.speed,
         onInvalidLine: (e) =>
-          log.warn({ line: e.line, problems: formatIssues(e.issues, "; ") }, "bad line skipped"),
+          limited.warn(
+            { line: e.line, problems: formatIssues(e.issues, "; ") },
+            "bad line skipped",
+          ),
       });
     case "aptos":
       return aptosRest(spec.url, {
@@ -232,6 +260,12 @@ function makeSource(
           );
         },
       });
+    case "redis":
+      return redisStream(spec.url, {
+        stream: flags.stream,
+        warmStartBlocks: flags.windowBlocks,
+        onEvent: logRedisEvent(log),
+      });
   }
 }
 
@@ -240,7 +274,9 @@ function describeSource(spec: SourceSpec): string {
     ? "simulated chain"
     : spec.kind === "ndjson"
       ? `ndjson:${spec.path}`
-      : `aptos:${spec.url}`;
+      : spec.kind === "aptos"
+        ? `aptos:${spec.url}`
+        : parseRedisUrl(spec.url).display;
 }
 
 /** `gasdigest serve`: runs until SIGINT or SIGTERM, then closes gracefully. */

@@ -6,6 +6,7 @@ import {
   minInclusionPrice,
   servedEstimate,
 } from "../core/fullness.js";
+import { strategyBuilder } from "../core/strategyBuilder.js";
 import type { GasEstimate, Strategy, StrategyFactory } from "../core/types.js";
 import { U64_MAX } from "../core/u64.js";
 import { copyCentroids } from "../sketch/centroids.js";
@@ -58,14 +59,13 @@ const NONE = new Float64Array(0);
  *   strategy: tdigest({ tiers: { prioritized: { windowBlocks: 1_000_000, quantile: 0.99, sample: "paid" } } }),
  * });
  */
-export function tdigest(
-  options: TDigestStrategyOptions = {},
-  /** Where the options sit in a config file, for error paths (the CLI passes `["tdigest"]`). */
-  path: readonly PropertyKey[] = [],
-): StrategyFactory {
-  const parsed = parseTDigestOptions(options, path);
-  return (config: GasConfig) => createTDigestStrategy(parsed, config);
-}
+export const tdigest: (options?: TDigestStrategyOptions) => StrategyFactory = strategyBuilder(
+  "tdigest",
+  (options: TDigestStrategyOptions = {}) => {
+    const parsed = parseTDigestOptions(options);
+    return (config: GasConfig) => createTDigestStrategy(parsed, config);
+  },
+);
 
 function createTDigestStrategy(options: TDigestStrategyConfig, config: GasConfig): TDigestStrategy {
   const history = {

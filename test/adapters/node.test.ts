@@ -32,7 +32,7 @@ afterEach(async () => {
 
 async function start(options: NodeServerOptions = {}, blocks = 3) {
   const engine = createEngine({
-    strategy: aip34,
+    strategy: aip34(),
     config: { staticOverride: { low: "100", market: "150", aggressive: "300" } },
   });
   for (let h = 1; h <= blocks; h++) engine.ingest(block(h));
@@ -387,7 +387,7 @@ describe("graceful shutdown details", () => {
 
 describe("options and listen", () => {
   it("rejects invalid server and handler options together", () => {
-    const engine: Engine = createEngine({ strategy: aip34 });
+    const engine: Engine = createEngine({ strategy: aip34() });
     let error: unknown;
     try {
       createServer(engine, { maxHeaderSize: 10, closeEngine: "yes" as never, basePath: "nope" });
@@ -409,7 +409,7 @@ describe("options and listen", () => {
     const { address } = await start();
     expect(address.address).toBe("127.0.0.1");
     expect(address.port).toBeGreaterThan(0);
-    const other = createServer(createEngine({ strategy: aip34 }));
+    const other = createServer(createEngine({ strategy: aip34() }));
     await expect(listen(other, { port: address.port })).rejects.toThrow(/EADDRINUSE/);
     await other.shutdown();
   });

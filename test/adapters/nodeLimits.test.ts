@@ -31,7 +31,7 @@ afterEach(async () => {
 
 async function start(options: NodeServerOptions = {}) {
   const engine = createEngine({
-    strategy: aip34,
+    strategy: aip34(),
     config: { staticOverride: { low: "100", market: "150", aggressive: "300" } },
   });
   for (let h = 1; h <= 3; h++) engine.ingest(block(h));
@@ -334,7 +334,7 @@ describe("connections (issue 13, items 4 and 5)", () => {
 
 describe("options", () => {
   it("validates the limits", () => {
-    const engine = createEngine({ strategy: aip34 });
+    const engine = createEngine({ strategy: aip34() });
     let error: unknown;
     try {
       createServer(engine, {

@@ -228,7 +228,7 @@ describe("simulateBlocks", () => {
 
   it("moves the aip34 estimate between regimes within the first 240 blocks (one minute at 250 ms)", () => {
     for (const seed of [1, 2, 3]) {
-      const engine = createEngine({ strategy: aip34 });
+      const engine = createEngine({ strategy: aip34() });
       const seen = new Set<string>();
       let highest = 0n;
       let firstMove = 0;

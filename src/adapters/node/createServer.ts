@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { Socket } from "node:net";
 import {
-  createHandler,
+  createNodeHandler,
   type Handler,
   type HandlerEngine,
   type HandlerResponse,
@@ -46,7 +46,7 @@ export interface GasdigestServer extends http.Server {
  * @example
  * import { createEngine, aip34, simulator } from "gasdigest";
  * import { createServer, listen } from "gasdigest/node";
- * const engine = createEngine({ strategy: aip34 });
+ * const engine = createEngine({ strategy: aip34() });
  * engine.connect(simulator());
  * const server = createServer(engine, { maxConnections: 1000 });
  * const { port } = await listen(server, { port: 8080 });
@@ -54,7 +54,7 @@ export interface GasdigestServer extends http.Server {
  */
 export function createServer(engine: HandlerEngine, options?: NodeServerOptions): GasdigestServer {
   const { server: o, handler: handlerOptions } = parseServerOptions(options);
-  const handler = createHandler(engine, handlerOptions);
+  const handler = createNodeHandler(engine, handlerOptions);
   const logger = handler.options.logger;
   const connections = createConnectionTable(Date.now);
   const budget = createTurnBudget(REQUESTS_PER_TURN);

@@ -6,7 +6,7 @@
 // good request, and its resident memory stayed bounded.
 //
 // The seed is FC_SEED when set, else fresh; it is printed either way. Replay a failure with
-//   FC_SEED=<seed> npx vitest run test/fuzz/http.test.ts
+//   FC_SEED=<seed> npx vitest run test/fuzz/http.fuzz.test.ts
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exchange, type RawResponse } from "../helpers/rawHttp.js";
