@@ -1,7 +1,12 @@
 import { parseArgs } from "node:util";
 import { pino } from "pino";
 import type { Observable } from "rxjs";
-import { createServer, type GasdigestServer, listen } from "../adapters/node/index.js";
+import {
+  createServer,
+  type GasdigestServer,
+  listen,
+  type NodeServerOptions,
+} from "../adapters/node/index.js";
 import type { BlockSample } from "../core/blockSample.js";
 import { createEngine, type Engine } from "../core/createEngine.js";
 import { formatIssues } from "../core/errors.js";
@@ -38,9 +43,37 @@ Options:
   --header-prefix P     chain-state header prefix (default X-Aptos-)
   --base-path PATH      path of the routes (default /v1)
   --max-staleness-ms N  503 health_check_failed when the newest block is older (default 30000)
-  --log-level LEVEL     fatal|error|warn|info|debug|trace|silent (default info; debug logs every request)`;
+  --log-level LEVEL     fatal|error|warn|info|debug|trace|silent (default info; debug logs every request)
+
+Limits (see docs/http.md):
+  --max-connections N          connections open at once; then the longest idle one is closed,
+                               or the new one refused with 503 (default 256)
+  --write-idle-timeout-ms N    destroy a connection whose client reads nothing of a pending
+                               answer for N ms (default 10000)
+  --max-body-size N            request body bytes; larger: 413 or closed (default 16384)
+  --max-pipelined-requests N   pipelined requests parsed ahead of their answers (default 16)
+  --max-header-size N          request head bytes (default 16384)
+  --max-url-length N           request target bytes (default 8192)
+  --keep-alive-timeout-ms N    idle keep-alive connections close after N ms (default 5000)
+  --request-timeout-ms N       a request must arrive within N ms, else 408 (default 30000)
+  --close-timeout-ms N         on SIGTERM/SIGINT, destroy what is still open after N ms
+                               (default 10000)`;
 
 const LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+/** The flags of the server limits: the option each sets, and its smallest value. */
+const LIMIT_FLAGS = {
+  "max-connections": ["maxConnections", 1],
+  "write-idle-timeout-ms": ["writeIdleTimeout", 1],
+  "max-body-size": ["maxBodySize", 0],
+  "max-pipelined-requests": ["maxPipelinedRequests", 1],
+  "max-header-size": ["maxHeaderSize", 1024],
+  "max-url-length": ["maxUrlLength", 1],
+  "keep-alive-timeout-ms": ["keepAliveTimeout", 1],
+  "request-timeout-ms": ["requestTimeout", 1],
+  "close-timeout-ms": ["closeTimeout", 0],
+} as const satisfies Record<string, readonly [keyof NodeServerOptions, number]>;
+type LimitFlag = keyof typeof LIMIT_FLAGS;
 
 /** A running server, for tests and embedding. */
 export interface ServeHandle {
@@ -70,6 +103,9 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
       "base-path": { type: "string" },
       "max-staleness-ms": { type: "string" },
       "log-level": { type: "string", default: "info" },
+      ...(Object.fromEntries(
+        Object.keys(LIMIT_FLAGS).map((flag) => [flag, { type: "string" }]),
+      ) as Record<LimitFlag, { type: "string" }>),
     },
     strict: true,
     allowPositionals: false,
@@ -101,6 +137,9 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
     values.config,
   );
   const maxStalenessMs = intFlag("max-staleness-ms", values["max-staleness-ms"], 0);
+  const limits: NodeServerOptions = {};
+  for (const [flag, [option, min]] of Object.entries(LIMIT_FLAGS))
+    limits[option] = intFlag(flag, values[flag as LimitFlag], min);
   const sourceFlags: SourceFlags = {
     seed: intFlag("seed", values.seed, 0),
     scenario: values.scenario,
@@ -128,6 +167,7 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
   let source$: Observable<BlockSample>;
   try {
     server = createServer(engine, {
+      ...limits,
       headerPrefix: values["header-prefix"],
       basePath: values["base-path"],
       maxStalenessMs,
