@@ -1,4 +1,5 @@
 import type { Writable } from "node:stream";
+import { BaseError } from "../core/errors.js";
 
 /** Where a command writes; tests pass collectors, the binary passes the process streams. */
 export interface CliIo {
@@ -48,7 +49,12 @@ export class LineWriter {
   }
 }
 
-/** A usage error: bad flags or arguments (exit code 1). */
-export class UsageError extends Error {
+/**
+ * A usage error: bad flags or arguments (exit code 1; the command's usage is printed after it).
+ *
+ * @example
+ * throw new UsageError("--input FILE.ndjson is required");
+ */
+export class UsageError extends BaseError {
   override name = "UsageError";
 }

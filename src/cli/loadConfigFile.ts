@@ -5,11 +5,11 @@ import {
   DEFAULT_GAS_CONFIG,
   type GasConfig,
   gasConfigShape,
-  validateShape,
 } from "../core/config.js";
+import { shorten } from "../core/describeValue.js";
 import { BaseError, InvalidConfigError } from "../core/errors.js";
 import { parseJsonLossless } from "../core/parseJsonLossless.js";
-import { shorten } from "../core/showValue.js";
+import { validateShape } from "../core/validate.js";
 import type { StrategySettings } from "../strategies/registry.js";
 
 /** What a `--config FILE.json` holds: the AIP-34 keys at the top, strategy blocks beside them. */

@@ -1,6 +1,6 @@
 import type { Engine } from "../core/createEngine.js";
+import { shorten } from "../core/describeValue.js";
 import { BaseError } from "../core/errors.js";
-import { shorten } from "../core/showValue.js";
 import type { LimitedLogger } from "./createLogLimiter.js";
 
 /**

@@ -67,7 +67,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     }
     if (e instanceof ValidationError) {
       io.stderr.write(
-        `gasdigest ${name}: ${e.shortMessage.split(":")[0]}:\n${formatIssues(e.issues).replace(/^/gm, "  ")}\n`,
+        `gasdigest ${name}: ${e.subject}:\n${formatIssues(e.issues).replace(/^/gm, "  ")}\n`,
       );
       return 1;
     }

@@ -1,19 +1,13 @@
 import { once } from "node:events";
 import { createWriteStream } from "node:fs";
-import { open } from "node:fs/promises";
 import { finished } from "node:stream/promises";
 import { parseArgs } from "node:util";
 import { MultiBar } from "cli-progress";
 import { concatMap, lastValueFrom, type Observable, take } from "rxjs";
-import {
-  type BlockSample,
-  safeParseBlockSample,
-  serializeBlockSample,
-} from "../core/blockSample.js";
+import { type BlockSample, serializeBlockSample } from "../core/blockSample.js";
 import { BaseError, formatIssues } from "../core/errors.js";
-import { parseJsonLossless } from "../core/parseJsonLossless.js";
 import { aptosRest, describeAptosRestEvent } from "../sources/aptosRest.js";
-import { DEFAULT_MAX_LINE_BYTES } from "../sources/readNdjson.js";
+import { readLastNdjsonLine } from "../sources/readLastNdjsonLine.js";
 import { describeRedisEvent, redisStream } from "../sources/redisStream.js";
 import { simulator } from "../sources/simulator.js";
 import type { CliIo } from "./io.js";
@@ -33,81 +27,27 @@ Records N blocks to FILE as NDJSON (one block sample per line, written as they c
 Progress goes to stderr: a bar on a terminal, a line every 10 % otherwise.
 Exit code: 0 done, 1 unusable arguments, source or file.`;
 
-/** The last block of an NDJSON file, read backwards from its end (never the whole file). */
-interface LastBlock {
-  readonly block: BlockSample;
-  /** Whether the file ends with a newline (an interrupted write may leave it without). */
-  readonly endsWithNewline: boolean;
-}
-
 /**
- * Read the last non-blank line of an NDJSON block file from its end, in 64 KiB steps.
- * `undefined` when the file is missing or holds no line.
+ * The last block of an NDJSON file (`undefined` when the file is missing or empty), and whether
+ * the file ends with a newline.
  *
  * @throws {BaseError} when the last line is not a valid block sample.
- * @example
- * const last = await readLastBlock("history.ndjson"); // last?.block.height
  */
-async function readLastBlock(path: string): Promise<LastBlock | undefined> {
-  let fh: Awaited<ReturnType<typeof open>>;
-  try {
-    fh = await open(path, "r");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw e;
-  }
-  try {
-    const size = (await fh.stat()).size;
-    let pos = size;
-    let tail = Buffer.alloc(0);
-    let end = -1; // index in `tail` of the last byte of the last line
-    while (pos > 0) {
-      const n = Math.min(65_536, pos);
-      pos -= n;
-      const chunk = Buffer.alloc(n);
-      await fh.read(chunk, 0, n, pos);
-      tail = Buffer.concat([chunk, tail]);
-      if (end >= 0) end += n;
-      else
-        for (let i = tail.length - 1; i >= 0; i--)
-          if (tail[i] !== 0x0a && tail[i] !== 0x0d && tail[i] !== 0x20 && tail[i] !== 0x09) {
-            end = i;
-            break;
-          }
-      if (end < 0) continue;
-      const start = tail.lastIndexOf(0x0a, end);
-      if (start === -1 && pos > 0) {
-        if (tail.length > DEFAULT_MAX_LINE_BYTES)
-          throw new BaseError(
-            `the last line of ${path} is longer than ${DEFAULT_MAX_LINE_BYTES} bytes`,
-          );
-        continue;
-      }
-      const text = tail.subarray(start + 1, end + 1).toString("utf8");
-      const endsWithNewline = tail[tail.length - 1] === 0x0a;
-      return { block: parseLast(path, text), endsWithNewline };
-    }
-    return undefined;
-  } finally {
-    await fh.close();
-  }
-}
-
-function parseLast(path: string, text: string): BlockSample {
-  let value: unknown;
-  try {
-    value = parseJsonLossless(text);
-  } catch (e) {
+async function readLastBlock(
+  path: string,
+): Promise<{ block: BlockSample; endsWithNewline: boolean } | undefined> {
+  const last = await readLastNdjsonLine(path);
+  if (!last) return undefined;
+  const { entry, endsWithNewline } = last;
+  if (entry.ok) return { block: entry.block, endsWithNewline };
+  const [first] = entry.issues;
+  if (first?.code === "invalid_json")
     throw new BaseError(`cannot append to ${path}: its last line is not JSON`, {
-      details: `${(e as Error).message}; a cut-off last line can be removed by hand`,
+      details: `${first.message}; a cut-off last line can be removed by hand`,
     });
-  }
-  const r = safeParseBlockSample(value);
-  if (!r.ok)
-    throw new BaseError(`cannot append to ${path}: its last line is not a block sample`, {
-      details: formatIssues(r.issues, "; "),
-    });
-  return r.block;
+  throw new BaseError(`cannot append to ${path}: its last line is not a block sample`, {
+    details: formatIssues(entry.issues, "; "),
+  });
 }
 
 /** Progress on stderr: a cli-progress bar on a terminal, a plain line every 10 % otherwise. */

@@ -58,6 +58,7 @@ export type U64Input = number | string | bigint;
 
 const optional = <T extends z.ZodType>(schema: T) => schema.nullish();
 
+/** A chain id: a u64 from 0 to 255, as a number. */
 const chainId = z.unknown().transform((v, ctx) => {
   const r = parseU64(v);
   if (!r.ok) {
@@ -71,7 +72,10 @@ const chainId = z.unknown().transform((v, ctx) => {
   return Number(r.value);
 });
 
-/** zod schema of the NDJSON block format; parses into {@link BlockSample}. */
+/**
+ * zod schema of the NDJSON block format. It parses into the file's snake_case shape (u64 fields
+ * as `bigint`); {@link parseBlockSample} turns that into a frozen camelCase {@link BlockSample}.
+ */
 export const blockSampleSchema = z
   .strictObject({
     height: u64,
@@ -104,17 +108,50 @@ export const blockSampleSchema = z
 
 const validated = new WeakSet<object>();
 
+/** How a field of the block format is written: what the byte scanner of NDJSON lines reads. */
+export type BlockFieldKind = "u64" | "u64s" | "flag" | "fraction";
+
+/** One field of the block format, as {@link blockSampleSchema} declares it. */
+export interface BlockField {
+  readonly name: string;
+  readonly kind: BlockFieldKind;
+  /** Whether it may be left out or `null`. */
+  readonly nullable: boolean;
+}
+
+function fieldOf(name: string, schema: z.ZodType): BlockField {
+  let inner = schema;
+  let nullable = false;
+  while (inner instanceof z.ZodOptional || inner instanceof z.ZodNullable) {
+    nullable = true;
+    inner = inner.unwrap() as z.ZodType;
+  }
+  const kind: BlockFieldKind | undefined =
+    inner === u64 || inner === chainId
+      ? "u64"
+      : inner === u64Array
+        ? "u64s"
+        : inner instanceof z.ZodBoolean
+          ? "flag"
+          : inner instanceof z.ZodNumber
+            ? "fraction"
+            : undefined;
+  // A new kind of field must be taught to the scanner (src/sources/scanBlockLine.ts) first.
+  if (kind === undefined)
+    throw new TypeError(`block field ${name}: no scanner kind for its schema`);
+  return Object.freeze({ name, kind, nullable });
+}
+
+/**
+ * The fields of the block format, read from {@link blockSampleSchema}'s shape: the byte
+ * scanner of NDJSON lines builds its field table from them, so it never falls out of step.
+ */
+export const BLOCK_FIELDS: readonly BlockField[] = Object.freeze(
+  Object.entries(blockSampleSchema.shape).map(([name, schema]) => fieldOf(name, schema)),
+);
+
 /** The integer fields of the block format (the arrays check their entries themselves). */
-const INTEGER_FIELDS = [
-  "height",
-  "epoch",
-  "timestamp_usec",
-  "first_version",
-  "last_version",
-  "chain_id",
-  "min_gas_unit_price",
-  "block_gas_limit",
-] as const;
+const INTEGER_FIELDS = BLOCK_FIELDS.filter((f) => f.kind === "u64").map((f) => f.name);
 
 /** Integer fields that JSON text wrote as `1e2`, `100.0` or `-0` (see `parseJsonLossless`). */
 function integersWrittenOddly(input: unknown): ValidationIssue[] {

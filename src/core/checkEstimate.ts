@@ -1,5 +1,5 @@
+import { describeValue } from "./describeValue.js";
 import { StrategyError } from "./errors.js";
-import { showValue } from "./showValue.js";
 import type { GasEstimate, Strategy } from "./types.js";
 import { U64_MAX } from "./u64.js";
 
@@ -52,7 +52,7 @@ export function checkEstimate(
     return { estimate: Object.freeze({ deprioritized: low, regular, prioritized: high }) };
   return {
     failure: new StrategyError(`strategy ${name} returned an estimate that breaks the invariants`, {
-      details: `expected min (${min}) <= deprioritized <= regular <= prioritized <= 2^64-1 as BigInt, got ${showValue(low)}/${showValue(regular)}/${showValue(high)}`,
+      details: `expected min (${min}) <= deprioritized <= regular <= prioritized <= 2^64-1 as BigInt, got ${describeValue(low)}/${describeValue(regular)}/${describeValue(high)}`,
     }),
   };
 }

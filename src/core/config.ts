@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DEFAULT_BUCKETS } from "./buckets.js";
-import { capIssues, moreIssues } from "./createIssueList.js";
+import { moreIssues } from "./createIssueList.js";
 import { InvalidConfigError, MAX_ISSUES, type ValidationIssue } from "./errors.js";
 import { hasIntegersWrittenOddly, integerWrittenAs } from "./parseJsonLossless.js";
 import {
@@ -9,7 +9,7 @@ import {
   u64ArraySchema,
   writtenOddlyMessage,
 } from "./u64Schema.js";
-import { issuesFromZod } from "./zodIssues.js";
+import { validateShape } from "./validate.js";
 
 /**
  * Longest history, in blocks: AIP-34 sorts its whole window once per block, which takes about
@@ -144,40 +144,6 @@ const INTEGER_SETTINGS = [
   "maxHeightJump",
   "resyncAfterBlocks",
 ];
-
-/**
- * Validate each field on its own, then the cross-field rules (which also get the raw input);
- * returns the issues found, at most 20 plus a count of the rest.
- */
-export function validateShape<S extends z.ZodRawShape>(
-  shape: S,
-  input: unknown,
-  crossCheck: (fields: Partial<Record<keyof S, unknown>>, input: unknown) => ValidationIssue[],
-  prefix: readonly PropertyKey[] = [],
-): { ok: true; value: z.output<z.ZodObject<S>> } | { ok: false; issues: ValidationIssue[] } {
-  const schema = z.strictObject(shape);
-  const r = schema.safeParse(input ?? {});
-  const issues = r.success ? [] : issuesFromZod(r.error, prefix);
-  const fields: Partial<Record<keyof S, unknown>> = {};
-  if (r.success) Object.assign(fields, r.data);
-  else if (typeof input === "object" && input !== null) {
-    for (const key of Object.keys(shape) as (keyof S)[]) {
-      const f = (shape[key] as z.ZodType).safeParse(
-        (input as Record<string, unknown>)[key as string],
-      );
-      if (f.success) fields[key] = f.data;
-    }
-  }
-  for (const issue of crossCheck(fields, input))
-    issues.push(
-      // A summary is kept as it is: it counts for the issues it stands for.
-      issue.code === "too_many_issues"
-        ? issue
-        : { ...issue, path: [...prefix.map(String), issue.path].filter(Boolean).join(".") },
-    );
-  if (issues.length > 0 || !r.success) return { ok: false, issues: capIssues(issues) };
-  return { ok: true, value: r.data as z.output<z.ZodObject<S>> };
-}
 
 /**
  * Validate a configuration, filling in defaults.

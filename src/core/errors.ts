@@ -4,8 +4,12 @@ export interface ValidationIssue {
   readonly path: string;
   readonly message: string;
   /**
-   * Machine-readable kind, when there is one: `"too_many_issues"` marks the last issue of a list
-   * cut at {@link MAX_ISSUES} (its message says how many more were found).
+   * Machine-readable kind, when there is one: zod's issue code for what a schema found
+   * (`invalid_type`, `too_small`, `too_big`, `invalid_value`, `unrecognized_keys`, `custom` for
+   * gasdigest's own rules inside a schema, ...), `"too_many_issues"` for the last issue of a list
+   * cut at {@link MAX_ISSUES} (its message says how many more were found), or one of gasdigest's
+   * own codes (`invalid_json`, `too_large`, `out_of_order`, ...) where a check outside a schema
+   * found it.
    */
   readonly code?: string;
 }
@@ -51,10 +55,13 @@ export function formatIssues(issues: readonly ValidationIssue[], separator = "\n
  */
 export class ValidationError extends BaseError {
   override name = "ValidationError";
+  /** What failed validation, e.g. `invalid configuration` or `invalid response from URL`. */
+  readonly subject: string;
   readonly issues: readonly ValidationIssue[];
 
-  constructor(what: string, issues: readonly ValidationIssue[]) {
-    super(`${what}: ${formatIssues(issues, "; ")}`);
+  constructor(subject: string, issues: readonly ValidationIssue[]) {
+    super(`${subject}: ${formatIssues(issues, "; ")}`);
+    this.subject = subject;
     this.issues = issues;
   }
 }
@@ -99,9 +106,4 @@ export class BlockOrderError extends BaseError {
 /** A strategy threw or returned an estimate that breaks the estimate invariants. */
 export class StrategyError extends BaseError {
   override name = "StrategyError";
-}
-
-/** A feature that is declared but not implemented in this version. */
-export class NotImplementedError extends BaseError {
-  override name = "NotImplementedError";
 }

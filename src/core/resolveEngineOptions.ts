@@ -1,7 +1,7 @@
 import { type GasConfig, parseGasConfig } from "./config.js";
+import { describeValue } from "./describeValue.js";
 import { InvalidConfigError } from "./errors.js";
 import { resolveEngineStrategy } from "./resolveEngineStrategy.js";
-import { showValue } from "./showValue.js";
 import { builderName } from "./strategyBuilder.js";
 import type { Strategy } from "./types.js";
 
@@ -23,7 +23,7 @@ export function resolveEngineOptions(options: unknown): {
     throw new InvalidConfigError([
       {
         path: "",
-        message: `createEngine takes an options object such as { strategy: aip34() } (got ${showValue(options)})`,
+        message: `createEngine takes an options object such as { strategy: aip34() } (got ${describeValue(options)})`,
       },
     ]);
   const o = options as { strategy?: unknown; config?: unknown; now?: unknown };
@@ -37,7 +37,7 @@ export function resolveEngineOptions(options: unknown): {
     ]);
   if (o.now !== undefined && typeof o.now !== "function")
     throw new InvalidConfigError([
-      { path: "now", message: `must be a function returning ms (got ${showValue(o.now)})` },
+      { path: "now", message: `must be a function returning ms (got ${describeValue(o.now)})` },
     ]);
   const config = parseGasConfig(o.config ?? {});
   const now = (o.now as (() => number) | undefined) ?? Date.now;

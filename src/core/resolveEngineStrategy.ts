@@ -1,6 +1,6 @@
 import type { GasConfig } from "./config.js";
+import { describeValue } from "./describeValue.js";
 import { BaseError, InvalidConfigError, StrategyError } from "./errors.js";
-import { showValue } from "./showValue.js";
 import type { Strategy } from "./types.js";
 
 /**
@@ -20,7 +20,7 @@ export function resolveEngineStrategy(factory: unknown, config: GasConfig): Stra
         message:
           factory === undefined
             ? "required (a strategy such as aip34())"
-            : `must be a strategy such as aip34() (got ${showValue(factory)})`,
+            : `must be a strategy such as aip34() (got ${describeValue(factory)})`,
       },
     ]);
   let made: unknown;
@@ -38,16 +38,16 @@ export function resolveEngineStrategy(factory: unknown, config: GasConfig): Stra
 
 function strategyProblem(s: unknown): string | undefined {
   if (typeof s !== "object" || s === null)
-    return `returned ${showValue(s)}; it must return an object with name, ingest, estimate and reset`;
+    return `returned ${describeValue(s)}; it must return an object with name, ingest, estimate and reset`;
   try {
     const o = s as Record<string, unknown>;
     if (typeof o.name !== "string" || o.name === "")
-      return `returned a strategy whose name is not a non-empty string (got ${showValue(o.name)})`;
+      return `returned a strategy whose name is not a non-empty string (got ${describeValue(o.name)})`;
     const missing = ["ingest", "estimate", "reset"].filter((k) => typeof o[k] !== "function");
     if (missing.length > 0)
       return `returned a strategy without the method${missing.length > 1 ? "s" : ""} ${missing.join(", ")}`;
   } catch (cause) {
-    return `returned a strategy that cannot be read (${showValue(String(cause))})`;
+    return `returned a strategy that cannot be read (${describeValue(String(cause))})`;
   }
   return undefined;
 }

@@ -1,4 +1,4 @@
-import { showValue } from "./showValue.js";
+import { describeValue } from "./describeValue.js";
 
 /** Largest u64: 2^64 - 1. */
 export const U64_MAX = (1n << 64n) - 1n;
@@ -52,7 +52,7 @@ function u64Problem(input: unknown): string {
     if (input.length === 0) return "must be a decimal u64, got an empty string";
     // Only a short prefix is looked at: the cost of a message never grows with the input.
     const head = input.slice(0, U64_MAX_DIGITS + 2);
-    const shown = showValue(input);
+    const shown = describeValue(input);
     if (/^-[0-9]/.test(head) && (input.length > head.length || DECIMAL.test(head.slice(1))))
       return `must not be negative (got ${shown})`;
     if (input.length > U64_MAX_DIGITS && DECIMAL.test(head))
@@ -68,16 +68,8 @@ function u64Problem(input: unknown): string {
     return `${input} is above 2^53 and lost precision as a JSON number; write it as a decimal string`;
   }
   if (typeof input === "bigint") {
-    if (input < 0n) return `must not be negative (got ${showValue(input)})`;
-    return `must be at most 2^64-1 (got ${showValue(input)})`;
+    if (input < 0n) return `must not be negative (got ${describeValue(input)})`;
+    return `must be at most 2^64-1 (got ${describeValue(input)})`;
   }
-  return `must be a u64 as a JSON integer or decimal string (got ${describe(input)})`;
-}
-
-/** Short description of a value's JSON type for error messages. */
-export function describe(input: unknown): string {
-  if (input === null) return "null";
-  if (input === undefined) return "nothing";
-  if (Array.isArray(input)) return "an array";
-  return typeof input === "object" ? "an object" : typeof input;
+  return `must be a u64 as a JSON integer or decimal string (got ${describeValue(input)})`;
 }

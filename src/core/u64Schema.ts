@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { describeValue } from "./describeValue.js";
 import type { ValidationIssue } from "./errors.js";
 import { MAX_ISSUES } from "./errors.js";
 import {
@@ -7,7 +8,7 @@ import {
   integerWrittenAs,
   MAX_LOCATED,
 } from "./parseJsonLossless.js";
-import { describe, parseU64, U64_MAX, u64Value } from "./u64.js";
+import { parseU64, U64_MAX, u64Value } from "./u64.js";
 import { moreParams } from "./zodIssues.js";
 
 /**
@@ -63,7 +64,8 @@ export function tooManyWrittenOddly(root: object): ValidationIssue[] {
  */
 export const u64ArraySchema = z.unknown().transform((v, ctx) => {
   if (!Array.isArray(v)) {
-    const message = v === undefined ? "required" : `must be an array of u64 (got ${describe(v)})`;
+    const message =
+      v === undefined ? "required" : `must be an array of u64 (got ${describeValue(v)})`;
     ctx.addIssue({ code: "custom", message });
     return z.NEVER;
   }

@@ -21,7 +21,8 @@ export function moreParams(count: number): { more: number } {
 }
 
 /**
- * Convert a zod error into gasdigest's issue list (unknown keys get one issue each), at most
+ * Convert a zod error into gasdigest's issue list (unknown keys get one issue each, each with
+ * zod's `code`: `unrecognized_keys`, `invalid_type`, `too_small`, `custom`, ...), at most
  * `max` issues plus one `too_many_issues` issue counting the rest. A custom issue carrying
  * `params.more` (see {@link moreParams}) counts for that many problems.
  */
@@ -37,6 +38,7 @@ export function issuesFromZod(
         list.report(() => ({
           path: formatPath([...prefix, ...issue.path, key]),
           message: "unknown field",
+          code: issue.code,
         }));
       continue;
     }
@@ -50,7 +52,7 @@ export function issuesFromZod(
       let message = issue.message;
       if (issue.code === "invalid_type" && /received undefined$/.test(message))
         message = "required";
-      return { path: formatPath([...prefix, ...issue.path]), message };
+      return { path: formatPath([...prefix, ...issue.path]), message, code: issue.code };
     });
   }
   return list.issues();

@@ -1,5 +1,5 @@
+import { describeValue } from "../core/describeValue.js";
 import { InvalidArgumentError, InvalidConfigError } from "../core/errors.js";
-import { showValue } from "../core/showValue.js";
 import { CHAIN_STATE_HEADERS } from "./chainStateHeaders.js";
 import { createChainRoutes } from "./createChainRoutes.js";
 import { createOpenApiDocument } from "./createOpenApiDocument.js";
@@ -179,5 +179,5 @@ function requestProblem(request: unknown): string | undefined {
       return undefined;
     }
   }
-  return `must be a request object { method, url, headers } with string method and url (got ${showValue(request)})`;
+  return `must be a request object { method, url, headers } with string method and url (got ${describeValue(request)})`;
 }

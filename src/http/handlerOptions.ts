@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { validateShape } from "../core/config.js";
+import { describeValue } from "../core/describeValue.js";
 import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
-import { showValue } from "../core/showValue.js";
+import { validateShape } from "../core/validate.js";
 import { type ExplorerAssets, SWAGGER_UI_FILES } from "./explorer.js";
 import type { HandlerLogger, ResolvedHandlerOptions } from "./types.js";
 
@@ -91,7 +91,6 @@ function refined<T>(check: (v: unknown) => string | undefined) {
 }
 
 // A bad value is echoed in at most 80 characters, whatever its size.
-const shown = showValue;
 const PATH = /^(\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)*$/;
 const TOKEN = /^[A-Za-z0-9!#$%&'*+.^_`|~-]*$/;
 const ORIGIN = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s/?#]+$/;
@@ -101,7 +100,7 @@ const FILE_NAMES: readonly string[] = SWAGGER_UI_FILES;
 /** The problems of an `explorerAssets` value, in one message (undefined when it is fine). */
 function checkExplorerAssets(v: unknown): string | undefined {
   if (typeof v !== "object" || v === null || Array.isArray(v))
-    return `must be an object of the explorer's files by name, such as explorerAssets from "gasdigest/explorer-assets" (got ${shown(v)})`;
+    return `must be an object of the explorer's files by name, such as explorerAssets from "gasdigest/explorer-assets" (got ${describeValue(v)})`;
   const given = v as Record<string, unknown>;
   const problems: string[] = [];
   const missing = FILE_NAMES.filter((name) => given[name] === undefined);
@@ -113,7 +112,7 @@ function checkExplorerAssets(v: unknown): string | undefined {
     if (file === undefined || file instanceof Uint8Array) continue;
     if (typeof file !== "string" && typeof file !== "function")
       problems.push(
-        `${name} must be bytes (Uint8Array), text or a function returning either (got ${shown(file)})`,
+        `${name} must be bytes (Uint8Array), text or a function returning either (got ${describeValue(file)})`,
       );
   }
   return problems.length === 0 ? undefined : problems.join("; ");
@@ -121,26 +120,26 @@ function checkExplorerAssets(v: unknown): string | undefined {
 
 const flag = () =>
   refined<boolean>((v) =>
-    typeof v === "boolean" ? undefined : `must be true or false (got ${shown(v)})`,
+    typeof v === "boolean" ? undefined : `must be true or false (got ${describeValue(v)})`,
   );
 
 const handlerOptionsShape = {
   basePath: refined<string>((v) => {
-    if (typeof v !== "string") return `must be a string (got ${shown(v)})`;
+    if (typeof v !== "string") return `must be a string (got ${describeValue(v)})`;
     const p = v.endsWith("/") ? v.slice(0, -1) : v;
     if (!PATH.test(p))
-      return `must be a path such as "/v1": starts with "/", segments of URL path characters, no "//", "?", "#" or "%" (got ${shown(v)})`;
+      return `must be a path such as "/v1": starts with "/", segments of URL path characters, no "//", "?", "#" or "%" (got ${describeValue(v)})`;
     return undefined;
   }),
   headerPrefix: refined<string>((v) =>
     typeof v === "string" && TOKEN.test(v)
       ? undefined
-      : `must hold only header-name characters (letters, digits, !#$%&'*+-.^_\`|~) (got ${shown(v)})`,
+      : `must hold only header-name characters (letters, digits, !#$%&'*+-.^_\`|~) (got ${describeValue(v)})`,
   ),
   bcsLayout: refined<"full" | "gas_estimate_only">((v) =>
     v === "full" || v === "gas_estimate_only"
       ? undefined
-      : `must be "full" or "gas_estimate_only" (got ${shown(v)})`,
+      : `must be "full" or "gas_estimate_only" (got ${describeValue(v)})`,
   ),
   estimateEnabled: flag(),
   jsonOutput: flag(),
@@ -148,17 +147,17 @@ const handlerOptionsShape = {
   maxStalenessMs: refined<number | false>((v) =>
     v === false || (typeof v === "number" && Number.isSafeInteger(v) && v >= 0)
       ? undefined
-      : `must be a whole number of milliseconds >= 0, or false (got ${shown(v)})`,
+      : `must be a whole number of milliseconds >= 0, or false (got ${describeValue(v)})`,
   ),
   maxUrlLength: refined<number>((v) =>
     typeof v === "number" && Number.isSafeInteger(v) && v >= 1
       ? undefined
-      : `must be a whole number >= 1 (got ${shown(v)})`,
+      : `must be a whole number >= 1 (got ${describeValue(v)})`,
   ),
   corsOrigin: refined<string | false>((v) =>
     v === false || v === "*" || (typeof v === "string" && ORIGIN.test(v))
       ? undefined
-      : `must be "*", an origin such as "https://example.com", or false (got ${shown(v)})`,
+      : `must be "*", an origin such as "https://example.com", or false (got ${describeValue(v)})`,
   ),
   logger: refined<HandlerLogger>((v) => {
     const l = v as Record<string, unknown> | null;
@@ -168,7 +167,9 @@ const handlerOptionsShape = {
       : `must be a logger with error, warn, info and debug methods (missing ${missing.join(", ")})`;
   }),
   now: refined<() => number>((v) =>
-    typeof v === "function" ? undefined : `must be a function returning ms (got ${shown(v)})`,
+    typeof v === "function"
+      ? undefined
+      : `must be a function returning ms (got ${describeValue(v)})`,
   ),
   explorerAssets: refined<ExplorerAssets>(checkExplorerAssets),
 };
@@ -191,7 +192,7 @@ export function safeParseHandlerOptions(
   if (input !== undefined && (typeof input !== "object" || input === null || Array.isArray(input)))
     return {
       ok: false,
-      issues: [{ path: "", message: `options must be an object (got ${shown(input)})` }],
+      issues: [{ path: "", message: `options must be an object (got ${describeValue(input)})` }],
     };
   const r = validateShape(handlerOptionsShape, input ?? {}, () => []);
   if (!r.ok) return r;

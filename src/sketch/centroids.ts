@@ -1,4 +1,5 @@
-import { describeValue, SketchError } from "./sketchError.js";
+import { describeValue } from "../core/describeValue.js";
+import { SketchError } from "./sketchError.js";
 
 /**
  * A list of centroids sorted by mean, the state of a t-digest. An *exact* centroid holds

@@ -1,3 +1,4 @@
+import { describeValue } from "../core/describeValue.js";
 import {
   type Centroids,
   cdfOfCentroids,
@@ -7,7 +8,7 @@ import {
 } from "./centroids.js";
 import { compressCentroids } from "./compressCentroids.js";
 import { radixSort } from "./radixSort.js";
-import { checkFinite, checkWeight, describeValue, SketchError } from "./sketchError.js";
+import { checkFinite, checkWeight, SketchError } from "./sketchError.js";
 import type { TDigest, TDigestJSON } from "./tdigest.js";
 
 /**

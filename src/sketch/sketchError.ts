@@ -1,12 +1,16 @@
+import { describeValue } from "../core/describeValue.js";
+import { BaseError } from "../core/errors.js";
+
 /**
- * An invalid argument given to a sketch (t-digest or sliding window). The sketch layer imports
- * nothing of the project, so this is a plain `Error` subclass; `field` names the argument.
+ * An invalid argument given to a sketch (t-digest or sliding window); `field` names the
+ * argument. The sketch layer imports nothing of the project but the error root and
+ * `describeValue`, so it stays usable on its own.
  *
  * @example
  * try { digest.add(Number.NaN) } catch (e) { if (e instanceof SketchError) console.error(e.field) }
  * // SketchError: value must be a finite number, got NaN
  */
-export class SketchError extends Error {
+export class SketchError extends BaseError {
   override name = "SketchError";
   /** The argument or field at fault, e.g. `value`, `weights[3]`, `means`. */
   readonly field: string;
@@ -15,16 +19,6 @@ export class SketchError extends Error {
     super(`${field} ${problem}`);
     this.field = field;
   }
-}
-
-/** How a rejected value reads in an error message: `NaN`, `Infinity`, `"12" (string)`. */
-export function describeValue(value: unknown): string {
-  if (typeof value === "number") return String(value);
-  if (typeof value === "string") return `${JSON.stringify(value)} (string)`;
-  if (typeof value === "bigint") return `${value}n (bigint)`;
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : String(value);
 }
 
 /** Throw unless `value` is a finite number. */

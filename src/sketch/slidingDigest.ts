@@ -1,3 +1,4 @@
+import { describeValue } from "../core/describeValue.js";
 import {
   type Centroids,
   checkCentroids,
@@ -7,7 +8,7 @@ import {
 } from "./centroids.js";
 import { maxCentroids } from "./compressCentroids.js";
 import { emptyList, mergeCentroidLists } from "./mergeCentroidLists.js";
-import { checkFinite, describeValue, SketchError } from "./sketchError.js";
+import { checkFinite, SketchError } from "./sketchError.js";
 import { createTDigest, type TDigest } from "./tdigest.js";
 
 /** Options of {@link createSlidingDigest}. */

@@ -1,13 +1,14 @@
+import { describeValue } from "../core/describeValue.js";
 import type { Centroids } from "./centroids.js";
 import { MergingDigest } from "./mergingDigest.js";
-import { describeValue, SketchError } from "./sketchError.js";
+import { SketchError } from "./sketchError.js";
 
 /** Options of {@link createTDigest}. */
 export interface TDigestOptions {
   /**
    * Compression δ, from 10 to 100000. Memory is at most `ceil(δ) + 1` centroids plus the
    * buffer; the rank error near quantile q is about `2π·sqrt(q(1−q))/δ` (see
-   * docs/strategies-tdigest.md). Up to `floor(δ)` distinct values are kept exactly.
+   * docs/strategies.md, "Error bound"). Up to `floor(δ)` distinct values are kept exactly.
    * @default 500
    */
   compression?: number;

@@ -1,6 +1,7 @@
+import { describeValue } from "../core/describeValue.js";
 import { type Centroids, checkCentroids } from "./centroids.js";
 import type { MergingDigest } from "./mergingDigest.js";
-import { describeValue, SketchError } from "./sketchError.js";
+import { SketchError } from "./sketchError.js";
 import { createTDigest, type TDigest } from "./tdigest.js";
 
 /**

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import type { BlockSample } from "../core/blockSample.js";
 import type { GasConfig } from "../core/config.js";
-import { validateShape } from "../core/config.js";
 import { InvalidConfigError } from "../core/errors.js";
 import {
   blockFullness,
@@ -11,6 +10,7 @@ import {
 } from "../core/fullness.js";
 import { strategyBuilder } from "../core/strategyBuilder.js";
 import type { GasEstimate, Strategy, StrategyFactory } from "../core/types.js";
+import { validateShape } from "../core/validate.js";
 
 /** Options of {@link geth}. */
 export interface GethOptions {

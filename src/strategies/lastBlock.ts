@@ -2,12 +2,12 @@ import { z } from "zod";
 import type { BlockSample } from "../core/blockSample.js";
 import { clearingPrice } from "../core/clearingPrice.js";
 import type { GasConfig } from "../core/config.js";
-import { validateShape } from "../core/config.js";
 import { InvalidConfigError } from "../core/errors.js";
 import { defaultEstimate, servedEstimate } from "../core/fullness.js";
 import { strategyBuilder } from "../core/strategyBuilder.js";
 import type { GasEstimate, Strategy, StrategyFactory } from "../core/types.js";
 import { U64_MAX } from "../core/u64.js";
+import { validateShape } from "../core/validate.js";
 
 const lastBlockShape = {
   /** Bid this multiple of the last block's clearing price (rounded up). @default 1 */

@@ -1,19 +1,20 @@
 import { z } from "zod";
-import { validateShape } from "../core/config.js";
+import { describeValue } from "../core/describeValue.js";
 import { InvalidConfigError } from "../core/errors.js";
-import { showValue } from "../core/showValue.js";
+import { validateShape } from "../core/validate.js";
 
 // A bad value is echoed in at most 80 characters, whatever its size.
-const shown = showValue;
 
 /** A number field with a range; every message says what it got. */
 function ranged(what: string, min: number, max: number, int: boolean) {
   const message = (iss: { input?: unknown }) =>
-    `must be ${what} from ${min} to ${max}, got ${shown(iss.input)}`;
+    `must be ${what} from ${min} to ${max}, got ${describeValue(iss.input)}`;
   const base = int ? z.int({ error: message }) : z.number({ error: message });
   return base.min(min, { error: message }).max(max, { error: message });
 }
-const bool = z.boolean({ error: (iss) => `must be true or false, got ${shown(iss.input)}` });
+const bool = z.boolean({
+  error: (iss) => `must be true or false, got ${describeValue(iss.input)}`,
+});
 
 function tierShape(quantile: number) {
   return z
@@ -25,7 +26,7 @@ function tierShape(quantile: number) {
       /** `clearing`: one minimum inclusion price per block; `paid`: every price of a full block. @default "clearing" */
       sample: z
         .enum(["clearing", "paid"], {
-          error: (iss) => `must be "clearing" or "paid", got ${shown(iss.input)}`,
+          error: (iss) => `must be "clearing" or "paid", got ${describeValue(iss.input)}`,
         })
         .default("clearing"),
     })

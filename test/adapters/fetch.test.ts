@@ -107,8 +107,9 @@ describe("createFetchHandler without a server", () => {
         path: "prefix",
         message:
           'must be a path such as "/v1": starts with "/", segments of URL path characters, no "//", "?", "#" or "%" (got "chain")',
+        code: "custom",
       },
-      { path: "maxUrlLength", message: "must be a whole number >= 1 (got 0)" },
+      { path: "maxUrlLength", message: "must be a whole number >= 1 (got 0)", code: "custom" },
     ]);
     expect(() => createFetchHandler({} as never)).toThrow(InvalidConfigError);
   });

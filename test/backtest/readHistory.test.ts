@@ -66,7 +66,7 @@ describe("readHistory gives exactly what readNdjson gives", () => {
     expect(fast[1]).toEqual({
       line: 2,
       ok: false,
-      issues: [{ path: "", message: "line longer than 4096 bytes" }],
+      issues: [{ path: "", message: "line longer than 4096 bytes", code: "too_large" }],
     });
     expect(await collect(readNdjson(path, { maxLineBytes: 4096 }))).toEqual(fast);
   });

@@ -66,7 +66,7 @@ describe("block sample", () => {
       { height: 2 ** 60 },
       "height: 1152921504606847000 is above 2^53 and lost precision as a JSON number; write it as a decimal string",
     ],
-    [{ height: true }, "height: must be a u64 as a JSON integer or decimal string (got boolean)"],
+    [{ height: true }, "height: must be a u64 as a JSON integer or decimal string (got true)"],
     [{ height: undefined }, "height: required"],
   ])("rejects %j with the field path", (over, message) => {
     expect(issuesOf({ epoch: "1", gas_unit_prices: [], ...over })).toContain(message);

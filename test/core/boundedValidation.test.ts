@@ -50,10 +50,12 @@ describe("issue lists stop at 20 and count the rest", () => {
     expect(issues[0]).toEqual({
       path: "gas_unit_prices[0]",
       message: "must not be negative (got -1)",
+      code: "custom",
     });
     expect(issues[1]).toEqual({
       path: "gas_unit_prices[1]",
       message: 'must be a decimal u64 string of digits only (got "x")',
+      code: "custom",
     });
     expect(issues[19]!.path).toBe("gas_unit_prices[19]");
     expectBounded(issues, 199_980);
@@ -163,6 +165,7 @@ describe("node answers with millions of bad items", () => {
     expect(r.issues[0]).toEqual({
       path: "data.entries[0]",
       message: "must be an object { key, val } of two strings (got an object)",
+      code: "custom",
     });
     expectBounded(r.issues, 1_000_000 - 20);
   });

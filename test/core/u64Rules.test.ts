@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readHistory } from "../../src/backtest/readHistory.js";
 import { loadConfigFile } from "../../src/cli/loadConfigFile.js";
-import { showValue } from "../../src/core/showValue.js";
+import { describeValue } from "../../src/core/describeValue.js";
 import { parseU64 } from "../../src/core/u64.js";
 import {
   aip34,
@@ -221,16 +221,16 @@ describe("config files", () => {
   });
 });
 
-describe("showValue", () => {
+describe("describeValue", () => {
   it("shows any value in at most 80 characters", () => {
-    expect(showValue("0x10")).toBe('"0x10"');
-    expect(showValue('"'.repeat(1000))).toMatch(/^"(\\")+…" \(1000 characters\)$/);
+    expect(describeValue("0x10")).toBe('"0x10"');
+    expect(describeValue('"'.repeat(1000))).toMatch(/^"(\\")+…" \(1000 characters\)$/);
     for (const v of ["a".repeat(79), "é".repeat(5000), '\\"'.repeat(5000), "\u0001".repeat(500)])
-      expect(showValue(v).length).toBeLessThanOrEqual(80);
-    expect(showValue([1, 2])).toBe("an array of 2 items");
-    expect(showValue(null)).toBe("null");
-    expect(showValue(undefined)).toBe("nothing");
-    expect(showValue(-(10n ** 300n))).toBe("a negative BigInt of about 1000 bits");
-    expect(showValue(2n ** 64n)).toBe("18446744073709551616");
+      expect(describeValue(v).length).toBeLessThanOrEqual(80);
+    expect(describeValue([1, 2])).toBe("an array of 2 items");
+    expect(describeValue(null)).toBe("null");
+    expect(describeValue(undefined)).toBe("nothing");
+    expect(describeValue(-(10n ** 300n))).toBe("a negative BigInt of about 1000 bits");
+    expect(describeValue(2n ** 64n)).toBe("18446744073709551616");
   });
 });

@@ -126,8 +126,8 @@ describe("explorerAssets handed in", () => {
       }
       expect(error, what).toBeInstanceOf(InvalidConfigError);
       expect((error as InvalidConfigError).issues, what).toEqual([
-        { path: "maxUrlLength", message: "must be a whole number >= 1 (got 0)" },
-        { path: "explorerAssets", message },
+        { path: "maxUrlLength", message: "must be a whole number >= 1 (got 0)", code: "custom" },
+        { path: "explorerAssets", message, code: "custom" },
       ]);
     }
   });

@@ -325,30 +325,39 @@ describe("options", () => {
         path: "basePath",
         message:
           'must be a path such as "/v1": starts with "/", segments of URL path characters, no "//", "?", "#" or "%" (got "v1")',
+        code: "custom",
       },
       {
         path: "headerPrefix",
         message:
           'must hold only header-name characters (letters, digits, !#$%&\'*+-.^_`|~) (got "X Aptos")',
+        code: "custom",
       },
-      { path: "bcsLayout", message: 'must be "full" or "gas_estimate_only" (got "short")' },
-      { path: "jsonOutput", message: 'must be true or false (got "yes")' },
+      {
+        path: "bcsLayout",
+        message: 'must be "full" or "gas_estimate_only" (got "short")',
+        code: "custom",
+      },
+      { path: "jsonOutput", message: 'must be true or false (got "yes")', code: "custom" },
       {
         path: "maxStalenessMs",
         message: "must be a whole number of milliseconds >= 0, or false (got -5)",
+        code: "custom",
       },
-      { path: "maxUrlLength", message: "must be a whole number >= 1 (got 0)" },
+      { path: "maxUrlLength", message: "must be a whole number >= 1 (got 0)", code: "custom" },
       {
         path: "corsOrigin",
         message:
           'must be "*", an origin such as "https://example.com", or false (got "example.com")',
+        code: "custom",
       },
       {
         path: "logger",
         message:
           "must be a logger with error, warn, info and debug methods (missing warn, info, debug)",
+        code: "custom",
       },
-      { path: "colour", message: "unknown field" },
+      { path: "colour", message: "unknown field", code: "unrecognized_keys" },
     ]);
     expect((error as Error).message).toMatch(/^invalid configuration: basePath: must be a path/);
     expect(() => createHandler({} as never)).toThrow(

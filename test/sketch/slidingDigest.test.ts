@@ -220,7 +220,7 @@ describe("createSlidingDigest: accuracy and memory", () => {
       ],
       [
         () => createSlidingDigest({ windowBlocks: 10 }).addBlockDigest({} as never),
-        "block.length must be a whole number >= 0, got undefined",
+        "block.length must be a whole number >= 0, got nothing",
       ],
     ];
     for (const [call, message] of cases) {

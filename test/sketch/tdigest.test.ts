@@ -297,13 +297,9 @@ describe("createTDigest: rejects bad input with a clear error", () => {
     [
       "a string",
       (t) => t.add("12" as unknown as number),
-      'value must be a finite number, got "12" (string)',
+      'value must be a finite number, got "12"',
     ],
-    [
-      "a bigint",
-      (t) => t.add(12n as unknown as number),
-      "value must be a finite number, got 12n (bigint)",
-    ],
+    ["a bigint", (t) => t.add(12n as unknown as number), "value must be a finite number, got 12"],
     ["weight 0", (t) => t.add(1, 0), "weight must be a finite number greater than 0, got 0"],
     ["weight -1", (t) => t.add(1, -1), "weight must be a finite number greater than 0, got -1"],
     [
@@ -342,7 +338,7 @@ describe("createTDigest: rejects bad input with a clear error", () => {
     [
       "merge of junk",
       (t) => t.merge({} as TDigest),
-      "other.length must be a whole number >= 0, got undefined",
+      "other.length must be a whole number >= 0, got nothing",
     ],
   ];
   for (const [name, call, message] of cases)
@@ -380,10 +376,10 @@ describe("createTDigest: rejects bad input with a clear error", () => {
     const good = createTDigest({ compression: 20 }).addMany([1, 2, 3]).toJSON();
     const bad: [unknown, string][] = [
       [null, "json must be an object, got null"],
-      [{ ...good, type: "x" }, 'type must be "tdigest", got "x" (string)'],
+      [{ ...good, type: "x" }, 'type must be "tdigest", got "x"'],
       [{ ...good, version: 2 }, "version must be 1, got 2"],
       [{ ...good, compression: 1 }, "compression must be a number from 10 to 100000, got 1"],
-      [{ ...good, compression: undefined }, "compression must be a number, got undefined"],
+      [{ ...good, compression: undefined }, "compression must be a number, got nothing"],
       [{ ...good, means: [3, 2, 1] }, "means[1] must not be below the previous mean (3), got 2"],
       [
         { ...good, weights: [1, -1, 1] },
@@ -391,7 +387,7 @@ describe("createTDigest: rejects bad input with a clear error", () => {
       ],
       [{ ...good, weights: [1, 1] }, "weights must have as many entries as means (3), got 2"],
       [{ ...good, exact: [1, 1, 7] }, "exact[2] must be 0 or 1, got 7"],
-      [{ ...good, means: [1, "2", 3] }, 'means[1] must be a number, got "2" (string)'],
+      [{ ...good, means: [1, "2", 3] }, 'means[1] must be a number, got "2"'],
       [{ ...good, min: 5 }, "min must be a finite number not above the first mean (1), got 5"],
       [{ ...good, max: null }, "max must be a number, got null"],
     ];

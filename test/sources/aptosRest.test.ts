@@ -179,7 +179,7 @@ describe("aptosRest against the fake node", () => {
     );
     expect(messages).toContainEqual(
       expect.stringMatching(
-        /^invalid response from URL\/v1\/blocks\/by_height\/\d+\?with_transactions=true: transactions\[\d+\]\.(gas_unit_price: must be a u64 as a decimal string \(got number\)|block_height)/,
+        /^invalid response from URL\/v1\/blocks\/by_height\/\d+\?with_transactions=true: transactions\[\d+\]\.(gas_unit_price: must be a u64 as a decimal string \(got \d+\)|block_height)/,
       ),
     );
     expect(messages).toContainEqual(

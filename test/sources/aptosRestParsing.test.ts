@@ -161,19 +161,28 @@ describe("reading the node's answers", () => {
     ]);
     const r = parseBlock(bad, 5n);
     expect(r.ok ? [] : r.issues).toEqual([
-      { path: "transactions[0].epoch", message: "must be a u64 as a decimal string (got number)" },
-      { path: "transactions[1].gas_unit_price", message: 'must not be negative (got "-5")' },
+      {
+        path: "transactions[0].epoch",
+        message: "must be a u64 as a decimal string (got 3)",
+        code: "invalid_type",
+      },
+      {
+        path: "transactions[1].gas_unit_price",
+        message: 'must not be negative (got "-5")',
+        code: "invalid_format",
+      },
       {
         path: "transactions[2].payload.function",
         message: 'must be an entry function "<address>::<module>::<function>" (got "transfer")',
       },
-      { path: "transactions[3].payload.type", message: "required" },
+      { path: "transactions[3].payload.type", message: "required", code: "invalid_type" },
     ]);
     const huge = parseBlock(block([meta, user(101, "18446744073709551616")]), 5n);
     expect(huge.ok ? [] : huge.issues).toEqual([
       {
         path: "transactions[1].gas_unit_price",
         message: "must be at most 2^64-1 (got 18446744073709551616)",
+        code: "custom",
       },
     ]);
     expect(parseBlock(block([meta]), 6n)).toEqual({
@@ -242,7 +251,13 @@ describe("reading the node's answers", () => {
     });
     expect(parseLedgerInfo({ ...info, oldest_block_height: "41", block_height: 40 })).toEqual({
       ok: false,
-      issues: [{ path: "block_height", message: "must be a u64 as a decimal string (got number)" }],
+      issues: [
+        {
+          path: "block_height",
+          message: "must be a u64 as a decimal string (got 40)",
+          code: "invalid_type",
+        },
+      ],
     });
   });
 
@@ -269,6 +284,7 @@ describe("reading the node's answers", () => {
         {
           path: "data.entries[0].val",
           message: 'must be a decimal u64 string of digits only (got "0x64")',
+          code: "invalid_format",
         },
       ],
     });
@@ -338,10 +354,14 @@ describe("aptosRest options", () => {
       issues = (e as InvalidConfigError).issues;
     }
     expect(issues).toEqual([
-      { path: "startHeight", message: 'must be a decimal u64 string of digits only (got "x")' },
-      { path: "concurrency", message: "must be at least 1" },
-      { path: "timeoutMs", message: "must be at least 1" },
-      { path: "pollMs", message: "unknown field" },
+      {
+        path: "startHeight",
+        message: 'must be a decimal u64 string of digits only (got "x")',
+        code: "custom",
+      },
+      { path: "concurrency", message: "must be at least 1", code: "too_small" },
+      { path: "timeoutMs", message: "must be at least 1", code: "too_small" },
+      { path: "pollMs", message: "unknown field", code: "unrecognized_keys" },
       { path: "initialBackoffMs", message: "must not be above maxBackoffMs (100), got 500" },
     ]);
     const o = resolveAptosRestOptions("https://fullnode.example.com/v1/");

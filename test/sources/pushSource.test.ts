@@ -46,7 +46,7 @@ describe("pushSource", () => {
     }
     expect(error).toBeInstanceOf(InvalidBlockSampleError);
     expect((error as InvalidBlockSampleError).issues).toEqual([
-      { path: "gas_unit_prices[1]", message: 'must not be negative (got "-3")' },
+      { path: "gas_unit_prices[1]", message: 'must not be negative (got "-3")', code: "custom" },
     ]);
     expect(engine.counters()).toMatchObject({ accepted: 0, rejected: 0 });
     expect(pushed.push(block(1)).height).toBe(1n);

@@ -22,7 +22,7 @@ const line = (height: number, prices = 0) =>
 const tooLong = (n: number, max: number): NdjsonLine => ({
   line: n,
   ok: false,
-  issues: [{ path: "", message: `line longer than ${max} bytes` }],
+  issues: [{ path: "", message: `line longer than ${max} bytes`, code: "too_large" }],
 });
 
 describe("readNdjson maxLineBytes", () => {

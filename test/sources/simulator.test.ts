@@ -284,16 +284,24 @@ describe("simulateBlocks", () => {
     }
     expect(error).toBeInstanceOf(InvalidConfigError);
     expect((error as InvalidConfigError).issues).toEqual([
-      { path: "seed", message: "must be an integer from 0 to 2^53-1" },
-      { path: "scenario", message: 'must be one of "quiet", "busy", "spike", "mixed"' },
-      { path: "blocks", message: "must be a whole number of blocks" },
-      { path: "intervalMs", message: "must not be negative" },
-      { path: "blockCapacity", message: "must be at least 1" },
-      { path: "startHeight", message: 'must be a decimal u64 string of digits only (got "x")' },
-      { path: "epochLength", message: "must be a whole number of blocks" },
-      { path: "clock", message: 'must be "synthetic" or "wall"' },
-      { path: "chainId", message: "must be a chain id from 0 to 255" },
-      { path: "colour", message: "unknown field" },
+      { path: "seed", message: "must be an integer from 0 to 2^53-1", code: "custom" },
+      {
+        path: "scenario",
+        message: 'must be one of "quiet", "busy", "spike", "mixed", "congested"',
+        code: "invalid_value",
+      },
+      { path: "blocks", message: "must be a whole number of blocks", code: "invalid_type" },
+      { path: "intervalMs", message: "must not be negative", code: "too_small" },
+      { path: "blockCapacity", message: "must be at least 1", code: "too_small" },
+      {
+        path: "startHeight",
+        message: 'must be a decimal u64 string of digits only (got "x")',
+        code: "custom",
+      },
+      { path: "epochLength", message: "must be a whole number of blocks", code: "invalid_type" },
+      { path: "clock", message: 'must be "synthetic" or "wall"', code: "invalid_value" },
+      { path: "chainId", message: "must be a chain id from 0 to 255", code: "too_big" },
+      { path: "colour", message: "unknown field", code: "unrecognized_keys" },
       { path: "minGasUnitPrice", message: "must be from 1 to 1000000000, got 0" },
     ]);
     expect(() => simulator({ seed: 1.5 })).toThrow(

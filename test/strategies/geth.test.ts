@@ -104,9 +104,17 @@ describe("geth: options", () => {
     }
     expect(error).toBeInstanceOf(InvalidConfigError);
     expect((error as InvalidConfigError).issues).toEqual([
-      { path: "blocks", message: "must be at least 1" },
-      { path: "samplesPerBlock", message: "must be a whole number of transactions" },
-      { path: "percentiles.regular", message: "must be a whole percentile from 0 to 100" },
+      { path: "blocks", message: "must be at least 1", code: "too_small" },
+      {
+        path: "samplesPerBlock",
+        message: "must be a whole number of transactions",
+        code: "invalid_type",
+      },
+      {
+        path: "percentiles.regular",
+        message: "must be a whole percentile from 0 to 100",
+        code: "too_big",
+      },
     ]);
     expect(() => geth({ percentiles: { deprioritized: 70, regular: 60 } })).toThrow(
       "percentiles: must satisfy deprioritized <= regular <= prioritized, got 70/60/90",

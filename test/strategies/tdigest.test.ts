@@ -212,15 +212,32 @@ describe("tdigest: options", () => {
     }
     expect(error).toBeInstanceOf(InvalidConfigError);
     expect((error as InvalidConfigError).issues).toEqual([
-      { path: "tiers.low.quantile", message: "must be a number from 0 to 1, got 2" },
-      { path: "tiers.low.sample", message: 'must be "clearing" or "paid", got "median"' },
+      {
+        path: "tiers.low.quantile",
+        message: "must be a number from 0 to 1, got 2",
+        code: "too_big",
+      },
+      {
+        path: "tiers.low.sample",
+        message: 'must be "clearing" or "paid", got "median"',
+        code: "invalid_value",
+      },
       {
         path: "tiers.regular.windowBlocks",
         message: "must be a whole number of blocks from 1 to 1099511627776, got 0",
+        code: "too_small",
       },
-      { path: "weightByGasUsed", message: 'must be true or false, got "yes"' },
-      { path: "compression", message: "must be a number from 10 to 100000, got 5" },
-      { path: "extra", message: "unknown field" },
+      {
+        path: "weightByGasUsed",
+        message: 'must be true or false, got "yes"',
+        code: "invalid_type",
+      },
+      {
+        path: "compression",
+        message: "must be a number from 10 to 100000, got 5",
+        code: "too_small",
+      },
+      { path: "extra", message: "unknown field", code: "unrecognized_keys" },
     ]);
   });
 

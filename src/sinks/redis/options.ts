@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { validateShape } from "../../core/config.js";
 import { InvalidConfigError, type ValidationIssue } from "../../core/errors.js";
+import { validateShape } from "../../core/validate.js";
 import type { RedisConnectionEvent } from "../../sources/redis/createOutageTracker.js";
 import {
   crossCheckBackoff,

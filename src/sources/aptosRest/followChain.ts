@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { BlockSample } from "../../core/blockSample.js";
+import { BaseError } from "../../core/errors.js";
 import { type BlockAnswer, createNodeClient, type NodeClient } from "./createNodeClient.js";
 import type { ResolvedAptosRestOptions } from "./options.js";
 import type { LedgerInfo } from "./schemas.js";
@@ -40,7 +41,7 @@ export async function fetchCompleteBlock(
   }
   const epoch = blockEpoch(txns);
   // The parsers make sure the transaction at first_version is the metadata (or genesis) one.
-  if (epoch === undefined) throw new Error(`block ${height}: no epoch after validation`);
+  if (epoch === undefined) throw new BaseError(`block ${height}: no epoch after validation`);
   return { kind: "block", block: { ...block, transactions: txns }, epoch };
 }
 

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { U64Input } from "../../core/blockSample.js";
-import { validateShape } from "../../core/config.js";
 import { InvalidConfigError, type ValidationIssue } from "../../core/errors.js";
 import { u64Schema } from "../../core/u64Schema.js";
+import { validateShape } from "../../core/validate.js";
 import type { InvalidResponseError, SourceRequestError } from "./errors.js";
 
 /** Something the source did that an operator wants in the log. */

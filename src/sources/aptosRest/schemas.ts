@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { describeValue } from "../../core/describeValue.js";
 import { MAX_ISSUES, type ValidationIssue } from "../../core/errors.js";
-import { showValue } from "../../core/showValue.js";
-import { describe, parseU64, U64_MAX } from "../../core/u64.js";
+import { parseU64, U64_MAX } from "../../core/u64.js";
 import { issuesFromZod, moreParams } from "../../core/zodIssues.js";
 
 /** Outcome of parsing one response body. */
@@ -10,7 +10,7 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; issues: Validation
 function u64Message(input: unknown): string {
   if (input === undefined) return "required";
   if (typeof input !== "string")
-    return `must be a u64 as a decimal string (got ${describe(input)})`;
+    return `must be a u64 as a decimal string (got ${describeValue(input)})`;
   const r = parseU64(input);
   return r.ok ? `must be at most 2^64-1 (got ${input})` : r.message;
 }
@@ -101,7 +101,10 @@ export const MIN_PRICE_KEY = "txn.min_price_per_gas_unit";
  */
 const entriesSchema = z.unknown().transform((v, ctx) => {
   if (!Array.isArray(v)) {
-    ctx.addIssue({ code: "custom", message: `must be an array of entries (got ${describe(v)})` });
+    ctx.addIssue({
+      code: "custom",
+      message: `must be an array of entries (got ${describeValue(v)})`,
+    });
     return z.NEVER;
   }
   let bad = 0;
@@ -118,7 +121,7 @@ const entriesSchema = z.unknown().transform((v, ctx) => {
     ctx.addIssue({
       code: "custom",
       path: [i],
-      message: `must be an object { key, val } of two strings (got ${showValue(e)})`,
+      message: `must be an object { key, val } of two strings (got ${describeValue(e)})`,
     });
   }
   if (bad > MAX_ISSUES)

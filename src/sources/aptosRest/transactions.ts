@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { notChecked } from "../../core/createIssueList.js";
+import { describeValue } from "../../core/describeValue.js";
 import { MAX_ISSUES, type ValidationIssue } from "../../core/errors.js";
-import { showValue } from "../../core/showValue.js";
 import { formatPath, issuesFromZod } from "../../core/zodIssues.js";
 import { type Parsed, parseWith, u64String } from "./schemas.js";
 
@@ -95,7 +95,7 @@ export function parseTransaction(
         if (!match)
           return issue(
             [...parent, index, "payload", "function"],
-            `must be an entry function "<address>::<module>::<function>" (got ${showValue(fn)})`,
+            `must be an entry function "<address>::<module>::<function>" (got ${describeValue(fn)})`,
           );
         contract = normaliseAddress(match[1]!);
       }

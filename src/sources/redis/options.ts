@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { U64Input } from "../../core/blockSample.js";
-import { validateShape } from "../../core/config.js";
 import { InvalidConfigError, type ValidationIssue } from "../../core/errors.js";
 import { u64Schema } from "../../core/u64Schema.js";
+import { validateShape } from "../../core/validate.js";
 import type { RedisConnectionEvent } from "./createOutageTracker.js";
 import { parseRedisUrl, type RedisTarget } from "./parseRedisUrl.js";
 import { DEFAULT_STREAM } from "./streamEntry.js";

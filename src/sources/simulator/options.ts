@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { U64Input } from "../../core/blockSample.js";
-import { validateShape } from "../../core/config.js";
 import { InvalidConfigError, type ValidationIssue } from "../../core/errors.js";
 import { u64Schema as u64 } from "../../core/u64Schema.js";
+import { validateShape } from "../../core/validate.js";
 import { SCENARIOS, type Scenario } from "./regimes.js";
 
 /** Options of `simulator()` and `simulateBlocks()`. Every field has a default. */

@@ -1,32 +1,41 @@
 import { z } from "zod";
-import { validateShape } from "../../core/config.js";
+import { describeValue } from "../../core/describeValue.js";
 import { InvalidConfigError } from "../../core/errors.js";
-import { showValue } from "../../core/showValue.js";
 import type { Tier } from "../../core/tiers.js";
+import { validateShape } from "../../core/validate.js";
 
 // A bad value is echoed in at most 80 characters, whatever its size.
-const shown = showValue;
 
 /** The longest promise a tier may make, in blocks (each tier keeps that many outcomes pending). */
 export const MAX_WITHIN_BLOCKS = 1000;
 
 const withinBlocks = z
-  .int({ error: (iss) => `must be a whole number of blocks, got ${shown(iss.input)}` })
-  .min(1, { error: (iss) => `must be at least 1 block, got ${shown(iss.input)}` })
+  .int({ error: (iss) => `must be a whole number of blocks, got ${describeValue(iss.input)}` })
+  .min(1, { error: (iss) => `must be at least 1 block, got ${describeValue(iss.input)}` })
   .max(MAX_WITHIN_BLOCKS, {
-    error: (iss) => `must be at most ${MAX_WITHIN_BLOCKS} blocks, got ${shown(iss.input)}`,
+    error: (iss) => `must be at most ${MAX_WITHIN_BLOCKS} blocks, got ${describeValue(iss.input)}`,
   });
 
 const probability = z
-  .number({ error: (iss) => `must be a probability between 0 and 1, got ${shown(iss.input)}` })
-  .gt(0, { error: (iss) => `must be a probability between 0 and 1, got ${shown(iss.input)}` })
-  .lt(1, { error: (iss) => `must be a probability between 0 and 1, got ${shown(iss.input)}` });
+  .number({
+    error: (iss) => `must be a probability between 0 and 1, got ${describeValue(iss.input)}`,
+  })
+  .gt(0, {
+    error: (iss) => `must be a probability between 0 and 1, got ${describeValue(iss.input)}`,
+  })
+  .lt(1, {
+    error: (iss) => `must be a probability between 0 and 1, got ${describeValue(iss.input)}`,
+  });
 
 const rate = z
-  .number({ error: (iss) => `must be a number above 0 and at most 0.5, got ${shown(iss.input)}` })
-  .gt(0, { error: (iss) => `must be a number above 0 and at most 0.5, got ${shown(iss.input)}` })
+  .number({
+    error: (iss) => `must be a number above 0 and at most 0.5, got ${describeValue(iss.input)}`,
+  })
+  .gt(0, {
+    error: (iss) => `must be a number above 0 and at most 0.5, got ${describeValue(iss.input)}`,
+  })
   .max(0.5, {
-    error: (iss) => `must be a number above 0 and at most 0.5, got ${shown(iss.input)}`,
+    error: (iss) => `must be a number above 0 and at most 0.5, got ${describeValue(iss.input)}`,
   });
 
 function promise(within: number, p: number) {
@@ -66,12 +75,12 @@ export const calibratedOptionsShape = {
    */
   epochReset: z
     .enum(["windows", "all"], {
-      error: (iss) => `must be "windows" or "all", got ${shown(iss.input)}`,
+      error: (iss) => `must be "windows" or "all", got ${describeValue(iss.input)}`,
     })
     .default("windows"),
   /** Round every tier up to the smallest price bucket at or above it. @default false */
   roundToBuckets: z
-    .boolean({ error: (iss) => `must be true or false, got ${shown(iss.input)}` })
+    .boolean({ error: (iss) => `must be true or false, got ${describeValue(iss.input)}` })
     .default(false),
 };
 

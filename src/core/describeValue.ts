@@ -1,17 +1,17 @@
 /** Longest echo of a bad value in a message, in characters. */
-export const MAX_SHOWN = 80;
+export const MAX_ECHO = 80;
 
 /**
- * A value as an error message shows it, never longer than {@link MAX_SHOWN} characters: strings
+ * A value as an error message shows it, never longer than {@link MAX_ECHO} characters: strings
  * quoted (cut with `…` and their length when long), numbers and small BigInts as written,
  * containers by kind. Cost is bounded too: a long string or a huge BigInt is never copied whole.
  *
  * @example
- * showValue("0x10"); // '"0x10"'
- * showValue("7".repeat(1e6)); // '"7777777777…" (1000000 characters)' (cut to fit 80 characters)
- * showValue([1, 2]); // "an array of 2 items"
+ * describeValue("0x10"); // '"0x10"'
+ * describeValue("7".repeat(1e6)); // '"7777777777…" (1000000 characters)' (cut to fit 80 characters)
+ * describeValue([1, 2]); // "an array of 2 items"
  */
-export function showValue(value: unknown): string {
+export function describeValue(value: unknown): string {
   switch (typeof value) {
     case "string":
       return showString(value);
@@ -35,15 +35,15 @@ export function showValue(value: unknown): string {
 }
 
 function showString(s: string): string {
-  if (s.length <= MAX_SHOWN - 2) {
+  if (s.length <= MAX_ECHO - 2) {
     const quoted = JSON.stringify(s);
-    if (quoted.length <= MAX_SHOWN) return quoted;
+    if (quoted.length <= MAX_ECHO) return quoted;
   }
   const suffix = ` (${s.length} characters)`;
   // Escapes can make the quoted form longer than the characters kept: cut until it fits.
-  let keep = MAX_SHOWN - suffix.length - 3;
+  let keep = MAX_ECHO - suffix.length - 3;
   let head = JSON.stringify(s.slice(0, keep)).slice(0, -1);
-  while (head.length + 2 + suffix.length > MAX_SHOWN && keep > 0) {
+  while (head.length + 2 + suffix.length > MAX_ECHO && keep > 0) {
     keep = Math.floor(keep / 2);
     head = JSON.stringify(s.slice(0, keep)).slice(0, -1);
   }

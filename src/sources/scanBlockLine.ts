@@ -1,3 +1,4 @@
+import { BLOCK_FIELDS, type BlockField } from "../core/blockSample.js";
 import { U64_MAX_DIGITS } from "../core/u64.js";
 
 /** Longest number token the scanner reads as a fraction (longer ones take the general path). */
@@ -14,28 +15,14 @@ const small = (v: number): bigint => {
   return b;
 };
 
-type Kind = "u64" | "u64s" | "flag" | "fraction";
-const FIELDS: readonly (readonly [string, Kind])[] = [
-  ["height", "u64"],
-  ["epoch", "u64"],
-  ["timestamp_usec", "u64"],
-  ["first_version", "u64"],
-  ["last_version", "u64"],
-  ["chain_id", "u64"],
-  ["min_gas_unit_price", "u64"],
-  ["block_gas_limit", "u64"],
-  ["gas_unit_prices", "u64s"],
-  ["gas_used", "u64s"],
-  ["block_gas_limit_reached", "flag"],
-  ["majority_use_case_fraction", "fraction"],
-];
 // The field names as bytes, grouped by length, to recognise a key without making a string.
-const BY_LENGTH: { name: string; kind: Kind; bytes: Uint8Array }[][] = [];
-for (const [name, kind] of FIELDS) {
-  const bytes = Uint8Array.from(name, (c) => c.charCodeAt(0));
-  const group = BY_LENGTH[name.length] ?? [];
-  group.push({ name, kind, bytes });
-  BY_LENGTH[name.length] = group;
+// The table is the block schema's own (BLOCK_FIELDS), so a field added there is known here.
+const BY_LENGTH: (BlockField & { bytes: Uint8Array })[][] = [];
+for (const f of BLOCK_FIELDS) {
+  const bytes = Uint8Array.from(f.name, (c) => c.charCodeAt(0));
+  const group = BY_LENGTH[f.name.length] ?? [];
+  group.push({ ...f, bytes });
+  BY_LENGTH[f.name.length] = group;
 }
 
 function field(buf: Uint8Array, from: number, to: number) {
@@ -55,7 +42,7 @@ const ZERO = 0x30;
 const NINE = 0x39;
 
 /**
- * Fast path of the backtest's NDJSON reader: recognise one line in the plain shape
+ * Fast path of the NDJSON reader (`parseNdjsonLine`): recognise one line in the plain shape
  * `serializeBlockSample` writes (ASCII, known keys, u64 as digit strings or bare integers) and
  * return a wire object that `parseBlockSample` turns into the same block as the general path
  * (`parseJsonLossless`, then `parseBlockSample`) would: u64 values as exact numbers (digit
@@ -149,14 +136,14 @@ export function scanBlockLine(buf: Uint8Array): Record<string, unknown> | undefi
       const f = field(buf, keyStart, i);
       i++;
       if (f === undefined || f.name in out) return undefined;
-      const { name: key, kind } = f;
+      const { name: key, kind, nullable } = f;
       skip();
       if (buf[i] !== COLON) return undefined;
       i++;
       skip();
       let v: unknown;
-      // A null `gas_unit_prices` is an error: leave it to the general path.
-      if (word("null")) v = key === "gas_unit_prices" ? undefined : null;
+      // A null where the schema takes none is an error: leave it to the general path.
+      if (word("null")) v = nullable ? null : undefined;
       else if (kind === "u64") v = scalar();
       else if (kind === "u64s") {
         const items: bigint[] = [];
