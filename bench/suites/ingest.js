@@ -10,7 +10,7 @@ import { tdigest } from "../../dist/strategies/tdigest.js";
 import { cpuRate, makeBlocks, runCases } from "../lib.js";
 
 const paid = {
-  low: { sample: "paid" },
+  deprioritized: { sample: "paid" },
   regular: { sample: "paid" },
   prioritized: { sample: "paid" },
 };
