@@ -285,7 +285,10 @@ describe("simulateBlocks", () => {
     expect(error).toBeInstanceOf(InvalidConfigError);
     expect((error as InvalidConfigError).issues).toEqual([
       { path: "seed", message: "must be an integer from 0 to 2^53-1" },
-      { path: "scenario", message: 'must be one of "quiet", "busy", "spike", "mixed"' },
+      {
+        path: "scenario",
+        message: 'must be one of "quiet", "busy", "spike", "mixed", "congested"',
+      },
       { path: "blocks", message: "must be a whole number of blocks" },
       { path: "intervalMs", message: "must not be negative" },
       { path: "blockCapacity", message: "must be at least 1" },
