@@ -27,13 +27,15 @@ const makers = {
   "tdigest clearing": () =>
     tdigest({
       tiers: {
-        low: { windowBlocks: w },
+        deprioritized: { windowBlocks: w },
         regular: { windowBlocks: w },
         prioritized: { windowBlocks: w },
       },
     })(config),
   "tdigest paid": () =>
-    tdigest({ tiers: { low: paid(0.1), regular: paid(0.5), prioritized: paid(0.99) } })(config),
+    tdigest({ tiers: { deprioritized: paid(0.1), regular: paid(0.5), prioritized: paid(0.99) } })(
+      config,
+    ),
 };
 if (!makers[name] || !(w > 0) || !(blocks > 0)) {
   process.stderr.write("usage: memory.js aip34|'tdigest clearing'|'tdigest paid' WINDOW BLOCKS\n");

@@ -211,7 +211,7 @@ async function heapRows() {
     return { bytes, strategy: kept };
   };
   const tiers = (w) => ({
-    low: { windowBlocks: w, quantile: 0, sample: "clearing" },
+    deprioritized: { windowBlocks: w, quantile: 0, sample: "clearing" },
     regular: { windowBlocks: w, quantile: 0.5, sample: "paid" },
     prioritized: { windowBlocks: w - 1, quantile: 0.99, sample: "paid" },
   });

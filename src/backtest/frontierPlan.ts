@@ -65,7 +65,7 @@ export const FRONTIER_KNOBS: Readonly<Record<string, FrontierKnob>> = Object.fre
       const o = (s.tdigest ?? {}) as TDigestStrategyOptions;
       return tdigest({
         ...o,
-        tiers: { ...o.tiers, low: { quantile: 0 }, regular: { quantile: q } },
+        tiers: { ...o.tiers, deprioritized: { quantile: 0 }, regular: { quantile: q } },
       });
     },
   },

@@ -14,6 +14,7 @@ import { resolveStrategy, strategyNames } from "../strategies/registry.js";
 import { type CliIo, UsageError } from "./io.js";
 import { createLineReport, duplicateLine, issueLine } from "./lineMessages.js";
 import { loadConfigFile } from "./loadConfigFile.js";
+import { isStrategyPath, loadStrategyModule } from "./loadStrategyModule.js";
 
 export const BACKTEST_USAGE = `Usage: gasdigest backtest --input FILE.ndjson [--strategies aip34,tdigest,geth,last-block]
                           [--config FILE.json] [--calm-blocks 10] [--verify-every 10]
@@ -22,7 +23,8 @@ export const BACKTEST_USAGE = `Usage: gasdigest backtest --input FILE.ndjson [--
 Replays an NDJSON block file through the strategies and scores, for each tier, how often its
 estimate (made before each block) would have got a transaction in within 1, 3 and 10 blocks,
 what it overpaid against the clearing price, and how it followed price spikes (docs/backtest.md).
-  --strategies   comma-separated names (default: every registered strategy)
+  --strategies   comma-separated names, or module files whose default export is a strategy
+                 factory (e.g. aip34,./mine.js) (default: every registered strategy)
   --config       AIP-34 settings for every strategy and the ground truth, and a block of options
                  per strategy ("calibrated", "tdigest", "geth", "last-block")
   --calm-blocks  blocks at the minimum price before a spike and that end it (default 10)
@@ -78,10 +80,14 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
   if (twice) throw new UsageError(`--strategies names "${twice}" twice`);
 
   const file = await loadConfigFile(values.config);
-  const strategies: BacktestStrategy[] = names.map((name) => ({
-    name,
-    strategy: resolveStrategy(name, file.strategies),
-  }));
+  const strategies: BacktestStrategy[] = [];
+  for (const name of names)
+    strategies.push({
+      name,
+      strategy: isStrategyPath(name)
+        ? await loadStrategyModule(name, file.gas)
+        : resolveStrategy(name, file.strategies),
+    });
   const plan = values.frontier
     ? planFrontier(
         names,

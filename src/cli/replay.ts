@@ -13,6 +13,8 @@ export const REPLAY_USAGE = `Usage: gasdigest replay --input FILE.ndjson [--stra
 
 Replays an NDJSON block file and prints, for every accepted block, the estimate served right
 after it: {"height":"<h>","deprioritized_gas_estimate":N,"gas_estimate":N,"prioritized_gas_estimate":N}
+  --strategy      aip34 (default), calibrated, tdigest, geth, last-block, or a module file
+                  (./mine.js) whose default export is a strategy factory
 Rejected lines go to stderr as "line N: <field path>: <problem>" (at most 20 problems a line).
   --max-reported  rejected lines reported one by one; the rest are counted in one last line
                   with the first and last of their numbers (0: report every one) (default 1000)

@@ -30,7 +30,8 @@ at /v1/spec from a source of blocks.
 Options:
   --source SRC          sim (default: the simulated chain) | ndjson:PATH | aptos:URL |
                         redis://HOST:PORT[/DB] (a stream written by gasdigest publish)
-  --strategy NAME       estimation strategy (default aip34)
+  --strategy NAME       estimation strategy: aip34 (default), calibrated, tdigest, geth,
+                        last-block, or a module file (./mine.js) exporting a strategy factory
   --config FILE.json    estimator configuration (see docs/configuration.md)
   --host HOST           interface to bind (default 127.0.0.1)
   --port PORT           TCP port (default 8080; 0 picks a free one)

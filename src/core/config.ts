@@ -3,6 +3,7 @@ import { DEFAULT_BUCKETS } from "./buckets.js";
 import { moreIssues } from "./createIssueList.js";
 import { InvalidConfigError, MAX_ISSUES, type ValidationIssue } from "./errors.js";
 import { hasIntegersWrittenOddly, integerWrittenAs } from "./parseJsonLossless.js";
+import type { GasEstimate } from "./types.js";
 import {
   tooManyWrittenOddly,
   u64Schema as u64,
@@ -49,8 +50,17 @@ export const gasConfigShape = {
   skipLatestBlock: z.boolean().default(true),
   /** Majority-use-case rule: a block dominated by one contract is not full. @default true */
   incorporateReorderingEffects: z.boolean().default(true),
-  /** Fixed estimate to serve instead of the computed one. @default undefined */
-  staticOverride: z.strictObject({ low: u64, market: u64, aggressive: u64 }).optional(),
+  /**
+   * Fixed estimate to serve instead of the computed one, in the node's names (`low`, `market`,
+   * `aggressive`); the validated config holds it as an estimate (`deprioritized`, `regular`,
+   * `prioritized`). @default undefined
+   */
+  staticOverride: z
+    .strictObject({ low: u64, market: u64, aggressive: u64 })
+    .transform(
+      (o): GasEstimate => ({ deprioritized: o.low, regular: o.market, prioritized: o.aggressive }),
+    )
+    .optional(),
   /** `false` serves the default estimate (min, min, nextBucket(min)) always. @default true */
   enabled: z.boolean().default(true),
   /**
@@ -104,11 +114,11 @@ export function crossCheckGasConfig(
         });
     if (unordered > MAX_ISSUES) issues.push(moreIssues(unordered - MAX_ISSUES));
   }
-  const o = c.staticOverride as { low: bigint; market: bigint; aggressive: bigint } | undefined;
-  if (o && !(o.low <= o.market && o.market <= o.aggressive))
+  const o = c.staticOverride as GasEstimate | undefined;
+  if (o && !(o.deprioritized <= o.regular && o.regular <= o.prioritized))
     issues.push({
       path: "staticOverride",
-      message: `must satisfy low <= market <= aggressive, got ${o.low}/${o.market}/${o.aggressive}`,
+      message: `must satisfy low <= market <= aggressive, got ${o.deprioritized}/${o.regular}/${o.prioritized}`,
     });
   return issues;
 }

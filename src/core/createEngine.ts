@@ -126,7 +126,7 @@ export function createEngine(options: CreateEngineOptions): Engine {
     if (!config.enabled) return { estimate: defaultEstimate(min, config.buckets) };
     if (config.staticOverride) {
       const o = config.staticOverride;
-      return { estimate: { deprioritized: o.low, regular: o.market, prioritized: o.aggressive } };
+      return { estimate: o };
     }
     return checkEstimate(strategy, name, min);
   }

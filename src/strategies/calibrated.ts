@@ -16,13 +16,15 @@ import { createSortedWindow, type SortedWindow } from "./calibrated/sortedWindow
 /**
  * The samples a tier chooses from (its experts): the 3 lowest prices of each of the newest 5
  * and 20 blocks (a block that was not full contributes the minimum price once), and the
- * clearing prices of the newest 100 blocks. Short windows follow a chain whose prices are
- * sticky; the long one estimates the tail of a chain whose blocks clear independently.
+ * clearing prices of the newest 100 and 500 blocks. Short windows follow a chain whose prices
+ * are sticky; the long ones estimate the tail of a chain whose blocks clear independently, and
+ * remember the last spike when a promise must cover the next one.
  */
 const EXPERTS = [
   { blocks: 5, sample: "lowest" },
   { blocks: 20, sample: "lowest" },
   { blocks: 100, sample: "clearing" },
+  { blocks: 500, sample: "clearing" },
 ] as const;
 const LOWEST = 3;
 
@@ -62,7 +64,7 @@ function bucketAtOrAbove(price: bigint, buckets: readonly bigint[]): bigint {
  * A bid's outcome is known `withinBlocks` blocks later (plus the skipped newest block with
  * `skipLatestBlock`): it got in iff some block of its horizon cleared at or below it
  * (`clearingPrice`, the backtest's ground truth). Each tier runs adaptive conformal inference
- * over three samples of recent prices and serves the one with the lowest recent pinball loss
+ * over four samples of recent prices and serves the one with the lowest recent pinball loss
  * (see {@link createTierLearner}; docs/strategies.md has the model, its guarantee and its limits).
  *
  * Bids are observed prices, never below the minimum price, monotone across tiers, and not

@@ -7,6 +7,7 @@ import {
   servedEstimate,
 } from "../core/fullness.js";
 import { strategyBuilder } from "../core/strategyBuilder.js";
+import { TIERS, type Tier } from "../core/tiers.js";
 import type { GasEstimate, Strategy, StrategyFactory } from "../core/types.js";
 import { U64_MAX } from "../core/u64.js";
 import { copyCentroids } from "../sketch/centroids.js";
@@ -31,7 +32,6 @@ interface Window {
   readonly digest: SlidingDigest;
 }
 
-const TIERS = ["low", "regular", "prioritized"] as const;
 const NONE = new Float64Array(0);
 
 /**
@@ -68,8 +68,9 @@ export const tdigest: (options?: TDigestStrategyOptions) => StrategyFactory = st
 );
 
 function createTDigestStrategy(options: TDigestStrategyConfig, config: GasConfig): TDigestStrategy {
-  const history = {
-    low: config.lowBlockHistory,
+  // AIP-34's windows, in its own names: low, market, aggressive.
+  const history: Record<Tier, number> = {
+    deprioritized: config.lowBlockHistory,
     regular: config.marketBlockHistory,
     prioritized: config.aggressiveBlockHistory,
   };

@@ -44,7 +44,11 @@ export const tdigestOptionsShape = {
    * prioritized {aggressiveBlockHistory, 0.9, clearing}
    */
   tiers: z
-    .strictObject({ low: tierShape(0), regular: tierShape(0.5), prioritized: tierShape(0.9) })
+    .strictObject({
+      deprioritized: tierShape(0),
+      regular: tierShape(0.5),
+      prioritized: tierShape(0.9),
+    })
     .prefault({}),
   /** Weight each `paid` sample by the transaction's `gas_used`. @default false */
   weightByGasUsed: bool.default(false),

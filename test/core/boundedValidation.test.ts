@@ -120,7 +120,7 @@ describe("issue lists stop at 20 and count the rest", () => {
     expect(shown.length).toBeLessThanOrEqual(80);
     expect(shown).toMatch(/^"\/+…" \(1000000 characters\)$/);
     const [quantile] = configIssues(() =>
-      parseTDigestOptions({ tiers: { low: { quantile: "q".repeat(10_000) } } }),
+      parseTDigestOptions({ tiers: { deprioritized: { quantile: "q".repeat(10_000) } } }),
     );
     expect(quantile!.message).toMatch(/got "q+…" \(10000 characters\)$/);
   });

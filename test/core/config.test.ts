@@ -36,7 +36,7 @@ describe("config", () => {
     });
     expect(c.minGasUnitPrice).toBe(150n);
     expect(c.buckets).toEqual([0n, 200n]);
-    expect(c.staticOverride).toEqual({ low: 1n, market: 2n, aggressive: 3n });
+    expect(c.staticOverride).toEqual({ deprioritized: 1n, regular: 2n, prioritized: 3n });
   });
 
   it("lists every problem, per field and across fields", () => {

@@ -202,7 +202,7 @@ describe("config files", () => {
 
   it("reject 1e2, 100.0 and -0 in integer settings, and take fractions in tdigest's", async () => {
     const path = write(
-      `{"minGasUnitPrice":1e2,"lowBlockHistory":5.0,"buckets":[0,1.5e2],"staticOverride":{"low":-0,"market":1,"aggressive":2},"tdigest":{"compression":500.0,"tiers":{"low":{"quantile":0.0}}}}`,
+      `{"minGasUnitPrice":1e2,"lowBlockHistory":5.0,"buckets":[0,1.5e2],"staticOverride":{"low":-0,"market":1,"aggressive":2},"tdigest":{"compression":500.0,"tiers":{"deprioritized":{"quantile":0.0}}}}`,
     );
     const error = await loadConfigFile(path).catch((e) => e);
     expect(error).toBeInstanceOf(InvalidConfigError);
@@ -215,9 +215,12 @@ describe("config files", () => {
       `staticOverride.low: ${digitsOnly} (got -0)`,
     ]);
     const fine = await loadConfigFile(
-      write(`{"tdigest":{"compression":500.0,"tiers":{"low":{"quantile":0.0}}}}`),
+      write(`{"tdigest":{"compression":500.0,"tiers":{"deprioritized":{"quantile":0.0}}}}`),
     );
-    expect(fine.strategies.tdigest).toEqual({ compression: 500, tiers: { low: { quantile: 0 } } });
+    expect(fine.strategies.tdigest).toEqual({
+      compression: 500,
+      tiers: { deprioritized: { quantile: 0 } },
+    });
   });
 });
 

@@ -12,7 +12,7 @@ import { block, fullBlock, idleBlock } from "../helpers/blocks.js";
 import { historyArb, PROPERTY_PARAMS, run, strategyPropertySuite } from "./propertySuite.js";
 
 const allPaid = {
-  low: { sample: "paid" },
+  deprioritized: { sample: "paid" },
   regular: { sample: "paid" },
   prioritized: { sample: "paid" },
 } as const;
@@ -141,7 +141,7 @@ describe("tdigest: tiers, samples and rounding", () => {
   it("results stay monotone even when the tier quantiles are not", () => {
     const b = block(1, { gas_unit_prices: ["100", "200", "300", "400"] });
     const tiers = {
-      low: { sample: "paid", quantile: 0.9 },
+      deprioritized: { sample: "paid", quantile: 0.9 },
       regular: { sample: "paid", quantile: 0.1 },
       prioritized: { sample: "paid", quantile: 0 },
     } as const;
@@ -186,7 +186,7 @@ describe("tdigest: options", () => {
   it("fills in the AIP-34 defaults", () => {
     expect(parseTDigestOptions()).toEqual({
       tiers: {
-        low: { quantile: 0, sample: "clearing" },
+        deprioritized: { quantile: 0, sample: "clearing" },
         regular: { quantile: 0.5, sample: "clearing" },
         prioritized: { quantile: 0.9, sample: "clearing" },
       },
@@ -202,7 +202,10 @@ describe("tdigest: options", () => {
     let error: unknown;
     try {
       tdigest({
-        tiers: { low: { quantile: 2, sample: "median" as "paid" }, regular: { windowBlocks: 0 } },
+        tiers: {
+          deprioritized: { quantile: 2, sample: "median" as "paid" },
+          regular: { windowBlocks: 0 },
+        },
         compression: 5,
         weightByGasUsed: "yes" as unknown as boolean,
         extra: 1,
@@ -213,12 +216,12 @@ describe("tdigest: options", () => {
     expect(error).toBeInstanceOf(InvalidConfigError);
     expect((error as InvalidConfigError).issues).toEqual([
       {
-        path: "tiers.low.quantile",
+        path: "tiers.deprioritized.quantile",
         message: "must be a number from 0 to 1, got 2",
         code: "too_big",
       },
       {
-        path: "tiers.low.sample",
+        path: "tiers.deprioritized.sample",
         message: 'must be "clearing" or "paid", got "median"',
         code: "invalid_value",
       },
@@ -252,7 +255,7 @@ describe("tdigest: memory", () => {
   it("windows of 10^6 blocks hold no more centroids than the bound: Σ (chunks + 2)·(ceil(δ) + 1)", () => {
     const strategy = tdigest({
       tiers: {
-        low: { windowBlocks: 1_000_000, quantile: 0, sample: "clearing" },
+        deprioritized: { windowBlocks: 1_000_000, quantile: 0, sample: "clearing" },
         regular: { windowBlocks: 1_000_000, quantile: 0.5, sample: "paid" },
         prioritized: { windowBlocks: 999_999, quantile: 0.99, sample: "paid" },
       },
