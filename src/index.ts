@@ -42,12 +42,8 @@ export {
   ValidationError,
   type ValidationIssue,
 } from "./core/errors.js";
-export {
-  blockFullness,
-  type FullnessRule,
-  minInclusionPrice,
-  servedEstimate,
-} from "./core/fullness.js";
+export { servedEstimate } from "./core/estimate.js";
+export { blockFullness, type FullnessRule, minInclusionPrice } from "./core/fullness.js";
 export { parseJsonLossless } from "./core/parseJsonLossless.js";
 export { TIERS, type Tier } from "./core/tiers.js";
 export type {

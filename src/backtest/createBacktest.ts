@@ -3,7 +3,7 @@ import { clearingPrice } from "../core/clearingPrice.js";
 import { type GasConfig, type GasConfigInput, parseGasConfig } from "../core/config.js";
 import { createBlockOrder } from "../core/createBlockOrder.js";
 import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
-import { defaultEstimate, effectiveMinPrice } from "../core/fullness.js";
+import { defaultEstimate, effectiveMinPrice } from "../core/estimate.js";
 import type { GasEstimate, StrategyFactory } from "../core/types.js";
 import { createLane, laneResult, verifyLane } from "./createLane.js";
 import { createSpikeDetector } from "./createSpikeDetector.js";

@@ -1,7 +1,8 @@
 import type { BlockSample } from "../core/blockSample.js";
 import { clearingPrice } from "../core/clearingPrice.js";
 import { type GasConfig, type GasConfigInput, parseGasConfig } from "../core/config.js";
-import { blockFullness, effectiveMinPrice } from "../core/fullness.js";
+import { effectiveMinPrice } from "../core/estimate.js";
+import { blockFullness } from "../core/fullness.js";
 import { createTDigest, type TDigest } from "../sketch/tdigest.js";
 
 /** Quantile levels reported for each distribution. */

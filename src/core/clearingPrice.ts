@@ -1,6 +1,7 @@
 import type { BlockSample } from "./blockSample.js";
 import type { GasConfig } from "./config.js";
-import { blockFullness, effectiveMinPrice, minPrice } from "./fullness.js";
+import { effectiveMinPrice } from "./estimate.js";
+import { blockFullness, minPrice } from "./fullness.js";
 
 /**
  * The ground truth of a backtest: the lowest gas unit price that got a transaction into

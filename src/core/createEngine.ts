@@ -10,7 +10,7 @@ import {
   InvalidBlockSampleError,
   StrategyError,
 } from "./errors.js";
-import { defaultEstimate, effectiveMinPrice } from "./fullness.js";
+import { defaultEstimate, effectiveMinPrice } from "./estimate.js";
 import { resolveEngineOptions } from "./resolveEngineOptions.js";
 import type { GasEstimate, LedgerState, Snapshot, StrategyFactory } from "./types.js";
 

@@ -1,6 +1,7 @@
 import type { BlockSample } from "../core/blockSample.js";
 import type { GasConfig } from "../core/config.js";
-import { defaultEstimate, minInclusionPrice, servedEstimate } from "../core/fullness.js";
+import { defaultEstimate, servedEstimate } from "../core/estimate.js";
+import { minInclusionPrice } from "../core/fullness.js";
 import { strategyBuilder } from "../core/strategyBuilder.js";
 import type { GasEstimate, Strategy, StrategyFactory } from "../core/types.js";
 

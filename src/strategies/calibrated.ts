@@ -1,7 +1,8 @@
 import type { BlockSample } from "../core/blockSample.js";
 import { clearingPrice } from "../core/clearingPrice.js";
 import type { GasConfig } from "../core/config.js";
-import { blockFullness, effectiveMinPrice } from "../core/fullness.js";
+import { effectiveMinPrice } from "../core/estimate.js";
+import { blockFullness } from "../core/fullness.js";
 import { strategyBuilder } from "../core/strategyBuilder.js";
 import { TIERS, type Tier } from "../core/tiers.js";
 import type { GasEstimate, PromiseRecord, Strategy, StrategyFactory } from "../core/types.js";

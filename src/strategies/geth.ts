@@ -2,12 +2,8 @@ import { z } from "zod";
 import type { BlockSample } from "../core/blockSample.js";
 import type { GasConfig } from "../core/config.js";
 import { InvalidConfigError } from "../core/errors.js";
-import {
-  blockFullness,
-  defaultEstimate,
-  effectiveMinPrice,
-  servedEstimate,
-} from "../core/fullness.js";
+import { defaultEstimate, effectiveMinPrice, servedEstimate } from "../core/estimate.js";
+import { blockFullness } from "../core/fullness.js";
 import { strategyBuilder } from "../core/strategyBuilder.js";
 import type { GasEstimate, Strategy, StrategyFactory } from "../core/types.js";
 import { validateShape } from "../core/validate.js";

@@ -3,7 +3,7 @@ import type { BlockSample } from "../core/blockSample.js";
 import { clearingPrice } from "../core/clearingPrice.js";
 import type { GasConfig } from "../core/config.js";
 import { InvalidConfigError } from "../core/errors.js";
-import { defaultEstimate, servedEstimate } from "../core/fullness.js";
+import { defaultEstimate, servedEstimate } from "../core/estimate.js";
 import { strategyBuilder } from "../core/strategyBuilder.js";
 import type { GasEstimate, Strategy, StrategyFactory } from "../core/types.js";
 import { U64_MAX } from "../core/u64.js";
