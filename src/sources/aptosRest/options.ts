@@ -46,83 +46,69 @@ export type AptosRestEvent =
       previous: bigint | undefined;
     };
 
-/** Options of `aptosRest()`. Every field has a default. */
-export interface AptosRestOptions {
-  /** Blocks to read back from the tip at start (the lead passes aggressiveBlockHistory + 1). @default 121 */
-  backfillBlocks?: number;
-  /** Start at this height instead of backfilling (e.g. to resume a recording). @default undefined */
-  startHeight?: U64Input;
-  /** Wait between two looks at the tip once caught up, in ms. @default 500 */
-  pollIntervalMs?: number;
-  /** Blocks fetched at the same time while behind the tip (still emitted in height order). @default 4 */
-  concurrency?: number;
-  /** Per-request timeout (headers and body), in ms. @default 10000 */
-  timeoutMs?: number;
-  /** Delay before the first retry of a failed request, in ms (doubles each time, with jitter). @default 200 */
-  initialBackoffMs?: number;
-  /** Longest delay between two retries, in ms. @default 10000 */
-  maxBackoffMs?: number;
-  /** Longest `Retry-After` wait honoured, in ms (longer requests are cut to this). @default 60000 */
-  maxRetryAfterMs?: number;
-  /** Failed requests in a row after which `unreachable` is reported. @default 3 */
-  unreachableAfter?: number;
-  /** Extra request headers, e.g. `{ authorization: "Bearer <api key>" }`. @default {} */
-  headers?: Record<string, string>;
-  /** Receives {@link AptosRestEvent}s (log them); exceptions it throws are ignored. @default ignore */
-  onEvent?: (event: AptosRestEvent) => void;
-  /** Random numbers in [0, 1) for the backoff jitter (tests inject one). @default Math.random */
-  random?: () => number;
-  /** Wall clock in ms, for `Retry-After` dates and outage durations. @default Date.now */
-  now?: () => number;
-  /** The fetch implementation. @default globalThis.fetch */
-  fetch?: typeof fetch;
-}
-
-/** {@link AptosRestOptions} validated, defaults filled in, plus the normalised base URL. */
-export interface ResolvedAptosRestOptions {
-  /** Base URL without a trailing `/` or `/v1`. */
-  readonly baseUrl: string;
-  readonly backfillBlocks: number;
-  readonly startHeight: bigint | undefined;
-  readonly pollIntervalMs: number;
-  readonly concurrency: number;
-  readonly timeoutMs: number;
-  readonly initialBackoffMs: number;
-  readonly maxBackoffMs: number;
-  readonly maxRetryAfterMs: number;
-  readonly unreachableAfter: number;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly onEvent: (event: AptosRestEvent) => void;
-  readonly random: () => number;
-  readonly now: () => number;
-  readonly fetch: typeof fetch;
-}
-
 const ms = (max: number, min = 0) =>
   z
     .number({ error: "must be a number of milliseconds" })
     .min(min, min === 0 ? "must not be negative" : `must be at least ${min}`)
     .max(max, `must be at most ${max}`);
 const whole = (what: string) => z.int({ error: `must be a whole number of ${what}` });
-const fn = <T>(what: string) =>
-  z.custom<T>((v) => typeof v === "function", `must be a function ${what}`).optional();
+/** A function option; `fallback` is what a left-out one resolves to. */
+const fn = <T>(what: string, fallback: T) =>
+  z
+    .custom<T>((v) => typeof v === "function", `must be a function ${what}`)
+    .default(() => fallback as never); // (zod's default type does not narrow a generic T)
+// u64 options take what `parseU64` takes (number, decimal string or BigInt) and give a BigInt.
+const u64 = u64Schema as unknown as z.ZodType<bigint, U64Input>;
+const ignore = () => {};
 
+/**
+ * The options of `aptosRest()`, declared once: {@link AptosRestOptions} (what you pass) and
+ * {@link ResolvedAptosRestOptions} (what the source runs with) are derived from it.
+ */
 const shape = {
+  /** Blocks to read back from the tip at start (`gasdigest serve` passes aggressiveBlockHistory + 1). @default 121 */
   backfillBlocks: whole("blocks").min(0, "must not be negative").default(121),
-  startHeight: u64Schema.optional(),
+  /** Start at this height instead of backfilling (e.g. to resume a recording). @default undefined */
+  startHeight: u64.optional(),
+  /** Wait between two looks at the tip once caught up, in ms. @default 500 */
   pollIntervalMs: ms(3_600_000).default(500),
+  /** Blocks fetched at the same time while behind the tip (still emitted in height order). @default 4 */
   concurrency: whole("requests").min(1, "must be at least 1").max(64).default(4),
+  /** Per-request timeout (headers and body), in ms. @default 10000 */
   timeoutMs: ms(600_000, 1).default(10_000),
+  /** Delay before the first retry of a failed request, in ms (doubles each time, with jitter). @default 200 */
   initialBackoffMs: ms(600_000, 1).default(200),
+  /** Longest delay between two retries, in ms. @default 10000 */
   maxBackoffMs: ms(3_600_000, 1).default(10_000),
+  /** Longest `Retry-After` wait honoured, in ms (longer requests are cut to this). @default 60000 */
   maxRetryAfterMs: ms(86_400_000).default(60_000),
+  /** Failed requests in a row after which `unreachable` is reported. @default 3 */
   unreachableAfter: whole("requests").min(1, "must be at least 1").default(3),
-  headers: z.record(z.string(), z.string({ error: "must be a string" })).default({}),
-  onEvent: fn<(event: AptosRestEvent) => void>("receiving events"),
-  random: fn<() => number>("returning a number in [0, 1)"),
-  now: fn<() => number>("returning ms"),
-  fetch: fn<typeof fetch>("like fetch"),
+  /** Extra request headers, e.g. `{ authorization: "Bearer <api key>" }`. @default {} */
+  headers: z
+    .record(z.string(), z.string({ error: "must be a string" }))
+    .default(() => ({}))
+    .transform((h): Readonly<Record<string, string>> => Object.freeze({ ...h })),
+  /** Receives {@link AptosRestEvent}s (log them); exceptions it throws are ignored. @default ignore */
+  onEvent: fn<(event: AptosRestEvent) => void>("receiving events", ignore),
+  /** Random numbers in [0, 1) for the backoff jitter (tests inject one). @default Math.random */
+  random: fn<() => number>("returning a number in [0, 1)", Math.random),
+  /** Wall clock in ms, for `Retry-After` dates and outage durations. @default Date.now */
+  now: fn<() => number>("returning ms", Date.now),
+  /** The fetch implementation. @default globalThis.fetch */
+  fetch: fn<typeof fetch>("like fetch", (input, init) => fetch(input, init)),
 };
+
+/** Options of `aptosRest()`. Every field has a default. */
+export type AptosRestOptions = z.input<z.ZodObject<typeof shape>>;
+
+/** {@link AptosRestOptions} validated, defaults filled in, plus the normalised base URL. */
+export type ResolvedAptosRestOptions = Readonly<
+  z.output<z.ZodObject<typeof shape>> & {
+    /** Base URL without a trailing `/` or `/v1`. */
+    baseUrl: string;
+  }
+>;
 
 function crossCheck(f: Partial<Record<keyof typeof shape, unknown>>): ValidationIssue[] {
   const initial = f.initialBackoffMs as number | undefined;
@@ -179,29 +165,17 @@ export function resolveAptosRestOptions(
   const baseUrl = normaliseNodeUrl(url);
   const r = validateShape(shape, options, crossCheck);
   if (!r.ok) throw new InvalidConfigError(r.issues);
-  const v = r.value;
-  const onEvent = v.onEvent;
+  const onEvent = r.value.onEvent;
   return Object.freeze({
+    ...r.value,
+    startHeight: r.value.startHeight,
     baseUrl,
-    backfillBlocks: v.backfillBlocks,
-    startHeight: v.startHeight,
-    pollIntervalMs: v.pollIntervalMs,
-    concurrency: v.concurrency,
-    timeoutMs: v.timeoutMs,
-    initialBackoffMs: v.initialBackoffMs,
-    maxBackoffMs: v.maxBackoffMs,
-    maxRetryAfterMs: v.maxRetryAfterMs,
-    unreachableAfter: v.unreachableAfter,
-    headers: Object.freeze({ ...v.headers }),
     onEvent: (event: AptosRestEvent) => {
       try {
-        onEvent?.(event);
+        onEvent(event);
       } catch {
         // A failing logger must not stop the source.
       }
     },
-    random: v.random ?? Math.random,
-    now: v.now ?? Date.now,
-    fetch: v.fetch ?? ((input: string | URL | Request, init?: RequestInit) => fetch(input, init)),
   });
 }
