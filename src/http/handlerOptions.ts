@@ -3,55 +3,7 @@ import { describeValue } from "../core/describeValue.js";
 import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
 import { validateShape } from "../core/validate.js";
 import { type ExplorerAssets, SWAGGER_UI_FILES } from "./explorer.js";
-import type { HandlerLogger, ResolvedHandlerOptions } from "./types.js";
-
-/** Options of `createHandler` (and of every adapter). */
-export interface HandlerOptions {
-  /**
-   * Path prefix of the routes inside the mount point (`"/v1"`: `/v1/estimate_gas_price`).
-   * `""` or `"/"` puts them at the root. The `/spec.json` and `/spec.yaml` aliases always stay
-   * at the root of the mount point.
-   * @default "/v1"
-   */
-  basePath?: string;
-  /** Prefix of the chain-state headers (`X-Aptos-Chain-Id`, ...). May be empty. @default "X-Aptos-" */
-  headerPrefix?: string;
-  /**
-   * BCS body of the estimate: the whole struct (26 bytes), or only the 8-byte `gas_estimate`
-   * that existing nodes send.
-   * @default "full"
-   */
-  bcsLayout?: "full" | "gas_estimate_only";
-  /** `false` answers the estimate with 403 `api_disabled`. @default true */
-  estimateEnabled?: boolean;
-  /** `false` answers estimate requests that negotiate JSON with 403 `api_disabled`. @default true */
-  jsonOutput?: boolean;
-  /** `false` answers estimate requests that negotiate BCS with 403 `api_disabled`. @default true */
-  bcsOutput?: boolean;
-  /**
-   * 503 `health_check_failed` when the newest block arrived longer ago than this (ms), unless
-   * every source has completed. `false` never goes stale.
-   * @default 30000
-   */
-  maxStalenessMs?: number | false;
-  /** Longer request URLs (path + query) get 400 `web_framework_error`. @default 8192 */
-  maxUrlLength?: number;
-  /** `Access-Control-Allow-Origin` value (`"*"` or one origin such as `https://example.com`); `false` sends no CORS headers. @default "*" */
-  corsOrigin?: string | false;
-  /** Where errors (details of 500s) and per-request debug lines go; pino works. @default silent */
-  logger?: HandlerLogger;
-  /** Wall clock in ms, for staleness and health checks (tests inject one). @default Date.now */
-  now?: () => number;
-  /**
-   * The Swagger UI files of the explorer page (`<basePath>/spec`), by name: `explorerAssets`
-   * from `gasdigest/explorer-assets` (a module, so it works where there is no file system), or
-   * your own. Without them the page answers 404 and names this option; the document stays at
-   * `spec.json`. The node server and the Express, Fastify and Koa adapters read the installed
-   * `swagger-ui-dist` when it is left out.
-   * @default none (node server, Express, Fastify, Koa: the files of the installed swagger-ui-dist)
-   */
-  explorerAssets?: ExplorerAssets;
-}
+import type { HandlerLogger } from "./types.js";
 
 const noop = () => {};
 /** A logger that drops everything. */
@@ -62,32 +14,14 @@ export const silentLogger: HandlerLogger = Object.freeze({
   debug: noop,
 });
 
-/** The defaults, applied to every option left out (or given as `undefined`). */
-const DEFAULTS: ResolvedHandlerOptions = Object.freeze({
-  basePath: "/v1",
-  headerPrefix: "X-Aptos-",
-  bcsLayout: "full",
-  estimateEnabled: true,
-  jsonOutput: true,
-  bcsOutput: true,
-  maxStalenessMs: 30_000,
-  maxUrlLength: 8192,
-  corsOrigin: "*",
-  logger: silentLogger,
-  now: Date.now,
-  explorerAssets: undefined,
-});
-
-function refined<T>(check: (v: unknown) => string | undefined) {
-  return z
-    .unknown()
-    .transform((v, ctx) => {
-      const problem = check(v);
-      if (problem === undefined) return v as T;
-      ctx.addIssue({ code: "custom", message: problem });
-      return z.NEVER;
-    })
-    .optional();
+/** A field that `check` accepts or explains (quoting the value); it takes and gives a `T`. */
+function refined<T>(check: (v: unknown) => string | undefined): z.ZodType<T, T> {
+  return z.unknown().transform((v, ctx) => {
+    const problem = check(v);
+    if (problem === undefined) return v as T;
+    ctx.addIssue({ code: "custom", message: problem });
+    return z.NEVER;
+  }) as unknown as z.ZodType<T, T>;
 }
 
 // A bad value is echoed in at most 80 characters, whatever its size.
@@ -123,56 +57,99 @@ const flag = () =>
     typeof v === "boolean" ? undefined : `must be true or false (got ${describeValue(v)})`,
   );
 
+/**
+ * The options of `createHandler` (and of every adapter), declared once: {@link HandlerOptions}
+ * (what you pass) and `ResolvedHandlerOptions` (what the handler runs with) are derived from it.
+ */
 const handlerOptionsShape = {
+  /**
+   * Path prefix of the routes inside the mount point (`"/v1"`: `/v1/estimate_gas_price`).
+   * `""` or `"/"` puts them at the root. The `/spec.json` and `/spec.yaml` aliases always stay
+   * at the root of the mount point. Resolved, it is `""` for the root, else starts with `/` and
+   * has no trailing `/`.
+   * @default "/v1"
+   */
   basePath: refined<string>((v) => {
     if (typeof v !== "string") return `must be a string (got ${describeValue(v)})`;
     const p = v.endsWith("/") ? v.slice(0, -1) : v;
     if (!PATH.test(p))
       return `must be a path such as "/v1": starts with "/", segments of URL path characters, no "//", "?", "#" or "%" (got ${describeValue(v)})`;
     return undefined;
-  }),
+  }).default("/v1"),
+  /** Prefix of the chain-state headers (`X-Aptos-Chain-Id`, ...). May be empty. @default "X-Aptos-" */
   headerPrefix: refined<string>((v) =>
     typeof v === "string" && TOKEN.test(v)
       ? undefined
       : `must hold only header-name characters (letters, digits, !#$%&'*+-.^_\`|~) (got ${describeValue(v)})`,
-  ),
+  ).default("X-Aptos-"),
+  /**
+   * BCS body of the estimate: the whole struct (26 bytes), or only the 8-byte `gas_estimate`
+   * that existing nodes send.
+   * @default "full"
+   */
   bcsLayout: refined<"full" | "gas_estimate_only">((v) =>
     v === "full" || v === "gas_estimate_only"
       ? undefined
       : `must be "full" or "gas_estimate_only" (got ${describeValue(v)})`,
-  ),
-  estimateEnabled: flag(),
-  jsonOutput: flag(),
-  bcsOutput: flag(),
+  ).default("full"),
+  /** `false` answers the estimate with 403 `api_disabled`. @default true */
+  estimateEnabled: flag().default(true),
+  /** `false` answers estimate requests that negotiate JSON with 403 `api_disabled`. @default true */
+  jsonOutput: flag().default(true),
+  /** `false` answers estimate requests that negotiate BCS with 403 `api_disabled`. @default true */
+  bcsOutput: flag().default(true),
+  /**
+   * 503 `health_check_failed` when the newest block arrived longer ago than this (ms), unless
+   * every source has completed. `false` never goes stale.
+   * @default 30000
+   */
   maxStalenessMs: refined<number | false>((v) =>
     v === false || (typeof v === "number" && Number.isSafeInteger(v) && v >= 0)
       ? undefined
       : `must be a whole number of milliseconds >= 0, or false (got ${describeValue(v)})`,
-  ),
+  ).default(30_000),
+  /** Longer request URLs (path + query) get 400 `web_framework_error`. @default 8192 */
   maxUrlLength: refined<number>((v) =>
     typeof v === "number" && Number.isSafeInteger(v) && v >= 1
       ? undefined
       : `must be a whole number >= 1 (got ${describeValue(v)})`,
-  ),
+  ).default(8192),
+  /** `Access-Control-Allow-Origin` value (`"*"` or one origin such as `https://example.com`); `false` sends no CORS headers. @default "*" */
   corsOrigin: refined<string | false>((v) =>
     v === false || v === "*" || (typeof v === "string" && ORIGIN.test(v))
       ? undefined
       : `must be "*", an origin such as "https://example.com", or false (got ${describeValue(v)})`,
-  ),
+  ).default("*"),
+  /** Where errors (details of 500s) and per-request debug lines go; pino works. @default silent */
   logger: refined<HandlerLogger>((v) => {
     const l = v as Record<string, unknown> | null;
     const missing = ["error", "warn", "info", "debug"].filter((k) => typeof l?.[k] !== "function");
     return missing.length === 0
       ? undefined
       : `must be a logger with error, warn, info and debug methods (missing ${missing.join(", ")})`;
-  }),
+  }).default(() => silentLogger),
+  /** Wall clock in ms, for staleness and health checks (tests inject one). @default Date.now */
   now: refined<() => number>((v) =>
     typeof v === "function"
       ? undefined
       : `must be a function returning ms (got ${describeValue(v)})`,
-  ),
-  explorerAssets: refined<ExplorerAssets>(checkExplorerAssets),
+  ).default(() => Date.now),
+  /**
+   * The Swagger UI files of the explorer page (`<basePath>/spec`), by name: `explorerAssets`
+   * from `gasdigest/explorer-assets` (a module, so it works where there is no file system), or
+   * your own. Without them the page answers 404 and names this option; the document stays at
+   * `spec.json`. The node server and the Express, Fastify and Koa adapters read the installed
+   * `swagger-ui-dist` when it is left out.
+   * @default none (node server, Express, Fastify, Koa: the files of the installed swagger-ui-dist)
+   */
+  explorerAssets: refined<ExplorerAssets>(checkExplorerAssets).optional(),
 };
+
+/** Options of `createHandler` (and of every adapter). Every field has a default. */
+export type HandlerOptions = z.input<z.ZodObject<typeof handlerOptionsShape>>;
+
+/** {@link HandlerOptions} after validation, every default filled in, `basePath` normalised. */
+export type ResolvedHandlerOptions = Readonly<z.output<z.ZodObject<typeof handlerOptionsShape>>>;
 
 /** Names of every option `createHandler` accepts (adapters split their own options off with it). */
 export const HANDLER_OPTION_KEYS = Object.freeze(
@@ -196,11 +173,10 @@ export function safeParseHandlerOptions(
     };
   const r = validateShape(handlerOptionsShape, input ?? {}, () => []);
   if (!r.ok) return r;
-  const v = { ...DEFAULTS } as Record<string, unknown>;
-  for (const [key, value] of Object.entries(r.value)) if (value !== undefined) v[key] = value;
-  const given = v.basePath as string;
+  const given = r.value.basePath;
   const basePath = given.endsWith("/") ? given.slice(0, -1) : given;
-  return { ok: true, value: Object.freeze({ ...v, basePath }) as ResolvedHandlerOptions };
+  const explorerAssets = r.value.explorerAssets;
+  return { ok: true, value: Object.freeze({ ...r.value, basePath, explorerAssets }) };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Engine } from "../core/createEngine.js";
 import type { OpenApiDocument } from "./createOpenApiDocument.js";
-import type { ExplorerAssets } from "./explorer.js";
+import type { ResolvedHandlerOptions } from "./handlerOptions.js";
 
 /**
  * What the handler needs from an engine: the latest snapshot, whether every source has
@@ -94,20 +94,4 @@ export interface Handler {
   readonly options: ResolvedHandlerOptions;
 }
 
-/** Options after validation, every default filled in. */
-export interface ResolvedHandlerOptions {
-  /** Normalized: `""` for the root, else starts with `/` and has no trailing `/`. */
-  readonly basePath: string;
-  readonly headerPrefix: string;
-  readonly bcsLayout: "full" | "gas_estimate_only";
-  readonly estimateEnabled: boolean;
-  readonly jsonOutput: boolean;
-  readonly bcsOutput: boolean;
-  readonly maxStalenessMs: number | false;
-  readonly maxUrlLength: number;
-  readonly corsOrigin: string | false;
-  readonly logger: HandlerLogger;
-  readonly now: () => number;
-  /** `undefined` when none were given: the explorer page answers 404. */
-  readonly explorerAssets: ExplorerAssets | undefined;
-}
+export type { ResolvedHandlerOptions };
