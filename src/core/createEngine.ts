@@ -1,18 +1,18 @@
 import { type Observable, ReplaySubject, Subject, type Subscription } from "rxjs";
 import { type BlockSample, safeParseBlockSample } from "./blockSample.js";
-import { checkEstimate } from "./checkEstimate.js";
 import type { GasConfig, GasConfigInput } from "./config.js";
 import { createBlockOrder } from "./createBlockOrder.js";
-import { createHeldBlocks } from "./createHeldBlocks.js";
+import { createLedger } from "./createLedger.js";
+import { createStrategyRunner } from "./createStrategyRunner.js";
 import {
   BaseError,
   type BlockOrderError,
   InvalidBlockSampleError,
-  StrategyError,
+  type StrategyError,
 } from "./errors.js";
-import { defaultEstimate, effectiveMinPrice } from "./estimate.js";
+import { effectiveMinPrice } from "./estimate.js";
 import { resolveEngineOptions } from "./resolveEngineOptions.js";
-import type { GasEstimate, LedgerState, Snapshot, StrategyFactory } from "./types.js";
+import type { Snapshot, StrategyFactory } from "./types.js";
 
 /** Options of {@link createEngine}. */
 export interface CreateEngineOptions {
@@ -96,13 +96,10 @@ export function createEngine(options: CreateEngineOptions): Engine {
   const snapshots = new ReplaySubject<Snapshot>(1);
   const events = new Subject<EngineEvent>();
   const subscriptions = new Set<Subscription>();
-  // The blocks the configured windows can still refer to, for the "oldest" ledger fields:
-  // aggressiveBlockHistory blocks, plus the newest one when it is left out of them.
-  const held = createHeldBlocks(config.aggressiveBlockHistory + (config.skipLatestBlock ? 1 : 0));
+  const ledger = createLedger(config);
+  const runner = createStrategyRunner(strategy, config);
   let latest: Snapshot | undefined;
   let newest: BlockSample | undefined;
-  let chainId = 0;
-  let ledgerVersion = 0n;
   let sequence = 0;
   let accepted = 0;
   let duplicate = 0;
@@ -112,7 +109,6 @@ export function createEngine(options: CreateEngineOptions): Engine {
   let connected = 0;
   let completed = 0;
   let closed = false;
-  let resetPending = false;
   // With skipLatestBlock, the newest block waits here until the next one arrives.
   let deferred: BlockSample | undefined;
 
@@ -122,35 +118,19 @@ export function createEngine(options: CreateEngineOptions): Engine {
     throw error;
   }
 
-  function computeEstimate(min: bigint): { estimate?: GasEstimate; failure?: StrategyError } {
-    if (!config.enabled) return { estimate: defaultEstimate(min, config.buckets) };
-    if (config.staticOverride) {
-      const o = config.staticOverride;
-      return { estimate: o };
-    }
-    return checkEstimate(strategy, name, min);
-  }
-
   /** Forget the windows (epoch change or resync): the strategy is reset before the next feed. */
   function startAfresh() {
-    held.clear();
+    ledger.forget();
     deferred = undefined;
-    resetPending = true;
+    runner.resetBeforeNext();
   }
 
-  // A strategy that makes promises reports them once per block; one that throws there fails
-  // like any other strategy method (the block is kept, the snapshot carries the failure).
-  function readPromises(result: { estimate?: GasEstimate; failure?: StrategyError }) {
-    if (!strategy.promises) return undefined;
+  /** Where `block` goes: a duplicate, the next block, or the first of a run to follow. */
+  function place(block: BlockSample): "duplicate" | "next" | "resync" {
     try {
-      return Object.freeze({ ...strategy.promises() });
-    } catch (cause) {
-      result.estimate = undefined;
-      result.failure = new StrategyError(`strategy ${name} failed to report its promises`, {
-        cause,
-        details: String(cause),
-      });
-      return undefined;
+      return order.check(block);
+    } catch (error) {
+      reject(error as BlockOrderError);
     }
   }
 
@@ -159,19 +139,13 @@ export function createEngine(options: CreateEngineOptions): Engine {
     const parsed = safeParseBlockSample(input);
     if (!parsed.ok) reject(new InvalidBlockSampleError(parsed.issues));
     const block = parsed.block;
-    let place: "duplicate" | "next" | "resync";
-    try {
-      place = order.check(block);
-    } catch (error) {
-      reject(error as BlockOrderError);
-    }
-    if (place === "duplicate") {
+    const where = place(block);
+    if (where === "duplicate") {
       duplicate++;
       events.next({ type: "duplicate", height: block.height });
       return "duplicate";
     }
-    let strategyError: StrategyError | undefined;
-    if (place === "resync" && newest) {
+    if (where === "resync" && newest) {
       resyncs++;
       events.next({
         type: "resynced",
@@ -190,63 +164,25 @@ export function createEngine(options: CreateEngineOptions): Engine {
       });
       startAfresh();
     }
-    // A reset that failed is tried again before every block, so blocks of an older epoch never
-    // mix with the new one: until it succeeds, every block is a strategy failure.
-    if (resetPending) {
-      try {
-        strategy.reset();
-        resetPending = false;
-      } catch (cause) {
-        strategyError = new StrategyError(`strategy ${name} failed to reset`, {
-          cause,
-          details: String(cause),
-        });
-      }
-    }
     // skipLatestBlock: the strategy gets a block only once a newer one exists (the newest may
     // be partial on a live node), so no strategy has to implement the rule itself.
     const toFeed = config.skipLatestBlock ? deferred : block;
     if (config.skipLatestBlock) deferred = block;
-    if (!strategyError && toFeed) {
-      try {
-        strategy.ingest(toFeed);
-      } catch (cause) {
-        strategyError = new StrategyError(
-          `strategy ${name} failed to ingest block ${toFeed.height}`,
-          { cause, details: String(cause) },
-        );
-      }
-    }
+    const fed = runner.feed(toFeed);
     accepted++;
     order.accept(block);
     newest = block;
-    held.hold(block);
-    if (block.chainId !== undefined) chainId = block.chainId;
-    if (block.lastVersion !== undefined) ledgerVersion = block.lastVersion;
-    else if (block.firstVersion !== undefined) ledgerVersion = block.firstVersion;
+    ledger.record(block);
     const min = effectiveMinPrice(block, config);
-    const result: { estimate?: GasEstimate; failure?: StrategyError } = strategyError
-      ? { failure: strategyError }
-      : computeEstimate(min);
-    const promises = result.failure ? undefined : readPromises(result);
-    if (result.failure) {
+    const { estimate, failure, promises } = runner.outcome(min, fed);
+    if (failure) {
       strategyFailures++;
-      events.next({ type: "strategy_failed", error: result.failure });
+      events.next({ type: "strategy_failed", error: failure });
     }
-    const oldest = held.oldest();
-    const ledger: LedgerState = Object.freeze({
-      chainId,
-      epoch: block.epoch,
-      ledgerVersion,
-      oldestLedgerVersion: oldest.firstVersion ?? oldest.lastVersion ?? ledgerVersion,
-      timestampUsec: block.timestampUsec ?? 0n,
-      blockHeight: block.height,
-      oldestBlockHeight: oldest.height,
-    });
     latest = Object.freeze({
-      estimate: result.estimate,
-      failure: result.failure,
-      ledger,
+      estimate,
+      failure,
+      ledger: ledger.state(block),
       minGasUnitPrice: min,
       strategy: name,
       receivedAtMs: now(),

@@ -1,0 +1,98 @@
+import type { BlockSample } from "./blockSample.js";
+import { checkEstimate } from "./checkEstimate.js";
+import type { GasConfig } from "./config.js";
+import { StrategyError } from "./errors.js";
+import { defaultEstimate } from "./estimate.js";
+import type { Tier } from "./tiers.js";
+import type { GasEstimate, PromiseRecord, Strategy } from "./types.js";
+
+/** What the strategy gave after a block: an estimate that keeps the invariants, or why not. */
+export interface StrategyOutcome {
+  readonly estimate: GasEstimate | undefined;
+  readonly failure: StrategyError | undefined;
+  readonly promises: Readonly<Record<Tier, PromiseRecord>> | undefined;
+}
+
+/** The engine's strategy, each call guarded: a throw or a bad estimate becomes a `StrategyError`. */
+export interface StrategyRunner {
+  /** Forget the windows: the strategy is reset before the next block it is fed. */
+  resetBeforeNext(): void;
+  /**
+   * Reset the strategy when a reset is pending, then feed it `block` (none: only the reset).
+   * A reset that failed is tried again before every block, so blocks of an older epoch never
+   * mix with the new one. Returns the failure of the reset or of the ingest, if any.
+   */
+  feed(block: BlockSample | undefined): StrategyError | undefined;
+  /**
+   * The estimate served at minimum price `min` (checked by `checkEstimate`, or the config's
+   * default or static one), and the promises when the strategy makes them. `failure`, from
+   * `feed`, is carried as it is.
+   */
+  outcome(min: bigint, failure: StrategyError | undefined): StrategyOutcome;
+}
+
+/**
+ * Wrap the engine's strategy so that its failures are values, never throws.
+ *
+ * @example
+ * const runner = createStrategyRunner(strategy, config);
+ * const failure = runner.feed(block);
+ * const { estimate } = runner.outcome(100n, failure);
+ */
+export function createStrategyRunner(strategy: Strategy, config: GasConfig): StrategyRunner {
+  const name = strategy.name;
+  let resetPending = false;
+
+  const failed = (what: string, cause: unknown) =>
+    new StrategyError(`strategy ${name} failed to ${what}`, { cause, details: String(cause) });
+
+  function estimate(min: bigint): { estimate?: GasEstimate; failure?: StrategyError } {
+    if (!config.enabled) return { estimate: defaultEstimate(min, config.buckets) };
+    if (config.staticOverride) return { estimate: config.staticOverride };
+    return checkEstimate(strategy, name, min);
+  }
+
+  return {
+    resetBeforeNext() {
+      resetPending = true;
+    },
+    feed(block) {
+      if (resetPending) {
+        try {
+          strategy.reset();
+          resetPending = false;
+        } catch (cause) {
+          return failed("reset", cause);
+        }
+      }
+      if (!block) return undefined;
+      try {
+        strategy.ingest(block);
+      } catch (cause) {
+        return failed(`ingest block ${block.height}`, cause);
+      }
+      return undefined;
+    },
+    outcome(min, failure) {
+      if (failure) return { estimate: undefined, failure, promises: undefined };
+      const r = estimate(min);
+      if (r.failure || !strategy.promises)
+        return { estimate: r.estimate, failure: r.failure, promises: undefined };
+      // A strategy that makes promises reports them once per block; one that throws there fails
+      // like any other strategy method (the block is kept, the snapshot carries the failure).
+      try {
+        return {
+          estimate: r.estimate,
+          failure: undefined,
+          promises: Object.freeze({ ...strategy.promises() }),
+        };
+      } catch (cause) {
+        return {
+          estimate: undefined,
+          failure: failed("report its promises", cause),
+          promises: undefined,
+        };
+      }
+    },
+  };
+}
