@@ -4,7 +4,7 @@ import { BaseError } from "../core/errors.js";
  * A backtest caught a strategy whose estimate could have used the block it is scored on: the
  * estimate it gives when asked while that block is known differs from the one it published
  * before the block arrived (its estimate depends on something other than the blocks it was
- * given), or the snapshot to score was not the one published before the block.
+ * given).
  *
  * @example
  * try { await runBacktest(history, options) } catch (e) { if (e instanceof LookaheadError) console.error(e.strategy, e.height) }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { capIssues } from "./createIssueList.js";
-import { InvalidBlockSampleError, type ValidationIssue } from "./errors.js";
+import { BaseError, InvalidBlockSampleError, type ValidationIssue } from "./errors.js";
 import {
   hasIntegersWrittenOddly,
   integersWrittenOddly as integersWrittenOddlyCount,
@@ -138,7 +138,7 @@ function fieldOf(name: string, schema: z.ZodType): BlockField {
             : undefined;
   // A new kind of field must be taught to the scanner (src/sources/scanBlockLine.ts) first.
   if (kind === undefined)
-    throw new TypeError(`block field ${name}: no scanner kind for its schema`);
+    throw new BaseError(`block field ${name}: no scanner kind for its schema`);
   return Object.freeze({ name, kind, nullable });
 }
 
