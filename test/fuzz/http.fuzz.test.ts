@@ -9,10 +9,10 @@
 //   FC_SEED=<seed> npx vitest run test/fuzz/http.fuzz.test.ts
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fcParams } from "../helpers/fcSeed.js";
 import { exchange, type RawResponse } from "../helpers/rawHttp.js";
 import { type ServeChild, startServeChild } from "../helpers/serveChild.js";
 
-const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : Date.now() % 2 ** 31;
 const TIME_LIMIT_MS = 20_000;
 const RSS_LIMIT_MB = 300;
 
@@ -214,7 +214,6 @@ afterAll(async () => {
 
 describe("HTTP fuzz against gasdigest serve", () => {
   it("answers every request well formed and every good one ahead of a bad one, without crashing or growing", async () => {
-    console.log(`http fuzz: seed ${SEED} (replay with FC_SEED=${SEED})`);
     let runs = 0;
     await fc.assert(
       fc.asyncProperty(scenario, async ({ items: generated, cuts, halfClose }) => {
@@ -254,7 +253,7 @@ describe("HTTP fuzz against gasdigest serve", () => {
         );
         expect(server.alive()).toBe(true);
       }),
-      { seed: SEED, numRuns: 400, interruptAfterTimeLimit: TIME_LIMIT_MS, endOnFailure: true },
+      fcParams(400, { interruptAfterTimeLimit: TIME_LIMIT_MS, endOnFailure: true }),
     );
     console.log(`http fuzz: ${runs} runs, peak RSS ${server.peakRss().toFixed(0)} MB`);
     expect(runs).toBeGreaterThan(20);

@@ -15,9 +15,7 @@ import {
   simulateBlocks,
 } from "../../src/index.js";
 import { type NdjsonLine, readNdjson } from "../../src/node.js";
-
-const seed = process.env.FC_SEED ? Number(process.env.FC_SEED) : Date.now() % 2 ** 31;
-console.log(`ndjson fuzz: seed ${seed} (replay with FC_SEED=${seed})`);
+import { fcParams } from "../helpers/fcSeed.js";
 
 const dir = mkdtempSync(join(tmpdir(), "gasdigest-fuzz-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -150,7 +148,7 @@ describe("fuzzed NDJSON lines", () => {
           expect(process.memoryUsage().rss).toBeLessThan(768 * 1024 * 1024);
         },
       ),
-      { seed, numRuns: 120 },
+      fcParams(120),
     );
     console.log(
       `ndjson fuzz: ${rejected} lines rejected, peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MB`,

@@ -6,13 +6,10 @@ import {
   type TierLearnerOptions,
 } from "../../src/strategies/calibrated/createTierLearner.js";
 import { createSortedWindow } from "../../src/strategies/calibrated/sortedWindow.js";
+import { fcParams } from "../helpers/fcSeed.js";
 import { mulberry32 } from "../helpers/prng.js";
 
 const U64_MAX = 2n ** 64n - 1n;
-
-const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
-// Printed so that any failure can be replayed with FC_SEED=<seed>.
-console.log(`calibratedGuarantee: FC_SEED=${seed}`);
 
 /** How the next clearing price is chosen: from a list, or against the learner's own bid. */
 type Adversary =
@@ -96,7 +93,7 @@ describe("calibrated: the online correction's guarantee", () => {
           1 - o.probability + missBound(o, record.bids, shortfall) + 1e-12,
         );
       }),
-      { seed, numRuns: Number(process.env.FC_RUNS ?? 150) },
+      fcParams(Number(process.env.FC_RUNS ?? 150)),
     );
   });
 
@@ -132,7 +129,7 @@ describe("calibrated: the online correction's guarantee", () => {
           );
         },
       ),
-      { seed, numRuns: Number(process.env.FC_RUNS ?? 100) },
+      fcParams(Number(process.env.FC_RUNS ?? 100)),
     );
   });
 

@@ -1,14 +1,18 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { U64_MAX } from "../../src/core/u64.js";
 import {
   type BlockSampleInput,
   createEngine,
   type GasConfigInput,
+  type Strategy,
   type StrategyFactory,
+  TIERS,
 } from "../../src/index.js";
+import { fcParams } from "../helpers/fcSeed.js";
 
-/** Fixed seed: a failure prints its seed and path and replays exactly. */
-export const PROPERTY_PARAMS = { seed: 20261121, numRuns: 60 } as const;
+/** FC_SEED or a fresh seed (printed): a failure prints its seed and path and replays exactly. */
+export const PROPERTY_PARAMS = fcParams(60);
 
 const price = fc.oneof(
   { weight: 6, arbitrary: fc.constant(100) },
@@ -144,15 +148,24 @@ export function strategyPropertySuite(
     it("low <= regular <= prioritized, none below the minimum price, after every block", () => {
       fc.assert(
         fc.property(historyArb, configArb, (history, config) => {
-          const engine = createEngine({ strategy: factory, config });
+          // The strategy itself is asked (the engine would turn a bad estimate into a failure).
+          let strategy: Strategy | undefined;
+          const spy: StrategyFactory = (c) => {
+            strategy = factory(c);
+            return strategy;
+          };
+          const engine = createEngine({ strategy: spy, config });
           for (const b of history) {
             engine.ingest(b);
-            const s = engine.snapshot()!;
-            const e = s.estimate!;
-            expect(e).toBeDefined();
-            expect(e.deprioritized).toBeGreaterThanOrEqual(s.minGasUnitPrice);
+            const min = engine.snapshot()!.minGasUnitPrice;
+            const e = strategy!.estimate(min);
+            for (const tier of TIERS) expect(typeof e[tier]).toBe("bigint");
+            expect(e.deprioritized).toBeGreaterThanOrEqual(min);
             expect(e.regular).toBeGreaterThanOrEqual(e.deprioritized);
             expect(e.prioritized).toBeGreaterThanOrEqual(e.regular);
+            expect(e.prioritized).toBeLessThanOrEqual(U64_MAX);
+            // And the engine served that estimate, asked once per block.
+            expect(engine.snapshot()!.estimate).toEqual(e);
           }
         }),
         PROPERTY_PARAMS,
