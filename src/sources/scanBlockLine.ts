@@ -71,14 +71,8 @@ export function scanBlockLine(buf: Uint8Array): Record<string, unknown> | undefi
   let value = 0;
   const digits = (): number => {
     const from = i;
-    let v = 0;
-    while (i < end) {
-      const d = buf[i]! - ZERO;
-      if (d < 0 || d > 9) break;
-      v = v * 10 + d;
-      i++;
-    }
-    value = v;
+    i = scanDigits(buf, i);
+    value = digitsValue;
     return i - from;
   };
   const text = (from: number, to: number) => ascii(buf, from, to);
@@ -170,13 +164,29 @@ const ascii = (buf: Uint8Array, from: number, to: number) =>
   String.fromCharCode(...buf.subarray(from, to));
 const isSpace = (c: number | undefined) => c === 0x20 || c === 0x09 || c === 0x0d;
 
+/** The value of the digits `scanDigits` read last (exact up to 15 digits). */
+let digitsValue = 0;
+
+/** Read the decimal digits at `buf[i]`; returns the index after them, their value in `digitsValue`. */
+function scanDigits(buf: Uint8Array, i: number): number {
+  const end = buf.length;
+  let v = 0;
+  while (i < end) {
+    const d = buf[i]! - ZERO;
+    if (d < 0 || d > 9) break;
+    v = v * 10 + d;
+    i++;
+  }
+  digitsValue = v;
+  return i;
+}
+
 /**
  * The hot loop: a u64 array at `buf[i]` (`[`), its elements as BigInt pushed to `out`; returns
  * the index after `]`, or -1 when it is not a plain array of digit strings / bare integers.
  * Written with local variables only (no closures), as it runs for every transaction.
  */
 function scanArray(buf: Uint8Array, start: number, out: bigint[]): number {
-  const end = buf.length;
   let i = start;
   if (buf[i] !== 0x5b) return -1;
   i++;
@@ -187,13 +197,8 @@ function scanArray(buf: Uint8Array, start: number, out: bigint[]): number {
     const quoted = buf[i] === QUOTE;
     if (quoted) i++;
     const from = i;
-    let v = 0;
-    while (i < end) {
-      const d = buf[i]! - ZERO;
-      if (d < 0 || d > 9) break;
-      v = v * 10 + d;
-      i++;
-    }
+    i = scanDigits(buf, i);
+    const v = digitsValue;
     const n = i - from;
     if (n === 0 || n > U64_MAX_DIGITS) return -1;
     if (quoted) {
