@@ -9,7 +9,7 @@ import {
   type RedisSinkEvent,
   redisStreamSink,
 } from "../sinks/redisStreamSink.js";
-import { aptosRest, aptosRestEventFields, describeAptosRestEvent } from "../sources/aptosRest.js";
+import { aptosRest } from "../sources/aptosRest.js";
 import { ndjsonFile } from "../sources/ndjsonFile.js";
 import { createOutageTracker } from "../sources/redis/createOutageTracker.js";
 import {
@@ -23,6 +23,7 @@ import { simulator } from "../sources/simulator.js";
 import { type CliIo, UsageError } from "./io.js";
 import { largestWindow } from "./largestWindow.js";
 import { loadConfigFile } from "./loadConfigFile.js";
+import { logAptosRestEvent } from "./logAptosRestEvent.js";
 import { logRedisEvent } from "./logRedisEvent.js";
 import { intFlag, parseSourceSpec, redisUrlFlag, type SourceSpec } from "./sourceSpec.js";
 
@@ -243,14 +244,7 @@ function makeSource(spec: SourceSpec, log: pino.Logger, f: SourceFlags): Observa
         backfillBlocks: f.backfill,
         startHeight: f.startHeight,
         pollIntervalMs: f.pollIntervalMs,
-        onEvent: (event) => {
-          const level =
-            event.type === "retrying" ? "debug" : event.type === "unreachable" ? "warn" : "info";
-          log[level](
-            { event: event.type, ...aptosRestEventFields(event) },
-            describeAptosRestEvent(event),
-          );
-        },
+        onEvent: logAptosRestEvent(log),
       });
     case "sim":
       return simulator({

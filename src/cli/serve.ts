@@ -10,7 +10,7 @@ import {
 import type { BlockSample } from "../core/blockSample.js";
 import { createEngine, type Engine } from "../core/createEngine.js";
 import { formatIssues } from "../core/errors.js";
-import { aptosRest, aptosRestEventFields, describeAptosRestEvent } from "../sources/aptosRest.js";
+import { aptosRest } from "../sources/aptosRest.js";
 import { ndjsonFile } from "../sources/ndjsonFile.js";
 import { loadIoredis } from "../sources/redis/connectRedis.js";
 import { parseRedisUrl, redisStream } from "../sources/redisStream.js";
@@ -18,6 +18,7 @@ import { simulator } from "../sources/simulator.js";
 import { createLogLimiter, type LimitedLogger } from "./createLogLimiter.js";
 import { type CliIo, UsageError } from "./io.js";
 import { loadStrategy } from "./loadStrategy.js";
+import { logAptosRestEvent } from "./logAptosRestEvent.js";
 import { logEngineEvents } from "./logEngineEvents.js";
 import { logRedisEvent } from "./logRedisEvent.js";
 import { intFlag, parseSourceSpec, type SourceSpec } from "./sourceSpec.js";
@@ -252,14 +253,7 @@ function makeSource(
       return aptosRest(spec.url, {
         backfillBlocks: engine.config.aggressiveBlockHistory + 1,
         pollIntervalMs: flags.pollIntervalMs,
-        onEvent: (event) => {
-          const level =
-            event.type === "retrying" ? "debug" : event.type === "unreachable" ? "warn" : "info";
-          log[level](
-            { event: event.type, ...aptosRestEventFields(event) },
-            describeAptosRestEvent(event),
-          );
-        },
+        onEvent: logAptosRestEvent(log),
       });
     case "redis":
       return redisStream(spec.url, {
