@@ -15,6 +15,7 @@ import { ndjsonFile } from "../sources/ndjsonFile.js";
 import { loadIoredis } from "../sources/redis/connectRedis.js";
 import { parseRedisUrl, redisStream } from "../sources/redisStream.js";
 import { simulator } from "../sources/simulator.js";
+import { cliMetrics, METRICS_FLAGS, SERVE_METRICS_USAGE } from "./cliMetrics.js";
 import { createLogLimiter, type LimitedLogger } from "./createLogLimiter.js";
 import { type CliIo, UsageError } from "./io.js";
 import { loadStrategy } from "./loadStrategy.js";
@@ -58,7 +59,9 @@ Limits (see docs/http.md):
   --keep-alive-timeout-ms N    idle keep-alive connections close after N ms (default 5000)
   --request-timeout-ms N       a request must arrive within N ms, else 408 (default 30000)
   --close-timeout-ms N         on SIGTERM/SIGINT, destroy what is still open after N ms
-                               (default 10000)`;
+                               (default 10000)
+
+${SERVE_METRICS_USAGE}`;
 
 const LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
@@ -80,6 +83,8 @@ type LimitFlag = keyof typeof LIMIT_FLAGS;
 export interface ServeHandle {
   url: string;
   engine: Engine;
+  /** Where the metrics are scraped (with --metrics or --metrics-port). */
+  metricsUrl?: string;
   /** Graceful shutdown: stop accepting, finish in-flight requests, unsubscribe the source. */
   close(): Promise<void>;
 }
@@ -104,6 +109,7 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
       "base-path": { type: "string" },
       "max-staleness-ms": { type: "string" },
       "log-level": { type: "string", default: "info" },
+      ...METRICS_FLAGS,
       ...(Object.fromEntries(
         Object.keys(LIMIT_FLAGS).map((flag) => [flag, { type: "string" }]),
       ) as Record<LimitFlag, { type: "string" }>),
@@ -132,6 +138,7 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
 
   // A missing optional client is a usage problem: say so now, not as a source failure later.
   if (spec.kind === "redis") await loadIoredis();
+  const makeMetrics = await cliMetrics(values);
   const log = pino({ level, base: { name: "gasdigest" } }, io.stdout);
   const { strategy, config, strategyName, windowBlocks } = await loadStrategy(
     values.strategy,
@@ -166,14 +173,19 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
   };
   let server: GasdigestServer;
   let source$: Observable<BlockSample>;
+  let metrics: ReturnType<NonNullable<typeof makeMetrics>> | undefined;
   try {
+    metrics = makeMetrics?.({ engine, maxStalenessMs });
     server = createServer(engine, {
       ...limits,
       headerPrefix: values["header-prefix"],
       basePath: values["base-path"],
       maxStalenessMs,
       logger: log,
+      metrics: metrics?.metrics,
+      metricsPath: metrics?.ownPort ? false : undefined,
     });
+    sourceFlags.onEvent = metrics?.metrics.source(spec.kind);
     source$ = makeSource(spec, engine, log, limited, sourceFlags);
   } catch (e) {
     abandon();
@@ -189,12 +201,21 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const basePath = server.handler.options.basePath;
   const url = `http://${host}:${address.port}`;
+  let metricsUrl: string | undefined;
+  try {
+    metricsUrl = metrics && ((await metrics.listen()) ?? `${url}/metrics`);
+  } catch (e) {
+    abandon();
+    await server.shutdown();
+    throw e;
+  }
   engine.connect(source$);
   log.info(
     {
       url,
       estimate: `${url}${basePath}/estimate_gas_price`,
       explorer: `${url}${basePath}/spec`,
+      metrics: metricsUrl,
       source: describeSource(spec),
       strategy: strategyName,
     },
@@ -204,8 +225,9 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
   return {
     url,
     engine,
+    metricsUrl,
     close() {
-      closing ??= server.shutdown().then(() => {
+      closing ??= Promise.all([server.shutdown(), metrics?.close()]).then(() => {
         stopLogging();
         log.info({ counters: engine.counters() }, "gasdigest stopped");
       });
@@ -222,6 +244,8 @@ interface SourceFlags {
   pollIntervalMs: number | undefined;
   stream: string | undefined;
   windowBlocks: number;
+  /** Also told every event of the source (the metrics' source listener). */
+  onEvent?: (event: { readonly type: string }) => void;
 }
 
 function makeSource(
@@ -242,17 +266,20 @@ function makeSource(
     case "ndjson":
       return ndjsonFile(spec.path, {
         speed: flags.speed,
-        onInvalidLine: (e) =>
+        onInvalidLine: (e) => {
+          flags.onEvent?.({ type: "rejected" });
           limited.warn(
             { line: e.line, problems: formatIssues(e.issues, "; ") },
             "bad line skipped",
-          ),
+          );
+        },
       });
     case "aptos":
       return aptosRest(spec.url, {
         backfillBlocks: engine.config.aggressiveBlockHistory + 1,
         pollIntervalMs: flags.pollIntervalMs,
         onEvent: (event) => {
+          flags.onEvent?.(event);
           const level =
             event.type === "retrying" ? "debug" : event.type === "unreachable" ? "warn" : "info";
           log[level](
@@ -265,7 +292,7 @@ function makeSource(
       return redisStream(spec.url, {
         stream: flags.stream,
         warmStartBlocks: flags.windowBlocks,
-        onEvent: logRedisEvent(log),
+        onEvent: logRedisEvent(log, flags.onEvent),
       });
   }
 }
