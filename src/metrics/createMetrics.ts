@@ -85,7 +85,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): GasdigestMetr
       help: "Height of the newest block the sink wrote or found already written.",
       registers: [registry],
     });
-    height.reset(); // no sample before the first block
+    height.remove(); // no sample before the first block (prom-client starts it at 0)
     publish = { blocks, height };
     return publish;
   }

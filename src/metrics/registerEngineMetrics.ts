@@ -71,10 +71,11 @@ export function registerEngineMetrics(
       help,
       registers,
       collect() {
-        this.reset();
         const s = engine.snapshot();
         const value = s === undefined ? undefined : read(s);
+        // prom-client's reset() leaves an unlabelled gauge at 0: remove() drops the sample.
         if (value !== undefined) this.set(value);
+        else this.remove();
       },
     });
   newest("block_height", "Height of the newest accepted block.", (s) =>
