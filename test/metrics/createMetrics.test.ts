@@ -4,7 +4,7 @@ import { createEngine } from "../../src/core/createEngine.js";
 import { InvalidConfigError } from "../../src/core/errors.js";
 import { createHandler } from "../../src/http/createHandler.js";
 import type { HandlerResponse } from "../../src/http/types.js";
-import { createMetrics } from "../../src/metrics.js";
+import { createMetrics, createMetricsServer } from "../../src/metrics.js";
 import { aip34 } from "../../src/strategies/aip34.js";
 import { calibrated } from "../../src/strategies/calibrated.js";
 import { block } from "../helpers/blocks.js";
@@ -257,6 +257,22 @@ describe("options", () => {
       "maxStalenessMs",
       "prefix",
       "requestDurationBuckets",
+    ]);
+  });
+
+  it("createMetricsServer names every invalid option", () => {
+    let error: unknown;
+    try {
+      createMetricsServer({} as never, { path: "metrics", maxConnections: 0, port: 1 } as never);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(InvalidConfigError);
+    expect((error as InvalidConfigError).issues.map((i) => i.path).sort()).toEqual([
+      "maxConnections",
+      "metrics",
+      "path",
+      "port",
     ]);
   });
 
