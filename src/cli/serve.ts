@@ -9,18 +9,14 @@ import {
 } from "../adapters/node/index.js";
 import type { BlockSample } from "../core/blockSample.js";
 import { createEngine, type Engine } from "../core/createEngine.js";
-import { formatIssues } from "../core/errors.js";
-import { aptosRest, aptosRestEventFields, describeAptosRestEvent } from "../sources/aptosRest.js";
-import { ndjsonFile } from "../sources/ndjsonFile.js";
 import { loadIoredis } from "../sources/redis/connectRedis.js";
-import { parseRedisUrl, redisStream } from "../sources/redisStream.js";
-import { simulator } from "../sources/simulator.js";
+import { parseRedisUrl } from "../sources/redisStream.js";
 import { cliMetrics, METRICS_FLAGS, SERVE_METRICS_USAGE } from "./cliMetrics.js";
-import { createLogLimiter, type LimitedLogger } from "./createLogLimiter.js";
+import { createLogLimiter } from "./createLogLimiter.js";
 import { type CliIo, UsageError } from "./io.js";
 import { loadStrategy } from "./loadStrategy.js";
 import { logEngineEvents } from "./logEngineEvents.js";
-import { logRedisEvent } from "./logRedisEvent.js";
+import { type ServeSourceFlags, serveSource } from "./serveSource.js";
 import { intFlag, parseSourceSpec, type SourceSpec } from "./sourceSpec.js";
 
 export const SERVE_USAGE = `Usage: gasdigest serve [options]
@@ -148,7 +144,7 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
   const limits: NodeServerOptions = {};
   for (const [flag, [option, min]] of Object.entries(LIMIT_FLAGS))
     limits[option] = intFlag(flag, values[flag as LimitFlag], min);
-  const sourceFlags: SourceFlags = {
+  const sourceFlags: ServeSourceFlags = {
     seed: intFlag("seed", values.seed, 0),
     scenario: values.scenario,
     intervalMs: intFlag("interval-ms", values["interval-ms"], 0),
@@ -186,7 +182,7 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
       metricsPath: metrics?.ownPort ? false : undefined,
     });
     sourceFlags.onEvent = metrics?.metrics.source(spec.kind);
-    source$ = makeSource(spec, engine, log, limited, sourceFlags);
+    source$ = serveSource(spec, engine, log, limited, sourceFlags);
   } catch (e) {
     abandon();
     throw e;
@@ -234,67 +230,6 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
       return closing;
     },
   };
-}
-
-interface SourceFlags {
-  seed: number | undefined;
-  scenario: string | undefined;
-  intervalMs: number | undefined;
-  speed: number | undefined;
-  pollIntervalMs: number | undefined;
-  stream: string | undefined;
-  windowBlocks: number;
-  /** Also told every event of the source (the metrics' source listener). */
-  onEvent?: (event: { readonly type: string }) => void;
-}
-
-function makeSource(
-  spec: SourceSpec,
-  engine: Engine,
-  log: pino.Logger,
-  limited: LimitedLogger,
-  flags: SourceFlags,
-): Observable<BlockSample> {
-  switch (spec.kind) {
-    case "sim":
-      return simulator({
-        seed: flags.seed,
-        scenario: flags.scenario as never,
-        intervalMs: flags.intervalMs,
-        clock: "wall",
-      });
-    case "ndjson":
-      return ndjsonFile(spec.path, {
-        speed: flags.speed,
-        onInvalidLine: (e) => {
-          flags.onEvent?.({ type: "rejected" });
-          limited.warn(
-            { line: e.line, problems: formatIssues(e.issues, "; ") },
-            "bad line skipped",
-          );
-        },
-      });
-    case "aptos":
-      return aptosRest(spec.url, {
-        backfillBlocks: engine.config.aggressiveBlockHistory + 1,
-        pollIntervalMs: flags.pollIntervalMs,
-        onEvent: (event) => {
-          flags.onEvent?.(event);
-          const level =
-            event.type === "retrying" ? "debug" : event.type === "unreachable" ? "warn" : "info";
-          log[level](
-            { event: event.type, ...aptosRestEventFields(event) },
-            describeAptosRestEvent(event),
-          );
-        },
-      });
-    case "redis":
-      return redisStream(spec.url, {
-        stream: flags.stream,
-        warmStartBlocks: flags.windowBlocks,
-        onEvent: logRedisEvent(log, flags.onEvent),
-      });
-  }
 }
 
 function describeSource(spec: SourceSpec): string {
