@@ -1,7 +1,7 @@
 // gasdigest/metrics: Prometheus metrics through prom-client (docs/operations.md#metrics). Node
 // only; needs the optional peer dependency `prom-client`, which this module imports: load it
 // only where metrics are turned on (`gasdigest serve --metrics` imports it then). The handler
-// and the adapters take any `HandlerMetrics` (a type of the root), so they never load it.
+// and the adapters take any `HandlerMetrics` (a type exported by the root), so they never load it.
 
 export type { HandlerMetrics, MetricsScrape } from "./http/types.js";
 export {
