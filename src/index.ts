@@ -76,8 +76,10 @@ export type {
   Handler,
   HandlerEngine,
   HandlerLogger,
+  HandlerMetrics,
   HandlerRequest,
   HandlerResponse,
+  MetricsScrape,
   ResolvedHandlerOptions,
 } from "./http/types.js";
 export { SketchError } from "./sketch/sketchError.js";

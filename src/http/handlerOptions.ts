@@ -3,7 +3,7 @@ import { validateShape } from "../core/config.js";
 import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
 import { showValue } from "../core/showValue.js";
 import { type ExplorerAssets, SWAGGER_UI_FILES } from "./explorer.js";
-import type { HandlerLogger, ResolvedHandlerOptions } from "./types.js";
+import type { HandlerLogger, HandlerMetrics, ResolvedHandlerOptions } from "./types.js";
 
 /** Options of `createHandler` (and of every adapter). */
 export interface HandlerOptions {
@@ -51,6 +51,20 @@ export interface HandlerOptions {
    * @default none (node server, Express, Fastify, Koa: the files of the installed swagger-ui-dist)
    */
   explorerAssets?: ExplorerAssets;
+  /**
+   * Record every request (route, status, time to answer) and serve the scrape at `metricsPath`:
+   * `createMetrics()` of `gasdigest/metrics` (node, through prom-client), or any
+   * {@link HandlerMetrics}. Adapters answer the scrape through `handler.respond()`.
+   * @default none (no metrics)
+   */
+  metrics?: HandlerMetrics;
+  /**
+   * Path of the metrics route, at the root of the mount point whatever `basePath` (as
+   * `/spec.json`); `false` records requests without serving the scrape (serve it elsewhere, for
+   * example on a port of its own). Only with `metrics`.
+   * @default "/metrics"
+   */
+  metricsPath?: string | false;
 }
 
 const noop = () => {};
@@ -76,6 +90,8 @@ const DEFAULTS: ResolvedHandlerOptions = Object.freeze({
   logger: silentLogger,
   now: Date.now,
   explorerAssets: undefined,
+  metrics: undefined,
+  metricsPath: "/metrics",
 });
 
 function refined<T>(check: (v: unknown) => string | undefined) {
@@ -171,6 +187,18 @@ const handlerOptionsShape = {
     typeof v === "function" ? undefined : `must be a function returning ms (got ${shown(v)})`,
   ),
   explorerAssets: refined<ExplorerAssets>(checkExplorerAssets),
+  metrics: refined<HandlerMetrics>((v) => {
+    const m = v as Record<string, unknown> | null;
+    const missing = ["observeRequest", "scrape"].filter((k) => typeof m?.[k] !== "function");
+    return missing.length === 0
+      ? undefined
+      : `must be metrics with observeRequest and scrape methods, such as createMetrics() from "gasdigest/metrics" (missing ${missing.join(", ")})`;
+  }),
+  metricsPath: refined<string | false>((v) =>
+    v === false || (typeof v === "string" && v !== "/" && PATH.test(v))
+      ? undefined
+      : `must be a path such as "/metrics" (starts with "/", segments of URL path characters), or false (got ${shown(v)})`,
+  ),
 };
 
 /** Names of every option `createHandler` accepts (adapters split their own options off with it). */
@@ -193,7 +221,11 @@ export function safeParseHandlerOptions(
       ok: false,
       issues: [{ path: "", message: `options must be an object (got ${shown(input)})` }],
     };
-  const r = validateShape(handlerOptionsShape, input ?? {}, () => []);
+  const r = validateShape(handlerOptionsShape, input ?? {}, (v, given) =>
+    v.metricsPath !== undefined && (given as HandlerOptions).metrics === undefined
+      ? [{ path: "metricsPath", message: "only applies with the metrics option" }]
+      : [],
+  );
   if (!r.ok) return r;
   const v = { ...DEFAULTS } as Record<string, unknown>;
   for (const [key, value] of Object.entries(r.value)) if (value !== undefined) v[key] = value;
