@@ -72,8 +72,10 @@ export type {
   Handler,
   HandlerEngine,
   HandlerLogger,
+  HandlerMetrics,
   HandlerRequest,
   HandlerResponse,
+  MetricsScrape,
   ResolvedHandlerOptions,
 } from "./http/types.js";
 export { SketchError } from "./sketch/sketchError.js";

@@ -8,9 +8,16 @@ import {
 
 const WARN = new Set(["unreachable", "stream_empty", "rejected", "dropped"]);
 
-/** A logger for the events of the Redis source or sink: retries at debug, trouble at warn. */
-export function logRedisEvent(log: Logger) {
+/**
+ * A logger for the events of the Redis source or sink: retries at debug, trouble at warn. `also`
+ * is told every event first (the metrics' listener).
+ */
+export function logRedisEvent(
+  log: Logger,
+  also?: (event: RedisStreamEvent | RedisSinkEvent) => void,
+) {
   return (event: RedisStreamEvent | RedisSinkEvent) => {
+    also?.(event);
     const level = event.type === "retrying" ? "debug" : WARN.has(event.type) ? "warn" : "info";
     const text =
       event.type === "dropped" || (event.type === "rejected" && !("id" in event))

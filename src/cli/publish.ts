@@ -1,31 +1,22 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
-import { type Observable, Subject, takeUntil } from "rxjs";
-import type { BlockSample } from "../core/blockSample.js";
+import { Subject, takeUntil, tap } from "rxjs";
 import { formatIssues } from "../core/errors.js";
 import {
   type RedisPublishOutcome,
   type RedisSinkEvent,
   redisStreamSink,
 } from "../sinks/redisStreamSink.js";
-import { aptosRest } from "../sources/aptosRest.js";
-import { ndjsonFile } from "../sources/ndjsonFile.js";
-import { createOutageTracker } from "../sources/redis/createOutageTracker.js";
-import {
-  DEFAULT_STREAM,
-  parseRedisUrl,
-  RedisFeedError,
-  type RedisStreamTop,
-  redisStreamTop,
-} from "../sources/redisStream.js";
-import { simulator } from "../sources/simulator.js";
+import { DEFAULT_STREAM, parseRedisUrl } from "../sources/redisStream.js";
+import { cliMetrics, PUBLISH_METRICS_USAGE } from "./cliMetrics.js";
 import { type CliIo, UsageError } from "./io.js";
 import { largestWindow } from "./largestWindow.js";
 import { loadConfigFile } from "./loadConfigFile.js";
-import { logAptosRestEvent } from "./logAptosRestEvent.js";
 import { logRedisEvent } from "./logRedisEvent.js";
+import { publishSource } from "./publishSource.js";
 import { intFlag, parseSourceSpec, redisUrlFlag, type SourceSpec } from "./sourceSpec.js";
+import { waitForStreamTop } from "./waitForStreamTop.js";
 
 export const PUBLISH_USAGE = `Usage: gasdigest publish --source SRC --to redis://HOST:PORT[/DB] [options]
 
@@ -50,6 +41,7 @@ Options:
   --interval-ms N       sim: block interval in ms (default 250; 0 = as fast as possible)
   --speed N             ndjson: replay at N times the recorded pace (default: as fast as possible)
   --log-level LEVEL     fatal|error|warn|info|debug|trace|silent (default info; debug logs every block)
+${PUBLISH_METRICS_USAGE}
 Runs until SIGINT/SIGTERM (then writes what waits, for at most 5 s) or the source ends.
 Exit code: 0 done, 1 unusable arguments or a source that failed.`;
 
@@ -60,9 +52,14 @@ const MIN_RETAIN = 10_000;
 export interface PublishHandle {
   /** Blocks by outcome so far. */
   counts(): Readonly<Record<RedisPublishOutcome, number>>;
+  /** Where the metrics are scraped (with --metrics-port), until `stop` resolves. */
+  readonly metricsUrl?: string;
   /** Resolves with the exit code when the source ended and every block was written, or after `stop`. */
   readonly done: Promise<number>;
-  /** Stop reading the source, write what waits (at most `graceMs`), then resolve `done`. */
+  /**
+   * Stop reading the source, write what waits (at most `graceMs`), then resolve `done`; the
+   * metrics port, if any, closes too.
+   */
   stop(graceMs?: number): Promise<number>;
 }
 
@@ -82,6 +79,8 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
       "interval-ms": { type: "string" },
       speed: { type: "string" },
       "log-level": { type: "string", default: "info" },
+      "metrics-port": { type: "string" },
+      "metrics-host": { type: "string" },
     },
     strict: true,
     allowPositionals: false,
@@ -112,26 +111,42 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
   const retain = intFlag("retain", values.retain, 1) ?? Math.max(MIN_RETAIN, window);
   const backfill = intFlag("backfill", values.backfill, 0) ?? window;
   const stream = values.stream;
+  const makeMetrics = await cliMetrics(values);
   const log = pino({ level, base: { name: "gasdigest-publish" } }, io.stdout);
   const display = parseRedisUrl(to).display;
-  const onRedisEvent = logRedisEvent(log);
+  // With --metrics-port: the source's and the sink's states, and every block's outcome.
+  const metrics = makeMetrics?.({});
+  let newestSourceBlockMs: number | undefined;
+  const onSourceEvent = metrics?.metrics.source(spec.kind, {
+    newestBlockMs: () => newestSourceBlockMs,
+  });
+  const onRedisEvent = logRedisEvent(log, metrics?.metrics.sink("redis"));
+  const metricsUrl = await metrics?.listen();
+  if (metricsUrl !== undefined) log.info({ metrics: metricsUrl }, `metrics at ${metricsUrl}`);
 
   const stop$ = new Subject<void>();
   let stopped = false;
-  const top = await waitForStreamTop(to, stream, onRedisEvent, () => stopped);
+  let top: Awaited<ReturnType<typeof waitForStreamTop>>;
+  try {
+    top = await waitForStreamTop(to, stream, onRedisEvent, () => stopped);
+  } catch (e) {
+    await metrics?.close();
+    throw e;
+  }
   if (top && !top.ok)
     log.error(
       { id: top.id, problems: formatIssues(top.issues, "; ") },
       `the newest entry ${top.id} of stream ${stream} is not a gasdigest block: Redis refuses every XADD at or below its id`,
     );
   const startHeight = top?.ok ? top.height + 1n : undefined;
-  const source$ = makeSource(spec, log, {
+  const source$ = publishSource(spec, log, {
     startHeight,
     backfill,
     pollIntervalMs: intFlag("poll-ms", values["poll-ms"], 1),
     seed: intFlag("seed", values.seed, 0),
     intervalMs: intFlag("interval-ms", values["interval-ms"], 0),
     speed,
+    onEvent: onSourceEvent,
   });
   log.info(
     { to: display, stream, retain, startHeight: startHeight?.toString(), source: values.source },
@@ -156,6 +171,9 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
   const subscription = source$
     .pipe(
       takeUntil(stop$),
+      tap(() => {
+        newestSourceBlockMs = Date.now();
+      }),
       redisStreamSink(to, {
         stream,
         retain,
@@ -165,6 +183,7 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
     .subscribe({
       next(r) {
         counts[r.outcome]++;
+        metrics?.metrics.published(r);
         if (counts.published === 1 && r.outcome === "published")
           log.info({ height: r.height.toString() }, "first block published");
         log.debug({ height: r.height.toString(), outcome: r.outcome }, "block");
@@ -180,6 +199,7 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
 
   return {
     counts: () => ({ ...counts }),
+    metricsUrl,
     done,
     async stop(graceMs = 5_000) {
       stopped = true;
@@ -195,73 +215,10 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
         subscription.unsubscribe();
         finish(0);
       }
+      await metrics?.close();
       return done;
     },
   };
-}
-
-/** Read the stream's newest entry, retrying with backoff while Redis cannot be reached. */
-async function waitForStreamTop(
-  url: string,
-  stream: string,
-  onEvent: ReturnType<typeof logRedisEvent>,
-  stopped: () => boolean,
-): Promise<RedisStreamTop | undefined> {
-  const outage = createOutageTracker({
-    url: parseRedisUrl(url).display,
-    unreachableAfter: 3,
-    initialBackoffMs: 100,
-    maxBackoffMs: 5_000,
-    random: Math.random,
-    now: Date.now,
-    onEvent,
-  });
-  for (;;) {
-    try {
-      const top = await redisStreamTop(url, { stream });
-      outage.succeeded();
-      return top;
-    } catch (e) {
-      if (!(e instanceof RedisFeedError) || stopped()) throw e;
-      await sleep(outage.failed(e));
-    }
-  }
-}
-
-interface SourceFlags {
-  startHeight: bigint | undefined;
-  backfill: number;
-  pollIntervalMs: number | undefined;
-  seed: number | undefined;
-  intervalMs: number | undefined;
-  speed: number | undefined;
-}
-
-function makeSource(spec: SourceSpec, log: pino.Logger, f: SourceFlags): Observable<BlockSample> {
-  switch (spec.kind) {
-    case "aptos":
-      return aptosRest(spec.url, {
-        backfillBlocks: f.backfill,
-        startHeight: f.startHeight,
-        pollIntervalMs: f.pollIntervalMs,
-        onEvent: logAptosRestEvent(log),
-      });
-    case "sim":
-      return simulator({
-        seed: f.seed,
-        intervalMs: f.intervalMs,
-        startHeight: f.startHeight,
-        clock: "wall",
-      });
-    case "ndjson":
-      return ndjsonFile(spec.path, {
-        speed: f.speed,
-        onInvalidLine: (e) =>
-          log.warn({ line: e.line, problems: formatIssues(e.issues, "; ") }, "bad line skipped"),
-      });
-    case "redis":
-      throw new UsageError("--source redis:// cannot be published again");
-  }
 }
 
 /** `gasdigest publish`: runs until SIGINT or SIGTERM, or until the source ends. */
@@ -281,6 +238,7 @@ export async function publish(argv: string[], io: CliIo): Promise<number> {
   const code = await handle.done;
   process.off("SIGINT", stop);
   process.off("SIGTERM", stop);
+  await handle.stop(0); // closes the metrics port, if any
   return code;
 }
 

@@ -9,18 +9,14 @@ import {
 } from "../adapters/node/index.js";
 import type { BlockSample } from "../core/blockSample.js";
 import { createEngine, type Engine } from "../core/createEngine.js";
-import { formatIssues } from "../core/errors.js";
-import { aptosRest } from "../sources/aptosRest.js";
-import { ndjsonFile } from "../sources/ndjsonFile.js";
 import { loadIoredis } from "../sources/redis/connectRedis.js";
-import { parseRedisUrl, redisStream } from "../sources/redisStream.js";
-import { simulator } from "../sources/simulator.js";
-import { createLogLimiter, type LimitedLogger } from "./createLogLimiter.js";
+import { parseRedisUrl } from "../sources/redisStream.js";
+import { cliMetrics, METRICS_FLAGS, SERVE_METRICS_USAGE } from "./cliMetrics.js";
+import { createLogLimiter } from "./createLogLimiter.js";
 import { type CliIo, UsageError } from "./io.js";
 import { loadStrategy } from "./loadStrategy.js";
-import { logAptosRestEvent } from "./logAptosRestEvent.js";
 import { logEngineEvents } from "./logEngineEvents.js";
-import { logRedisEvent } from "./logRedisEvent.js";
+import { type ServeSourceFlags, serveSource } from "./serveSource.js";
 import { intFlag, parseSourceSpec, type SourceSpec } from "./sourceSpec.js";
 
 export const SERVE_USAGE = `Usage: gasdigest serve [options]
@@ -59,7 +55,9 @@ Limits (see docs/http.md):
   --keep-alive-timeout-ms N    idle keep-alive connections close after N ms (default 5000)
   --request-timeout-ms N       a request must arrive within N ms, else 408 (default 30000)
   --close-timeout-ms N         on SIGTERM/SIGINT, destroy what is still open after N ms
-                               (default 10000)`;
+                               (default 10000)
+
+${SERVE_METRICS_USAGE}`;
 
 const LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
@@ -81,6 +79,8 @@ type LimitFlag = keyof typeof LIMIT_FLAGS;
 export interface ServeHandle {
   url: string;
   engine: Engine;
+  /** Where the metrics are scraped (with --metrics or --metrics-port). */
+  metricsUrl?: string;
   /** Graceful shutdown: stop accepting, finish in-flight requests, unsubscribe the source. */
   close(): Promise<void>;
 }
@@ -105,6 +105,7 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
       "base-path": { type: "string" },
       "max-staleness-ms": { type: "string" },
       "log-level": { type: "string", default: "info" },
+      ...METRICS_FLAGS,
       ...(Object.fromEntries(
         Object.keys(LIMIT_FLAGS).map((flag) => [flag, { type: "string" }]),
       ) as Record<LimitFlag, { type: "string" }>),
@@ -133,6 +134,7 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
 
   // A missing optional client is a usage problem: say so now, not as a source failure later.
   if (spec.kind === "redis") await loadIoredis();
+  const makeMetrics = await cliMetrics(values);
   const log = pino({ level, base: { name: "gasdigest" } }, io.stdout);
   const { strategy, config, strategyName, windowBlocks } = await loadStrategy(
     values.strategy,
@@ -142,7 +144,7 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
   const limits: NodeServerOptions = {};
   for (const [flag, [option, min]] of Object.entries(LIMIT_FLAGS))
     limits[option] = intFlag(flag, values[flag as LimitFlag], min);
-  const sourceFlags: SourceFlags = {
+  const sourceFlags: ServeSourceFlags = {
     seed: intFlag("seed", values.seed, 0),
     scenario: values.scenario,
     intervalMs: intFlag("interval-ms", values["interval-ms"], 0),
@@ -167,15 +169,20 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
   };
   let server: GasdigestServer;
   let source$: Observable<BlockSample>;
+  let metrics: ReturnType<NonNullable<typeof makeMetrics>> | undefined;
   try {
+    metrics = makeMetrics?.({ engine, maxStalenessMs });
     server = createServer(engine, {
       ...limits,
       headerPrefix: values["header-prefix"],
       basePath: values["base-path"],
       maxStalenessMs,
       logger: log,
+      metrics: metrics?.metrics,
+      metricsPath: metrics?.ownPort ? false : undefined,
     });
-    source$ = makeSource(spec, engine, log, limited, sourceFlags);
+    sourceFlags.onEvent = metrics?.metrics.source(spec.kind);
+    source$ = serveSource(spec, engine, log, limited, sourceFlags);
   } catch (e) {
     abandon();
     throw e;
@@ -190,12 +197,21 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const basePath = server.handler.options.basePath;
   const url = `http://${host}:${address.port}`;
+  let metricsUrl: string | undefined;
+  try {
+    metricsUrl = metrics && ((await metrics.listen()) ?? `${url}/metrics`);
+  } catch (e) {
+    abandon();
+    await server.shutdown();
+    throw e;
+  }
   engine.connect(source$);
   log.info(
     {
       url,
       estimate: `${url}${basePath}/estimate_gas_price`,
       explorer: `${url}${basePath}/spec`,
+      metrics: metricsUrl,
       source: describeSource(spec),
       strategy: strategyName,
     },
@@ -205,63 +221,15 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
   return {
     url,
     engine,
+    metricsUrl,
     close() {
-      closing ??= server.shutdown().then(() => {
+      closing ??= Promise.all([server.shutdown(), metrics?.close()]).then(() => {
         stopLogging();
         log.info({ counters: engine.counters() }, "gasdigest stopped");
       });
       return closing;
     },
   };
-}
-
-interface SourceFlags {
-  seed: number | undefined;
-  scenario: string | undefined;
-  intervalMs: number | undefined;
-  speed: number | undefined;
-  pollIntervalMs: number | undefined;
-  stream: string | undefined;
-  windowBlocks: number;
-}
-
-function makeSource(
-  spec: SourceSpec,
-  engine: Engine,
-  log: pino.Logger,
-  limited: LimitedLogger,
-  flags: SourceFlags,
-): Observable<BlockSample> {
-  switch (spec.kind) {
-    case "sim":
-      return simulator({
-        seed: flags.seed,
-        scenario: flags.scenario as never,
-        intervalMs: flags.intervalMs,
-        clock: "wall",
-      });
-    case "ndjson":
-      return ndjsonFile(spec.path, {
-        speed: flags.speed,
-        onInvalidLine: (e) =>
-          limited.warn(
-            { line: e.line, problems: formatIssues(e.issues, "; ") },
-            "bad line skipped",
-          ),
-      });
-    case "aptos":
-      return aptosRest(spec.url, {
-        backfillBlocks: engine.config.aggressiveBlockHistory + 1,
-        pollIntervalMs: flags.pollIntervalMs,
-        onEvent: logAptosRestEvent(log),
-      });
-    case "redis":
-      return redisStream(spec.url, {
-        stream: flags.stream,
-        warmStartBlocks: flags.windowBlocks,
-        onEvent: logRedisEvent(log),
-      });
-  }
 }
 
 function describeSource(spec: SourceSpec): string {

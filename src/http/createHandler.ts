@@ -6,7 +6,7 @@ import { createOpenApiDocument } from "./createOpenApiDocument.js";
 import { createStaticRoutes } from "./createStaticRoutes.js";
 import { EXPLORER_OFF_MESSAGE } from "./explorer.js";
 import { type HandlerOptions, parseHandlerOptions, silentLogger } from "./handlerOptions.js";
-import { errorPair, pick, type Route } from "./responses.js";
+import { errorPair, pick, type Route, responsePair } from "./responses.js";
 import type {
   ErrorCode,
   Handler,
@@ -16,6 +16,10 @@ import type {
 } from "./types.js";
 
 const ALLOW = "GET, HEAD, OPTIONS";
+/** The route label of a request that matched no route (paths always start with "/"). */
+const UNMATCHED = "unmatched";
+const ASYNC_SCRAPE =
+  "the metrics route is answered asynchronously: call handler.respond(request) (adapters do)";
 const TOKEN_LIST = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+)*$/;
 
 /**
@@ -23,7 +27,9 @@ const TOKEN_LIST = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|~
  * negotiation, chain-state headers, error objects, the OpenAPI document and the offline
  * explorer (given its files: option `explorerAssets`). Synchronous and socket-free, and free of
  * any runtime's own modules: adapters translate a host's request in and the response out.
- * Estimate bodies are encoded once per snapshot.
+ * Estimate bodies are encoded once per snapshot. With `metrics`, every request is recorded
+ * (route, status, time to answer) and the scrape is served at `metricsPath` through
+ * `handler.respond()`, the one answer that is asynchronous.
  *
  * @throws {InvalidConfigError} listing every invalid option. The handler itself throws
  * {@link InvalidArgumentError} when called with something that is not a request.
@@ -68,6 +74,20 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
   // The document also lives at the root of the mount point, whatever the base path.
   routes.set("/spec.json", statics.get("/spec.json")!);
   routes.set("/spec.yaml", statics.get("/spec.yaml")!);
+
+  // The metrics route answers a marker; respond() turns it into the (asynchronous) scrape.
+  const metrics = o.metrics;
+  const scrapeGet: HandlerResponse = Object.freeze({ status: 200, headers: {}, body: undefined });
+  const scrapeHead: HandlerResponse = Object.freeze({ ...scrapeGet });
+  if (metrics !== undefined && o.metricsPath !== false) {
+    if (routes.has(o.metricsPath))
+      throw new InvalidConfigError([
+        { path: "metricsPath", message: `"${o.metricsPath}" is already a route of the handler` },
+      ]);
+    routes.set(o.metricsPath, (_request, head) => (head ? scrapeHead : scrapeGet));
+  }
+  // The route of the request being answered, for the metrics (requests are answered one at a time).
+  let matched = UNMATCHED;
 
   const preflight = (request: HandlerRequest): HandlerResponse => {
     const headers: Record<string, string> = { ...common, Allow: ALLOW };
@@ -119,6 +139,7 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
     }
     const r = routes.get(path);
     if (r === undefined) return error(404, "web_framework_error", "not found", head);
+    matched = path;
     const method = request.method;
     if (method === "GET" || head) return r(request, head, query);
     if (method === "OPTIONS") return preflight(request);
@@ -126,7 +147,7 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
     return Object.freeze({ ...res, headers: Object.freeze({ ...res.headers, Allow: ALLOW }) });
   }
 
-  const handler = ((request: HandlerRequest): HandlerResponse => {
+  function answer(request: HandlerRequest): HandlerResponse {
     const misuse = requestProblem(request);
     if (misuse) throw new InvalidArgumentError([{ path: "request", message: misuse }]);
     let res: HandlerResponse;
@@ -145,7 +166,62 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
     if (logger !== silentLogger && logger.isLevelEnabled?.("debug") !== false)
       logger.debug({ method: request.method, url: request.url, status: res.status }, "request");
     return res;
-  }) as Handler;
+  }
+
+  /** Record one answered request (a failing recorder never fails the request). */
+  function record(route: string, status: number, startMs: number) {
+    try {
+      metrics!.observeRequest(route, status, (performance.now() - startMs) / 1000);
+    } catch {
+      // ignored, as documented
+    }
+  }
+
+  function scrape(head: boolean): Promise<HandlerResponse> {
+    return metrics!.scrape().then(
+      ({ contentType, body }) =>
+        pick(
+          responsePair(200, { ...common, "Cache-Control": "no-store" }, contentType, body),
+          head,
+        ),
+      (err: unknown) => {
+        logger.error({ err }, "collecting the metrics failed");
+        return error(500, "internal_error", "collecting the metrics failed", head);
+      },
+    );
+  }
+
+  // Without metrics, the handler is `answer` itself: nothing is added to the path of a request.
+  const handler = (
+    metrics === undefined
+      ? answer
+      : (request: HandlerRequest): HandlerResponse => {
+          const start = performance.now();
+          matched = UNMATCHED;
+          let res = answer(request);
+          if (res === scrapeGet || res === scrapeHead)
+            res = error(404, "web_framework_error", ASYNC_SCRAPE, res === scrapeHead);
+          record(matched, res.status, start);
+          return res;
+        }
+  ) as Handler;
+
+  // Without metrics, respond is `answer` too: adapters pay one `instanceof` check, nothing more.
+  const respond: Handler["respond"] = metrics === undefined ? answer : respondMeasured;
+  function respondMeasured(request: HandlerRequest): HandlerResponse | Promise<HandlerResponse> {
+    const start = performance.now();
+    matched = UNMATCHED;
+    const res = answer(request);
+    const route = matched;
+    if (res !== scrapeGet && res !== scrapeHead) {
+      record(route, res.status, start);
+      return res;
+    }
+    return scrape(res === scrapeHead).then((r) => {
+      record(route, r.status, start);
+      return r;
+    });
+  }
   const namespace = bp === "" ? undefined : `${bp}/`;
   function owns(url: string) {
     const q = url.indexOf("?");
@@ -157,6 +233,7 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
     }
   }
   return Object.assign(handler, {
+    respond,
     owns,
     claims: (url: string) => (namespace !== undefined && url.startsWith(namespace)) || owns(url),
     errorResponse: (status: number, code: ErrorCode, message: string) =>

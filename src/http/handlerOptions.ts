@@ -3,7 +3,7 @@ import { describeValue } from "../core/describeValue.js";
 import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
 import { validateShape } from "../core/validate.js";
 import { type ExplorerAssets, SWAGGER_UI_FILES } from "./explorer.js";
-import type { HandlerLogger } from "./types.js";
+import type { HandlerLogger, HandlerMetrics } from "./types.js";
 
 const noop = () => {};
 /** A logger that drops everything. */
@@ -143,6 +143,30 @@ const handlerOptionsShape = {
    * @default none (node server, Express, Fastify, Koa: the files of the installed swagger-ui-dist)
    */
   explorerAssets: refined<ExplorerAssets>(checkExplorerAssets).optional(),
+  /**
+   * Record every request (route, status, time to answer) and serve the scrape at `metricsPath`:
+   * `createMetrics()` of `gasdigest/metrics` (node, through prom-client), or any
+   * {@link HandlerMetrics}. Adapters answer the scrape through `handler.respond()`.
+   * @default none (no metrics)
+   */
+  metrics: refined<HandlerMetrics>((v) => {
+    const m = v as Record<string, unknown> | null;
+    const missing = ["observeRequest", "scrape"].filter((k) => typeof m?.[k] !== "function");
+    return missing.length === 0
+      ? undefined
+      : `must be metrics with observeRequest and scrape methods, such as createMetrics() from "gasdigest/metrics" (missing ${missing.join(", ")})`;
+  }).optional(),
+  /**
+   * Path of the metrics route, at the root of the mount point whatever `basePath` (as
+   * `/spec.json`); `false` records requests without serving the scrape (serve it elsewhere, for
+   * example on a port of its own). Only with `metrics`.
+   * @default "/metrics"
+   */
+  metricsPath: refined<string | false>((v) =>
+    v === false || (typeof v === "string" && v !== "/" && PATH.test(v))
+      ? undefined
+      : `must be a path such as "/metrics" (starts with "/", segments of URL path characters), or false (got ${describeValue(v)})`,
+  ).default("/metrics"),
 };
 
 /** Options of `createHandler` (and of every adapter). Every field has a default. */
@@ -171,12 +195,17 @@ export function safeParseHandlerOptions(
       ok: false,
       issues: [{ path: "", message: `options must be an object (got ${describeValue(input)})` }],
     };
-  const r = validateShape(handlerOptionsShape, input ?? {}, () => []);
+  const r = validateShape(handlerOptionsShape, input ?? {}, (_fields, given) =>
+    (given as HandlerOptions).metricsPath !== undefined &&
+    (given as HandlerOptions).metrics === undefined
+      ? [{ path: "metricsPath", message: "only applies with the metrics option" }]
+      : [],
+  );
   if (!r.ok) return r;
   const given = r.value.basePath;
   const basePath = given.endsWith("/") ? given.slice(0, -1) : given;
-  const explorerAssets = r.value.explorerAssets;
-  return { ok: true, value: Object.freeze({ ...r.value, basePath, explorerAssets }) };
+  const { explorerAssets, metrics } = r.value;
+  return { ok: true, value: Object.freeze({ ...r.value, basePath, explorerAssets, metrics }) };
 }
 
 /**

@@ -27,6 +27,7 @@ export {
   type Handler,
   type HandlerEngine,
   type HandlerLogger,
+  type HandlerMetrics,
   type HandlerRequest,
   type HandlerResponse,
   type ResolvedHandlerOptions,

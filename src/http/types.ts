@@ -88,6 +88,12 @@ export interface Handler {
    * that must answer outside the handler (for example a malformed request head).
    */
   errorResponse(status: number, errorCode: ErrorCode, message: string): HandlerResponse;
+  /**
+   * Answer a request like the handler itself, the metrics route included: its scrape reads every
+   * metric asynchronously, so that one answer is a Promise (every other answer is returned as
+   * is). Adapters call this; calling the handler directly answers the metrics route with 404.
+   */
+  respond(request: HandlerRequest): HandlerResponse | Promise<HandlerResponse>;
   /** The OpenAPI 3.1 document served at `spec.json` / `spec.yaml`. */
   readonly document: Readonly<OpenApiDocument>;
   /** The validated options, defaults filled in. */
@@ -95,3 +101,33 @@ export interface Handler {
 }
 
 export type { ResolvedHandlerOptions };
+
+/**
+ * What the handler needs from a metrics implementation: a place to record each request, and the
+ * scrape it serves at `metricsPath`. `createMetrics()` of `gasdigest/metrics` (node, through
+ * prom-client) is one; the handler itself imports none, so it stays runtime-neutral.
+ *
+ * @example
+ * const metrics: HandlerMetrics = {
+ *   observeRequest(route, status, seconds) { counts[`${route} ${status}`] = (counts[`${route} ${status}`] ?? 0) + 1 },
+ *   scrape: async () => ({ contentType: "text/plain; version=0.0.4", body: render(counts) }),
+ * };
+ * createHandler(engine, { metrics });
+ */
+export interface HandlerMetrics {
+  /**
+   * One request the handler answered: its route (the route's path as configured, such as
+   * `/v1/estimate_gas_price`, or `unmatched`: a fixed, small set of values), the status sent,
+   * and the seconds the handler took to answer it. Called on every request: keep it cheap. An
+   * exception it throws is ignored.
+   */
+  observeRequest(route: string, status: number, seconds: number): void;
+  /** The exposition served at the metrics route (Prometheus text), read at every scrape. */
+  scrape(): Promise<MetricsScrape>;
+}
+
+/** One scrape of {@link HandlerMetrics}: the body and its `Content-Type`. */
+export interface MetricsScrape {
+  readonly contentType: string;
+  readonly body: string;
+}

@@ -9,8 +9,8 @@ const CHECK = `
 const results = {};
 for (const name of ["gasdigest", "gasdigest/node", "gasdigest/backtest",
   "gasdigest/explorer-assets", "gasdigest/fetch", "gasdigest/express", "gasdigest/koa",
-  "gasdigest/fastify", "gasdigest/http",
-  "express", "fastify", "fastify-plugin", "koa", "hono"]) {
+  "gasdigest/fastify", "gasdigest/http", "gasdigest/metrics",
+  "express", "fastify", "fastify-plugin", "koa", "hono", "prom-client"]) {
   try {
     const m = await import(name);
     results[name] = { ok: true, exports: Object.keys(m).sort() };
@@ -27,6 +27,14 @@ engine.ingest({ height: "1", epoch: "1", chain_id: 4, timestamp_usec: "170000000
   first_version: "1", last_version: "2", gas_unit_prices: [] });
 const estimate = await fetchHandler(new Request("http://x/v1/estimate_gas_price"));
 results.served = { spec: spec.status, title: (await spec.json()).info.title, estimate: await estimate.text() };
+// The CLI without prom-client: --metrics stops before anything starts, naming the package.
+const { main } = await import("./node_modules/gasdigest/dist/cli/main.js");
+const { PassThrough } = await import("node:stream");
+const stderr = new PassThrough();
+let err = "";
+stderr.on("data", (d) => { err += d; });
+const code = await main(["serve", "--metrics", "--port", "0"], { stdout: new PassThrough(), stderr });
+results.cliMetrics = { code, err };
 console.log(JSON.stringify(results));
 `;
 
@@ -98,6 +106,16 @@ describe("gasdigest in a project without any framework", () => {
       ok: false,
       code: "ERR_PACKAGE_PATH_NOT_EXPORTED",
     });
+  });
+
+  it("gasdigest/metrics needs prom-client, and serve --metrics says how to install it", () => {
+    expect(results["prom-client"]).toMatchObject({ ok: false, code: "ERR_MODULE_NOT_FOUND" });
+    expect(results["gasdigest/metrics"]).toMatchObject({ ok: false, code: "ERR_MODULE_NOT_FOUND" });
+    expect(results["gasdigest/metrics"]!.message).toMatch(/Cannot find package 'prom-client'/);
+    const cli = results.cliMetrics as unknown as { code: number; err: string };
+    expect(cli.code).toBe(1);
+    expect(cli.err).toContain("metrics need the prom-client package, which is not installed");
+    expect(cli.err).toContain("npm install prom-client");
   });
 
   it("gasdigest/fastify fails to load with a message naming fastify-plugin", () => {

@@ -260,8 +260,17 @@ describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", (
         merge: true,
       },
     ) as { services: Record<string, { command: string[]; healthcheck?: { test: string[] } }> };
+    // Loopback, and free ports for the metrics (the containers' 9464 would clash here).
     const local = (args: string[]) =>
-      args.map((a) => (a === "redis://redis:6379" ? redis.url : a === "0.0.0.0" ? "127.0.0.1" : a));
+      args.map((a) =>
+        a === "redis://redis:6379"
+          ? redis.url
+          : a === "0.0.0.0"
+            ? "127.0.0.1"
+            : a === "9464"
+              ? "0"
+              : a,
+      );
     const pubArgs = compose.services["publisher-b"]!.command;
     expect(pubArgs.slice(0, 3)).toEqual(["node", "bin/gasdigest.js", "publish"]);
     const source = pubArgs.indexOf("--source");
@@ -279,6 +288,15 @@ describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", (
     // Asynchronously: the replica answering the check runs in this process.
     const check = spawn(node!, [flag!, script!.replace("8080", String(port))], { stdio: "ignore" });
     expect(await new Promise((resolve) => check.once("exit", resolve))).toBe(0);
+    // Both serve their metrics on their own port.
+    const replicaMetrics = await (await fetch(handle.metricsUrl!)).text();
+    expect(replicaMetrics).toMatch(
+      /^gasdigest_source_state\{source="redis",state="connected"\} 1$/m,
+    );
+    const publisherMetrics = await (await fetch(pub.handle.metricsUrl!)).text();
+    expect(publisherMetrics).toMatch(
+      /^gasdigest_publish_blocks_total\{outcome="published"\} [1-9]/m,
+    );
     await pub.handle.stop();
     expect(pub.handle.counts().published).toBeGreaterThan(5);
   });

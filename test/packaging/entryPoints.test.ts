@@ -100,6 +100,7 @@ const EXPORTS: Record<string, string[]> = {
     "entryId",
     "DEFAULT_STREAM",
   ],
+  "./metrics": ["createMetrics", "createMetricsServer", "REQUEST_DURATION_BUCKETS", "FEED_STATES"],
 };
 
 const PLUMBING = ["splitMountOptions", "stripPrefix", "parseCloseEngine", "HANDLER_OPTION_KEYS"];

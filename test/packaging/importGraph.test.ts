@@ -21,12 +21,21 @@ const fileOf = (entry: string) => {
 
 /** Entries that must load on any runtime (Bun, Deno, workerd) and the node-only ones. */
 const NEUTRAL = [".", "./fetch", "./explorer-assets"];
-const NODE_ONLY = ["./node", "./backtest", "./express", "./fastify", "./koa", "./redis"];
+const NODE_ONLY = [
+  "./node",
+  "./backtest",
+  "./express",
+  "./fastify",
+  "./koa",
+  "./redis",
+  "./metrics",
+];
 /**
  * Packages the core must never reach: the CLI's (pino, cli-progress), the node hosts' files, and
- * the Redis client (an optional peer of gasdigest/redis only).
+ * the Redis client (an optional peer of gasdigest/redis only) and prom-client (an optional peer
+ * of gasdigest/metrics only).
  */
-const NOT_IN_CORE = ["pino", "cli-progress", "uplot", "swagger-ui-dist", "ioredis"];
+const NOT_IN_CORE = ["pino", "cli-progress", "uplot", "swagger-ui-dist", "ioredis", "prom-client"];
 const CLI_ONLY = ["pino", "cli-progress"];
 
 const temp: string[] = [];
@@ -62,6 +71,17 @@ describe("entry points", () => {
       const graph = await importGraph(fileOf(entry), "node");
       expect(graph.packages.filter((p) => CLI_ONLY.includes(p))).toEqual([]);
     });
+
+  for (const entry of NODE_ONLY.filter((e) => e !== "./metrics"))
+    it(`${entry} does not reach prom-client (only gasdigest/metrics loads it)`, async () => {
+      const graph = await importGraph(fileOf(entry), "node");
+      expect(graph.packages).not.toContain("prom-client");
+    });
+
+  it("gasdigest/metrics reaches prom-client (the check can see it)", async () => {
+    const graph = await importGraph(fileOf("./metrics"), "node");
+    expect(graph.packages).toContain("prom-client");
+  });
 
   it("follows bare specifiers: the root's graph goes through its dependencies' files", async () => {
     const graph = await importGraph(fileOf("."), "worker");

@@ -41,15 +41,31 @@ export function gasdigest(engine: HandlerEngine, options?: HandlerOptions): Gasd
       next();
       return;
     }
-    let response: HandlerResponse;
+    let answer: HandlerResponse | Promise<HandlerResponse>;
     try {
-      response = handler({ method: req.method ?? "GET", url, headers: req.headers });
-      res.writeHead(response.status, response.headers);
+      answer = handler.respond({ method: req.method ?? "GET", url, headers: req.headers });
     } catch (err) {
       next(err);
       return;
     }
-    if (response.body === undefined || req.method === "HEAD") res.end();
-    else res.end(response.body);
+    // Only the metrics scrape is asynchronous.
+    if (answer instanceof Promise) answer.then((response) => send(req, res, next, response), next);
+    else send(req, res, next, answer);
   };
+}
+
+function send(
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: (err?: unknown) => void,
+  response: HandlerResponse,
+) {
+  try {
+    res.writeHead(response.status, response.headers);
+  } catch (err) {
+    next(err);
+    return;
+  }
+  if (response.body === undefined || req.method === "HEAD") res.end();
+  else res.end(response.body);
 }

@@ -4,6 +4,7 @@ import {
   createNodeHandler,
   type HandlerEngine,
   type HandlerOptions,
+  type HandlerResponse,
   InvalidConfigError,
   parseCloseEngine,
   splitMountOptions,
@@ -79,16 +80,23 @@ export const gasdigest: FastifyPluginAsync<FastifyGasdigestOptions> = fp(
         const at = routes.prefix;
         routes.removeAllContentTypeParsers();
         routes.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));
-        const serve = (request: FastifyRequest, reply: FastifyReply) => {
-          const url = stripPrefix(request.url, at) ?? request.url;
-          if (basePath === "" && !handler.owns(url)) return reply.callNotFound();
-          const res = handler({ method: request.method, url, headers: request.headers });
+        const send = (reply: FastifyReply, res: HandlerResponse) => {
           reply.code(res.status).headers(res.headers);
           if (res.body === undefined) return reply.send();
           return reply.send(Buffer.from(res.body.buffer, res.body.byteOffset, res.body.byteLength));
         };
+        const serve = (request: FastifyRequest, reply: FastifyReply) => {
+          const url = stripPrefix(request.url, at) ?? request.url;
+          if (basePath === "" && !handler.owns(url)) return reply.callNotFound();
+          const res = handler.respond({ method: request.method, url, headers: request.headers });
+          // Only the metrics scrape is asynchronous.
+          return res instanceof Promise ? res.then((r) => send(reply, r)) : send(reply, res);
+        };
+        const { metrics, metricsPath } = handler.options;
         const paths =
           basePath === "" ? ["/", "/*"] : [basePath, `${basePath}/*`, "/spec.json", "/spec.yaml"];
+        if (basePath !== "" && metrics !== undefined && metricsPath !== false)
+          paths.push(metricsPath);
         for (const path of paths) routes.all(path, serve);
       },
       { prefix: mount },

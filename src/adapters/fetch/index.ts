@@ -61,10 +61,12 @@ export function createFetchHandler(
     // The path and query of an absolute URL (fetch always hands one over).
     const slash = full.indexOf("/", full.indexOf("//") + 2);
     const url = stripPrefix(slash === -1 ? "/" : full.slice(slash), prefix);
-    const res =
+    const answer =
       url === undefined
         ? handler.errorResponse(404, "web_framework_error", "not found")
-        : handler({ method: request.method, url, headers: headerView(request.headers) });
+        : handler.respond({ method: request.method, url, headers: headerView(request.headers) });
+    // Only the metrics scrape is asynchronous.
+    const res = answer instanceof Promise ? await answer : answer;
     const body = request.method === "HEAD" || res.body === undefined ? null : res.body;
     return new Response(body as ConstructorParameters<typeof Response>[0], {
       status: res.status,

@@ -61,7 +61,9 @@ export function gasdigest(
       await next();
       return;
     }
-    const res = handler({ method: ctx.method, url, headers: ctx.headers });
+    const answer = handler.respond({ method: ctx.method, url, headers: ctx.headers });
+    // Only the metrics scrape is asynchronous.
+    const res = answer instanceof Promise ? await answer : answer;
     ctx.status = res.status;
     ctx.set(res.headers);
     // No body on HEAD, 204 and 304: Koa then sends the headers as set, Content-Length included.

@@ -231,17 +231,23 @@ export function createAnswerer(context: AnswererContext): Answerer {
       );
     }
     if (req.headers["transfer-encoding"] !== undefined) capBody(req, c);
-    let response: HandlerResponse;
+    let response: HandlerResponse | Promise<HandlerResponse>;
     try {
       response = respond
         ? respond()
-        : handler({ method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers });
+        : handler.respond({
+            method: req.method ?? "GET",
+            url: req.url ?? "/",
+            headers: req.headers,
+          });
     } catch (err) {
       // The handler catches its own failures; this is a last guard so a request never crashes us.
       logger.error({ err }, "request failed");
       response = handler.errorResponse(500, "internal_error", "internal error");
     }
-    send(req, res, response);
+    // Only the metrics scrape is asynchronous; node sends pipelined answers in order all the same.
+    if (response instanceof Promise) response.then((r) => send(req, res, r));
+    else send(req, res, response);
   }
 
   return { onRequest, replyRaw, error };

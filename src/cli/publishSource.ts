@@ -1,0 +1,62 @@
+import type pino from "pino";
+import type { Observable } from "rxjs";
+import type { BlockSample } from "../core/blockSample.js";
+import { formatIssues } from "../core/errors.js";
+import { aptosRest } from "../sources/aptosRest.js";
+import { ndjsonFile } from "../sources/ndjsonFile.js";
+import { simulator } from "../sources/simulator.js";
+import { UsageError } from "./io.js";
+import { logAptosRestEvent } from "./logAptosRestEvent.js";
+import type { SourceSpec } from "./sourceSpec.js";
+
+/** The flags of `gasdigest publish` that shape its source. */
+export interface PublishSourceFlags {
+  startHeight: bigint | undefined;
+  backfill: number;
+  pollIntervalMs: number | undefined;
+  seed: number | undefined;
+  intervalMs: number | undefined;
+  speed: number | undefined;
+  /** Also told every event of the source (the metrics' source listener). */
+  onEvent?: (event: { readonly type: string }) => void;
+}
+
+/**
+ * The source `gasdigest publish` reads: a node, the simulator or a file (never Redis itself).
+ *
+ * @throws {UsageError} for a `redis://` source.
+ * @example
+ * const source$ = publishSource({ kind: "sim" }, log, { startHeight: 1n, backfill: 0, ... });
+ */
+export function publishSource(
+  spec: SourceSpec,
+  log: pino.Logger,
+  f: PublishSourceFlags,
+): Observable<BlockSample> {
+  switch (spec.kind) {
+    case "aptos":
+      return aptosRest(spec.url, {
+        backfillBlocks: f.backfill,
+        startHeight: f.startHeight,
+        pollIntervalMs: f.pollIntervalMs,
+        onEvent: logAptosRestEvent(log, f.onEvent),
+      });
+    case "sim":
+      return simulator({
+        seed: f.seed,
+        intervalMs: f.intervalMs,
+        startHeight: f.startHeight,
+        clock: "wall",
+      });
+    case "ndjson":
+      return ndjsonFile(spec.path, {
+        speed: f.speed,
+        onInvalidLine: (e) => {
+          f.onEvent?.({ type: "rejected" });
+          log.warn({ line: e.line, problems: formatIssues(e.issues, "; ") }, "bad line skipped");
+        },
+      });
+    case "redis":
+      throw new UsageError("--source redis:// cannot be published again");
+  }
+}

@@ -1,0 +1,74 @@
+import type pino from "pino";
+import type { Observable } from "rxjs";
+import type { BlockSample } from "../core/blockSample.js";
+import type { Engine } from "../core/createEngine.js";
+import { formatIssues } from "../core/errors.js";
+import { aptosRest } from "../sources/aptosRest.js";
+import { ndjsonFile } from "../sources/ndjsonFile.js";
+import { redisStream } from "../sources/redisStream.js";
+import { simulator } from "../sources/simulator.js";
+import type { LimitedLogger } from "./createLogLimiter.js";
+import { logAptosRestEvent } from "./logAptosRestEvent.js";
+import { logRedisEvent } from "./logRedisEvent.js";
+import type { SourceSpec } from "./sourceSpec.js";
+
+/** The flags of `gasdigest serve` that shape its source. */
+export interface ServeSourceFlags {
+  seed: number | undefined;
+  scenario: string | undefined;
+  intervalMs: number | undefined;
+  speed: number | undefined;
+  pollIntervalMs: number | undefined;
+  stream: string | undefined;
+  windowBlocks: number;
+  /** Also told every event of the source (the metrics' source listener). */
+  onEvent?: (event: { readonly type: string }) => void;
+}
+
+/**
+ * The source `gasdigest serve` reads, its events logged (repeated warnings through `limited`)
+ * and told to `flags.onEvent` too (the metrics' source listener).
+ *
+ * @example
+ * engine.connect(serveSource({ kind: "sim" }, engine, log, limited, flags));
+ */
+export function serveSource(
+  spec: SourceSpec,
+  engine: Engine,
+  log: pino.Logger,
+  limited: LimitedLogger,
+  flags: ServeSourceFlags,
+): Observable<BlockSample> {
+  switch (spec.kind) {
+    case "sim":
+      return simulator({
+        seed: flags.seed,
+        scenario: flags.scenario as never,
+        intervalMs: flags.intervalMs,
+        clock: "wall",
+      });
+    case "ndjson":
+      return ndjsonFile(spec.path, {
+        speed: flags.speed,
+        onInvalidLine: (e) => {
+          flags.onEvent?.({ type: "rejected" });
+          limited.warn(
+            { line: e.line, problems: formatIssues(e.issues, "; ") },
+            "bad line skipped",
+          );
+        },
+      });
+    case "aptos":
+      return aptosRest(spec.url, {
+        backfillBlocks: engine.config.aggressiveBlockHistory + 1,
+        pollIntervalMs: flags.pollIntervalMs,
+        onEvent: logAptosRestEvent(log, flags.onEvent),
+      });
+    case "redis":
+      return redisStream(spec.url, {
+        stream: flags.stream,
+        warmStartBlocks: flags.windowBlocks,
+        onEvent: logRedisEvent(log, flags.onEvent),
+      });
+  }
+}

@@ -1,0 +1,127 @@
+import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import { InvalidConfigError } from "../core/errors.js";
+import type { HandlerMetrics } from "../http/types.js";
+import { createRequestMetrics } from "./createRequestMetrics.js";
+import { type CreateMetricsOptions, resolveMetricsOptions } from "./options.js";
+import { registerEngineMetrics } from "./registerEngineMetrics.js";
+import { type FeedListener, type FeedProbe, registerFeedMetrics } from "./registerFeedMetrics.js";
+
+/** What became of a block at a sink (a `RedisPublishResult`), or blocks it dropped. */
+export type PublishOutcome = "published" | "already_published" | "skipped" | "dropped";
+
+/** The metrics of one gasdigest process, in a prom-client registry. */
+export interface GasdigestMetrics extends HandlerMetrics {
+  /** The registry holding every metric (yours, when given). */
+  readonly registry: Registry;
+  /**
+   * Declare a source by kind (`aptos`, `redis`, `ndjson`, `sim`, ...) and get the listener of
+   * its events: give it as the source's `onEvent` (aptosRest, redisStream), or call it from
+   * yours; call it with `{ type: "rejected" }` for an invalid line or entry. With an engine, the
+   * source's newest block and completion are read from the engine.
+   */
+  source(kind: string, probe?: FeedProbe): FeedListener;
+  /**
+   * Declare a sink by kind (`redis`) and get the listener of its events (redisStreamSink's
+   * `onEvent`): its connection state, retries, and the blocks it `dropped`.
+   */
+  sink(kind: string, probe?: FeedProbe): FeedListener;
+  /** Count one result of a sink (what `redisStreamSink` emits for each block). */
+  published(result: { readonly outcome: PublishOutcome; readonly height: bigint }): void;
+}
+
+/**
+ * The Prometheus metrics of gasdigest, through prom-client (an optional peer dependency, node
+ * only): the engine's blocks, newest height and age, estimate per tier and promises (read at
+ * scrape time), the sources' and sinks' states, publish outcomes, HTTP requests by route and
+ * status with a latency histogram, and prom-client's default process metrics. Give it to an
+ * adapter as its `metrics` option; the scrape is served at `/metrics` (docs/operations.md lists
+ * every metric).
+ *
+ * @throws {InvalidConfigError} listing every invalid option.
+ * @example
+ * import { createServer, listen } from "gasdigest/node";
+ * import { createMetrics } from "gasdigest/metrics";
+ * const metrics = createMetrics({ engine });
+ * engine.connect(aptosRest(url, { onEvent: metrics.source("aptos") }));
+ * await listen(createServer(engine, { metrics }), { port: 8080 }); // GET /metrics
+ */
+export function createMetrics(options: CreateMetricsOptions = {}): GasdigestMetrics {
+  const o = resolveMetricsOptions(options);
+  const registry = o.registry ?? new Registry();
+  const { prefix, now, engine } = o;
+  if (o.defaultMetrics) {
+    try {
+      collectDefaultMetrics({ register: registry });
+    } catch (cause) {
+      throw new InvalidConfigError([
+        {
+          path: "defaultMetrics",
+          message: `the registry already holds prom-client's default metrics; pass defaultMetrics: false (${(cause as Error).message})`,
+        },
+      ]);
+    }
+  }
+  const requests = createRequestMetrics(registry, prefix, o.requestDurationBuckets);
+  if (engine !== undefined) registerEngineMetrics(registry, prefix, engine, now);
+
+  const feedOptions = { now, maxStalenessMs: o.maxStalenessMs };
+  let trackSource: ReturnType<typeof registerFeedMetrics> | undefined;
+  let trackSink: ReturnType<typeof registerFeedMetrics> | undefined;
+  let publish: { blocks: Counter<"outcome">; height: Gauge } | undefined;
+  let lastPublishedMs: number | undefined;
+
+  function publishMetrics() {
+    if (publish) return publish;
+    const blocks = new Counter({
+      name: `${prefix}publish_blocks_total`,
+      help: "Blocks handed to the sink, by outcome: published, already_published (Redis held the height: another publisher was first), skipped (height 0), dropped (waited too long for Redis).",
+      labelNames: ["outcome"],
+      registers: [registry],
+    });
+    for (const outcome of ["published", "already_published", "skipped", "dropped"])
+      blocks.inc({ outcome }, 0);
+    const height = new Gauge({
+      name: `${prefix}publish_height`,
+      help: "Height of the newest block the sink wrote or found already written.",
+      registers: [registry],
+    });
+    height.remove(); // no sample before the first block (prom-client starts it at 0)
+    publish = { blocks, height };
+    return publish;
+  }
+
+  return {
+    registry,
+    observeRequest: requests.observe,
+    async scrape() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+    source(kind, probe) {
+      trackSource ??= registerFeedMetrics(registry, prefix, "source", feedOptions);
+      return trackSource(
+        kind,
+        probe ??
+          (engine && {
+            newestBlockMs: () => engine.snapshot()?.receivedAtMs,
+            completed: () => engine.sourcesCompleted,
+          }),
+      );
+    },
+    sink(kind, probe) {
+      trackSink ??= registerFeedMetrics(registry, prefix, "sink", feedOptions);
+      const listener = trackSink(kind, probe ?? { newestBlockMs: () => lastPublishedMs });
+      const { blocks } = publishMetrics();
+      return (event) => {
+        listener(event);
+        if (event.type === "dropped")
+          blocks.inc({ outcome: "dropped" }, (event as { count?: number }).count ?? 0);
+      };
+    },
+    published({ outcome, height }) {
+      const p = publishMetrics();
+      p.blocks.inc({ outcome });
+      lastPublishedMs = now();
+      if (outcome !== "skipped" && outcome !== "dropped") p.height.set(Number(height));
+    },
+  };
+}

@@ -1,0 +1,186 @@
+import http from "node:http";
+import type { Socket } from "node:net";
+import { describeValue } from "../core/describeValue.js";
+import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
+import { encodeErrorObject } from "../http/encodeErrorObject.js";
+import type { HandlerMetrics } from "../http/types.js";
+
+/** Options of {@link createMetricsServer}. Every field has a default. */
+export interface MetricsServerOptions {
+  /** Path of the scrape; every other path answers 404. @default "/metrics" */
+  path?: string;
+  /** Connections open at once; more are refused (Prometheus uses one per target). @default 16 */
+  maxConnections?: number;
+  /** A request must arrive completely within this many ms, else 408. @default 10000 */
+  requestTimeout?: number;
+  /** Idle keep-alive connections are closed after this many ms. @default 5000 */
+  keepAliveTimeout?: number;
+  /** `shutdown()` destroys connections still open this many ms after it was called. @default 2000 */
+  closeTimeout?: number;
+}
+
+/** A node:http server answering only the metrics scrape. */
+export interface MetricsServer extends http.Server {
+  /** Stop accepting, let answers in progress finish, destroy what is left after `closeTimeout`. */
+  shutdown(): Promise<void>;
+}
+
+const PATH = /^(\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)+$/;
+const LIMITS = {
+  maxConnections: [16, 1],
+  requestTimeout: [10_000, 1],
+  keepAliveTimeout: [5_000, 1],
+  closeTimeout: [2_000, 0],
+} as const;
+
+/**
+ * A small node:http server for the scrape alone, so the metrics can stay off the public port
+ * (bind it to 127.0.0.1 or a private interface): `GET`/`HEAD` of `path` answers
+ * `metrics.scrape()`, anything else the error object (404, or 405 for another method). Each
+ * scrape is recorded as a request of route `path`. Head size, request time and connections
+ * are capped.
+ *
+ * @throws {InvalidConfigError} listing every invalid option.
+ * @example
+ * import { listen } from "gasdigest/node";
+ * import { createMetrics, createMetricsServer } from "gasdigest/metrics";
+ * const metrics = createMetrics({ engine });
+ * await listen(createMetricsServer(metrics), { host: "127.0.0.1", port: 9464 });
+ */
+export function createMetricsServer(
+  metrics: HandlerMetrics,
+  options: MetricsServerOptions = {},
+): MetricsServer {
+  const { path, limits } = parseOptions(metrics, options);
+  const server = http.createServer(
+    {
+      maxHeaderSize: 8192,
+      requestTimeout: limits.requestTimeout,
+      headersTimeout: limits.requestTimeout,
+    },
+    (req, res) => {
+      const url = req.url ?? "/";
+      const q = url.indexOf("?");
+      const method = req.method ?? "GET";
+      if ((q === -1 ? url : url.slice(0, q)) !== path)
+        return reply(res, 404, { "Content-Type": "application/json" }, error("not found"));
+      if (method !== "GET" && method !== "HEAD")
+        return reply(
+          res,
+          405,
+          { "Content-Type": "application/json", Allow: "GET, HEAD" },
+          error("method not allowed"),
+        );
+      const start = performance.now();
+      metrics.scrape().then(
+        ({ contentType, body }) => {
+          reply(res, 200, { "Content-Type": contentType }, method === "HEAD" ? undefined : body);
+          record(200, start);
+        },
+        () => {
+          reply(
+            res,
+            500,
+            { "Content-Type": "application/json" },
+            error("collecting the metrics failed", "internal_error"),
+          );
+          record(500, start);
+        },
+      );
+    },
+  ) as MetricsServer;
+  server.maxConnections = limits.maxConnections;
+  server.keepAliveTimeout = limits.keepAliveTimeout;
+  server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (socket.writable && err.code !== "ECONNRESET")
+      socket.end(
+        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(error("malformed request"))}\r\n\r\n${error("malformed request")}`,
+      );
+    socket.destroy();
+  });
+
+  function record(status: number, start: number) {
+    try {
+      metrics.observeRequest(path, status, (performance.now() - start) / 1000);
+    } catch {
+      // ignored, as for the handler
+    }
+  }
+
+  let closing: Promise<void> | undefined;
+  server.shutdown = () => {
+    closing ??= new Promise<void>((resolve) => {
+      const timer = setTimeout(() => server.closeAllConnections(), limits.closeTimeout);
+      timer.unref();
+      server.close(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+      server.closeIdleConnections();
+    });
+    return closing;
+  };
+  return server;
+}
+
+function error(
+  message: string,
+  code: "web_framework_error" | "internal_error" = "web_framework_error",
+) {
+  return encodeErrorObject(code, message);
+}
+
+function reply(
+  res: http.ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: string | undefined,
+) {
+  try {
+    const length = body === undefined ? undefined : Buffer.byteLength(body);
+    res.writeHead(status, {
+      ...headers,
+      "Cache-Control": "no-store",
+      "X-Content-Type-Options": "nosniff",
+      ...(length === undefined ? {} : { "Content-Length": String(length) }),
+    });
+    res.end(body);
+  } catch {
+    res.destroy();
+  }
+}
+
+function parseOptions(metrics: HandlerMetrics, options: MetricsServerOptions) {
+  const issues: ValidationIssue[] = [];
+  const m = metrics as Partial<HandlerMetrics> | undefined;
+  if (typeof m?.scrape !== "function" || typeof m?.observeRequest !== "function")
+    issues.push({
+      path: "metrics",
+      message: `must be metrics with observeRequest and scrape methods, such as createMetrics() (got ${describeValue(metrics)})`,
+    });
+  if (typeof options !== "object" || options === null)
+    throw new InvalidConfigError([...issues, { path: "", message: "options must be an object" }]);
+  const path = options.path ?? "/metrics";
+  if (typeof path !== "string" || !PATH.test(path))
+    issues.push({
+      path: "path",
+      message: `must be a path such as "/metrics" (got ${describeValue(path)})`,
+    });
+  const limits = {} as Record<keyof typeof LIMITS, number>;
+  for (const [key, [fallback, min]] of Object.entries(LIMITS) as [
+    keyof typeof LIMITS,
+    readonly [number, number],
+  ][]) {
+    const v = options[key] ?? fallback;
+    if (typeof v === "number" && Number.isSafeInteger(v) && v >= min) limits[key] = v;
+    else
+      issues.push({
+        path: key,
+        message: `must be a whole number >= ${min} (got ${describeValue(v)})`,
+      });
+  }
+  for (const key of Object.keys(options))
+    if (key !== "path" && !(key in LIMITS)) issues.push({ path: key, message: "unknown option" });
+  if (issues.length > 0) throw new InvalidConfigError(issues);
+  return { path, limits };
+}

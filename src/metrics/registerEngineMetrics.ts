@@ -1,0 +1,185 @@
+import { Counter, Gauge, type Registry } from "prom-client";
+import { TIERS, type Tier } from "../core/tiers.js";
+import type { PromiseRecord, Snapshot } from "../core/types.js";
+import { VERSION } from "../version.js";
+
+import type { MetricsEngine } from "./options.js";
+
+/**
+ * The engine's metrics, every one computed when Prometheus scrapes (prom-client `collect`
+ * callbacks reading `engine.counters()` and `engine.snapshot()`), so ingesting a block or
+ * answering a request costs nothing more:
+ *
+ * - `gasdigest_blocks_total{outcome}`: blocks `accepted`, `rejected`, `duplicate`;
+ * - `gasdigest_strategy_failures_total`, `gasdigest_resyncs_total`;
+ * - `gasdigest_block_height`, `gasdigest_block_age_seconds` (since it arrived),
+ *   `gasdigest_block_timestamp_seconds` (its chain time);
+ * - `gasdigest_estimate_gas_unit_price{tier}`, `gasdigest_min_gas_unit_price`;
+ * - for strategies with promises: `gasdigest_promise_probability{tier}`,
+ *   `gasdigest_promise_within_blocks{tier}`, `gasdigest_promise_bids_total{tier}`,
+ *   `gasdigest_promise_included_total{tier}`, `gasdigest_promise_inclusion_ratio{tier,window}`;
+ * - `gasdigest_info{version,strategy}`.
+ *
+ * @example
+ * registerEngineMetrics(registry, "gasdigest_", engine, Date.now);
+ */
+export function registerEngineMetrics(
+  registry: Registry,
+  prefix: string,
+  engine: MetricsEngine,
+  now: () => number,
+): void {
+  const registers = [registry];
+  const name = (n: string) => prefix + n;
+
+  new Counter({
+    name: name("blocks_total"),
+    help: "Blocks given to the engine, by outcome: accepted, rejected (invalid, out of order), duplicate (a height already held).",
+    labelNames: ["outcome"],
+    registers,
+    collect() {
+      const c = engine.counters();
+      this.reset();
+      this.inc({ outcome: "accepted" }, c.accepted);
+      this.inc({ outcome: "rejected" }, c.rejected);
+      this.inc({ outcome: "duplicate" }, c.duplicate);
+    },
+  });
+  new Counter({
+    name: name("strategy_failures_total"),
+    help: "Accepted blocks after which the strategy failed (the estimate is then served as 500 until the next block).",
+    registers,
+    collect() {
+      this.reset();
+      this.inc(engine.counters().strategyFailures);
+    },
+  });
+  new Counter({
+    name: name("resyncs_total"),
+    help: "Times the engine dropped its newest block to follow a run of blocks in order after it (see resyncAfterBlocks).",
+    registers,
+    collect() {
+      this.reset();
+      this.inc(engine.counters().resyncs);
+    },
+  });
+
+  // Gauges of the newest block: no sample before the first one.
+  const newest = (suffix: string, help: string, read: (s: Snapshot) => number | undefined) =>
+    new Gauge({
+      name: name(suffix),
+      help,
+      registers,
+      collect() {
+        const s = engine.snapshot();
+        const value = s === undefined ? undefined : read(s);
+        // prom-client's reset() leaves an unlabelled gauge at 0: remove() drops the sample.
+        if (value !== undefined) this.set(value);
+        else this.remove();
+      },
+    });
+  newest("block_height", "Height of the newest accepted block.", (s) =>
+    Number(s.ledger.blockHeight),
+  );
+  newest(
+    "block_age_seconds",
+    "Seconds since the newest accepted block arrived (what --max-staleness-ms compares).",
+    (s) => Math.max(0, now() - s.receivedAtMs) / 1000,
+  );
+  newest(
+    "block_timestamp_seconds",
+    "Chain timestamp of the newest accepted block, in seconds since the Unix epoch (absent when blocks carry none).",
+    (s) => (s.ledger.timestampUsec === 0n ? undefined : Number(s.ledger.timestampUsec) / 1e6),
+  );
+  newest(
+    "min_gas_unit_price",
+    "Minimum gas unit price in force (the newest block's, else the configured one), in octas.",
+    (s) => Number(s.minGasUnitPrice),
+  );
+
+  new Gauge({
+    name: name("estimate_gas_unit_price"),
+    help: "The estimate served for each tier (deprioritized, regular, prioritized), in octas per gas unit; absent while the strategy fails.",
+    labelNames: ["tier"],
+    registers,
+    collect() {
+      this.reset();
+      const e = engine.snapshot()?.estimate;
+      if (e !== undefined) for (const tier of TIERS) this.set({ tier }, Number(e[tier]));
+    },
+  });
+
+  const promises = (): Readonly<Record<Tier, PromiseRecord>> | undefined =>
+    engine.snapshot()?.promises;
+  const perTier = (suffix: string, help: string, read: (p: PromiseRecord) => number) =>
+    new Gauge({
+      name: name(suffix),
+      help,
+      labelNames: ["tier"],
+      registers,
+      collect() {
+        this.reset();
+        const p = promises();
+        if (p !== undefined) for (const tier of TIERS) this.set({ tier }, read(p[tier]));
+      },
+    });
+  perTier(
+    "promise_probability",
+    "Strategies with promises (calibrated): the share of bids at the tier's estimate promised to get in within promise_within_blocks blocks.",
+    (p) => p.probability,
+  );
+  perTier(
+    "promise_within_blocks",
+    "Strategies with promises (calibrated): the blocks a bid at the tier's estimate may wait.",
+    (p) => p.withinBlocks,
+  );
+  const countPerTier = (suffix: string, help: string, read: (p: PromiseRecord) => number) =>
+    new Counter({
+      name: name(suffix),
+      help,
+      labelNames: ["tier"],
+      registers,
+      collect() {
+        this.reset();
+        const p = promises();
+        if (p !== undefined) for (const tier of TIERS) this.inc({ tier }, read(p[tier]));
+      },
+    });
+  countPerTier(
+    "promise_bids_total",
+    "Strategies with promises (calibrated): bids at the tier's estimate whose outcome is known.",
+    (p) => p.bids,
+  );
+  countPerTier(
+    "promise_included_total",
+    "Strategies with promises (calibrated): of those bids, the ones that got in within promise_within_blocks blocks.",
+    (p) => p.included,
+  );
+  new Gauge({
+    name: name("promise_inclusion_ratio"),
+    help: 'Strategies with promises (calibrated): observed share of the tier\'s bids that got in within promise_within_blocks blocks; window="all" since start, "recent" over the latest outcomes (at most 1000). Absent before the first outcome.',
+    labelNames: ["tier", "window"],
+    registers,
+    collect() {
+      this.reset();
+      const p = promises();
+      if (p === undefined) return;
+      for (const tier of TIERS) {
+        const { rate, recentRate } = p[tier];
+        if (rate !== null) this.set({ tier, window: "all" }, rate);
+        if (recentRate !== null) this.set({ tier, window: "recent" }, recentRate);
+      }
+    },
+  });
+
+  new Gauge({
+    name: name("info"),
+    help: "Always 1: the gasdigest version and the strategy served.",
+    labelNames: ["version", "strategy"],
+    registers,
+    collect() {
+      this.reset();
+      this.set({ version: VERSION, strategy: engine.strategyName }, 1);
+    },
+  });
+}

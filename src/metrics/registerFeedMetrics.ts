@@ -1,0 +1,128 @@
+import { Counter, Gauge, type Registry } from "prom-client";
+
+/**
+ * The state of a source or sink, one of:
+ * - `starting`: nothing received yet, still within the staleness bound;
+ * - `connected`: working (its last report was a success, or blocks keep coming);
+ * - `retrying`: its last report was a failure (a retry is scheduled);
+ * - `stale`: no failure reported, but the newest block is older than the staleness bound;
+ * - `completed`: a source that ended (a file read to its end).
+ */
+export type FeedState = "starting" | "connected" | "retrying" | "stale" | "completed";
+
+/** Every {@link FeedState}, in the order of the state gauge's samples. */
+export const FEED_STATES: readonly FeedState[] = Object.freeze([
+  "starting",
+  "connected",
+  "retrying",
+  "stale",
+  "completed",
+]);
+
+/** Event types (of aptosRest, redisStream, redisStreamSink) that report a working feed. */
+const OK = new Set(["connected", "started", "recovered", "resumed", "warm_start", "caught_up"]);
+
+/** What a tracked feed can tell about itself, read at scrape time. */
+export interface FeedProbe {
+  /** When the newest block arrived (ms), if any: arriving blocks prove the feed works. */
+  newestBlockMs?: () => number | undefined;
+  /** Whether the feed has ended for good (a file read to its end). */
+  completed?: () => boolean;
+}
+
+/** What is known of one tracked feed. */
+interface Feed {
+  readonly probe: FeedProbe;
+  /** When it was declared (ms): the staleness bound counts from here until a first block. */
+  readonly since: number;
+  /** Whether it ever reported a success. */
+  reported: boolean;
+  /** When its last failure was reported (ms), until a success or a newer block. */
+  failedAt: number | undefined;
+}
+
+/** A feed's event listener: pass it as (or call it from) the feed's `onEvent`. */
+export type FeedListener = (event: { readonly type: string }) => void;
+
+/**
+ * Register the metrics of the sources (`role` "source") or sinks ("sink") of a process:
+ * `gasdigest_<role>_state{<role>,state}` (1 for the current {@link FeedState}, 0 for the others),
+ * `gasdigest_<role>_retries_total{<role>}` (failed attempts, each followed by a retry),
+ * `gasdigest_<role>_outages_total{<role>}` (the feed reported itself unreachable: several
+ * failures in a row), `gasdigest_<role>_invalid_total{<role>}` (entries or lines skipped as
+ * invalid). Returns `track(kind, probe)`, which declares a feed and returns its event listener.
+ *
+ * @example
+ * const track = registerFeedMetrics(registry, "gasdigest_", "source", { now: Date.now, maxStalenessMs: 30_000 });
+ * redisStream(url, { onEvent: track("redis", { newestBlockMs: () => engine.snapshot()?.receivedAtMs }) });
+ */
+export function registerFeedMetrics(
+  registry: Registry,
+  prefix: string,
+  role: "source" | "sink",
+  options: { now: () => number; maxStalenessMs: number | false },
+): (kind: string, probe?: FeedProbe) => FeedListener {
+  const { now, maxStalenessMs } = options;
+  const registers = [registry];
+  const feeds = new Map<string, Feed>();
+
+  const count = (suffix: string, help: string) =>
+    new Counter({ name: `${prefix}${role}_${suffix}`, help, labelNames: [role], registers });
+  const retries = count(
+    "retries_total",
+    `Failed attempts of the ${role} to reach what it reads or writes, each followed by a retry with backoff.`,
+  );
+  const outages = count(
+    "outages_total",
+    `Times the ${role} reported itself unreachable (several failures in a row; once per outage).`,
+  );
+  const invalid = count(
+    "invalid_total",
+    `Entries or lines the ${role} skipped as invalid (a malformed stream entry, a bad NDJSON line).`,
+  );
+
+  function state(feed: Feed): FeedState {
+    if (feed.probe.completed?.()) return "completed";
+    const newest = feed.probe.newestBlockMs?.();
+    // A failure is over once the feed reports a success, or a block arrives after it.
+    if (feed.failedAt !== undefined && !(newest !== undefined && newest > feed.failedAt))
+      return "retrying";
+    const stale =
+      role === "source" &&
+      maxStalenessMs !== false &&
+      now() - (newest ?? feed.since) > maxStalenessMs;
+    if (stale) return "stale";
+    return feed.reported || newest !== undefined ? "connected" : "starting";
+  }
+
+  new Gauge({
+    name: `${prefix}${role}_state`,
+    help: `State of each ${role}: 1 for the current one of starting, connected, retrying, stale (no block within the staleness bound), completed; 0 for the others.`,
+    labelNames: [role, "state"],
+    registers,
+    collect() {
+      this.reset();
+      for (const [kind, feed] of feeds) {
+        const current = state(feed);
+        for (const s of FEED_STATES) this.set({ [role]: kind, state: s }, s === current ? 1 : 0);
+      }
+    },
+  });
+
+  return (kind, probe = {}) => {
+    const feed: Feed = { probe, since: now(), reported: false, failedAt: undefined };
+    feeds.set(kind, feed);
+    const labels = { [role]: kind };
+    for (const c of [retries, outages, invalid]) c.inc(labels, 0);
+    return (event) => {
+      const type = event.type;
+      if (OK.has(type)) {
+        feed.reported = true;
+        feed.failedAt = undefined;
+      } else if (type === "retrying" || type === "unreachable") {
+        feed.failedAt = now();
+        (type === "retrying" ? retries : outages).inc(labels);
+      } else if (type === "rejected") invalid.inc(labels);
+    };
+  };
+}

@@ -1,0 +1,306 @@
+import { Registry } from "prom-client";
+import { describe, expect, it } from "vitest";
+import { createEngine } from "../../src/core/createEngine.js";
+import { InvalidConfigError } from "../../src/core/errors.js";
+import { createHandler } from "../../src/http/createHandler.js";
+import type { HandlerResponse } from "../../src/http/types.js";
+import { createMetrics, createMetricsServer } from "../../src/metrics.js";
+import { aip34 } from "../../src/strategies/aip34.js";
+import { calibrated } from "../../src/strategies/calibrated.js";
+import { block } from "../helpers/blocks.js";
+import { parsePrometheusText, sampleValue } from "./parsePrometheusText.js";
+
+/** A full block whose cheapest transaction pays `clearing` (as in calibrated's tests). */
+const cleared = (height: number, clearing: number) =>
+  block(height, {
+    gas_unit_prices: [String(clearing), String(clearing + 7), String(clearing * 2)],
+    block_gas_limit_reached: true,
+  });
+
+const text = (res: HandlerResponse) => new TextDecoder().decode(res.body);
+
+/** The known history: 50 full blocks clearing at 500, one duplicate, one malformed block. */
+function knownHistory(now: () => number) {
+  const engine = createEngine({ strategy: calibrated(), now });
+  for (let h = 1; h <= 50; h++) engine.ingest(cleared(h, 500));
+  expect(engine.ingest(cleared(50, 500))).toBe("duplicate");
+  expect(() => engine.ingest({ height: "x" })).toThrow();
+  return engine;
+}
+
+describe("createMetrics with the handler: a known history", () => {
+  it("serves a scrape that parses, with the counters, gauges and promises of that history", async () => {
+    let clock = 1_700_000_000_000;
+    const now = () => clock;
+    const engine = knownHistory(now);
+    const metrics = createMetrics({ engine, now });
+    const handler = createHandler(engine, { metrics, maxStalenessMs: false });
+    const get = (url: string, method = "GET") =>
+      handler.respond({ method, url, headers: {} }) as HandlerResponse;
+    for (let i = 0; i < 3; i++) expect(get("/v1/estimate_gas_price").status).toBe(200);
+    expect(get("/v1/nope").status).toBe(404);
+    expect(get("/v1/estimate_gas_price", "POST").status).toBe(405);
+    expect(get("/v1/estimate_gas_price", "HEAD").status).toBe(200);
+    clock += 2_500;
+
+    const res = await handler.respond({ method: "GET", url: "/metrics", headers: {} });
+    expect(res.status).toBe(200);
+    expect(res.headers["Content-Type"]).toBe("text/plain; version=0.0.4; charset=utf-8");
+    expect(res.headers["Cache-Control"]).toBe("no-store");
+    const m = parsePrometheusText(text(res));
+
+    expect(sampleValue(m, "gasdigest_blocks_total", { outcome: "accepted" })).toBe(50);
+    expect(sampleValue(m, "gasdigest_blocks_total", { outcome: "duplicate" })).toBe(1);
+    expect(sampleValue(m, "gasdigest_blocks_total", { outcome: "rejected" })).toBe(1);
+    expect(m.get("gasdigest_blocks_total")!.type).toBe("counter");
+    expect(sampleValue(m, "gasdigest_block_height")).toBe(50);
+    expect(sampleValue(m, "gasdigest_block_age_seconds")).toBe(2.5);
+    const estimate = engine.snapshot()!.estimate!;
+    for (const tier of ["deprioritized", "regular", "prioritized"] as const)
+      expect(sampleValue(m, "gasdigest_estimate_gas_unit_price", { tier })).toBe(
+        Number(estimate[tier]),
+      );
+    // The promises of calibrated after 50 blocks (see test/strategies/calibrated.test.ts).
+    const p = engine.snapshot()!.promises!;
+    expect(sampleValue(m, "gasdigest_promise_bids_total", { tier: "prioritized" })).toBe(47);
+    expect(sampleValue(m, "gasdigest_promise_bids_total", { tier: "regular" })).toBe(45);
+    expect(sampleValue(m, "gasdigest_promise_bids_total", { tier: "deprioritized" })).toBe(38);
+    for (const tier of ["deprioritized", "regular", "prioritized"] as const) {
+      expect(sampleValue(m, "gasdigest_promise_included_total", { tier })).toBe(p[tier].included);
+      expect(sampleValue(m, "gasdigest_promise_inclusion_ratio", { tier, window: "all" })).toBe(
+        p[tier].rate,
+      );
+      expect(sampleValue(m, "gasdigest_promise_probability", { tier })).toBe(p[tier].probability);
+    }
+    expect(sampleValue(m, "gasdigest_info", { strategy: "calibrated" })).toBe(1);
+
+    // Requests by route and status, and the latency histogram (HEAD counts as the route's 200).
+    const route = "/v1/estimate_gas_price";
+    expect(sampleValue(m, "gasdigest_http_requests_total", { route, status: "200" })).toBe(4);
+    expect(sampleValue(m, "gasdigest_http_requests_total", { route, status: "405" })).toBe(1);
+    expect(
+      sampleValue(m, "gasdigest_http_requests_total", { route: "unmatched", status: "404" }),
+    ).toBe(1);
+    expect(m.get("gasdigest_http_request_duration_seconds")!.type).toBe("histogram");
+    expect(sampleValue(m, "gasdigest_http_request_duration_seconds_count", { route })).toBe(5);
+    expect(
+      sampleValue(m, "gasdigest_http_request_duration_seconds_bucket", { route, le: "+Inf" }),
+    ).toBe(5);
+    // prom-client's process defaults.
+    expect(m.get("process_cpu_seconds_total")?.type).toBe("counter");
+    expect(m.get("nodejs_eventloop_lag_seconds")?.type).toBe("gauge");
+
+    // The scrape itself is recorded, as route /metrics.
+    const again = parsePrometheusText(
+      text(await handler.respond({ method: "GET", url: "/metrics", headers: {} })),
+    );
+    expect(
+      sampleValue(again, "gasdigest_http_requests_total", { route: "/metrics", status: "200" }),
+    ).toBe(1);
+  });
+
+  it("reads the same through prom-client's own registry (getMetricsAsJSON)", async () => {
+    const engine = knownHistory(Date.now);
+    const registry = new Registry();
+    const metrics = createMetrics({ engine, registry, defaultMetrics: false });
+    createHandler(engine, { metrics })({
+      method: "GET",
+      url: "/v1/estimate_gas_price",
+      headers: {},
+    });
+    const json = await registry.getMetricsAsJSON();
+    const byName = new Map(json.map((j) => [j.name, j]));
+    expect(byName.get("gasdigest_blocks_total")!.values).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ labels: { outcome: "accepted" }, value: 50 }),
+      ]),
+    );
+    expect(byName.get("gasdigest_http_requests_total")!.values).toEqual([
+      { labels: { route: "/v1/estimate_gas_price", status: "200" }, value: 1 },
+    ]);
+    expect(byName.has("process_cpu_seconds_total")).toBe(false);
+    // resetMetrics() clears the request totals too.
+    registry.resetMetrics();
+    const text = await registry.metrics();
+    expect(sampleValue(parsePrometheusText(text), "gasdigest_http_requests_total")).toBeUndefined();
+  });
+
+  it("leaves out the promises for a strategy without them, and the newest block before any", async () => {
+    const engine = createEngine({ strategy: aip34() });
+    const metrics = createMetrics({ engine, defaultMetrics: false });
+    let m = parsePrometheusText((await metrics.scrape()).body);
+    expect(sampleValue(m, "gasdigest_block_height")).toBeUndefined();
+    expect(
+      sampleValue(m, "gasdigest_estimate_gas_unit_price", { tier: "regular" }),
+    ).toBeUndefined();
+    engine.ingest(block(1));
+    m = parsePrometheusText((await metrics.scrape()).body);
+    expect(sampleValue(m, "gasdigest_block_height")).toBe(1);
+    expect(m.get("gasdigest_promise_bids_total")!.samples).toEqual([]);
+    expect(m.get("gasdigest_promise_inclusion_ratio")!.samples).toEqual([]);
+  });
+
+  it("a scrape that fails is a 500 error object, and the handler keeps answering", async () => {
+    const engine = knownHistory(Date.now);
+    const handler = createHandler(engine, {
+      metrics: {
+        observeRequest() {
+          throw new Error("a broken recorder is ignored");
+        },
+        scrape: () => Promise.reject(new Error("boom")),
+      },
+    });
+    const res = await handler.respond({ method: "GET", url: "/metrics", headers: {} });
+    expect(res.status).toBe(500);
+    expect(text(res)).toContain('"error_code":"internal_error"');
+    expect(
+      (
+        handler.respond({
+          method: "GET",
+          url: "/v1/estimate_gas_price",
+          headers: {},
+        }) as HandlerResponse
+      ).status,
+    ).toBe(200);
+  });
+});
+
+describe("createMetrics: sources, sinks and publish outcomes", () => {
+  it("follows a source from starting to connected, retrying, connected, stale and completed", async () => {
+    let clock = 0;
+    let newest: number | undefined;
+    let completed = false;
+    const metrics = createMetrics({
+      now: () => clock,
+      maxStalenessMs: 1_000,
+      defaultMetrics: false,
+    });
+    const listen = metrics.source("aptos", {
+      newestBlockMs: () => newest,
+      completed: () => completed,
+    });
+    const state = async () => {
+      const m = parsePrometheusText((await metrics.scrape()).body);
+      const on = m
+        .get("gasdigest_source_state")!
+        .samples.filter((s) => s.labels.source === "aptos" && s.value === 1);
+      expect(on).toHaveLength(1);
+      return { state: on[0]!.labels.state, m };
+    };
+    expect((await state()).state).toBe("starting");
+    listen({ type: "started" });
+    expect((await state()).state).toBe("connected");
+    clock = 100;
+    listen({ type: "retrying" });
+    listen({ type: "retrying" });
+    listen({ type: "unreachable" });
+    listen({ type: "rejected" });
+    const down = await state();
+    expect(down.state).toBe("retrying");
+    expect(sampleValue(down.m, "gasdigest_source_retries_total", { source: "aptos" })).toBe(2);
+    expect(sampleValue(down.m, "gasdigest_source_outages_total", { source: "aptos" })).toBe(1);
+    expect(sampleValue(down.m, "gasdigest_source_invalid_total", { source: "aptos" })).toBe(1);
+    // A block arriving after the failure ends it.
+    clock = 200;
+    newest = 200;
+    expect((await state()).state).toBe("connected");
+    clock = 1_201;
+    expect((await state()).state).toBe("stale");
+    completed = true;
+    expect((await state()).state).toBe("completed");
+  });
+
+  it("counts publish outcomes, dropped blocks and the sink's retries", async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    const sink = metrics.sink("redis");
+    let m = parsePrometheusText((await metrics.scrape()).body);
+    for (const outcome of ["published", "already_published", "skipped", "dropped"])
+      expect(sampleValue(m, "gasdigest_publish_blocks_total", { outcome })).toBe(0);
+    expect(sampleValue(m, "gasdigest_publish_height")).toBeUndefined();
+    for (let h = 1n; h <= 3n; h++) metrics.published({ outcome: "published", height: h });
+    metrics.published({ outcome: "already_published", height: 4n });
+    metrics.published({ outcome: "already_published", height: 5n });
+    metrics.published({ outcome: "skipped", height: 0n });
+    sink({ type: "retrying" });
+    sink({ type: "dropped", count: 7 } as { type: string });
+    m = parsePrometheusText((await metrics.scrape()).body);
+    expect(sampleValue(m, "gasdigest_publish_blocks_total", { outcome: "published" })).toBe(3);
+    expect(sampleValue(m, "gasdigest_publish_blocks_total", { outcome: "already_published" })).toBe(
+      2,
+    );
+    expect(sampleValue(m, "gasdigest_publish_blocks_total", { outcome: "skipped" })).toBe(1);
+    expect(sampleValue(m, "gasdigest_publish_blocks_total", { outcome: "dropped" })).toBe(7);
+    expect(sampleValue(m, "gasdigest_publish_height")).toBe(5);
+    expect(sampleValue(m, "gasdigest_sink_retries_total", { sink: "redis" })).toBe(1);
+    expect(sampleValue(m, "gasdigest_sink_state", { sink: "redis", state: "retrying" })).toBe(1);
+  });
+});
+
+describe("options", () => {
+  it("names every invalid option", () => {
+    let error: unknown;
+    try {
+      createMetrics({
+        prefix: "9bad",
+        maxStalenessMs: -1,
+        requestDurationBuckets: [0.1, 0.05],
+        engine: {} as never,
+        colour: 1,
+      } as never);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(InvalidConfigError);
+    expect((error as InvalidConfigError).issues.map((i) => i.path).sort()).toEqual([
+      "colour",
+      "engine",
+      "maxStalenessMs",
+      "prefix",
+      "requestDurationBuckets",
+    ]);
+  });
+
+  it("createMetricsServer names every invalid option", () => {
+    let error: unknown;
+    try {
+      createMetricsServer({} as never, { path: "metrics", maxConnections: 0, port: 1 } as never);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(InvalidConfigError);
+    expect((error as InvalidConfigError).issues.map((i) => i.path).sort()).toEqual([
+      "maxConnections",
+      "metrics",
+      "path",
+      "port",
+    ]);
+  });
+
+  it("a registry that already holds the process defaults is a clear error", () => {
+    const registry = new Registry();
+    createMetrics({ registry });
+    expect(() => createMetrics({ registry, prefix: "other_" })).toThrow(/defaultMetrics: false/);
+  });
+
+  it("the handler refuses a metricsPath without metrics, or one that is a route already", () => {
+    const engine = createEngine({ strategy: aip34() });
+    expect(() => createHandler(engine, { metricsPath: "/m" })).toThrow(
+      "metricsPath: only applies with the metrics option",
+    );
+    const metrics = createMetrics({ defaultMetrics: false });
+    expect(() => createHandler(engine, { metrics, metricsPath: "/spec.json" })).toThrow(
+      /already a route/,
+    );
+    expect(() => createHandler(engine, { metrics: {} as never })).toThrow(
+      /missing observeRequest, scrape/,
+    );
+  });
+
+  it("the scrape answers 404 through the synchronous handler (only respond() serves it)", () => {
+    const engine = createEngine({ strategy: aip34() });
+    const metrics = createMetrics({ defaultMetrics: false });
+    const res = createHandler(engine, { metrics })({ method: "GET", url: "/metrics", headers: {} });
+    expect(res.status).toBe(404);
+    expect(text(res)).toContain("handler.respond(request)");
+  });
+});
