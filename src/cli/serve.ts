@@ -5,9 +5,15 @@ import { createServer, type GasdigestServer, listen } from "../adapters/node/ind
 import type { BlockSample } from "../core/blockSample.js";
 import { createEngine, type Engine } from "../core/createEngine.js";
 import { formatIssues } from "../core/errors.js";
-import { aptosRest, aptosRestEventFields, describeAptosRestEvent } from "../sources/aptosRest.js";
+import {
+  type AptosRestOptions,
+  aptosRest,
+  aptosRestEventFields,
+  describeAptosRestEvent,
+} from "../sources/aptosRest.js";
 import { ndjsonFile } from "../sources/ndjsonFile.js";
 import { simulator } from "../sources/simulator.js";
+import { APTOS_FLAGS, APTOS_FLAGS_USAGE, parseAptosFlags } from "./aptosFlags.js";
 import { type CliIo, UsageError } from "./io.js";
 import { loadStrategy } from "./loadStrategy.js";
 import { logEngineEvents } from "./logEngineEvents.js";
@@ -29,6 +35,7 @@ Options:
   --interval-ms N       simulator block interval in ms (default 250; 0 = as fast as possible)
   --speed N             ndjson replay at N times the recorded pace (default: as fast as possible)
   --poll-ms N           aptos: wait between looks at the tip (default 500)
+${APTOS_FLAGS_USAGE}
   --header-prefix P     chain-state header prefix (default X-Aptos-)
   --base-path PATH      path of the routes (default /v1)
   --max-staleness-ms N  503 health_check_failed when the newest block is older (default 30000)
@@ -63,6 +70,7 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
       "base-path": { type: "string" },
       "max-staleness-ms": { type: "string" },
       "log-level": { type: "string", default: "info" },
+      ...APTOS_FLAGS,
     },
     strict: true,
     allowPositionals: false,
@@ -93,6 +101,7 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
     intervalMs: intFlag("interval-ms", values["interval-ms"], 0),
     speed,
     pollIntervalMs: intFlag("poll-ms", values["poll-ms"], 1),
+    aptos: parseAptosFlags(values, spec),
   };
 
   const engine = createEngine({ strategy, config });
@@ -157,6 +166,7 @@ interface SourceFlags {
   intervalMs: number | undefined;
   speed: number | undefined;
   pollIntervalMs: number | undefined;
+  aptos: AptosRestOptions;
 }
 
 function makeSource(
@@ -181,6 +191,7 @@ function makeSource(
       });
     case "aptos":
       return aptosRest(spec.url, {
+        ...flags.aptos,
         backfillBlocks: engine.config.aggressiveBlockHistory + 1,
         pollIntervalMs: flags.pollIntervalMs,
         onEvent: (event) => {
