@@ -118,17 +118,25 @@ describe("createSlots", () => {
 
 describe("hedged", () => {
   const never = new AbortController().signal;
-  /** Tries answering `value` after `ms` (headers at once when `headers`), aborted by their signal. */
-  function tries(plan: { ms: number; value: string; headers?: boolean }[], aborted: number[] = []) {
+  /**
+   * Tries answering `value` after `ms` (headers at once when `headers`, or after `headersMs`),
+   * aborted by their signal.
+   */
+  function tries(
+    plan: { ms: number; value: string; headers?: boolean; headersMs?: number }[],
+    aborted: number[] = [],
+  ) {
     let n = 0;
     return (signal: AbortSignal, onHeaders: () => void) => {
       const i = n++;
       const step = plan[Math.min(i, plan.length - 1)]!;
       if (step.headers) onHeaders();
+      const h = step.headersMs === undefined ? undefined : setTimeout(onHeaders, step.headersMs);
       return new Promise<string>((resolve, reject) => {
         const t = setTimeout(() => resolve(step.value), step.ms);
         signal.addEventListener("abort", () => {
           clearTimeout(t);
+          clearTimeout(h);
           aborted.push(i);
           reject(signal.reason);
         });
@@ -174,6 +182,32 @@ describe("hedged", () => {
       [],
     );
     expect(await hedged(both, ok, 10, never)).toEqual({ result: "failed-second", hedged: true });
+  });
+
+  it("gives up on the straggler when the second try fails", async () => {
+    const aborted: number[] = [];
+    const run = tries(
+      [
+        { ms: 5_000, value: "ok-stalled" },
+        { ms: 5, value: "failed-hedge" },
+      ],
+      aborted,
+    );
+    expect(await hedged(run, ok, 10, never)).toEqual({ result: "failed-hedge", hedged: true });
+    expect(aborted).toEqual([0]);
+  });
+
+  it("keeps waiting for the first try when the second fails after the first got its headers", async () => {
+    const aborted: number[] = [];
+    const run = tries(
+      [
+        { ms: 120, headersMs: 30, value: "ok-late" },
+        { ms: 60, value: "failed-hedge" },
+      ],
+      aborted,
+    );
+    expect(await hedged(run, ok, 10, never)).toEqual({ result: "ok-late", hedged: true });
+    expect(aborted).toEqual([]);
   });
 
   it("rejects with the parent's reason when it aborts, aborting every try", async () => {

@@ -12,9 +12,11 @@ export interface HedgedResult<R> {
  * Run `run` and, if it has neither settled nor called `onHeaders` within `delayMs`, run it a
  * second time alongside (a "hedged request": a stalled connection costs `delayMs`, not the
  * whole timeout). The first result that `succeeded` accepts wins and the other try is aborted.
- * A failure settles at once when no second try is running; otherwise the other try is awaited,
- * and when both fail the later failure is returned. At most two tries run. Rejects when
- * `parent` aborts (or a try rejects for another reason).
+ * A failure of the second try settles at once unless the first has since called `onHeaders`
+ * (otherwise the first is the straggler the second was sent for, and is aborted); a failure of
+ * the first try while the second runs waits for the second, and when both fail the later
+ * failure is returned. At most two tries run. Rejects when `parent` aborts (or a try rejects
+ * for another reason).
  *
  * @example
  * const { result } = await hedged((s) => fetch(url, { signal: s }), (r) => r.ok, 500, signal);
@@ -26,28 +28,32 @@ export function hedged<R>(
   parent: AbortSignal,
 ): Promise<HedgedResult<R>> {
   return new Promise<HedgedResult<R>>((resolve, reject) => {
-    const pending = new Set<AbortController>();
+    /** Tries still running, each with whether it has called `onHeaders`. */
+    const pending = new Map<AbortController, { answering: boolean }>();
     let tries = 0;
     let settled = false;
     let answered = false;
     let timer: NodeJS.Timeout | undefined;
 
     const onParentAbort = () => {
-      for (const c of pending) c.abort(parent.reason);
+      for (const c of pending.keys()) c.abort(parent.reason);
     };
     const finish = (outcome: () => void) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       parent.removeEventListener("abort", onParentAbort);
-      for (const c of pending) c.abort(new DOMException("another try answered", "AbortError"));
+      for (const c of pending.keys())
+        c.abort(new DOMException("another try answered", "AbortError"));
       outcome();
     };
     const start = () => {
       const controller = new AbortController();
-      pending.add(controller);
-      tries++;
+      const state = { answering: false };
+      pending.set(controller, state);
+      const order = tries++;
       const onHeaders = () => {
+        state.answering = true;
         answered = true;
         clearTimeout(timer);
       };
@@ -55,7 +61,10 @@ export function hedged<R>(
         (result) => {
           pending.delete(controller);
           if (settled) return;
-          if (succeeded(result) || pending.size === 0)
+          // A failure waits for a try started after it (a hedge still on its way) or one that
+          // is answering, never for a straggler still without headers.
+          const worthWaiting = order < tries - 1 || [...pending.values()].some((p) => p.answering);
+          if (succeeded(result) || !worthWaiting)
             finish(() => resolve({ result, hedged: tries > 1 }));
         },
         (error) => {
