@@ -52,6 +52,16 @@ describe("readBody", () => {
     expect(state.pulled).toBeLessThanOrEqual(1);
   });
 
+  it("reads a body of declared length into one buffer, and refuses more bytes than declared", async () => {
+    const exact = chunked(4, 1000);
+    const res = new Response(exact.stream, { headers: { "content-length": "4000" } });
+    expect(await readBody(res, 10_000)).toEqual({ ok: true, text: "a".repeat(4000) });
+    const longer = chunked(4, 1000);
+    const lying = new Response(longer.stream, { headers: { "content-length": "2500" } });
+    expect(await readBody(lying, 10_000)).toEqual({ ok: false, bytesRead: 3000 });
+    expect(longer.state.cancelled).toBe(true);
+  });
+
   it("counts inflated bytes: a gzip bomb is stopped at the cap", async () => {
     const bomb = gzipSync(Buffer.alloc(8 * 1024 * 1024, 0x20));
     expect(bomb.length).toBeLessThan(64 * 1024);
