@@ -20,7 +20,7 @@ export const APTOS_FLAGS_USAGE = `  --max-response-bytes N  aptos: largest node 
   --follow-redirects      aptos: follow HTTP redirects of the node (default: a redirect is a fault)
   --request-timeout-ms N  aptos: per-request timeout, headers and body (default 10000)
   --concurrency N         aptos: requests in flight at once, 1-64 (default 4)
-  --lookahead-blocks N    aptos: heights fetched ahead of the next block to emit (default 64)
+  --lookahead-blocks N    aptos: heights fetched ahead of the next block to emit (default 128)
   --hedge-after-ms N      aptos: resend a request with no answer after N ms (default 500)
   --max-backoff-ms N      aptos: longest wait between retries (default 10000)
   --max-retry-after-ms N  aptos: longest Retry-After honoured (default 60000)`;

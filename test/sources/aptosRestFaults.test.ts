@@ -69,7 +69,7 @@ describe("aptosRest: response size cap", () => {
     expect(resolveAptosRestOptions("http://node")).toMatchObject({
       maxResponseBytes: 64 * MIB,
       followRedirects: false,
-      lookaheadBlocks: 64,
+      lookaheadBlocks: 128,
       hedgeAfterMs: 500,
     });
   });

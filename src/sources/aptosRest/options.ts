@@ -61,7 +61,7 @@ export interface AptosRestOptions {
   concurrency?: number;
   /**
    * Most heights fetched ahead of the next block to emit: finished blocks wait in order while a
-   * slower one (stalled, retried) is still coming, and the other requests keep going. @default 64
+   * slower one (stalled, retried) is still coming, and the other requests keep going. @default 128
    */
   lookaheadBlocks?: number;
   /** Per-request timeout (headers and body), in ms. @default 10000 */
@@ -148,7 +148,7 @@ const shape = {
   startHeight: u64Schema.optional(),
   pollIntervalMs: ms(3_600_000).default(500),
   concurrency: whole("requests").min(1, "must be at least 1").max(64).default(4),
-  lookaheadBlocks: whole("blocks").min(1, "must be at least 1").max(4096).default(64),
+  lookaheadBlocks: whole("blocks").min(1, "must be at least 1").max(4096).default(128),
   timeoutMs: ms(600_000, 1).default(10_000),
   hedgeAfterMs: ms(600_000, 1).default(500),
   maxResponseBytes: whole("bytes")
