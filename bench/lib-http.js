@@ -104,7 +104,7 @@ export async function compareInSlices(target, urls, { slices, seconds, warmup })
 
 /** Server side: an engine holding 200 blocks of a busy chain (every third block full). */
 export function createBenchEngine() {
-  const engine = createEngine({ strategy: aip34 });
+  const engine = createEngine({ strategy: aip34() });
   for (let h = 1; h <= 200; h++) {
     const prices = Array.from({ length: h % 3 === 0 ? 250 : 40 }, (_, i) =>
       String(100 + ((h * 7 + i) % 400)),

@@ -1,19 +1,22 @@
-// gasdigest: the library's public entry point. Framework adapters live under subpath exports.
-export * from "./backtest/index.js";
+// gasdigest: the runtime-neutral core. The engine, the strategies, the sketches, block samples
+// and config, the errors, the push and simulated sources, and the framework-agnostic HTTP
+// handler. Nothing here (nor anything it imports) uses a `node:` module, so it loads as is in
+// node, Bun, Deno and Workers; test/packaging/importGraph.test.ts keeps it that way.
+//
+// Elsewhere: gasdigest/node (node:http server, NDJSON file and live-node sources),
+// gasdigest/backtest, gasdigest/explorer-assets, and the adapters gasdigest/fetch, /express,
+// /fastify, /koa. See docs/architecture.md#entry-points.
+
 export {
   type BlockSample,
   type BlockSampleInput,
   type BlockSampleResult,
-  blockSampleSchema,
-  isBlockSample,
   parseBlockSample,
   safeParseBlockSample,
   serializeBlockSample,
-  toBlockSampleJson,
   type U64Input,
 } from "./core/blockSample.js";
-export { DEFAULT_BUCKETS, nextBucket } from "./core/buckets.js";
-export { clearingPrice } from "./core/clearingPrice.js";
+export { nextBucket } from "./core/buckets.js";
 export {
   DEFAULT_GAS_CONFIG,
   type GasConfig,
@@ -32,32 +35,51 @@ export {
   BaseError,
   type BaseErrorOptions,
   BlockOrderError,
-  formatIssues,
+  InvalidArgumentError,
   InvalidBlockSampleError,
   InvalidConfigError,
-  NotImplementedError,
   StrategyError,
   ValidationError,
   type ValidationIssue,
 } from "./core/errors.js";
 export {
   blockFullness,
-  defaultEstimate,
-  effectiveMinPrice,
   type FullnessRule,
   minInclusionPrice,
   servedEstimate,
 } from "./core/fullness.js";
 export { parseJsonLossless } from "./core/parseJsonLossless.js";
+export { TIERS, type Tier } from "./core/tiers.js";
 export type {
   GasEstimate,
   LedgerState,
+  PromiseRecord,
   Snapshot,
   Strategy,
   StrategyFactory,
+  TierPromise,
 } from "./core/types.js";
-export { parseU64, U64_MAX } from "./core/u64.js";
-export type { Centroids } from "./sketch/centroids.js";
+export { createHandler } from "./http/createHandler.js";
+export {
+  type CreateOpenApiDocumentOptions,
+  createOpenApiDocument,
+  type OpenApiDocument,
+} from "./http/createOpenApiDocument.js";
+export type {
+  ExplorerAssets,
+  ExplorerFile,
+  SwaggerUiFile,
+} from "./http/explorer.js";
+export type { HandlerOptions } from "./http/handlerOptions.js";
+export type {
+  ErrorCode,
+  Handler,
+  HandlerEngine,
+  HandlerLogger,
+  HandlerRequest,
+  HandlerResponse,
+  ResolvedHandlerOptions,
+} from "./http/types.js";
 export { SketchError } from "./sketch/sketchError.js";
 export {
   createSlidingDigest,
@@ -71,46 +93,23 @@ export {
   type TDigestOptions,
 } from "./sketch/tdigest.js";
 export { tdigestFromJSON } from "./sketch/tdigestFromJSON.js";
-export {
-  type AptosRestEvent,
-  type AptosRestOptions,
-  aptosRest,
-  aptosRestEventFields,
-  describeAptosRestEvent,
-  InvalidResponseError,
-  SourceRequestError,
-} from "./sources/aptosRest.js";
-export { InvalidLineError, type NdjsonFileOptions, ndjsonFile } from "./sources/ndjsonFile.js";
 export { type PushSource, pushSource } from "./sources/pushSource.js";
-export { type NdjsonLine, type ReadNdjsonOptions, readNdjson } from "./sources/readNdjson.js";
 export {
-  parseSimulatorOptions,
   type Regime,
-  type ResolvedSimulatorOptions,
-  SCENARIOS,
   type Scenario,
   type SimulatorOptions,
   simulateBlocks,
   simulator,
 } from "./sources/simulator.js";
 export { aip34 } from "./strategies/aip34.js";
-export {
-  type GethOptions,
-  geth,
-  parseGethOptions,
-  type ResolvedGethOptions,
-} from "./strategies/geth.js";
+export type { CalibratedOptions } from "./strategies/calibrated/options.js";
+export { calibrated } from "./strategies/calibrated.js";
+export { type GethOptions, geth } from "./strategies/geth.js";
 export { lastBlock } from "./strategies/lastBlock.js";
 export {
   registerStrategy,
   resolveStrategy,
   type StrategySettings,
-  strategyNames,
 } from "./strategies/registry.js";
 export { type TDigestStrategy, tdigest } from "./strategies/tdigest.js";
-export {
-  parseTDigestOptions,
-  type TDigestStrategyConfig,
-  type TDigestStrategyOptions,
-  tdigestOptionsShape,
-} from "./strategies/tdigestOptions.js";
+export type { TDigestStrategyOptions } from "./strategies/tdigestOptions.js";

@@ -2,7 +2,7 @@
 //   node --expose-gc bench/probes/memory.js <strategy> <windowBlocks> <blocks>
 // prints {"bytes": N}: heap + array buffers retained by the strategy after <blocks> blocks.
 import { parseBlockSample } from "../../dist/core/blockSample.js";
-import { parseGasConfig } from "../../dist/core/config.js";
+import { MAX_BLOCK_HISTORY, parseGasConfig } from "../../dist/core/config.js";
 import { aip34 } from "../../dist/strategies/aip34.js";
 import { tdigest } from "../../dist/strategies/tdigest.js";
 import { prng, retainedBytes } from "../lib.js";
@@ -10,25 +10,32 @@ import { prng, retainedBytes } from "../lib.js";
 const [name, windowArg, blocksArg] = process.argv.slice(2);
 const w = Number(windowArg);
 const blocks = Number(blocksArg);
-const config = parseGasConfig({
-  lowBlockHistory: Math.min(10, w),
-  marketBlockHistory: Math.min(30, w),
+// Windows past the config's bound (100 000 blocks) are measured as a reference only: the
+// validated config is made at the bound and the window set afterwards.
+const config = {
+  ...parseGasConfig({
+    lowBlockHistory: Math.min(10, w),
+    marketBlockHistory: Math.min(30, w),
+    aggressiveBlockHistory: Math.min(w, MAX_BLOCK_HISTORY),
+    fullBlockTxns: 4,
+  }),
   aggressiveBlockHistory: w,
-  fullBlockTxns: 4,
-});
+};
 const paid = (q) => ({ windowBlocks: w, quantile: q, sample: "paid" });
 const makers = {
-  aip34: () => aip34(config),
+  aip34: () => aip34()(config),
   "tdigest clearing": () =>
     tdigest({
       tiers: {
-        low: { windowBlocks: w },
+        deprioritized: { windowBlocks: w },
         regular: { windowBlocks: w },
         prioritized: { windowBlocks: w },
       },
     })(config),
   "tdigest paid": () =>
-    tdigest({ tiers: { low: paid(0.1), regular: paid(0.5), prioritized: paid(0.99) } })(config),
+    tdigest({ tiers: { deprioritized: paid(0.1), regular: paid(0.5), prioritized: paid(0.99) } })(
+      config,
+    ),
 };
 if (!makers[name] || !(w > 0) || !(blocks > 0)) {
   process.stderr.write("usage: memory.js aip34|'tdigest clearing'|'tdigest paid' WINDOW BLOCKS\n");

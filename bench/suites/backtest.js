@@ -49,7 +49,7 @@ export default async function run({ quick }) {
     },
   });
 
-  const strategies = () => [{ strategy: aip34 }, { strategy: geth() }, { strategy: lastBlock }];
+  const strategies = () => [{ strategy: aip34() }, { strategy: geth() }, { strategy: lastBlock() }];
   const score = await best(passes, {
     backtest: () => {
       const bt = createBacktest({ strategies: strategies(), verifyEvery: 10 });

@@ -10,12 +10,12 @@ export default async function run({ quick }) {
   const config = parseGasConfig({});
   const blocks = makeBlocks(quick ? 1_000 : 5_000, 7);
   const wire = blocks.map((b) => ({ epoch: "1", gas_unit_prices: b.gasUnitPrices.map(String) }));
-  const strategy = aip34(config);
+  const strategy = aip34()(config);
   let i = 0;
   let j = 0;
   let height = 0n;
-  let validated = createEngine({ strategy: aip34, config });
-  const wireEngine = createEngine({ strategy: aip34, config });
+  let validated = createEngine({ strategy: aip34(), config });
+  const wireEngine = createEngine({ strategy: aip34(), config });
   let sink = 0n;
   const hz = await runCases(
     {
@@ -27,7 +27,7 @@ export default async function run({ quick }) {
         // A fresh engine each time the blocks run out, so heights keep increasing.
         if (j === blocks.length) {
           j = 0;
-          validated = createEngine({ strategy: aip34, config });
+          validated = createEngine({ strategy: aip34(), config });
         }
         validated.ingest(blocks[j++]);
       },
@@ -38,7 +38,7 @@ export default async function run({ quick }) {
     },
     { quick },
   );
-  const reader = createEngine({ strategy: aip34, config });
+  const reader = createEngine({ strategy: aip34(), config });
   reader.ingest(blocks[0]);
   const plain = { estimate: { regular: 1n } };
   const reads = await runCases(

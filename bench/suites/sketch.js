@@ -211,7 +211,7 @@ async function heapRows() {
     return { bytes, strategy: kept };
   };
   const tiers = (w) => ({
-    low: { windowBlocks: w, quantile: 0, sample: "clearing" },
+    deprioritized: { windowBlocks: w, quantile: 0, sample: "clearing" },
     regular: { windowBlocks: w, quantile: 0.5, sample: "paid" },
     prioritized: { windowBlocks: w - 1, quantile: 0.99, sample: "paid" },
   });
@@ -228,8 +228,8 @@ async function heapRows() {
     aggressiveBlockHistory: w,
   });
   const reference = await measure(
-    (c) => aip34(windows(c, 1_000_000)),
-    (c) => aip34(windows(c, 20_000)),
+    (c) => aip34()(windows(c, 1_000_000)),
+    (c) => aip34()(windows(c, 20_000)),
     Number.POSITIVE_INFINITY,
   );
   const mib = (b) => b / 2 ** 20;

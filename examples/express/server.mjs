@@ -3,7 +3,7 @@ import express from "express";
 import { aip34, createEngine, simulator } from "gasdigest";
 import { gasdigest } from "gasdigest/express";
 
-const engine = createEngine({ strategy: aip34 });
+const engine = createEngine({ strategy: aip34() });
 engine.connect(simulator({ clock: "wall" })); // a simulated chain: one block every 250 ms
 
 const app = express();

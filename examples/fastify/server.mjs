@@ -3,7 +3,7 @@ import Fastify from "fastify";
 import { aip34, createEngine, simulator } from "gasdigest";
 import { gasdigest } from "gasdigest/fastify";
 
-const engine = createEngine({ strategy: aip34 });
+const engine = createEngine({ strategy: aip34() });
 engine.connect(simulator({ clock: "wall" })); // a simulated chain: one block every 250 ms
 
 const app = Fastify();

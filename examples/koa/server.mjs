@@ -3,7 +3,7 @@ import { aip34, createEngine, simulator } from "gasdigest";
 import { gasdigest } from "gasdigest/koa";
 import Koa from "koa";
 
-const engine = createEngine({ strategy: aip34 });
+const engine = createEngine({ strategy: aip34() });
 engine.connect(simulator({ clock: "wall" })); // a simulated chain: one block every 250 ms
 
 const app = new Koa();

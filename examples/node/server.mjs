@@ -2,7 +2,7 @@
 import { aip34, createEngine, simulator } from "gasdigest";
 import { createServer, listen } from "gasdigest/node";
 
-const engine = createEngine({ strategy: aip34 });
+const engine = createEngine({ strategy: aip34() });
 engine.connect(simulator({ clock: "wall" })); // a simulated chain: one block every 250 ms
 
 const server = createServer(engine); // routes under /v1, the explorer at /v1/spec

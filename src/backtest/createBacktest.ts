@@ -1,7 +1,7 @@
 import { type BlockSample, type BlockSampleInput, parseBlockSample } from "../core/blockSample.js";
-import { checkBlockOrder } from "../core/checkBlockOrder.js";
 import { clearingPrice } from "../core/clearingPrice.js";
 import { type GasConfig, type GasConfigInput, parseGasConfig } from "../core/config.js";
+import { createBlockOrder } from "../core/createBlockOrder.js";
 import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
 import { defaultEstimate, effectiveMinPrice } from "../core/fullness.js";
 import type { GasEstimate, StrategyFactory } from "../core/types.js";
@@ -59,7 +59,9 @@ export interface Backtest {
    * Score every strategy's estimate (published before this block) against the block, then give
    * the block to every strategy. A repeated height is ignored.
    * @throws {InvalidBlockSampleError} the block does not match the format (nothing changes).
-   * @throws {BlockOrderError} lower height, or lower epoch at a higher height (nothing changes).
+   * @throws {BlockOrderError} lower height, lower epoch at a higher height, or a jump above
+   * `maxHeightJump` (nothing is scored; `resyncAfterBlocks` such blocks in a row, in order among
+   * themselves, are followed as the engine follows them).
    * @throws {LookaheadError} a strategy was caught looking ahead (with `verify`).
    */
   push(block: BlockSample | BlockSampleInput): "accepted" | "duplicate";
@@ -77,7 +79,7 @@ export interface Backtest {
  *
  * @throws {InvalidConfigError} invalid options (every issue, with its path).
  * @example
- * const bt = createBacktest({ strategies: [{ strategy: aip34 }, { strategy: lastBlock }] });
+ * const bt = createBacktest({ strategies: [{ strategy: aip34() }, { strategy: lastBlock() }] });
  * for (const block of simulateBlocks({ scenario: "spike", blocks: 5000 })) bt.push(block);
  * bt.result().strategies[0].tiers.regular.inclusion.within1;
  */
@@ -100,7 +102,16 @@ export function createBacktest(options: CreateBacktestOptions): Backtest {
   if (issues.length > 0) throw new InvalidConfigError(issues);
   const truth = parseGasConfig(options.config ?? {});
   const verify = options.verify ?? true;
-  const lanes = options.strategies.map((s, i) => createLane(s, s.config ?? truth, i));
+  // Every engine follows the main config's ordering rules, so that all of them (and the
+  // harness) accept, reject and resync on the same blocks.
+  const ordering = {
+    maxHeightJump: truth.maxHeightJump,
+    resyncAfterBlocks: truth.resyncAfterBlocks,
+  };
+  const lanes = options.strategies.map((s, i) =>
+    createLane(s, s.config ? { ...s.config, ...ordering } : truth, i),
+  );
+  const order = createBlockOrder(truth);
   const seen = new Set<string>();
   lanes.forEach((lane, i) => {
     if (seen.has(lane.name))
@@ -128,7 +139,18 @@ export function createBacktest(options: CreateBacktestOptions): Backtest {
   return {
     push(input) {
       const block = parseBlockSample(input);
-      if (checkBlockOrder(last, block) === "duplicate") {
+      let place: ReturnType<typeof order.check>;
+      try {
+        place = order.check(block);
+      } catch (error) {
+        // The engines see the rejected block too, so that they count the same run of them.
+        for (const lane of lanes)
+          try {
+            lane.engine.ingest(block);
+          } catch {}
+        throw error;
+      }
+      if (place === "duplicate") {
         duplicates++;
         return "duplicate";
       }
@@ -136,7 +158,8 @@ export function createBacktest(options: CreateBacktestOptions): Backtest {
       const min = effectiveMinPrice(block, truth);
       if (clearing <= min) atMinimum++;
       const phase = detector.next(clearing <= min);
-      if (blocks > 0) {
+      // After a resync the published estimates belong to the dropped newest block: not scored.
+      if (blocks > 0 && place === "next") {
         for (let l = 0; l < lanes.length; l++) {
           const lane = lanes[l]!;
           if (verify) verifyLane(lane, block, (blocks - 1) % verifyEvery === 0);
@@ -167,6 +190,7 @@ export function createBacktest(options: CreateBacktestOptions): Backtest {
         lane.engine.ingest(block);
         lane.published = lane.engine.snapshot();
       }
+      order.accept(block);
       firstHeight ??= block.height;
       last = { height: block.height, epoch: block.epoch };
       blocks++;

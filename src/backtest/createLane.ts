@@ -7,7 +7,7 @@ import type { BacktestStrategy } from "./createBacktest.js";
 import { createSpikeResponse, type SpikeResponseTracker } from "./createSpikeResponse.js";
 import { createTierScore, type TierScore } from "./createTierScore.js";
 import { LookaheadError } from "./lookaheadError.js";
-import { type StrategyResult, TIERS, type Tier } from "./types.js";
+import { LOOKAHEAD_BLOCKS, type StrategyResult, TIERS, type Tier } from "./types.js";
 
 /** One strategy inside a backtest: its engine, the snapshot to score next, and its scores. */
 export interface Lane {
@@ -33,7 +33,7 @@ export interface Lane {
  *
  * @throws {InvalidConfigError} an invalid config or label.
  * @example
- * const lane = createLane({ strategy: aip34 }, {}, 0);
+ * const lane = createLane({ strategy: aip34() }, {}, 0);
  */
 export function createLane(
   s: BacktestStrategy,
@@ -119,9 +119,21 @@ export function verifyLane(lane: Lane, block: BlockSample, ask: boolean): void {
  */
 export function laneResult(lane: Lane): StrategyResult {
   const tiers = {} as Record<Tier, StrategyResult["tiers"][Tier]>;
+  const promises = lane.published?.promises;
   TIERS.forEach((tier, t) => {
+    const promise = promises?.[tier];
     tiers[tier] = {
       ...lane.scores[t]!.result(),
+      promise: promise
+        ? {
+            withinBlocks: promise.withinBlocks,
+            probability: promise.probability,
+            achieved:
+              promise.withinBlocks <= LOOKAHEAD_BLOCKS
+                ? lane.scores[t]!.within(promise.withinBlocks)
+                : null,
+          }
+        : null,
       spikeCover: lane.spikes[t]!.cover(),
       spikeReturn: lane.spikes[t]!.back(),
     };

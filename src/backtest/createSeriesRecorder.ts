@@ -46,7 +46,7 @@ export interface SeriesRecorder {
  *
  * @example
  * const recorder = createSeriesRecorder({ strategies: ["aip34"] });
- * const backtest = createBacktest({ strategies: [{ strategy: aip34 }], onBlock: recorder.record });
+ * const backtest = createBacktest({ strategies: [{ strategy: aip34() }], onBlock: recorder.record });
  */
 export function createSeriesRecorder(options: SeriesRecorderOptions): SeriesRecorder {
   const maxPoints = options.maxPoints ?? 5000;

@@ -15,6 +15,8 @@ export interface TierScore {
   pending(): number;
   /** Inclusion counts, shares and overpayment so far (pending bids left out). */
   result(): Pick<TierResult, "bids" | "included" | "inclusion" | "overpayment">;
+  /** Share of settled bids included within `k` blocks (1..10); `null` without bids. */
+  within(k: number): number | null;
 }
 
 /**
@@ -39,9 +41,8 @@ export function createTierScore(): TierScore {
   let size = 0;
   let index = 0;
   let bids = 0;
-  let within1 = 0;
-  let within3 = 0;
-  let within10 = 0;
+  // Settled bids that got in after waiting exactly j blocks, j = 0..9.
+  const waited = new Float64Array(n);
   let ratioSum = 0;
   const digest = createTDigest({ compression: OVERPAYMENT_COMPRESSION });
 
@@ -49,9 +50,7 @@ export function createTierScore(): TierScore {
     bids++;
     const w = wait[slot]!;
     if (w < 0) return;
-    within10++;
-    if (w < 3) within3++;
-    if (w < 1) within1++;
+    waited[w]!++;
     digest.add(ratio[slot]!);
     ratioSum += ratio[slot]!;
   }
@@ -82,8 +81,22 @@ export function createTierScore(): TierScore {
       index++;
     },
     pending: () => size,
+    within(k) {
+      let c = 0;
+      for (let j = 0; j < k && j < n; j++) c += waited[j]!;
+      return bids > 0 ? c / bids : null;
+    },
     result() {
       const share = (k: number) => (bids > 0 ? k / bids : null);
+      let within1 = 0;
+      let within3 = 0;
+      let within10 = 0;
+      for (let j = 0; j < n; j++) {
+        const c = waited[j]!;
+        within10 += c;
+        if (j < 3) within3 += c;
+        if (j < 1) within1 += c;
+      }
       return {
         bids,
         included: { within1, within3, within10 },

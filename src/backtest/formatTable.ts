@@ -7,6 +7,8 @@ export const TABLE_COLUMNS: readonly string[] = Object.freeze([
   "in 1",
   "in 3",
   "in 10",
+  "promise",
+  "kept",
   "over p50",
   "over p90",
   "over mean",
@@ -18,7 +20,8 @@ export const TABLE_COLUMNS: readonly string[] = Object.freeze([
 
 /** What the columns mean, printed under the table. */
 export const TABLE_LEGEND =
-  "in k: share of bids included within k blocks. over: estimate / clearing price of the block it got into (median, p90, mean).\n" +
+  "in k: share of bids included within k blocks. promise: what the tier promises (calibrated); kept: its share of bids included within the promised blocks.\n" +
+  "over: estimate / clearing price of the block it got into (median, p90, mean).\n" +
   "cover: blocks from a spike's start until the tier's bid gets into a spike block (median; spikes covered / spikes).\n" +
   "back: blocks from a spike's end until the tier is back at its idle value (median; spikes it came back after / spikes).";
 
@@ -48,6 +51,10 @@ export function tableRows(result: BacktestResult): string[][] {
         percent(t.inclusion.within1),
         percent(t.inclusion.within3),
         percent(t.inclusion.within10),
+        t.promise
+          ? `${+(t.promise.probability * 100).toFixed(2)}% in ${t.promise.withinBlocks}`
+          : "-",
+        t.promise ? percent(t.promise.achieved) : "-",
         ratio(t.overpayment?.median),
         ratio(t.overpayment?.p90),
         ratio(t.overpayment?.mean),

@@ -1,4 +1,6 @@
-// The backtest's public API (re-exported from the package entry point).
+// gasdigest/backtest: replay a history through strategies and score them (the harness, the
+// HTML report, the history reader). Node only: readHistory and renderReport read files.
+export { clearingPrice } from "../core/clearingPrice.js";
 export {
   type Backtest,
   type BacktestStats,
@@ -13,13 +15,7 @@ export {
   type SeriesRecorderOptions,
   type StrategySeries,
 } from "./createSeriesRecorder.js";
-export {
-  describeResult,
-  formatTable,
-  TABLE_COLUMNS,
-  TABLE_LEGEND,
-  tableRows,
-} from "./formatTable.js";
+export { formatTable } from "./formatTable.js";
 export { LookaheadError } from "./lookaheadError.js";
 export { type ReadHistoryOptions, readHistory } from "./readHistory.js";
 export { type RenderReportOptions, renderReport } from "./renderReport.js";

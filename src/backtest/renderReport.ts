@@ -2,7 +2,9 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { BaseError } from "../core/errors.js";
 import type { RecordedSeries } from "./createSeriesRecorder.js";
+import { formatFrontier } from "./formatFrontier.js";
 import { describeResult, TABLE_COLUMNS, TABLE_LEGEND, tableRows } from "./formatTable.js";
+import type { FrontierResult } from "./frontierResult.js";
 import { REPORT_SCRIPT } from "./reportScript.js";
 import { type BacktestResult, HORIZONS, TIERS } from "./types.js";
 
@@ -16,6 +18,8 @@ export interface RenderReportOptions {
   title?: string;
   /** What was replayed (e.g. the input file name), shown under the title. @default undefined */
   source?: string;
+  /** A frontier run (`--frontier`): adds its table and one chart per horizon. @default undefined */
+  frontier?: FrontierResult;
 }
 
 interface ChartLibrary {
@@ -90,7 +94,8 @@ export function renderReport(options: RenderReportOptions): string {
       inclusion: s.tiers[tier].inclusion,
     })),
   );
-  const data = { horizons: HORIZONS, series, points };
+  const frontier = options.frontier;
+  const data = { horizons: HORIZONS, series, points, frontier: frontier?.curves ?? null };
   const head = TABLE_COLUMNS.map((c) => `<th>${escapeHtml(c)}</th>`).join("");
   const body = tableRows(result)
     .map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join("")}</tr>`)
@@ -133,6 +138,14 @@ ${timelines}
 <h2>Inclusion against overpayment</h2>
 <p class="note">One point per strategy (colour) and tier (size: deprioritized smallest, prioritized largest): the share of its bids included against the mean of estimate / clearing price over the bids that got in. Up and to the left is better.</p>
 ${scatters}
+${
+  frontier
+    ? `<h2>Frontier: inclusion against median overpayment</h2>
+<p class="note">Each strategy's own knob swept (calibrated: probability; geth: percentile; tdigest: quantile; last-block: multiplier); a strategy without one shows its three tiers as points. Down and to the right is better: more inclusion for less overpayment.</p>
+${HORIZONS.map((h) => `<h3>within ${h} block${h === 1 ? "" : "s"}</h3>\n<div class="chart" id="frontier-${h}"></div>`).join("\n")}
+<pre id="frontier-table">${escapeHtml(formatFrontier(frontier))}</pre>`
+    : ""
+}
 <script type="application/json" id="backtest-data">${jsonSafe(JSON.stringify(data))}</script>
 <script>${scriptSafe(lib.script)}</script>
 <script>${scriptSafe(REPORT_SCRIPT)}</script>

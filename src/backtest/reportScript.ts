@@ -95,6 +95,65 @@ export const REPORT_SCRIPT = `(function () {
     charts.push(new uPlot(opts, columns, el));
   });
 
+  if (data.frontier)
+    data.horizons.forEach(function (h) {
+      var el = document.getElementById("frontier-" + h);
+      var curves = data.frontier.filter(function (c) {
+        return c.horizon === h;
+      });
+      var xs = [];
+      curves.forEach(function (c) {
+        c.points.forEach(function (p) {
+          if (p.inclusion !== null && p.overpay !== null && xs.indexOf(p.inclusion) < 0)
+            xs.push(p.inclusion);
+        });
+      });
+      xs.sort(function (a, b) {
+        return a - b;
+      });
+      var columns = [
+        xs.map(function (x) {
+          return Math.round(x * 10000) / 100;
+        }),
+      ];
+      var series = [{ label: "% included within " + h }];
+      curves.forEach(function (c, i) {
+        columns.push(
+          xs.map(function (x) {
+            var hit = null;
+            c.points.forEach(function (p) {
+              if (p.inclusion === x && p.overpay !== null) hit = p.overpay;
+            });
+            return hit;
+          }),
+        );
+        var color = palette[i % palette.length];
+        series.push({
+          label: c.strategy + (c.knob ? " (" + c.knob + ")" : " (tiers)"),
+          stroke: color,
+          width: 1.5,
+          spanGaps: true,
+          paths: c.knob
+            ? undefined
+            : function () {
+                return null;
+              },
+          points: { show: true, size: c.knob ? 5 : 11, stroke: color, fill: color },
+        });
+      });
+      var opts = {
+        width: widthOf(el),
+        height: 320,
+        scales: { x: { time: false }, y: { distr: allPositive(columns.slice(1)) ? 3 : 1 } },
+        axes: [
+          { label: "% included within " + h + (h === 1 ? " block" : " blocks") },
+          { label: "median overpayment", size: 60 },
+        ],
+        series: series,
+      };
+      charts.push(new uPlot(opts, columns, el));
+    });
+
   window.addEventListener("resize", function () {
     charts.forEach(function (chart) {
       var el = chart.root.parentNode;

@@ -17,7 +17,7 @@ export type History =
  *   caught looking ahead; {@link InvalidConfigError} invalid options.
  * @example
  * const result = await runBacktest(simulateBlocks({ scenario: "spike", blocks: 20_000, seed: 1 }), {
- *   strategies: [{ strategy: aip34 }, { strategy: geth() }, { strategy: lastBlock }],
+ *   strategies: [{ strategy: aip34() }, { strategy: geth() }, { strategy: lastBlock() }],
  * });
  */
 export async function runBacktest(

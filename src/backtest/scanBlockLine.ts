@@ -1,3 +1,8 @@
+import { U64_MAX_DIGITS } from "../core/u64.js";
+
+/** Longest number token the scanner reads as a fraction (longer ones take the general path). */
+const MAX_FRACTION_LENGTH = 64;
+
 /** BigInts of small values, made once: most prices and gas amounts repeat. */
 const SMALL = new Array<bigint | undefined>(1 << 16);
 const small = (v: number): bigint => {
@@ -56,7 +61,9 @@ const NINE = 0x39;
  * (`parseJsonLossless`, then `parseBlockSample`) would: u64 values as exact numbers (digit
  * strings beyond 15 digits), the price and gas arrays already as BigInt. Returns `undefined`
  * for anything else (escapes, unknown or repeated keys, negative or fractional u64, other
- * types...): the caller then takes the general path, which gives the block or the exact error.
+ * types, u64 values of more than 20 digits, fractions of more than 64 characters...): the
+ * caller then takes the general path, which gives the block or the exact error. Work is one
+ * pass over the bytes, and no text longer than 64 characters is ever made from them.
  *
  * @example
  * scanBlockLine(Buffer.from('{"height":"1","epoch":"1","gas_unit_prices":["100"]}'));
@@ -95,7 +102,7 @@ export function scanBlockLine(buf: Uint8Array): Record<string, unknown> | undefi
     if (quoted) i++;
     const from = i;
     const n = digits();
-    if (n === 0) return undefined;
+    if (n === 0 || n > U64_MAX_DIGITS) return undefined;
     if (quoted) {
       if (buf[i] !== QUOTE) return undefined;
       i++;
@@ -122,7 +129,7 @@ export function scanBlockLine(buf: Uint8Array): Record<string, unknown> | undefi
       if (buf[i] === 0x2b || buf[i] === 0x2d) i++;
       if (digits() === 0) return undefined;
     }
-    if (!endsNumber(buf[i])) return undefined;
+    if (!endsNumber(buf[i]) || i - from > MAX_FRACTION_LENGTH) return undefined;
     return Number(text(from, i));
   };
 
@@ -171,6 +178,7 @@ export function scanBlockLine(buf: Uint8Array): Record<string, unknown> | undefi
   return i === end ? out : undefined;
 }
 
+// Only ever called on short runs (at most 64 bytes): the spread stays far from the stack limit.
 const ascii = (buf: Uint8Array, from: number, to: number) =>
   String.fromCharCode(...buf.subarray(from, to));
 const isSpace = (c: number | undefined) => c === 0x20 || c === 0x09 || c === 0x0d;
@@ -200,7 +208,7 @@ function scanArray(buf: Uint8Array, start: number, out: bigint[]): number {
       i++;
     }
     const n = i - from;
-    if (n === 0) return -1;
+    if (n === 0 || n > U64_MAX_DIGITS) return -1;
     if (quoted) {
       if (buf[i] !== QUOTE) return -1;
       i++;

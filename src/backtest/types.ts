@@ -1,10 +1,7 @@
+import { TIERS, type Tier } from "../core/tiers.js";
 import type { GasEstimate } from "../core/types.js";
 
-/** The three estimate tiers, in served order. */
-export type Tier = "deprioritized" | "regular" | "prioritized";
-
-/** The tiers, cheapest first. */
-export const TIERS: readonly Tier[] = Object.freeze(["deprioritized", "regular", "prioritized"]);
+export { TIERS, type Tier };
 
 /** Blocks a bid may wait: inclusion is scored within 1, 3 and 10 blocks. */
 export const HORIZONS = Object.freeze([1, 3, 10] as const);
@@ -50,6 +47,16 @@ export interface TierResult {
     readonly median: number;
     readonly p90: number;
     readonly mean: number;
+  } | null;
+  /**
+   * The tier's promise, for strategies that make promises (`calibrated`), and the share of its
+   * bids that kept it: included within `withinBlocks` (`null` when that is beyond the 10 blocks
+   * scored, or without bids). `null` for strategies without promises.
+   */
+  readonly promise: {
+    readonly withinBlocks: number;
+    readonly probability: number;
+    readonly achieved: number | null;
   } | null;
   /** Blocks from a spike's first block until the tier's estimate covers a spike block's clearing price. */
   readonly spikeCover: SpikeResponse;

@@ -7,7 +7,7 @@ import { intFlag, type SourceSpec } from "./sourceSpec.js";
 export const APTOS_FLAGS = {
   "max-response-bytes": { type: "string" },
   "follow-redirects": { type: "boolean" },
-  "request-timeout-ms": { type: "string" },
+  "node-timeout-ms": { type: "string" },
   concurrency: { type: "string" },
   "lookahead-blocks": { type: "string" },
   "hedge-after-ms": { type: "string" },
@@ -18,7 +18,7 @@ export const APTOS_FLAGS = {
 /** Usage lines of {@link APTOS_FLAGS} (see docs/sources.md for what each limit does). */
 export const APTOS_FLAGS_USAGE = `  --max-response-bytes N  aptos: largest node answer read, after decompression (default 67108864)
   --follow-redirects      aptos: follow HTTP redirects of the node (default: a redirect is a fault)
-  --request-timeout-ms N  aptos: per-request timeout, headers and body (default 10000)
+  --node-timeout-ms N     aptos: per-request timeout, headers and body (default 10000)
   --concurrency N         aptos: requests in flight at once, 1-64 (default 4)
   --lookahead-blocks N    aptos: heights fetched ahead of the next block to emit (default 128)
   --hedge-after-ms N      aptos: resend a request with no answer after N ms (default 500)
@@ -46,7 +46,7 @@ export function parseAptosFlags(values: FlagValues, spec: SourceSpec): AptosRest
   const options: AptosRestOptions = {
     maxResponseBytes: int("max-response-bytes", 1024, MAX_RESPONSE_BYTES_LIMIT),
     followRedirects: values["follow-redirects"] === true ? true : undefined,
-    timeoutMs: int("request-timeout-ms", 1, 600_000),
+    timeoutMs: int("node-timeout-ms", 1, 600_000),
     concurrency: int("concurrency", 1, 64),
     lookaheadBlocks: int("lookahead-blocks", 1, 4096),
     hedgeAfterMs: int("hedge-after-ms", 1, 600_000),

@@ -3,31 +3,44 @@ import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
 import { type BacktestStrategy, createBacktest } from "../backtest/createBacktest.js";
 import { createSeriesRecorder } from "../backtest/createSeriesRecorder.js";
+import { formatFrontier } from "../backtest/formatFrontier.js";
 import { formatTable } from "../backtest/formatTable.js";
+import { planFrontier } from "../backtest/frontierPlan.js";
+import { frontierResult } from "../backtest/frontierResult.js";
 import { readHistory } from "../backtest/readHistory.js";
 import { renderReport } from "../backtest/renderReport.js";
 import { BaseError, BlockOrderError } from "../core/errors.js";
 import { resolveStrategy, strategyNames } from "../strategies/registry.js";
 import { type CliIo, UsageError } from "./io.js";
-import { duplicateLine, issueLine } from "./lineMessages.js";
+import { createLineReport, duplicateLine, issueLine } from "./lineMessages.js";
 import { loadConfigFile } from "./loadConfigFile.js";
+import { isStrategyPath, loadStrategyModule } from "./loadStrategyModule.js";
 
 export const BACKTEST_USAGE = `Usage: gasdigest backtest --input FILE.ndjson [--strategies aip34,tdigest,geth,last-block]
                           [--config FILE.json] [--calm-blocks 10] [--verify-every 10]
-                          [--json] [--report out.html]
+                          [--frontier] [--json] [--report out.html]
 
 Replays an NDJSON block file through the strategies and scores, for each tier, how often its
 estimate (made before each block) would have got a transaction in within 1, 3 and 10 blocks,
 what it overpaid against the clearing price, and how it followed price spikes (docs/backtest.md).
-  --strategies   comma-separated names (default: every registered strategy)
-  --config       AIP-34 settings (and a "tdigest" block) for every strategy and the ground truth
+  --strategies   comma-separated names, or module files whose default export is a strategy
+                 factory (e.g. aip34,./mine.js) (default: every registered strategy)
+  --config       AIP-34 settings for every strategy and the ground truth, and a block of options
+                 per strategy ("calibrated", "tdigest", "geth", "last-block")
   --calm-blocks  blocks at the minimum price before a spike and that end it (default 10)
   --verify-every ask every strategy again on every n-th block to catch one that looks ahead
                  (1 = every block; each check costs one more estimate) (default 10)
+  --frontier     also sweep each strategy's own knob (calibrated: probability, geth: percentile,
+                 tdigest: quantile, last-block: multiplier; aip34: its tiers as points) and print
+                 the median overpayment of each at 90/95/99 % inclusion within 1, 3 and 10 blocks
   --json         print the results as JSON instead of a table
   --report       also write a self-contained HTML report with charts
-Rejected lines go to stderr as "line N: <field path>: <problem>".
+Rejected lines go to stderr as "line N: <field path>: <problem>" (the first 1000 lines; the rest
+are counted in one last line).
 Exit code: 0 all lines accepted, 2 some lines rejected, 1 unusable arguments or unreadable file.`;
+
+/** Rejected lines reported one by one; the rest are counted in one line. */
+const MAX_REPORTED = 1000;
 
 /** `gasdigest backtest`: returns the exit code. */
 export async function backtest(argv: string[], io: CliIo): Promise<number> {
@@ -40,6 +53,7 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
       "calm-blocks": { type: "string", default: "10" },
       "verify-every": { type: "string", default: "10" },
       json: { type: "boolean", default: false },
+      frontier: { type: "boolean", default: false },
       report: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
@@ -66,10 +80,21 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
   if (twice) throw new UsageError(`--strategies names "${twice}" twice`);
 
   const file = await loadConfigFile(values.config);
-  const strategies: BacktestStrategy[] = names.map((name) => ({
-    name,
-    strategy: resolveStrategy(name, { tdigest: file.tdigest }),
-  }));
+  const strategies: BacktestStrategy[] = [];
+  for (const name of names)
+    strategies.push({
+      name,
+      strategy: isStrategyPath(name)
+        ? await loadStrategyModule(name, file.gas)
+        : resolveStrategy(name, file.strategies),
+    });
+  const plan = values.frontier
+    ? planFrontier(
+        names,
+        Object.fromEntries(strategies.map((s) => [s.name!, s.strategy])),
+        file.strategies,
+      )
+    : undefined;
   let size: number;
   try {
     size = (await stat(values.input)).size;
@@ -79,7 +104,7 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
 
   const recorder = values.report ? createSeriesRecorder({ strategies: names }) : undefined;
   const run = createBacktest({
-    strategies,
+    strategies: [...strategies, ...(plan?.strategies ?? [])],
     config: file.gas,
     calmBlocks: Number(calm),
     verifyEvery: Number(every),
@@ -111,6 +136,8 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
     errors.length = 0;
     hidden = 0;
   };
+  // Past MAX_REPORTED rejected lines, the rest are only counted (one summary line at the end).
+  const report = createLineReport(problem, MAX_REPORTED);
   let problems = 0;
   try {
     for await (const entry of readHistory(values.input, {
@@ -118,36 +145,49 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
     })) {
       if (!entry.ok) {
         problems++;
-        for (const issue of entry.issues) problem(issueLine(entry.line, issue));
+        await report(entry.line, () => entry.issues.map((issue) => issueLine(entry.line, issue)));
         continue;
       }
       try {
         if (run.push(entry.block) === "duplicate") {
           problems++;
-          problem(duplicateLine(entry.line, entry.block.height));
+          await report(entry.line, () => [duplicateLine(entry.line, entry.block.height)]);
         }
       } catch (e) {
         if (!(e instanceof BlockOrderError)) throw e;
         problems++;
-        problem(issueLine(entry.line, e.issue));
+        await report(entry.line, () => [issueLine(entry.line, e.issue)]);
       }
     }
   } catch (e) {
     bar?.stop();
+    await report.finish();
     flushErrors();
     if (e instanceof BaseError) throw e;
     throw new BaseError(`cannot read ${values.input}`, { details: (e as Error).message, cause: e });
   }
   bar?.update(size, { blocks: run.stats().blocks });
   bar?.stop();
+  await report.finish();
   flushErrors();
 
-  const result = run.result();
+  const all = run.result();
+  // The named strategies make the table; the frontier's lanes only its curves.
+  const result = { ...all, strategies: all.strategies.filter((s) => names.includes(s.name)) };
+  const frontier = plan ? frontierResult(all, plan) : undefined;
   if (values.json)
-    io.stdout.write(`${JSON.stringify({ input: values.input, ...result }, null, 2)}\n`);
-  else io.stdout.write(formatTable(result));
+    io.stdout.write(`${JSON.stringify({ input: values.input, ...result, frontier }, null, 2)}\n`);
+  else {
+    io.stdout.write(formatTable(result));
+    if (frontier) io.stdout.write(`\n${formatFrontier(frontier)}`);
+  }
   if (values.report && recorder) {
-    const html = renderReport({ result, series: recorder.series(), source: values.input });
+    const html = renderReport({
+      result,
+      series: recorder.series(),
+      source: values.input,
+      frontier,
+    });
     try {
       await writeFile(values.report, html);
     } catch (e) {

@@ -22,3 +22,54 @@ export function duplicateLine(line: number, height: bigint): string {
     message: `duplicate of the newest height ${height}, ignored`,
   });
 }
+
+/** Reports of rejected input lines; see {@link createLineReport}. */
+export interface LineReport {
+  /** Report input line `line`; `lines` makes its stderr lines, only when they are written. */
+  (line: number, lines: () => readonly string[]): Promise<void>;
+  /** Write the summary of the lines not reported one by one, if any (once). */
+  finish(): Promise<void>;
+}
+
+/**
+ * Write the reports of the first `max` rejected input lines (0: all of them); count the rest
+ * and end with one line naming how many, and the first and last of their numbers (then `hint`).
+ * A file of random bytes then writes a bounded report, and `max` 0 still lists every line.
+ *
+ * @example
+ * const err = new LineWriter(process.stderr);
+ * const report = createLineReport((text) => err.line(text), 1000);
+ * await report(7, () => [issueLine(7, issue)]);
+ * await report.finish(); // "... 12 more rejected lines not reported one by one (lines 1003 to 1990) ..."
+ */
+export function createLineReport(
+  write: (text: string) => void | Promise<void>,
+  max: number,
+  hint = "",
+): LineReport {
+  let reported = 0;
+  let unreported = 0;
+  let first = 0;
+  let last = 0;
+  const report = async (line: number, lines: () => readonly string[]) => {
+    if (max === 0 || reported < max) {
+      reported++;
+      for (const text of lines()) await write(text);
+      return;
+    }
+    if (unreported === 0) first = line;
+    unreported++;
+    last = line;
+  };
+  return Object.assign(report, {
+    async finish() {
+      if (unreported > 0) {
+        const which = unreported === 1 ? `line ${first}` : `lines ${first} to ${last}`;
+        await write(
+          `${unreported} more rejected ${unreported === 1 ? "line" : "lines"} not reported one by one (${which})${hint}`,
+        );
+        unreported = 0;
+      }
+    },
+  });
+}

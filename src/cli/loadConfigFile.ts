@@ -9,15 +9,24 @@ import {
 } from "../core/config.js";
 import { BaseError, InvalidConfigError } from "../core/errors.js";
 import { parseJsonLossless } from "../core/parseJsonLossless.js";
+import { shorten } from "../core/showValue.js";
+import type { StrategySettings } from "../strategies/registry.js";
 
 /** What a `--config FILE.json` holds: the AIP-34 keys at the top, strategy blocks beside them. */
 interface ConfigFile {
   gas: GasConfig;
-  /** The `tdigest` block, validated by the tdigest strategy when it is selected. */
-  tdigest: unknown;
+  /**
+   * The strategy blocks (`tdigest`, `calibrated`, `geth`, `last-block`), each validated by its
+   * strategy when that strategy is selected.
+   */
+  strategies: StrategySettings;
 }
 
-const fileShape = { ...gasConfigShape, tdigest: z.unknown().optional() };
+const STRATEGY_BLOCKS = ["tdigest", "calibrated", "geth", "last-block"] as const;
+const fileShape = {
+  ...gasConfigShape,
+  ...Object.fromEntries(STRATEGY_BLOCKS.map((k) => [k, z.unknown().optional()])),
+};
 
 /** Validate a parsed config object (every problem listed). */
 function parseConfigObject(input: unknown): ConfigFile {
@@ -25,19 +34,24 @@ function parseConfigObject(input: unknown): ConfigFile {
     throw new InvalidConfigError([{ path: "", message: "the config must be a JSON object" }]);
   const r = validateShape(fileShape, input, crossCheckGasConfig);
   if (!r.ok) throw new InvalidConfigError(r.issues);
-  const { tdigest, ...gas } = r.value;
-  return { gas: Object.freeze(gas) as GasConfig, tdigest };
+  const gas: Record<string, unknown> = { ...r.value };
+  const strategies: Record<string, unknown> = {};
+  for (const k of STRATEGY_BLOCKS) {
+    strategies[k] = gas[k];
+    delete gas[k];
+  }
+  return { gas: Object.freeze(gas) as GasConfig, strategies };
 }
 
 /**
- * Read and validate a JSON config file; without a path (an unset or empty `--config`), the
- * default AIP-34 settings and no `tdigest` block.
+ * Read and validate a JSON config file (UTF-8, with or without a byte order mark); without a
+ * path (an unset or empty `--config`), the default AIP-34 settings and no strategy block.
  * @throws {BaseError} unreadable file or invalid JSON; {@link InvalidConfigError} bad values.
  * @example
- * const { gas, tdigest } = await loadConfigFile(values.config);
+ * const { gas, strategies } = await loadConfigFile(values.config);
  */
 export async function loadConfigFile(path?: string): Promise<ConfigFile> {
-  if (!path) return { gas: DEFAULT_GAS_CONFIG, tdigest: undefined };
+  if (!path) return { gas: DEFAULT_GAS_CONFIG, strategies: {} };
   let text: string;
   try {
     text = await readFile(path, "utf8");
@@ -47,12 +61,14 @@ export async function loadConfigFile(path?: string): Promise<ConfigFile> {
       cause: e,
     });
   }
+  // A byte order mark (editors on Windows write one) is not part of the JSON.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   let value: unknown;
   try {
     value = parseJsonLossless(text);
   } catch (e) {
     throw new BaseError(`config file ${path} is not valid JSON`, {
-      details: (e as Error).message,
+      details: shorten((e as Error).message),
       cause: e,
     });
   }

@@ -1,15 +1,30 @@
 import type { GasConfig } from "../core/config.js";
 import type { StrategyFactory } from "../core/types.js";
 import { resolveStrategy } from "../strategies/registry.js";
+import { largestWindow } from "./largestWindow.js";
 import { loadConfigFile } from "./loadConfigFile.js";
+import { isStrategyPath, loadStrategyModule } from "./loadStrategyModule.js";
 
-/** Resolve `--strategy` and `--config` into a factory and a validated config. */
+/**
+ * Resolve `--strategy` and `--config` into a factory and a validated config. `--strategy` is a
+ * registered name (`aip34`, `calibrated`, ...) or a module file (`./mine.js`) whose default
+ * export is a strategy factory.
+ */
 export async function loadStrategy(
   name: string | undefined,
   configPath: string | undefined,
-): Promise<{ strategy: StrategyFactory; config: GasConfig; strategyName: string }> {
+): Promise<{
+  strategy: StrategyFactory;
+  config: GasConfig;
+  strategyName: string;
+  /** Blocks the strategy's windows need (see {@link largestWindow}). */
+  windowBlocks: number;
+}> {
   const file = await loadConfigFile(configPath);
   const strategyName = name ?? "aip34";
-  const strategy = resolveStrategy(strategyName, { tdigest: file.tdigest });
-  return { strategy, config: file.gas, strategyName };
+  const strategy = isStrategyPath(strategyName)
+    ? await loadStrategyModule(strategyName, file.gas)
+    : resolveStrategy(strategyName, file.strategies);
+  const windowBlocks = largestWindow(file, strategyName);
+  return { strategy, config: file.gas, strategyName, windowBlocks };
 }

@@ -1,9 +1,16 @@
-import type { Logger } from "pino";
 import type { Engine } from "../core/createEngine.js";
 import { BaseError } from "../core/errors.js";
+import { shorten } from "../core/showValue.js";
+import type { LimitedLogger } from "./createLogLimiter.js";
 
-/** Log what the engine reports: one line per event worth an operator's attention. */
-export function logEngineEvents(engine: Engine, log: Logger) {
+/**
+ * Log what the engine reports: one line per event worth an operator's attention, through a
+ * rate-limited logger (repeated rejections or strategy failures are counted, not each written).
+ *
+ * @example
+ * const stop = logEngineEvents(engine, createLogLimiter(pino()));
+ */
+export function logEngineEvents(engine: Engine, log: LimitedLogger) {
   let first = true;
   const snapshots = engine.snapshots$.subscribe((s) => {
     if (first) {
@@ -28,6 +35,17 @@ export function logEngineEvents(engine: Engine, log: Logger) {
           "epoch changed",
         );
         break;
+      case "resynced":
+        log.warn(
+          {
+            from: e.from.toString(),
+            to: e.to.toString(),
+            epoch: e.epoch.toString(),
+            rejected: e.rejected,
+          },
+          "blocks in order after the newest one were rejected in a row; following them from their height",
+        );
+        break;
       case "strategy_failed":
         log.error({ err: e.error, details: e.error.details }, "strategy failed");
         break;
@@ -37,7 +55,7 @@ export function logEngineEvents(engine: Engine, log: Logger) {
             err:
               e.error instanceof BaseError
                 ? e.error.shortMessage
-                : String((e.error as Error)?.message ?? e.error),
+                : shorten(String((e.error as Error)?.message ?? e.error), 500),
           },
           "source failed; serving the last estimate until it goes stale",
         );

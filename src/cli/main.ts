@@ -2,10 +2,12 @@ import { createRequire } from "node:module";
 import { BaseError, formatIssues, ValidationError } from "../core/errors.js";
 import { backtestCommand } from "./backtest.js";
 import { type CliIo, processIo, UsageError } from "./io.js";
+import { publishCommand } from "./publish.js";
 import { recordCommand } from "./record.js";
 import { REPLAY_USAGE, replay } from "./replay.js";
 import { SERVE_USAGE, serve } from "./serve.js";
 import { simulateCommand } from "./simulate.js";
+import { statsCommand } from "./stats.js";
 
 type Command = {
   run: (argv: string[], io: CliIo) => Promise<number>;
@@ -26,7 +28,9 @@ const commands: Record<string, Command> = {
   },
   simulate: simulateCommand,
   backtest: backtestCommand,
+  stats: statsCommand,
   record: recordCommand,
+  publish: publishCommand,
 };
 
 function usage(): string {

@@ -14,17 +14,20 @@ import { BaseError, formatIssues } from "../core/errors.js";
 import { parseJsonLossless } from "../core/parseJsonLossless.js";
 import { aptosRest, describeAptosRestEvent } from "../sources/aptosRest.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../sources/readNdjson.js";
+import { describeRedisEvent, redisStream } from "../sources/redisStream.js";
 import { simulator } from "../sources/simulator.js";
 import { APTOS_FLAGS, APTOS_FLAGS_USAGE, parseAptosFlags } from "./aptosFlags.js";
 import type { CliIo } from "./io.js";
 import { UsageError } from "./io.js";
 import { intFlag, parseSourceSpec } from "./sourceSpec.js";
 
-export const RECORD_USAGE = `Usage: gasdigest record --source aptos:URL|sim --blocks N --out FILE.ndjson [--append] [--force] [--seed S]
+export const RECORD_USAGE = `Usage: gasdigest record --source aptos:URL|redis://HOST:PORT|sim --blocks N --out FILE.ndjson [--append] [--force] [--seed S]
 
 Records N blocks to FILE as NDJSON (one block sample per line, written as they come).
   --source aptos:URL  a node's REST API, e.g. aptos:https://fullnode.mainnet.aptoslabs.com/v1:
                       the last N blocks the node has, then new ones as they are committed
+  --source redis://HOST:PORT[/DB]  a stream written by gasdigest publish (--stream KEY,
+                      default gasdigest:blocks): its newest N blocks, then new ones as they come
   --source sim        the simulator, as fast as possible (--seed S, default 1)
   --append            continue FILE after its last height (FILE is created when missing)
   --force             overwrite an existing FILE (otherwise an existing FILE is an error)
@@ -154,6 +157,7 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
       append: { type: "boolean" },
       force: { type: "boolean" },
       seed: { type: "string" },
+      stream: { type: "string" },
       help: { type: "boolean", short: "h" },
       ...APTOS_FLAGS,
     },
@@ -164,10 +168,17 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(`${RECORD_USAGE}\n`);
     return 0;
   }
-  if (!values.source) throw new UsageError("--source aptos:URL or --source sim is required");
-  if (values.source !== "sim" && !values.source.startsWith("aptos:"))
-    throw new UsageError(`--source must be aptos:URL or sim (got "${values.source}")`);
+  if (!values.source)
+    throw new UsageError(
+      "--source aptos:URL, --source redis://HOST:PORT or --source sim is required",
+    );
+  if (values.source !== "sim" && !/^(aptos:|rediss?:\/\/)/.test(values.source))
+    throw new UsageError(
+      `--source must be aptos:URL, redis://HOST:PORT or sim (got "${values.source}")`,
+    );
   const spec = parseSourceSpec(values.source);
+  if (values.stream !== undefined && spec.kind !== "redis")
+    throw new UsageError("--stream applies to --source redis://HOST:PORT only");
   const total = intFlag("blocks", values.blocks, 1);
   if (total === undefined) throw new UsageError("--blocks N is required");
   if (!values.out) throw new UsageError("--out FILE.ndjson is required");
@@ -182,7 +193,14 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
   const progress = createProgress(io, total);
 
   let blocks$: Observable<BlockSample>;
-  if (spec.kind === "aptos")
+  if (spec.kind === "redis")
+    blocks$ = redisStream(spec.url, {
+      stream: values.stream,
+      warmStartBlocks: total,
+      startHeight: last ? last.block.height + 1n : undefined,
+      onEvent: (e) => progress.log(describeRedisEvent(e)),
+    });
+  else if (spec.kind === "aptos")
     blocks$ = aptosRest(spec.url, {
       ...limits,
       backfillBlocks: total,
@@ -271,5 +289,5 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
 export const recordCommand = {
   run: record,
   usage: RECORD_USAGE,
-  summary: "record blocks from a node or the simulator to an NDJSON file",
+  summary: "record blocks from a node, a Redis stream or the simulator to an NDJSON file",
 };

@@ -5,15 +5,23 @@ import type { GasEstimate } from "../core/types.js";
 import { encodeEstimateJson } from "../http/encodeEstimate.js";
 import { readNdjson } from "../sources/readNdjson.js";
 import { type CliIo, LineWriter, UsageError } from "./io.js";
-import { duplicateLine, issueLine } from "./lineMessages.js";
+import { createLineReport, duplicateLine, issueLine } from "./lineMessages.js";
 import { loadStrategy } from "./loadStrategy.js";
 
 export const REPLAY_USAGE = `Usage: gasdigest replay --input FILE.ndjson [--strategy aip34] [--config FILE.json]
+                        [--max-reported 1000]
 
 Replays an NDJSON block file and prints, for every accepted block, the estimate served right
 after it: {"height":"<h>","deprioritized_gas_estimate":N,"gas_estimate":N,"prioritized_gas_estimate":N}
-Rejected lines go to stderr as "line N: <field path>: <problem>".
+  --strategy      aip34 (default), calibrated, tdigest, geth, last-block, or a module file
+                  (./mine.js) whose default export is a strategy factory
+Rejected lines go to stderr as "line N: <field path>: <problem>" (at most 20 problems a line).
+  --max-reported  rejected lines reported one by one; the rest are counted in one last line
+                  with the first and last of their numbers (0: report every one) (default 1000)
 Exit code: 0 all lines accepted, 2 some lines rejected, 1 unusable arguments or unreadable file.`;
+
+/** Default of `--max-reported`. */
+const MAX_REPORTED = 1000;
 
 /**
  * One output line of `replay`: the served estimate object (u64 written exactly from BigInt)
@@ -36,6 +44,7 @@ export async function replay(argv: string[], io: CliIo): Promise<number> {
       input: { type: "string", short: "i" },
       strategy: { type: "string", short: "s", default: "aip34" },
       config: { type: "string", short: "c" },
+      "max-reported": { type: "string", default: String(MAX_REPORTED) },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -46,16 +55,24 @@ export async function replay(argv: string[], io: CliIo): Promise<number> {
     return 0;
   }
   if (!values.input) throw new UsageError("--input FILE.ndjson is required");
+  const maxReported = values["max-reported"];
+  if (!/^\d+$/.test(maxReported))
+    throw new UsageError(`--max-reported must be a whole number >= 0, got "${maxReported}"`);
   const { strategy, config } = await loadStrategy(values.strategy, values.config);
   const engine = createEngine({ strategy, config });
   const out = new LineWriter(io.stdout);
   const err = new LineWriter(io.stderr, 0);
+  const report = createLineReport(
+    (text) => err.line(text),
+    Number(maxReported),
+    "; --max-reported 0 reports every one",
+  );
   let problems = 0;
   try {
     for await (const entry of readNdjson(values.input)) {
       if (!entry.ok) {
         problems++;
-        for (const issue of entry.issues) await err.line(issueLine(entry.line, issue));
+        await report(entry.line, () => entry.issues.map((issue) => issueLine(entry.line, issue)));
         continue;
       }
       let outcome: string;
@@ -63,28 +80,34 @@ export async function replay(argv: string[], io: CliIo): Promise<number> {
         outcome = engine.ingest(entry.block);
       } catch (e) {
         problems++;
-        if (e instanceof BlockOrderError) await err.line(issueLine(entry.line, e.issue));
+        if (e instanceof BlockOrderError)
+          await report(entry.line, () => [issueLine(entry.line, e.issue)]);
         else if (e instanceof InvalidBlockSampleError)
-          for (const issue of e.issues) await err.line(issueLine(entry.line, issue));
+          await report(entry.line, () => e.issues.map((issue) => issueLine(entry.line, issue)));
         else throw e;
         continue;
       }
       if (outcome === "duplicate") {
-        await err.line(duplicateLine(entry.line, entry.block.height));
+        await report(entry.line, () => [duplicateLine(entry.line, entry.block.height)]);
         continue;
       }
       const snap = engine.snapshot()!;
       if (snap.estimate) await out.line(estimateLine(snap.ledger.blockHeight, snap.estimate));
       else {
         problems++;
-        await err.line(`line ${entry.line}: ${snap.failure?.message ?? "no estimate"}`);
+        const failure = snap.failure?.message ?? "no estimate";
+        await report(entry.line, () => [`line ${entry.line}: ${failure}`]);
       }
     }
   } catch (e) {
     await out.flush();
+    await report.finish();
+    await err.flush();
     if (e instanceof BaseError) throw e;
     throw new BaseError(`cannot read ${values.input}`, { details: (e as Error).message, cause: e });
   }
   await out.flush();
+  await report.finish();
+  await err.flush();
   return problems > 0 ? 2 : 0;
 }

@@ -1,7 +1,12 @@
 import { parseArgs } from "node:util";
 import { pino } from "pino";
 import type { Observable } from "rxjs";
-import { createServer, type GasdigestServer, listen } from "../adapters/node/index.js";
+import {
+  createServer,
+  type GasdigestServer,
+  listen,
+  type NodeServerOptions,
+} from "../adapters/node/index.js";
 import type { BlockSample } from "../core/blockSample.js";
 import { createEngine, type Engine } from "../core/createEngine.js";
 import { formatIssues } from "../core/errors.js";
@@ -12,11 +17,15 @@ import {
   describeAptosRestEvent,
 } from "../sources/aptosRest.js";
 import { ndjsonFile } from "../sources/ndjsonFile.js";
+import { loadIoredis } from "../sources/redis/connectRedis.js";
+import { parseRedisUrl, redisStream } from "../sources/redisStream.js";
 import { simulator } from "../sources/simulator.js";
 import { APTOS_FLAGS, APTOS_FLAGS_USAGE, parseAptosFlags } from "./aptosFlags.js";
+import { createLogLimiter, type LimitedLogger } from "./createLogLimiter.js";
 import { type CliIo, UsageError } from "./io.js";
 import { loadStrategy } from "./loadStrategy.js";
 import { logEngineEvents } from "./logEngineEvents.js";
+import { logRedisEvent } from "./logRedisEvent.js";
 import { intFlag, parseSourceSpec, type SourceSpec } from "./sourceSpec.js";
 
 export const SERVE_USAGE = `Usage: gasdigest serve [options]
@@ -25,8 +34,10 @@ Serves GET /v1/estimate_gas_price (JSON or BCS), /v1, /v1/-/healthy and the Open
 at /v1/spec from a source of blocks.
 
 Options:
-  --source SRC          sim (default: the simulated chain) | ndjson:PATH | aptos:URL
-  --strategy NAME       estimation strategy (default aip34)
+  --source SRC          sim (default: the simulated chain) | ndjson:PATH | aptos:URL |
+                        redis://HOST:PORT[/DB] (a stream written by gasdigest publish)
+  --strategy NAME       estimation strategy: aip34 (default), calibrated, tdigest, geth,
+                        last-block, or a module file (./mine.js) exporting a strategy factory
   --config FILE.json    estimator configuration (see docs/configuration.md)
   --host HOST           interface to bind (default 127.0.0.1)
   --port PORT           TCP port (default 8080; 0 picks a free one)
@@ -36,12 +47,41 @@ Options:
   --speed N             ndjson replay at N times the recorded pace (default: as fast as possible)
   --poll-ms N           aptos: wait between looks at the tip (default 500)
 ${APTOS_FLAGS_USAGE}
+  --stream KEY          redis: the stream key (default gasdigest:blocks)
   --header-prefix P     chain-state header prefix (default X-Aptos-)
   --base-path PATH      path of the routes (default /v1)
   --max-staleness-ms N  503 health_check_failed when the newest block is older (default 30000)
-  --log-level LEVEL     fatal|error|warn|info|debug|trace|silent (default info; debug logs every request)`;
+  --log-level LEVEL     fatal|error|warn|info|debug|trace|silent (default info; debug logs every request)
+
+Limits (see docs/http.md):
+  --max-connections N          connections open at once; then the longest idle one is closed,
+                               or the new one refused with 503 (default 256)
+  --write-idle-timeout-ms N    destroy a connection whose client reads nothing of a pending
+                               answer for N ms (default 10000)
+  --max-body-size N            request body bytes; larger: 413 or closed (default 16384)
+  --max-pipelined-requests N   pipelined requests parsed ahead of their answers (default 16)
+  --max-header-size N          request head bytes (default 16384)
+  --max-url-length N           request target bytes (default 8192)
+  --keep-alive-timeout-ms N    idle keep-alive connections close after N ms (default 5000)
+  --request-timeout-ms N       a request must arrive within N ms, else 408 (default 30000)
+  --close-timeout-ms N         on SIGTERM/SIGINT, destroy what is still open after N ms
+                               (default 10000)`;
 
 const LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+/** The flags of the server limits: the option each sets, and its smallest value. */
+const LIMIT_FLAGS = {
+  "max-connections": ["maxConnections", 1],
+  "write-idle-timeout-ms": ["writeIdleTimeout", 1],
+  "max-body-size": ["maxBodySize", 0],
+  "max-pipelined-requests": ["maxPipelinedRequests", 1],
+  "max-header-size": ["maxHeaderSize", 1024],
+  "max-url-length": ["maxUrlLength", 1],
+  "keep-alive-timeout-ms": ["keepAliveTimeout", 1],
+  "request-timeout-ms": ["requestTimeout", 1],
+  "close-timeout-ms": ["closeTimeout", 0],
+} as const satisfies Record<string, readonly [keyof NodeServerOptions, number]>;
+type LimitFlag = keyof typeof LIMIT_FLAGS;
 
 /** A running server, for tests and embedding. */
 export interface ServeHandle {
@@ -66,11 +106,15 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
       "interval-ms": { type: "string" },
       speed: { type: "string" },
       "poll-ms": { type: "string" },
+      stream: { type: "string" },
       "header-prefix": { type: "string" },
       "base-path": { type: "string" },
       "max-staleness-ms": { type: "string" },
       "log-level": { type: "string", default: "info" },
       ...APTOS_FLAGS,
+      ...(Object.fromEntries(
+        Object.keys(LIMIT_FLAGS).map((flag) => [flag, { type: "string" }]),
+      ) as Record<LimitFlag, { type: "string" }>),
     },
     strict: true,
     allowPositionals: false,
@@ -91,10 +135,20 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
     throw new UsageError("--speed only applies to --source ndjson:PATH");
   if (values["poll-ms"] !== undefined && spec.kind !== "aptos")
     throw new UsageError("--poll-ms only applies to --source aptos:URL");
+  if (values.stream !== undefined && spec.kind !== "redis")
+    throw new UsageError("--stream only applies to --source redis://HOST:PORT");
 
+  // A missing optional client is a usage problem: say so now, not as a source failure later.
+  if (spec.kind === "redis") await loadIoredis();
   const log = pino({ level, base: { name: "gasdigest" } }, io.stdout);
-  const { strategy, config, strategyName } = await loadStrategy(values.strategy, values.config);
+  const { strategy, config, strategyName, windowBlocks } = await loadStrategy(
+    values.strategy,
+    values.config,
+  );
   const maxStalenessMs = intFlag("max-staleness-ms", values["max-staleness-ms"], 0);
+  const limits: NodeServerOptions = {};
+  for (const [flag, [option, min]] of Object.entries(LIMIT_FLAGS))
+    limits[option] = intFlag(flag, values[flag as LimitFlag], min);
   const sourceFlags: SourceFlags = {
     seed: intFlag("seed", values.seed, 0),
     scenario: values.scenario,
@@ -102,10 +156,18 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
     speed,
     pollIntervalMs: intFlag("poll-ms", values["poll-ms"], 1),
     aptos: parseAptosFlags(values, spec),
+    stream: values.stream,
+    windowBlocks,
   };
 
   const engine = createEngine({ strategy, config });
-  const stopLogging = logEngineEvents(engine, log);
+  // Repeated warnings (bad lines, rejected blocks) are rate-limited and summarised.
+  const limited = createLogLimiter(log);
+  const stopEvents = logEngineEvents(engine, limited);
+  const stopLogging = () => {
+    stopEvents();
+    limited.stop();
+  };
   // From here on, a failure must not leave the engine open.
   const abandon = () => {
     stopLogging();
@@ -115,12 +177,13 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
   let source$: Observable<BlockSample>;
   try {
     server = createServer(engine, {
+      ...limits,
       headerPrefix: values["header-prefix"],
       basePath: values["base-path"],
       maxStalenessMs,
       logger: log,
     });
-    source$ = makeSource(spec, engine, log, sourceFlags);
+    source$ = makeSource(spec, engine, log, limited, sourceFlags);
   } catch (e) {
     abandon();
     throw e;
@@ -167,12 +230,15 @@ interface SourceFlags {
   speed: number | undefined;
   pollIntervalMs: number | undefined;
   aptos: AptosRestOptions;
+  stream: string | undefined;
+  windowBlocks: number;
 }
 
 function makeSource(
   spec: SourceSpec,
   engine: Engine,
   log: pino.Logger,
+  limited: LimitedLogger,
   flags: SourceFlags,
 ): Observable<BlockSample> {
   switch (spec.kind) {
@@ -187,7 +253,10 @@ function makeSource(
       return ndjsonFile(spec.path, {
         speed: flags.speed,
         onInvalidLine: (e) =>
-          log.warn({ line: e.line, problems: formatIssues(e.issues, "; ") }, "bad line skipped"),
+          limited.warn(
+            { line: e.line, problems: formatIssues(e.issues, "; ") },
+            "bad line skipped",
+          ),
       });
     case "aptos":
       return aptosRest(spec.url, {
@@ -203,6 +272,12 @@ function makeSource(
           );
         },
       });
+    case "redis":
+      return redisStream(spec.url, {
+        stream: flags.stream,
+        warmStartBlocks: flags.windowBlocks,
+        onEvent: logRedisEvent(log),
+      });
   }
 }
 
@@ -211,7 +286,9 @@ function describeSource(spec: SourceSpec): string {
     ? "simulated chain"
     : spec.kind === "ndjson"
       ? `ndjson:${spec.path}`
-      : `aptos:${spec.url}`;
+      : spec.kind === "aptos"
+        ? `aptos:${spec.url}`
+        : parseRedisUrl(spec.url).display;
 }
 
 /** `gasdigest serve`: runs until SIGINT or SIGTERM, then closes gracefully. */

@@ -7,12 +7,14 @@ import { BaseError } from "../core/errors.js";
 import { SCENARIOS, type Scenario, simulateBlocks } from "../sources/simulator.js";
 import { type CliIo, LineWriter, UsageError } from "./io.js";
 
-export const SIMULATE_USAGE = `Usage: gasdigest simulate --scenario quiet|busy|spike|mixed --blocks N [--seed S]
+export const SIMULATE_USAGE = `Usage: gasdigest simulate --scenario quiet|busy|spike|mixed|congested --blocks N
+                          [--seed S]
                           [--block-capacity 250] [--out FILE.ndjson]
 
 Writes N simulated blocks as NDJSON (one block sample per line) to FILE, or to stdout without
 --out. Same scenario, seed and N: the same file, byte for byte.
-  --scenario   demand mix: quiet, busy, spike (quiet with periodic spikes) or mixed (default mixed)
+  --scenario   demand mix: quiet, busy, spike (quiet with periodic spikes), mixed, or
+               congested (fitted to real congested-chain statistics; default mixed)
   --blocks     how many blocks (required)
   --seed       seed of every random draw, an integer from 0 to 2^53-1 (default 1)
   --block-capacity

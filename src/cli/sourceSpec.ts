@@ -1,13 +1,17 @@
+import { ValidationError } from "../core/errors.js";
+import { parseRedisUrl } from "../sources/redis/parseRedisUrl.js";
 import { UsageError } from "./io.js";
 
 /** A parsed `--source` value. */
 export type SourceSpec =
   | { kind: "sim" }
   | { kind: "ndjson"; path: string }
-  | { kind: "aptos"; url: string };
+  | { kind: "aptos"; url: string }
+  | { kind: "redis"; url: string };
 
 /**
- * Parse `--source`: `sim`, `ndjson:PATH` or `aptos:URL` (an http or https base URL of a node).
+ * Parse `--source`: `sim`, `ndjson:PATH`, `aptos:URL` (an http or https base URL of a node) or
+ * `redis://HOST:PORT[/DB]` (a Redis Stream written by `gasdigest publish`).
  * @throws {UsageError} naming what is wrong.
  */
 export function parseSourceSpec(value: string): SourceSpec {
@@ -29,7 +33,23 @@ export function parseSourceSpec(value: string): SourceSpec {
       throw new UsageError(`--source aptos:URL needs an http or https URL (got "${url}")`);
     return { kind: "aptos", url };
   }
-  throw new UsageError(`--source must be sim, ndjson:PATH or aptos:URL (got "${value}")`);
+  if (value.startsWith("redis://") || value.startsWith("rediss://"))
+    return { kind: "redis", url: redisUrlFlag("source", value) };
+  throw new UsageError(
+    `--source must be sim, ndjson:PATH, aptos:URL or redis://HOST:PORT[/DB] (got "${value}")`,
+  );
+}
+
+/** Check a `redis://HOST:PORT[/DB]` flag value; returns it unchanged. */
+export function redisUrlFlag(name: string, value: string): string {
+  try {
+    parseRedisUrl(value);
+  } catch (e) {
+    if (e instanceof ValidationError)
+      throw new UsageError(`--${name}: ${e.issues.map((i) => i.message).join("; ")}`);
+    throw e;
+  }
+  return value;
 }
 
 /** Parse a whole-number flag value within bounds. */

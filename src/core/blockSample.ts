@@ -1,7 +1,18 @@
 import { z } from "zod";
+import { capIssues } from "./createIssueList.js";
 import { InvalidBlockSampleError, type ValidationIssue } from "./errors.js";
-import { describe, parseU64, U64_MAX } from "./u64.js";
-import { u64Schema as u64 } from "./u64Schema.js";
+import {
+  hasIntegersWrittenOddly,
+  integersWrittenOddly as integersWrittenOddlyCount,
+  integerWrittenAs,
+} from "./parseJsonLossless.js";
+import { parseU64 } from "./u64.js";
+import {
+  tooManyWrittenOddly,
+  u64Schema as u64,
+  u64ArraySchema as u64Array,
+  writtenOddlyMessage,
+} from "./u64Schema.js";
 import { issuesFromZod } from "./zodIssues.js";
 
 /**
@@ -44,31 +55,6 @@ export interface BlockSampleInput {
   majority_use_case_fraction?: number | null;
 }
 export type U64Input = number | string | bigint;
-
-/** Array of u64; one loop instead of one schema per element, issues point at `[i]`. */
-const u64Array = z.unknown().transform((v, ctx) => {
-  if (!Array.isArray(v)) {
-    const message = v === undefined ? "required" : `must be an array of u64 (got ${describe(v)})`;
-    ctx.addIssue({ code: "custom", message });
-    return z.NEVER;
-  }
-  const out = new Array<bigint>(v.length);
-  let bad = false;
-  for (let i = 0; i < v.length; i++) {
-    const item = v[i];
-    // Fast path for the common shapes before the general parser.
-    if (typeof item === "bigint" && item >= 0n && item <= U64_MAX) out[i] = item;
-    else {
-      const r = parseU64(item);
-      if (r.ok) out[i] = r.value;
-      else {
-        bad = true;
-        ctx.addIssue({ code: "custom", message: r.message, path: [i] });
-      }
-    }
-  }
-  return bad ? z.NEVER : out;
-});
 
 const optional = <T extends z.ZodType>(schema: T) => schema.nullish();
 
@@ -118,6 +104,30 @@ export const blockSampleSchema = z
 
 const validated = new WeakSet<object>();
 
+/** The integer fields of the block format (the arrays check their entries themselves). */
+const INTEGER_FIELDS = [
+  "height",
+  "epoch",
+  "timestamp_usec",
+  "first_version",
+  "last_version",
+  "chain_id",
+  "min_gas_unit_price",
+  "block_gas_limit",
+] as const;
+
+/** Integer fields that JSON text wrote as `1e2`, `100.0` or `-0` (see `parseJsonLossless`). */
+function integersWrittenOddly(input: unknown): ValidationIssue[] {
+  if (typeof input !== "object" || input === null) return [];
+  const issues = tooManyWrittenOddly(input);
+  if (!hasIntegersWrittenOddly(input)) return issues;
+  for (const key of INTEGER_FIELDS) {
+    const written = integerWrittenAs(input, key);
+    if (written !== undefined) issues.push({ path: key, message: writtenOddlyMessage(written) });
+  }
+  return issues;
+}
+
 /** Result of {@link safeParseBlockSample}. */
 export type BlockSampleResult =
   | { ok: true; block: BlockSample }
@@ -125,12 +135,20 @@ export type BlockSampleResult =
 
 /**
  * Validate one block sample in the NDJSON wire shape without throwing. A value that is already
- * a validated {@link BlockSample} is returned as it is.
+ * a validated {@link BlockSample} is returned as it is. At most 20 issues are listed (the rest
+ * are counted in a last `too_many_issues` issue), and the cost is one pass over the input
+ * whatever is wrong with it.
  */
 export function safeParseBlockSample(input: unknown): BlockSampleResult {
   if (isBlockSample(input)) return { ok: true, block: input };
+  const odd = integersWrittenOddly(input);
+  // Too many to locate: the line is rejected whatever else is wrong, and checking the rest
+  // would turn millions of them into BigInts first.
+  if (typeof input === "object" && input !== null && integersWrittenOddlyCount(input) !== undefined)
+    return { ok: false, issues: capIssues(odd) };
   const r = blockSampleSchema.safeParse(input);
-  if (!r.success) return { ok: false, issues: issuesFromZod(r.error) };
+  if (!r.success) return { ok: false, issues: capIssues([...odd, ...issuesFromZod(r.error)]) };
+  if (odd.length > 0) return { ok: false, issues: odd };
   const b = r.data;
   const block: BlockSample = Object.freeze({
     height: b.height,
@@ -153,7 +171,7 @@ export function safeParseBlockSample(input: unknown): BlockSampleResult {
 /**
  * Validate one block sample in the NDJSON wire shape.
  *
- * @throws {InvalidBlockSampleError} listing every problem with its field path.
+ * @throws {InvalidBlockSampleError} listing the problems with their field paths (at most 20, then a count).
  * @example
  * const block = parseBlockSample({ height: "1042", epoch: "7", gas_unit_prices: ["100", 150] });
  */

@@ -8,13 +8,17 @@ export interface BlockPosition {
 
 /**
  * The ordering rules for `block` after the newest accepted one: `"duplicate"` for the same
- * height (to be ignored), `"next"` otherwise (gaps are fine).
+ * height (to be ignored), `"next"` otherwise (gaps up to `maxHeightJump` are fine).
  *
- * @throws {BlockOrderError} for a lower height, or a lower epoch at a higher height.
+ * @throws {BlockOrderError} for a lower height, a lower epoch at a higher height, or a height
+ * more than `maxHeightJump` above the newest.
+ * @example
+ * checkBlockOrder({ height: 5n, epoch: 1n }, { height: 6n, epoch: 1n }); // "next"
  */
 export function checkBlockOrder(
   newest: BlockPosition | undefined,
   block: BlockPosition,
+  maxHeightJump?: bigint,
 ): "duplicate" | "next" {
   if (!newest) return "next";
   if (block.height === newest.height) return "duplicate";
@@ -27,6 +31,11 @@ export function checkBlockOrder(
     throw new BlockOrderError({
       path: "epoch",
       message: `${block.epoch} is below the current epoch ${newest.epoch} at a higher height (${block.height})`,
+    });
+  if (maxHeightJump !== undefined && block.height - newest.height > maxHeightJump)
+    throw new BlockOrderError({
+      path: "height",
+      message: `${block.height} is ${block.height - newest.height} above the newest accepted height ${newest.height}; more than maxHeightJump (${maxHeightJump})`,
     });
   return "next";
 }

@@ -1,25 +1,48 @@
 import { z } from "zod";
 import { DEFAULT_BUCKETS } from "./buckets.js";
-import { InvalidConfigError, type ValidationIssue } from "./errors.js";
-import { u64Schema as u64 } from "./u64Schema.js";
+import { capIssues, moreIssues } from "./createIssueList.js";
+import { InvalidConfigError, MAX_ISSUES, type ValidationIssue } from "./errors.js";
+import { hasIntegersWrittenOddly, integerWrittenAs } from "./parseJsonLossless.js";
+import type { GasEstimate } from "./types.js";
+import {
+  tooManyWrittenOddly,
+  u64Schema as u64,
+  u64ArraySchema,
+  writtenOddlyMessage,
+} from "./u64Schema.js";
 import { issuesFromZod } from "./zodIssues.js";
 
-const history = z.int({ error: "must be a whole number of blocks" }).min(1, "must be at least 1");
+/**
+ * Longest history, in blocks: AIP-34 sorts its whole window once per block, which takes about
+ * 60 ms at 100 000 blocks on one core (a block comes every ~200 ms on Aptos mainnet) and grows
+ * as n log n; the engine holds a few numbers per block of it. Longer windows belong to a sketch
+ * (the `tdigest` strategy's `windowBlocks`).
+ */
+export const MAX_BLOCK_HISTORY = 100_000;
 
-/** The estimator's settings (AIP-34 names). Every field has a default. */
+const history = z
+  .int({ error: "must be a whole number of blocks" })
+  .min(1, "must be at least 1")
+  .max(MAX_BLOCK_HISTORY, `must be at most ${MAX_BLOCK_HISTORY}`);
+const count = (what: string, max: number) =>
+  z
+    .int({ error: `must be a whole number of ${what}` })
+    .min(1, "must be at least 1")
+    .max(max, `must be at most ${max}`);
+
+/** The estimator's settings (AIP-34 names, plus the engine's ordering rules). Every field has a default. */
 export const gasConfigShape = {
   /** A block with at least this many user transactions is full. @default 250 */
-  fullBlockTxns: history.default(250),
-  /** Blocks behind the deprioritized estimate. @default 10 */
+  fullBlockTxns: count("transactions", 1_000_000).default(250),
+  /** Blocks behind the deprioritized estimate (at most 100 000). @default 10 */
   lowBlockHistory: history.default(10),
-  /** Blocks behind the regular estimate. @default 30 */
+  /** Blocks behind the regular estimate (at most 100 000). @default 30 */
   marketBlockHistory: history.default(30),
-  /** Blocks behind the prioritized estimate (and the most any window holds). @default 120 */
+  /** Blocks behind the prioritized estimate (and the most any window holds; at most 100 000). @default 120 */
   aggressiveBlockHistory: history.default(120),
   /** Price buckets, strictly ascending. @default [0,150,300,500,1000,3000,5000,10000,100000,1000000] */
-  buckets: z
-    .array(u64)
-    .min(1, "must hold at least one bucket")
+  buckets: (u64ArraySchema as z.ZodType<bigint[], unknown[]>)
+    .refine((b) => b.length > 0, "must hold at least one bucket")
     .default(() => [...DEFAULT_BUCKETS]),
   /** Minimum gas unit price when a block does not carry `min_gas_unit_price`. @default 100 */
   minGasUnitPrice: u64.default(100n),
@@ -27,12 +50,35 @@ export const gasConfigShape = {
   skipLatestBlock: z.boolean().default(true),
   /** Majority-use-case rule: a block dominated by one contract is not full. @default true */
   incorporateReorderingEffects: z.boolean().default(true),
-  /** Fixed estimate to serve instead of the computed one. @default undefined */
-  staticOverride: z.strictObject({ low: u64, market: u64, aggressive: u64 }).optional(),
+  /**
+   * Fixed estimate to serve instead of the computed one, in the node's names (`low`, `market`,
+   * `aggressive`); the validated config holds it as an estimate (`deprioritized`, `regular`,
+   * `prioritized`). @default undefined
+   */
+  staticOverride: z
+    .strictObject({ low: u64, market: u64, aggressive: u64 })
+    .transform(
+      (o): GasEstimate => ({ deprioritized: o.low, regular: o.market, prioritized: o.aggressive }),
+    )
+    .optional(),
   /** `false` serves the default estimate (min, min, nextBucket(min)) always. @default true */
   enabled: z.boolean().default(true),
+  /**
+   * A block more than this many heights above the newest accepted one is rejected (a
+   * `BlockOrderError`), so one bad line cannot move the chain far ahead. About two days of Aptos
+   * blocks at 5 a second.
+   * @default 1000000
+   */
+  maxHeightJump: count("heights", Number.MAX_SAFE_INTEGER).default(1_000_000),
+  /**
+   * After this many blocks in a row rejected by the ordering rules (lower height, lower epoch or
+   * too far ahead) that are in order among themselves, the engine follows them: the newest
+   * accepted block was wrong or the chain was reset. The windows start afresh, as at an epoch
+   * change, and a `resynced` event says so.
+   * @default 10
+   */
+  resyncAfterBlocks: count("blocks", 1000).default(10),
 };
-
 const gasConfigSchema = z.strictObject(gasConfigShape);
 
 /** Validated estimator configuration. */
@@ -43,8 +89,9 @@ export type GasConfigInput = z.input<typeof gasConfigSchema>;
 /** Cross-field rules, checked on whichever fields are individually valid. */
 export function crossCheckGasConfig(
   c: Partial<Record<keyof GasConfig, unknown>>,
+  input?: unknown,
 ): ValidationIssue[] {
-  const issues: ValidationIssue[] = [];
+  const issues: ValidationIssue[] = gasConfigInputIssues(input);
   const agg = c.aggressiveBlockHistory as number | undefined;
   if (agg !== undefined) {
     for (const key of ["lowBlockHistory", "marketBlockHistory"] as const) {
@@ -58,27 +105,64 @@ export function crossCheckGasConfig(
   }
   const buckets = c.buckets as bigint[] | undefined;
   if (buckets) {
+    let unordered = 0;
     for (let i = 1; i < buckets.length; i++)
-      if (buckets[i]! <= buckets[i - 1]!)
+      if (buckets[i]! <= buckets[i - 1]! && ++unordered <= MAX_ISSUES)
         issues.push({
           path: `buckets[${i}]`,
           message: `buckets must be strictly ascending: ${buckets[i]} follows ${buckets[i - 1]}`,
         });
+    if (unordered > MAX_ISSUES) issues.push(moreIssues(unordered - MAX_ISSUES));
   }
-  const o = c.staticOverride as { low: bigint; market: bigint; aggressive: bigint } | undefined;
-  if (o && !(o.low <= o.market && o.market <= o.aggressive))
+  const o = c.staticOverride as GasEstimate | undefined;
+  if (o && !(o.deprioritized <= o.regular && o.regular <= o.prioritized))
     issues.push({
       path: "staticOverride",
-      message: `must satisfy low <= market <= aggressive, got ${o.low}/${o.market}/${o.aggressive}`,
+      message: `must satisfy low <= market <= aggressive, got ${o.deprioritized}/${o.regular}/${o.prioritized}`,
     });
   return issues;
 }
 
-/** Validate each field on its own, then the cross-field rules; returns every issue found. */
+/**
+ * Integer settings that JSON text wrote as `1e2`, `100.0` or `-0` (see `parseJsonLossless`):
+ * integers are written with digits only, as in block samples.
+ */
+export function gasConfigInputIssues(input: unknown): ValidationIssue[] {
+  if (typeof input !== "object" || input === null) return [];
+  const issues: ValidationIssue[] = tooManyWrittenOddly(input);
+  const check = (container: object, keys: readonly string[], prefix: string) => {
+    if (!hasIntegersWrittenOddly(container)) return;
+    for (const key of keys) {
+      const written = integerWrittenAs(container, key);
+      if (written !== undefined)
+        issues.push({ path: prefix + key, message: writtenOddlyMessage(written) });
+    }
+  };
+  check(input, INTEGER_SETTINGS, "");
+  const o = (input as { staticOverride?: unknown }).staticOverride;
+  if (typeof o === "object" && o !== null)
+    check(o, ["low", "market", "aggressive"], "staticOverride.");
+  return issues;
+}
+
+const INTEGER_SETTINGS = [
+  "fullBlockTxns",
+  "lowBlockHistory",
+  "marketBlockHistory",
+  "aggressiveBlockHistory",
+  "minGasUnitPrice",
+  "maxHeightJump",
+  "resyncAfterBlocks",
+];
+
+/**
+ * Validate each field on its own, then the cross-field rules (which also get the raw input);
+ * returns the issues found, at most 20 plus a count of the rest.
+ */
 export function validateShape<S extends z.ZodRawShape>(
   shape: S,
   input: unknown,
-  crossCheck: (fields: Partial<Record<keyof S, unknown>>) => ValidationIssue[],
+  crossCheck: (fields: Partial<Record<keyof S, unknown>>, input: unknown) => ValidationIssue[],
   prefix: readonly PropertyKey[] = [],
 ): { ok: true; value: z.output<z.ZodObject<S>> } | { ok: false; issues: ValidationIssue[] } {
   const schema = z.strictObject(shape);
@@ -94,16 +178,21 @@ export function validateShape<S extends z.ZodRawShape>(
       if (f.success) fields[key] = f.data;
     }
   }
-  for (const issue of crossCheck(fields))
-    issues.push({ ...issue, path: [...prefix.map(String), issue.path].filter(Boolean).join(".") });
-  if (issues.length > 0 || !r.success) return { ok: false, issues };
+  for (const issue of crossCheck(fields, input))
+    issues.push(
+      // A summary is kept as it is: it counts for the issues it stands for.
+      issue.code === "too_many_issues"
+        ? issue
+        : { ...issue, path: [...prefix.map(String), issue.path].filter(Boolean).join(".") },
+    );
+  if (issues.length > 0 || !r.success) return { ok: false, issues: capIssues(issues) };
   return { ok: true, value: r.data as z.output<z.ZodObject<S>> };
 }
 
 /**
  * Validate a configuration, filling in defaults.
  *
- * @throws {InvalidConfigError} listing every problem (path + message), not just the first.
+ * @throws {InvalidConfigError} listing the problems (path + message; at most 20, then a count).
  * @example
  * const config = parseGasConfig({ lowBlockHistory: 5, minGasUnitPrice: "150" });
  */

@@ -1,7 +1,9 @@
 import { type Observable, ReplaySubject, Subject, type Subscription } from "rxjs";
 import { type BlockSample, safeParseBlockSample } from "./blockSample.js";
-import { checkBlockOrder } from "./checkBlockOrder.js";
-import { type GasConfig, type GasConfigInput, parseGasConfig } from "./config.js";
+import { checkEstimate } from "./checkEstimate.js";
+import type { GasConfig, GasConfigInput } from "./config.js";
+import { createBlockOrder } from "./createBlockOrder.js";
+import { createHeldBlocks } from "./createHeldBlocks.js";
 import {
   BaseError,
   type BlockOrderError,
@@ -9,11 +11,12 @@ import {
   StrategyError,
 } from "./errors.js";
 import { defaultEstimate, effectiveMinPrice } from "./fullness.js";
-import type { GasEstimate, LedgerState, Snapshot, Strategy, StrategyFactory } from "./types.js";
+import { resolveEngineOptions } from "./resolveEngineOptions.js";
+import type { GasEstimate, LedgerState, Snapshot, StrategyFactory } from "./types.js";
 
 /** Options of {@link createEngine}. */
 export interface CreateEngineOptions {
-  /** Makes the strategy from the validated config. Required: see `strategies` (e.g. `aip34`). */
+  /** Makes the strategy from the validated config: a built-in's builder called with its options (`aip34()`, `calibrated({...})`), or your own factory. */
   strategy: StrategyFactory;
   /** Estimator settings; validated, defaults filled in. @default {} */
   config?: GasConfigInput | GasConfig;
@@ -31,6 +34,8 @@ export interface EngineCounters {
   readonly rejected: number;
   /** Accepted blocks after which the strategy failed (the snapshot then carries `failure`). */
   readonly strategyFailures: number;
+  /** Times the engine followed a run of rejected blocks (see `resyncAfterBlocks`). */
+  readonly resyncs: number;
 }
 
 /** Something that happened in the engine worth logging. */
@@ -38,6 +43,11 @@ export type EngineEvent =
   | { type: "rejected"; error: BaseError }
   | { type: "duplicate"; height: bigint }
   | { type: "epoch_changed"; from: bigint; to: bigint; height: bigint }
+  /**
+   * `rejected` blocks in a row were in order among themselves but not after the newest block
+   * (at `from`): the engine dropped it and followed them from `to` (see `resyncAfterBlocks`).
+   */
+  | { type: "resynced"; from: bigint; to: bigint; epoch: bigint; rejected: number }
   | { type: "strategy_failed"; error: StrategyError }
   | { type: "source_error"; error: unknown }
   | { type: "source_completed" };
@@ -50,7 +60,9 @@ export interface Engine {
    * Validate and ingest one block sample (NDJSON wire shape, or a parsed `BlockSample`).
    * A duplicate height is ignored and counted.
    * @throws {InvalidBlockSampleError} the block does not match the format (state untouched).
-   * @throws {BlockOrderError} lower height, or lower epoch than the newest block (state untouched).
+   * @throws {BlockOrderError} lower height, lower epoch than the newest block, or a jump of more
+   * than `maxHeightJump` heights (state untouched; `resyncAfterBlocks` such blocks in a row, in
+   * order among themselves, are followed instead).
    */
   ingest(input: unknown): IngestOutcome;
   /** Latest snapshot in O(1), or `undefined` before the first block. */
@@ -68,33 +80,25 @@ export interface Engine {
   close(): void;
 }
 
-interface HeldBlock {
-  height: bigint;
-  firstVersion: bigint | undefined;
-  lastVersion: bigint | undefined;
-}
-
 /**
  * Create an estimator engine.
  *
  * @example
  * import { createEngine, aip34 } from "gasdigest";
- * const engine = createEngine({ strategy: aip34 });
+ * const engine = createEngine({ strategy: aip34() });
  * engine.ingest({ height: "1", epoch: "1", gas_unit_prices: ["100"] });
  * engine.snapshot()?.estimate; // { deprioritized: 100n, regular: 100n, prioritized: 150n }
  */
 export function createEngine(options: CreateEngineOptions): Engine {
-  const config: GasConfig = parseGasConfig(options.config ?? {});
-  const now = options.now ?? Date.now;
-  const strategy: Strategy = options.strategy(config);
+  const { config, now, strategy } = resolveEngineOptions(options);
+  const name = strategy.name;
+  const order = createBlockOrder(config);
   const snapshots = new ReplaySubject<Snapshot>(1);
   const events = new Subject<EngineEvent>();
   const subscriptions = new Set<Subscription>();
-  // Ring of the blocks the configured windows can still refer to, for the "oldest" ledger
-  // fields: aggressiveBlockHistory blocks, plus the newest one when it is left out of them.
-  const capacity = config.aggressiveBlockHistory + (config.skipLatestBlock ? 1 : 0);
-  const held: HeldBlock[] = [];
-  let heldStart = 0;
+  // The blocks the configured windows can still refer to, for the "oldest" ledger fields:
+  // aggressiveBlockHistory blocks, plus the newest one when it is left out of them.
+  const held = createHeldBlocks(config.aggressiveBlockHistory + (config.skipLatestBlock ? 1 : 0));
   let latest: Snapshot | undefined;
   let newest: BlockSample | undefined;
   let chainId = 0;
@@ -104,6 +108,7 @@ export function createEngine(options: CreateEngineOptions): Engine {
   let duplicate = 0;
   let rejected = 0;
   let strategyFailures = 0;
+  let resyncs = 0;
   let connected = 0;
   let completed = 0;
   let closed = false;
@@ -117,59 +122,36 @@ export function createEngine(options: CreateEngineOptions): Engine {
     throw error;
   }
 
-  function hold(block: BlockSample) {
-    const entry = {
-      height: block.height,
-      firstVersion: block.firstVersion,
-      lastVersion: block.lastVersion,
-    };
-    if (held.length < capacity) held.push(entry);
-    else {
-      held[heldStart] = entry;
-      heldStart = (heldStart + 1) % capacity;
-    }
-  }
-
   function computeEstimate(min: bigint): { estimate?: GasEstimate; failure?: StrategyError } {
     if (!config.enabled) return { estimate: defaultEstimate(min, config.buckets) };
     if (config.staticOverride) {
       const o = config.staticOverride;
-      return { estimate: { deprioritized: o.low, regular: o.market, prioritized: o.aggressive } };
+      return { estimate: o };
     }
-    let e: GasEstimate;
+    return checkEstimate(strategy, name, min);
+  }
+
+  /** Forget the windows (epoch change or resync): the strategy is reset before the next feed. */
+  function startAfresh() {
+    held.clear();
+    deferred = undefined;
+    resetPending = true;
+  }
+
+  // A strategy that makes promises reports them once per block; one that throws there fails
+  // like any other strategy method (the block is kept, the snapshot carries the failure).
+  function readPromises(result: { estimate?: GasEstimate; failure?: StrategyError }) {
+    if (!strategy.promises) return undefined;
     try {
-      e = strategy.estimate(min);
+      return Object.freeze({ ...strategy.promises() });
     } catch (cause) {
-      return {
-        failure: new StrategyError(`strategy ${strategy.name} failed to estimate`, {
-          cause,
-          details: String(cause),
-        }),
-      };
+      result.estimate = undefined;
+      result.failure = new StrategyError(`strategy ${name} failed to report its promises`, {
+        cause,
+        details: String(cause),
+      });
+      return undefined;
     }
-    const ok =
-      typeof e?.deprioritized === "bigint" &&
-      typeof e.regular === "bigint" &&
-      typeof e.prioritized === "bigint" &&
-      e.deprioritized >= min &&
-      e.deprioritized <= e.regular &&
-      e.regular <= e.prioritized;
-    if (!ok)
-      return {
-        failure: new StrategyError(
-          `strategy ${strategy.name} returned an estimate that breaks the invariants`,
-          {
-            details: `expected min (${min}) <= deprioritized <= regular <= prioritized as BigInt, got ${describeEstimate(e)}`,
-          },
-        ),
-      };
-    return {
-      estimate: Object.freeze({
-        deprioritized: e.deprioritized,
-        regular: e.regular,
-        prioritized: e.prioritized,
-      }),
-    };
   }
 
   function ingest(input: unknown): IngestOutcome {
@@ -177,29 +159,36 @@ export function createEngine(options: CreateEngineOptions): Engine {
     const parsed = safeParseBlockSample(input);
     if (!parsed.ok) reject(new InvalidBlockSampleError(parsed.issues));
     const block = parsed.block;
-    let order: "duplicate" | "next";
+    let place: "duplicate" | "next" | "resync";
     try {
-      order = checkBlockOrder(newest, block);
+      place = order.check(block);
     } catch (error) {
       reject(error as BlockOrderError);
     }
-    if (order === "duplicate") {
+    if (place === "duplicate") {
       duplicate++;
       events.next({ type: "duplicate", height: block.height });
       return "duplicate";
     }
     let strategyError: StrategyError | undefined;
-    if (newest && block.epoch !== newest.epoch) {
+    if (place === "resync" && newest) {
+      resyncs++;
+      events.next({
+        type: "resynced",
+        from: newest.height,
+        to: block.height,
+        epoch: block.epoch,
+        rejected: config.resyncAfterBlocks - 1,
+      });
+      startAfresh();
+    } else if (newest && block.epoch !== newest.epoch) {
       events.next({
         type: "epoch_changed",
         from: newest.epoch,
         to: block.epoch,
         height: block.height,
       });
-      held.length = 0;
-      heldStart = 0;
-      deferred = undefined;
-      resetPending = true;
+      startAfresh();
     }
     // A reset that failed is tried again before every block, so blocks of an older epoch never
     // mix with the new one: until it succeeds, every block is a strategy failure.
@@ -208,7 +197,7 @@ export function createEngine(options: CreateEngineOptions): Engine {
         strategy.reset();
         resetPending = false;
       } catch (cause) {
-        strategyError = new StrategyError(`strategy ${strategy.name} failed to reset`, {
+        strategyError = new StrategyError(`strategy ${name} failed to reset`, {
           cause,
           details: String(cause),
         });
@@ -223,24 +212,28 @@ export function createEngine(options: CreateEngineOptions): Engine {
         strategy.ingest(toFeed);
       } catch (cause) {
         strategyError = new StrategyError(
-          `strategy ${strategy.name} failed to ingest block ${toFeed.height}`,
+          `strategy ${name} failed to ingest block ${toFeed.height}`,
           { cause, details: String(cause) },
         );
       }
     }
     accepted++;
+    order.accept(block);
     newest = block;
-    hold(block);
+    held.hold(block);
     if (block.chainId !== undefined) chainId = block.chainId;
     if (block.lastVersion !== undefined) ledgerVersion = block.lastVersion;
     else if (block.firstVersion !== undefined) ledgerVersion = block.firstVersion;
     const min = effectiveMinPrice(block, config);
-    const result = strategyError ? { failure: strategyError } : computeEstimate(min);
+    const result: { estimate?: GasEstimate; failure?: StrategyError } = strategyError
+      ? { failure: strategyError }
+      : computeEstimate(min);
+    const promises = result.failure ? undefined : readPromises(result);
     if (result.failure) {
       strategyFailures++;
       events.next({ type: "strategy_failed", error: result.failure });
     }
-    const oldest = held[heldStart]!;
+    const oldest = held.oldest();
     const ledger: LedgerState = Object.freeze({
       chainId,
       epoch: block.epoch,
@@ -255,9 +248,10 @@ export function createEngine(options: CreateEngineOptions): Engine {
       failure: result.failure,
       ledger,
       minGasUnitPrice: min,
-      strategy: strategy.name,
+      strategy: name,
       receivedAtMs: now(),
       sequence: ++sequence,
+      promises,
     });
     snapshots.next(latest);
     return "accepted";
@@ -297,13 +291,13 @@ export function createEngine(options: CreateEngineOptions): Engine {
 
   return {
     config,
-    strategyName: strategy.name,
+    strategyName: name,
     ingest,
     snapshot: () => latest,
     snapshots$: snapshots.asObservable(),
     events$: events.asObservable(),
     connect,
-    counters: () => ({ accepted, duplicate, rejected, strategyFailures }),
+    counters: () => ({ accepted, duplicate, rejected, strategyFailures, resyncs }),
     get sourcesCompleted() {
       return connected > 0 && completed === connected;
     },
@@ -316,13 +310,4 @@ export function createEngine(options: CreateEngineOptions): Engine {
       events.complete();
     },
   };
-}
-
-function describeEstimate(e: unknown): string {
-  try {
-    const o = e as Record<string, unknown>;
-    return `${String(o.deprioritized)}/${String(o.regular)}/${String(o.prioritized)}`;
-  } catch {
-    return String(e);
-  }
 }

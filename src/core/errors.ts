@@ -3,7 +3,15 @@ export interface ValidationIssue {
   /** Field path such as `gas_unit_prices[3]` or `lowBlockHistory`; empty for the whole value. */
   readonly path: string;
   readonly message: string;
+  /**
+   * Machine-readable kind, when there is one: `"too_many_issues"` marks the last issue of a list
+   * cut at {@link MAX_ISSUES} (its message says how many more were found).
+   */
+  readonly code?: string;
 }
+
+/** Most issues a validation error lists; the rest are counted in one last issue. */
+export const MAX_ISSUES = 20;
 
 export interface BaseErrorOptions {
   /** Extra human-readable detail (never a stack trace). */
@@ -37,7 +45,10 @@ export function formatIssues(issues: readonly ValidationIssue[], separator = "\n
   return issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join(separator);
 }
 
-/** Input failed validation; `issues` lists every problem found, not just the first. */
+/**
+ * Input failed validation; `issues` lists the problems found (not just the first), at most
+ * {@link MAX_ISSUES} of them plus one `too_many_issues` issue counting the rest.
+ */
 export class ValidationError extends BaseError {
   override name = "ValidationError";
   readonly issues: readonly ValidationIssue[];
@@ -61,6 +72,17 @@ export class InvalidConfigError extends ValidationError {
   override name = "InvalidConfigError";
   constructor(issues: readonly ValidationIssue[]) {
     super("invalid configuration", issues);
+  }
+}
+
+/**
+ * A function of the library was called with an argument it cannot use (for example a request
+ * that is not an object); `issues` names the argument and the problem.
+ */
+export class InvalidArgumentError extends ValidationError {
+  override name = "InvalidArgumentError";
+  constructor(issues: readonly ValidationIssue[]) {
+    super("invalid argument", issues);
   }
 }
 

@@ -1,17 +1,67 @@
 /**
+ * Where parsed JSON held an integer written otherwise than as plain digits (`1e2`, `100.0`,
+ * `-0`): per object, the keys and how they were written; per array, a mark per index.
+ */
+const writtenObjects = new WeakMap<object, Map<string, string>>();
+const writtenArrays = new WeakMap<object, { marks: Uint8Array; texts: Map<number, string> }>();
+/** Parsed values whose text held more such integers than are located: how many it held. */
+const overflowing = new WeakMap<object, number>();
+
+/**
+ * Integers written oddly that are located in one text. A block sample has one field that
+ * takes a fraction and a config file a handful, so past this many some of them sit where an
+ * integer belongs whatever the rest are: the text is rejected as a whole (see
+ * {@link integersWrittenOddly}) and none is located (that takes a second parse).
+ */
+export const MAX_LOCATED = 1000;
+
+/** Options of {@link parseJsonLossless}. */
+export interface ParseJsonOptions {
+  /**
+   * Most objects and arrays the text may hold, counted before anything is parsed: a reader that
+   * knows its values are small (a block sample holds 3) refuses a line of millions of `{}` or a
+   * deep nesting at the cost of one pass over it, instead of building them. @default unlimited
+   */
+  maxContainers?: number;
+  /**
+   * Most object members (`key: value` pairs, counted as `:` outside strings) the text may
+   * hold, counted the same way: a line of millions of unknown keys costs one pass. @default unlimited
+   */
+  maxMembers?: number;
+}
+
+/**
  * Parse JSON text, keeping integers that a float64 cannot hold exactly: every bare integer
  * token longer than 15 digits becomes a decimal string before `JSON.parse`, so u64 values
  * above 2^53 written as JSON numbers arrive exact. Non-integer numbers are left alone.
  *
- * @throws {SyntaxError} when the text is not JSON.
+ * Integers written with a fraction, an exponent or a minus sign (`100.0`, `1e2`, `-0`) parse
+ * to plain numbers too, but are remembered: {@link integerWrittenAs} tells a validator where
+ * they are, so u64 fields can reject them as the node's API does while fraction fields take
+ * them. Cost: one pass over the text when it holds a run of 16 digits or a `.`, `e`, `E` or
+ * `-0` after a digit; a second parse only for text holding such integers.
+ *
+ * @throws {SyntaxError} when the text is not JSON; {@link RangeError} when it holds more than
+ * `maxContainers` objects and arrays, or more than `maxMembers` object members.
  * @example
  * parseJsonLossless('{"p": 18446744073709551615}') // { p: "18446744073709551615" }
  */
-export function parseJsonLossless(text: string): unknown {
-  // Fast path: no run of 16 digits anywhere means nothing can lose precision.
-  if (!/\d{16}/.test(text)) return JSON.parse(text);
-  let out = "";
+export function parseJsonLossless(text: string, options: ParseJsonOptions = {}): unknown {
+  const maxContainers = options.maxContainers ?? Number.POSITIVE_INFINITY;
+  const maxMembers = options.maxMembers ?? Number.POSITIVE_INFINITY;
+  const limited =
+    maxContainers !== Number.POSITIVE_INFINITY || maxMembers !== Number.POSITIVE_INFINITY;
+  // Fast path: nothing can lose precision and no number is written with a fraction or exponent.
+  if (!limited && !/\d{16}|\d[.eE]|-0/.test(text)) return JSON.parse(text);
+  let containers = 0;
+  let members = 0;
+  // The text to parse, in pieces, made only when a long integer must be quoted.
+  const parts: string[] = [];
+  let partsLength = 0;
   let last = 0;
+  // Integers written oddly: where the first MAX_LOCATED are in the text to parse, and how many.
+  const odd: { from: number; to: number }[] = [];
+  let oddCount = 0;
   let i = 0;
   const n = text.length;
   while (i < n) {
@@ -26,28 +76,139 @@ export function parseJsonLossless(text: string): unknown {
         else i++;
       }
       i++;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++containers > maxContainers)
+        throw new RangeError(`holds more than ${maxContainers} objects or arrays`);
+      i++;
+    } else if (c === 0x3a) {
+      if (++members > maxMembers)
+        throw new RangeError(`holds more than ${maxMembers} object members (key: value pairs)`);
+      i++;
     } else if ((c >= 0x30 && c <= 0x39) || c === 0x2d) {
       const start = i;
+      let plain = true;
       i++;
       while (i < n) {
         const d = text.charCodeAt(i);
-        if (
-          (d >= 0x30 && d <= 0x39) ||
-          d === 0x2e ||
-          d === 0x65 ||
-          d === 0x45 ||
-          d === 0x2b ||
-          d === 0x2d
-        )
+        if (d >= 0x30 && d <= 0x39) i++;
+        else if (d === 0x2e || d === 0x65 || d === 0x45 || d === 0x2b || d === 0x2d) {
+          plain = false;
           i++;
-        else break;
+        } else break;
       }
-      const token = text.slice(start, i);
-      if (/^-?\d{16,}$/.test(token)) {
-        out += `${text.slice(last, start)}"${token}"`;
+      const digits = i - start - (c === 0x2d ? 1 : 0);
+      const minusZero = c === 0x2d && digits === 1 && text.charCodeAt(start + 1) === 0x30;
+      if (plain && !minusZero) {
+        if (digits < 16) continue;
+        const before = text.slice(last, start);
+        parts.push(before, `"${text.slice(start, i)}"`);
+        partsLength += before.length + i - start + 2;
         last = i;
+      } else if (Number.isInteger(Number(text.slice(start, i))) && oddCount++ < MAX_LOCATED) {
+        // Its place in the text to parse: what is built so far, plus the untouched stretch.
+        const from = partsLength + start - last;
+        odd.push({ from, to: from + i - start });
       }
     } else i++;
   }
-  return JSON.parse(out + text.slice(last));
+  let source = text;
+  if (parts.length > 0) {
+    parts.push(text.slice(last));
+    source = parts.join("");
+  }
+  const value: unknown = JSON.parse(source);
+  if (oddCount > 0 && typeof value === "object" && value !== null) {
+    // Too many: the count is enough to reject the text, and a second parse would cost as much
+    // memory as the first.
+    if (oddCount > MAX_LOCATED) overflowing.set(value, oddCount);
+    else locate(value, source, odd);
+  }
+  return value;
+}
+
+/**
+ * Record where the integers written oddly landed, comparing the parsed value with its twin
+ * parsed from the text where each of them was replaced by `[k]`: a number facing an array is
+ * one of them, and no other value can face one. The walk is iterative, so nesting depth costs
+ * no stack.
+ */
+function locate(value: object, source: string, odd: readonly { from: number; to: number }[]) {
+  const pieces: string[] = [];
+  let last = 0;
+  for (let k = 0; k < odd.length; k++) {
+    pieces.push(source.slice(last, odd[k]!.from), `[${k}]`);
+    last = odd[k]!.to;
+  }
+  pieces.push(source.slice(last));
+  const twin: unknown = JSON.parse(pieces.join(""));
+  const written = (y: unknown) => {
+    const t = odd[(y as number[])[0]!]!;
+    return source.slice(t.from, t.to);
+  };
+  const stack: [unknown, unknown][] = [[value, twin]];
+  while (stack.length > 0) {
+    const [a, b] = stack.pop()!;
+    if (typeof a !== "object" || a === null || typeof b !== "object" || b === null) continue;
+    const isArray = Array.isArray(a);
+    const keys = isArray ? undefined : Object.keys(a);
+    const size = isArray ? a.length : keys!.length;
+    let marks: Uint8Array | undefined;
+    let texts: Map<number, string> | undefined;
+    let byKey: Map<string, string> | undefined;
+    for (let j = 0; j < size; j++) {
+      const key = isArray ? j : keys![j]!;
+      const x = (a as Record<string | number, unknown>)[key];
+      const y = (b as Record<string | number, unknown>)[key];
+      if (typeof x === "object" && x !== null) stack.push([x, y]);
+      else if (typeof x === "number" && Array.isArray(y)) {
+        if (isArray) {
+          marks ??= new Uint8Array(size);
+          texts ??= new Map();
+          marks[j] = 1;
+          texts.set(j, written(y));
+        } else {
+          byKey ??= new Map();
+          byKey.set(key as string, written(y));
+        }
+      }
+    }
+    if (marks && texts) writtenArrays.set(a, { marks, texts });
+    if (byKey) writtenObjects.set(a, byKey);
+  }
+}
+
+/**
+ * How the integer at `container[key]` was written, when {@link parseJsonLossless} read it from
+ * a token with a fraction, exponent or minus sign (`"1e2"`, `"100.0"`, `"-0"`); `undefined` for
+ * a plain integer, any other value, or a value that did not come from `parseJsonLossless`.
+ *
+ * @example
+ * const v = parseJsonLossless('{"a": 1e2, "b": 100}') as object;
+ * integerWrittenAs(v, "a"); // "1e2"
+ * integerWrittenAs(v, "b"); // undefined
+ */
+export function integerWrittenAs(container: object, key: string | number): string | undefined {
+  if (typeof key === "number") {
+    const entry = writtenArrays.get(container);
+    if (entry === undefined) return undefined;
+    return entry.marks[key] === 1 ? entry.texts.get(key) : undefined;
+  }
+  return writtenObjects.get(container)?.get(key);
+}
+
+/** Whether {@link parseJsonLossless} located any integer written oddly in this object or array. */
+export function hasIntegersWrittenOddly(container: object): boolean {
+  return writtenArrays.has(container) || writtenObjects.has(container);
+}
+
+/**
+ * How many integers written oddly the text of `root` (a value returned by
+ * {@link parseJsonLossless}) held when they were too many to locate (more than
+ * {@link MAX_LOCATED}); `undefined` otherwise.
+ *
+ * @example
+ * integersWrittenOddly(parseJsonLossless(`[${Array(2000).fill("1e2")}]`) as object); // 2000
+ */
+export function integersWrittenOddly(root: object): number | undefined {
+  return overflowing.get(root);
 }

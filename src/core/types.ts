@@ -1,4 +1,5 @@
 import type { BlockSample } from "./blockSample.js";
+import type { Tier } from "./tiers.js";
 
 /** The three gas unit price estimates, in octas per gas unit. */
 export interface GasEstimate {
@@ -41,6 +42,33 @@ export interface Snapshot {
   readonly receivedAtMs: number;
   /** Increases by one with every published snapshot. */
   readonly sequence: number;
+  /**
+   * For a strategy that makes promises (`calibrated`): each tier's promise and the inclusion
+   * rate its bids achieved so far. `undefined` for strategies without promises.
+   */
+  readonly promises?: Readonly<Record<Tier, PromiseRecord>> | undefined;
+}
+
+/** What a tier promises: a bid at its estimate gets in within `withinBlocks` blocks with `probability`. */
+export interface TierPromise {
+  /** Blocks the bid may wait, counting the first block it could enter. */
+  readonly withinBlocks: number;
+  /** Share of bids that must get in within `withinBlocks` blocks (0..1). */
+  readonly probability: number;
+}
+
+/** A tier's promise and how its own bids fared against it, as a strategy observed them. */
+export interface PromiseRecord extends TierPromise {
+  /** Bids whose outcome is known (made at least `withinBlocks` blocks ago, plus the skipped block). */
+  readonly bids: number;
+  /** Of those, the bids that got in within `withinBlocks` blocks. */
+  readonly included: number;
+  /** `included / bids`; `null` before the first outcome. */
+  readonly rate: number | null;
+  /** Bids among the most recent outcomes (at most 1,000): a moving view for alerts. */
+  readonly recentBids: number;
+  /** Inclusion rate over those recent outcomes; `null` before the first outcome. */
+  readonly recentRate: number | null;
 }
 
 /**
@@ -75,6 +103,11 @@ export interface Strategy {
   estimate(min: bigint): GasEstimate;
   /** Forget every block (called at an epoch change). */
   reset(): void;
+  /**
+   * Optional: each tier's promise and the inclusion rate observed so far (strategies that make
+   * promises, such as `calibrated`). Read once per block, after `estimate`; the snapshot carries it.
+   */
+  promises?(): Readonly<Record<Tier, PromiseRecord>>;
 }
 
 /** Makes a strategy from the validated configuration. */

@@ -1,5 +1,6 @@
 import type { z } from "zod";
-import type { ValidationIssue } from "./errors.js";
+import { createIssueList, moreIssues } from "./createIssueList.js";
+import { MAX_ISSUES, type ValidationIssue } from "./errors.js";
 
 /** Render a zod path as `a.b[3].c`. */
 export function formatPath(path: readonly PropertyKey[]): string {
@@ -11,22 +12,46 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-/** Convert a zod error into gasdigest's issue list (unknown keys get one issue each). */
+/**
+ * The params of a zod custom issue that stands for `count` more problems found by a bounded
+ * check (see {@link issuesFromZod}), e.g. `ctx.addIssue({ code: "custom", message, params: moreParams(n) })`.
+ */
+export function moreParams(count: number): { more: number } {
+  return { more: count };
+}
+
+/**
+ * Convert a zod error into gasdigest's issue list (unknown keys get one issue each), at most
+ * `max` issues plus one `too_many_issues` issue counting the rest. A custom issue carrying
+ * `params.more` (see {@link moreParams}) counts for that many problems.
+ */
 export function issuesFromZod(
   error: z.ZodError,
   prefix: readonly PropertyKey[] = [],
+  max = MAX_ISSUES,
 ): ValidationIssue[] {
-  const out: ValidationIssue[] = [];
+  const list = createIssueList(max);
   for (const issue of error.issues) {
-    const path = [...prefix, ...issue.path];
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys)
-        out.push({ path: formatPath([...path, key]), message: "unknown field" });
+        list.report(() => ({
+          path: formatPath([...prefix, ...issue.path, key]),
+          message: "unknown field",
+        }));
       continue;
     }
-    let message = issue.message;
-    if (issue.code === "invalid_type" && /received undefined$/.test(message)) message = "required";
-    out.push({ path: formatPath(path), message });
+    const more =
+      issue.code === "custom" ? (issue.params as { more?: unknown } | undefined)?.more : undefined;
+    if (typeof more === "number") {
+      list.add([moreIssues(more)]);
+      continue;
+    }
+    list.report(() => {
+      let message = issue.message;
+      if (issue.code === "invalid_type" && /received undefined$/.test(message))
+        message = "required";
+      return { path: formatPath([...prefix, ...issue.path]), message };
+    });
   }
-  return out;
+  return list.issues();
 }

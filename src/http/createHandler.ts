@@ -1,8 +1,10 @@
-import { InvalidConfigError } from "../core/errors.js";
+import { InvalidArgumentError, InvalidConfigError } from "../core/errors.js";
+import { showValue } from "../core/showValue.js";
 import { CHAIN_STATE_HEADERS } from "./chainStateHeaders.js";
 import { createChainRoutes } from "./createChainRoutes.js";
 import { createOpenApiDocument } from "./createOpenApiDocument.js";
 import { createStaticRoutes } from "./createStaticRoutes.js";
+import { EXPLORER_OFF_MESSAGE } from "./explorer.js";
 import { type HandlerOptions, parseHandlerOptions, silentLogger } from "./handlerOptions.js";
 import { errorPair, pick, type Route } from "./responses.js";
 import type {
@@ -19,10 +21,12 @@ const TOKEN_LIST = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|~
 /**
  * The framework-agnostic handler of the served interface (see docs/http.md): routes,
  * negotiation, chain-state headers, error objects, the OpenAPI document and the offline
- * explorer. Synchronous and socket-free: adapters translate a host's request in and the
- * response out. Estimate bodies are encoded once per snapshot.
+ * explorer (given its files: option `explorerAssets`). Synchronous and socket-free, and free of
+ * any runtime's own modules: adapters translate a host's request in and the response out.
+ * Estimate bodies are encoded once per snapshot.
  *
- * @throws {InvalidConfigError} listing every invalid option.
+ * @throws {InvalidConfigError} listing every invalid option. The handler itself throws
+ * {@link InvalidArgumentError} when called with something that is not a request.
  * @example
  * const handler = createHandler(engine, { basePath: "/v1" });
  * const res = handler({ method: "GET", url: "/v1/estimate_gas_price", headers: {} });
@@ -54,8 +58,13 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
     [`${bp}/`, ledger],
     [`${bp}/-/healthy`, healthy],
   ]);
-  const statics = createStaticRoutes(document, common);
+  const statics = createStaticRoutes(document, common, o.explorerAssets);
   for (const [path, route] of statics) routes.set(bp + path, route);
+  // No explorer files: the page names the option that turns it on (and where the document is).
+  if (o.explorerAssets === undefined)
+    routes.set(`${bp}/spec`, (_request, head) =>
+      error(404, "web_framework_error", EXPLORER_OFF_MESSAGE, head),
+    );
   // The document also lives at the root of the mount point, whatever the base path.
   routes.set("/spec.json", statics.get("/spec.json")!);
   routes.set("/spec.yaml", statics.get("/spec.yaml")!);
@@ -118,6 +127,8 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
   }
 
   const handler = ((request: HandlerRequest): HandlerResponse => {
+    const misuse = requestProblem(request);
+    if (misuse) throw new InvalidArgumentError([{ path: "request", message: misuse }]);
     let res: HandlerResponse;
     try {
       res = route(request);
@@ -153,4 +164,20 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
     document,
     options: o,
   });
+}
+
+/**
+ * Why a handler argument is not a {@link HandlerRequest}: not an object, or no string `method`
+ * and `url`. (A request whose fields cannot be read is a request that fails: 500.)
+ */
+function requestProblem(request: unknown): string | undefined {
+  if (typeof request === "object" && request !== null) {
+    try {
+      const r = request as Partial<Record<keyof HandlerRequest, unknown>>;
+      if (typeof r.method === "string" && typeof r.url === "string") return undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return `must be a request object { method, url, headers } with string method and url (got ${showValue(request)})`;
 }

@@ -1,6 +1,6 @@
-import { createRequire } from "node:module";
 import { z } from "zod";
 import { createDocument, type oas31, type ZodOpenApiResponseObject } from "zod-openapi";
+import { VERSION } from "../version.js";
 import { CHAIN_STATE_HEADERS } from "./chainStateHeaders.js";
 import {
   errorObjectSchema,
@@ -19,17 +19,6 @@ export interface CreateOpenApiDocumentOptions {
   /** Prefix of the chain-state headers. @default "X-Aptos-" */
   headerPrefix?: string;
 }
-
-function packageVersion(): string {
-  try {
-    // src/http and dist/http are both two levels below the package root.
-    const pkg = createRequire(import.meta.url)("../../package.json") as { version?: unknown };
-    return typeof pkg.version === "string" ? pkg.version : "0.0.0";
-  } catch {
-    return "0.0.0";
-  }
-}
-const VERSION = packageVersion();
 
 function chainHeaders(prefix: string, required: boolean) {
   const shape: Record<string, z.ZodType> = {};

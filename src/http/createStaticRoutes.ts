@@ -1,27 +1,46 @@
 import { stringify } from "yaml";
+import { BaseError } from "../core/errors.js";
 import { etag, matchesEtag } from "./etag.js";
-import { EXPLORER_ASSET_NAMES, EXPLORER_CSP, explorerPage, readExplorerAsset } from "./explorer.js";
+import {
+  EXPLORER_CONTENT_TYPES,
+  EXPLORER_CSP,
+  EXPLORER_SCRIPT,
+  type ExplorerAssets,
+  explorerPage,
+  SWAGGER_UI_FILES,
+  type SwaggerUiFile,
+} from "./explorer.js";
 import { pick, type ResponsePair, type Route, responsePair } from "./responses.js";
 import type { HandlerResponse } from "./types.js";
 
+/** The bytes of one explorer file, calling a function value (once per handler, on first request). */
+function fileBytes(assets: ExplorerAssets, name: SwaggerUiFile): Uint8Array {
+  const given = assets[name];
+  const content = typeof given === "function" ? given() : given;
+  if (typeof content === "string") return new TextEncoder().encode(content);
+  if (content instanceof Uint8Array) return content;
+  throw new BaseError(`explorerAssets: ${name} returned neither bytes nor text`);
+}
+
 /**
  * The routes with fixed bodies, keyed by path below the base path (`/spec.json`, `/spec`,
- * `/spec/assets/swagger-ui.css`, ...): the OpenAPI document as JSON and YAML, the explorer page
- * and its assets. Each is encoded on first request, carries an ETag and answers a matching
- * `If-None-Match` with 304.
+ * `/spec/assets/swagger-ui.css`, ...): the OpenAPI document as JSON and YAML and, when `assets`
+ * are given, the explorer page and its files. Each is encoded on first request, carries an ETag
+ * and answers a matching `If-None-Match` with 304.
  *
  * @example
- * const routes = createStaticRoutes(document, { "X-Content-Type-Options": "nosniff" });
+ * const routes = createStaticRoutes(document, { "X-Content-Type-Options": "nosniff" }, explorerAssets);
  * routes.get("/spec.json");
  */
 export function createStaticRoutes(
   document: unknown,
   common: Readonly<Record<string, string>>,
+  assets: ExplorerAssets | undefined,
 ): Map<string, Route> {
   /** A fixed body with an ETag, answering `If-None-Match` with 304. */
   function fixed(
     contentType: string,
-    body: () => { bytes: Uint8Array | string; etag?: string },
+    body: () => { bytes: Uint8Array | string },
     extra: Record<string, string> = {},
   ): Route {
     let pair: ResponsePair | undefined;
@@ -31,7 +50,7 @@ export function createStaticRoutes(
       if (!pair) {
         const b = body();
         const bytes = typeof b.bytes === "string" ? new TextEncoder().encode(b.bytes) : b.bytes;
-        tag = b.etag ?? etag(bytes);
+        tag = etag(bytes);
         const headers = { ...common, ...extra, ETag: tag };
         pair = responsePair(200, headers, contentType, bytes);
         notModified = Object.freeze({
@@ -59,20 +78,23 @@ export function createStaticRoutes(
   });
 
   const routes = new Map<string, Route>([
-    ["/spec", page],
     ["/spec.json", specJson],
     ["/spec.yaml", specYaml],
   ]);
-  for (const name of EXPLORER_ASSET_NAMES) {
-    // Read on first request (a missing package is a 500 with the cause in the log, not a crash).
-    let inner: Route | undefined;
-    routes.set(`/spec/assets/${name}`, (request, head, query) => {
-      if (!inner) {
-        const asset = readExplorerAsset(name)!;
-        inner = fixed(asset.contentType, () => asset, { "Cache-Control": "public, max-age=3600" });
-      }
-      return inner(request, head, query);
-    });
-  }
+  if (assets === undefined) return routes;
+  routes.set("/spec", page);
+  const cached = { "Cache-Control": "public, max-age=3600" };
+  const script = fixed(
+    EXPLORER_CONTENT_TYPES["explorer.js"],
+    () => ({ bytes: EXPLORER_SCRIPT }),
+    cached,
+  );
+  routes.set("/spec/assets/explorer.js", script);
+  // Read on first request (a file that cannot be read is a 500 with the cause in the log).
+  for (const name of SWAGGER_UI_FILES)
+    routes.set(
+      `/spec/assets/${name}`,
+      fixed(EXPLORER_CONTENT_TYPES[name], () => ({ bytes: fileBytes(assets, name) }), cached),
+    );
   return routes;
 }

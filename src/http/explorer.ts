@@ -1,24 +1,48 @@
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import { etag } from "./etag.js";
+/** The Swagger UI files the explorer page loads, as named in the `swagger-ui-dist` package. */
+export const SWAGGER_UI_FILES = Object.freeze([
+  "swagger-ui-bundle.js",
+  "swagger-ui.css",
+  "index.css",
+  "favicon-16x16.png",
+  "favicon-32x32.png",
+] as const);
 
-/** One static file of the explorer, read once per process. */
-export interface ExplorerAsset {
-  readonly bytes: Uint8Array;
-  readonly contentType: string;
-  readonly etag: string;
-}
+/** Name of one file of {@link SWAGGER_UI_FILES}. */
+export type SwaggerUiFile = (typeof SWAGGER_UI_FILES)[number];
+
+/**
+ * One file's content: its bytes, its text (sent as UTF-8), or a function returning either, called
+ * once, on the file's first request (so a host can read files lazily).
+ */
+export type ExplorerFile = Uint8Array | string | (() => Uint8Array | string);
+
+/**
+ * The files behind the explorer page (`<basePath>/spec`), by name: the handler option
+ * `explorerAssets`. `gasdigest/explorer-assets` exports them built into a module (any runtime);
+ * the node hosts read them from the installed `swagger-ui-dist` when the option is left out.
+ */
+export type ExplorerAssets = Readonly<Record<SwaggerUiFile, ExplorerFile>>;
 
 const JS = "text/javascript; charset=utf-8";
 const CSS = "text/css; charset=utf-8";
+
+/** Content type of each file served under `<basePath>/spec/assets/`: a whitelist. */
+export const EXPLORER_CONTENT_TYPES: Readonly<Record<SwaggerUiFile | "explorer.js", string>> =
+  Object.freeze({
+    "swagger-ui-bundle.js": JS,
+    "swagger-ui.css": CSS,
+    "index.css": CSS,
+    "favicon-16x16.png": "image/png",
+    "favicon-32x32.png": "image/png",
+    "explorer.js": JS,
+  });
 
 /**
  * The explorer's own script: loads `spec.json` (relative to the page, so it works under any
  * mount prefix), points the server at the page's own base URL, and starts Swagger UI with the
  * validator badge off and no URL taken from the page's query. No inline script, no other origin.
  */
-const EXPLORER_SCRIPT = `"use strict";
+export const EXPLORER_SCRIPT = `"use strict";
 (function () {
   var root = document.getElementById("swagger-ui");
   var base = new URL(".", window.location.href);
@@ -56,45 +80,9 @@ const EXPLORER_SCRIPT = `"use strict";
 })();
 `;
 
-/** Files served under `<basePath>/spec/assets/`: a whitelist, never a path from the request. */
-const ASSETS: Record<string, { file?: string; text?: string; contentType: string }> = {
-  "swagger-ui.css": { file: "swagger-ui.css", contentType: CSS },
-  "index.css": { file: "index.css", contentType: CSS },
-  "swagger-ui-bundle.js": { file: "swagger-ui-bundle.js", contentType: JS },
-  "favicon-16x16.png": { file: "favicon-16x16.png", contentType: "image/png" },
-  "favicon-32x32.png": { file: "favicon-32x32.png", contentType: "image/png" },
-  "explorer.js": { text: EXPLORER_SCRIPT, contentType: JS },
-};
-
-/** Names of the files under `spec/assets/`. */
-export const EXPLORER_ASSET_NAMES: readonly string[] = Object.freeze(Object.keys(ASSETS));
-
-const cache = new Map<string, ExplorerAsset>();
-let distFolder: string | undefined;
-
-/**
- * One explorer asset by name (`swagger-ui-bundle.js`, `explorer.js`, ...), read from the
- * installed `swagger-ui-dist` package on first use and cached; `undefined` for any other name.
- *
- * @throws when the package files cannot be read (the handler answers 500 and logs it).
- * @example
- * readExplorerAsset("swagger-ui.css")?.contentType; // "text/css; charset=utf-8"
- */
-export function readExplorerAsset(name: string): ExplorerAsset | undefined {
-  const cached = cache.get(name);
-  if (cached) return cached;
-  const spec = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
-  if (!spec) return undefined;
-  let bytes: Uint8Array;
-  if (spec.text !== undefined) bytes = new TextEncoder().encode(spec.text);
-  else {
-    distFolder ??= dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
-    bytes = new Uint8Array(readFileSync(join(distFolder, spec.file!)));
-  }
-  const asset = Object.freeze({ bytes, contentType: spec.contentType, etag: etag(bytes) });
-  cache.set(name, asset);
-  return asset;
-}
+/** What the explorer page answers (404) when the handler was given no `explorerAssets`. */
+export const EXPLORER_OFF_MESSAGE =
+  "the API explorer is off on this server (no explorerAssets were given); the API document is at spec.json";
 
 /**
  * The explorer page. Every URL in it is relative to the page (`<basePath>/spec`), so it works

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { validateShape } from "../core/config.js";
 import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
+import { showValue } from "../core/showValue.js";
+import { type ExplorerAssets, SWAGGER_UI_FILES } from "./explorer.js";
 import type { HandlerLogger, ResolvedHandlerOptions } from "./types.js";
 
 /** Options of `createHandler` (and of every adapter). */
@@ -40,6 +42,15 @@ export interface HandlerOptions {
   logger?: HandlerLogger;
   /** Wall clock in ms, for staleness and health checks (tests inject one). @default Date.now */
   now?: () => number;
+  /**
+   * The Swagger UI files of the explorer page (`<basePath>/spec`), by name: `explorerAssets`
+   * from `gasdigest/explorer-assets` (a module, so it works where there is no file system), or
+   * your own. Without them the page answers 404 and names this option; the document stays at
+   * `spec.json`. The node server and the Express, Fastify and Koa adapters read the installed
+   * `swagger-ui-dist` when it is left out.
+   * @default none (node server, Express, Fastify, Koa: the files of the installed swagger-ui-dist)
+   */
+  explorerAssets?: ExplorerAssets;
 }
 
 const noop = () => {};
@@ -64,6 +75,7 @@ const DEFAULTS: ResolvedHandlerOptions = Object.freeze({
   corsOrigin: "*",
   logger: silentLogger,
   now: Date.now,
+  explorerAssets: undefined,
 });
 
 function refined<T>(check: (v: unknown) => string | undefined) {
@@ -78,11 +90,34 @@ function refined<T>(check: (v: unknown) => string | undefined) {
     .optional();
 }
 
-const shown = (v: unknown) =>
-  typeof v === "string" ? JSON.stringify(v) : typeof v === "function" ? "a function" : String(v);
+// A bad value is echoed in at most 80 characters, whatever its size.
+const shown = showValue;
 const PATH = /^(\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)*$/;
 const TOKEN = /^[A-Za-z0-9!#$%&'*+.^_`|~-]*$/;
 const ORIGIN = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s/?#]+$/;
+
+const FILE_NAMES: readonly string[] = SWAGGER_UI_FILES;
+
+/** The problems of an `explorerAssets` value, in one message (undefined when it is fine). */
+function checkExplorerAssets(v: unknown): string | undefined {
+  if (typeof v !== "object" || v === null || Array.isArray(v))
+    return `must be an object of the explorer's files by name, such as explorerAssets from "gasdigest/explorer-assets" (got ${shown(v)})`;
+  const given = v as Record<string, unknown>;
+  const problems: string[] = [];
+  const missing = FILE_NAMES.filter((name) => given[name] === undefined);
+  if (missing.length > 0) problems.push(`missing ${missing.join(", ")}`);
+  const unknown = Object.keys(given).filter((name) => !FILE_NAMES.includes(name));
+  if (unknown.length > 0) problems.push(`unknown ${unknown.join(", ")}`);
+  for (const name of FILE_NAMES) {
+    const file = given[name];
+    if (file === undefined || file instanceof Uint8Array) continue;
+    if (typeof file !== "string" && typeof file !== "function")
+      problems.push(
+        `${name} must be bytes (Uint8Array), text or a function returning either (got ${shown(file)})`,
+      );
+  }
+  return problems.length === 0 ? undefined : problems.join("; ");
+}
 
 const flag = () =>
   refined<boolean>((v) =>
@@ -135,6 +170,7 @@ const handlerOptionsShape = {
   now: refined<() => number>((v) =>
     typeof v === "function" ? undefined : `must be a function returning ms (got ${shown(v)})`,
   ),
+  explorerAssets: refined<ExplorerAssets>(checkExplorerAssets),
 };
 
 /** Names of every option `createHandler` accepts (adapters split their own options off with it). */

@@ -1,5 +1,6 @@
 import type { Engine } from "../core/createEngine.js";
 import type { OpenApiDocument } from "./createOpenApiDocument.js";
+import type { ExplorerAssets } from "./explorer.js";
 
 /**
  * What the handler needs from an engine: the latest snapshot, whether every source has
@@ -107,4 +108,6 @@ export interface ResolvedHandlerOptions {
   readonly corsOrigin: string | false;
   readonly logger: HandlerLogger;
   readonly now: () => number;
+  /** `undefined` when none were given: the explorer page answers 404. */
+  readonly explorerAssets: ExplorerAssets | undefined;
 }

@@ -33,8 +33,9 @@ export { normaliseNodeUrl, resolveAptosRestOptions } from "./aptosRest/options.j
  *
  * @throws {InvalidConfigError} at call time when the URL or an option is invalid.
  * @example
- * import { aptosRest, createEngine, aip34 } from "gasdigest";
- * const engine = createEngine({ strategy: aip34 });
+ * import { createEngine, aip34 } from "gasdigest";
+ * import { aptosRest } from "gasdigest/node";
+ * const engine = createEngine({ strategy: aip34() });
  * engine.connect(aptosRest("https://fullnode.mainnet.aptoslabs.com/v1", {
  *   backfillBlocks: engine.config.aggressiveBlockHistory + 1,
  *   onEvent: (e) => logger.info(e, e.type),

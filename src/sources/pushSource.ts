@@ -26,7 +26,7 @@ export interface PushSource {
  * @example
  * import { createEngine, aip34, pushSource } from "gasdigest";
  * const blocks = pushSource();
- * const engine = createEngine({ strategy: aip34 });
+ * const engine = createEngine({ strategy: aip34() });
  * engine.connect(blocks.source$);
  * blocks.push({ height: "1042", epoch: "7", gas_unit_prices: ["100", "150"] });
  * engine.snapshot()?.estimate; // the estimate after block 1042

@@ -2,11 +2,25 @@ import { createReadStream } from "node:fs";
 import { type BlockSample, safeParseBlockSample } from "../core/blockSample.js";
 import type { ValidationIssue } from "../core/errors.js";
 import { parseJsonLossless } from "../core/parseJsonLossless.js";
+import { shorten } from "../core/showValue.js";
 
 /** One line of an NDJSON block file: the block, or why the line was rejected. */
 export type NdjsonLine =
   | { line: number; ok: true; block: BlockSample }
   | { line: number; ok: false; issues: readonly ValidationIssue[] };
+
+/**
+ * Most objects and arrays a line may hold before it is parsed (a block sample holds 3: itself
+ * and two arrays): a line of millions of `{}`, or nested millions deep, costs one pass over its
+ * text instead of millions of objects.
+ */
+export const MAX_CONTAINERS = 16;
+
+/**
+ * Most object members (`key: value` pairs) a line may hold before it is parsed (a block sample
+ * has 12 fields): a line of millions of unknown keys costs one pass, not a million-key object.
+ */
+export const MAX_MEMBERS = 64;
 
 /** Default of `maxLineBytes`: 64 MiB. */
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -34,37 +48,53 @@ export async function* readNdjson(
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const stream = createReadStream(path, { highWaterMark: 1 << 20, signal: options.signal });
   const decoder = new TextDecoder("utf-8", { fatal: false });
-  let pending = "";
+  // The start of the current line, in pieces: only new text is searched for a newline, and a
+  // long line is joined once, so a line costs time in proportion to its length.
+  let parts: string[] = [];
+  let partsLength = 0;
   let lineNo = 0;
   let oversized = false;
+  const take = (piece: string): string => {
+    if (parts.length === 0) return piece;
+    parts.push(piece);
+    const text = parts.join("");
+    parts = [];
+    partsLength = 0;
+    return text;
+  };
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
-      pending += decoder.decode(chunk, { stream: true });
+      const text = decoder.decode(chunk, { stream: true });
       let start = 0;
-      let nl = pending.indexOf("\n", start);
+      let nl = text.indexOf("\n");
       while (nl !== -1) {
         lineNo++;
-        const text = pending.slice(start, nl);
+        const line = take(text.slice(start, nl));
         start = nl + 1;
-        if (oversized || exceeds(text, maxLineBytes)) {
+        if (oversized || exceeds(line, maxLineBytes)) {
           oversized = false;
           yield tooLong(lineNo, maxLineBytes);
         } else {
-          const entry = parseLine(text, lineNo);
+          const entry = parseLine(line, lineNo);
           if (entry) yield entry;
         }
-        nl = pending.indexOf("\n", start);
+        nl = text.indexOf("\n", start);
       }
-      pending = pending.slice(start);
-      if (pending.length > maxLineBytes) {
-        oversized = true;
-        pending = "";
+      if (start < text.length && !oversized) {
+        parts.push(text.slice(start));
+        partsLength += text.length - start;
+        if (partsLength > maxLineBytes) {
+          // Too long already: forget it, and reject the line when it ends.
+          oversized = true;
+          parts = [];
+          partsLength = 0;
+        }
       }
     }
-    pending += decoder.decode();
-    if (oversized || exceeds(pending, maxLineBytes)) yield tooLong(++lineNo, maxLineBytes);
-    else if (pending.length > 0) {
-      const entry = parseLine(pending, ++lineNo);
+    const rest = take(decoder.decode());
+    if (oversized || exceeds(rest, maxLineBytes)) yield tooLong(++lineNo, maxLineBytes);
+    else if (rest.length > 0) {
+      const entry = parseLine(rest, ++lineNo);
       if (entry) yield entry;
     }
   } finally {
@@ -91,19 +121,22 @@ export function tooLong(line: number, max: number): NdjsonLine {
   return { line, ok: false, issues: [{ path: "", message: `line longer than ${max} bytes` }] };
 }
 
-/** Parse one NDJSON line; `undefined` for a blank line. */
+/**
+ * Parse one NDJSON line; `undefined` for a blank line. A rejected line lists at most 20 issues
+ * (then a count), and its cost is one pass over the line whatever is wrong with it.
+ */
 export function parseLine(raw: string, line: number): NdjsonLine | undefined {
   const text = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
   if (text.trim() === "") return undefined;
   let value: unknown;
   try {
-    value = parseJsonLossless(text);
+    value = parseJsonLossless(text, { maxContainers: MAX_CONTAINERS, maxMembers: MAX_MEMBERS });
   } catch (e) {
-    return {
-      line,
-      ok: false,
-      issues: [{ path: "", message: `not valid JSON (${(e as Error).message})` }],
-    };
+    const message =
+      e instanceof RangeError
+        ? `${e.message}; a block sample holds 3 objects or arrays and 12 fields, so it is not parsed`
+        : `not valid JSON (${shorten((e as Error).message)})`;
+    return { line, ok: false, issues: [{ path: "", message }] };
   }
   const r = safeParseBlockSample(value);
   return r.ok ? { line, ok: true, block: r.block } : { line, ok: false, issues: r.issues };

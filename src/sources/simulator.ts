@@ -23,7 +23,7 @@ export const FAST_CHUNK_BLOCKS = 200;
  * @throws {InvalidConfigError} when an option is invalid (at call time).
  * @example
  * import { createEngine, aip34, simulator } from "gasdigest";
- * const engine = createEngine({ strategy: aip34 });
+ * const engine = createEngine({ strategy: aip34() });
  * engine.connect(simulator({ clock: "wall" })); // one block every 250 ms, scenario "mixed"
  */
 export function simulator(options: SimulatorOptions = {}): Observable<BlockSample> {

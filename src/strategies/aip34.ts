@@ -1,7 +1,8 @@
 import type { BlockSample } from "../core/blockSample.js";
 import type { GasConfig } from "../core/config.js";
 import { defaultEstimate, minInclusionPrice, servedEstimate } from "../core/fullness.js";
-import type { GasEstimate, Strategy } from "../core/types.js";
+import { strategyBuilder } from "../core/strategyBuilder.js";
+import type { GasEstimate, Strategy, StrategyFactory } from "../core/types.js";
 
 const byValue = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -12,9 +13,11 @@ const byValue = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
  * `skipLatestBlock` is set).
  *
  * @example
- * const engine = createEngine({ strategy: aip34, config: { lowBlockHistory: 5 } });
+ * const engine = createEngine({ strategy: aip34(), config: { lowBlockHistory: 5 } });
  */
-export function aip34(config: GasConfig): Strategy {
+export const aip34: () => StrategyFactory = strategyBuilder("aip34", () => createAip34);
+
+function createAip34(config: GasConfig): Strategy {
   const capacity = config.aggressiveBlockHistory;
   // Ring buffer of per-block prices, newest at (head - 1); `undefined` = the chain minimum.
   const ring: (bigint | undefined)[] = new Array(capacity);

@@ -9,6 +9,7 @@ import {
   effectiveMinPrice,
   servedEstimate,
 } from "../core/fullness.js";
+import { strategyBuilder } from "../core/strategyBuilder.js";
 import type { GasEstimate, Strategy, StrategyFactory } from "../core/types.js";
 
 /** Options of {@link geth}. */
@@ -108,10 +109,13 @@ export function parseGethOptions(input: GethOptions = {}): ResolvedGethOptions {
  * @example
  * const engine = createEngine({ strategy: geth({ blocks: 40 }) });
  */
-export function geth(options: GethOptions = {}): StrategyFactory {
-  const o = parseGethOptions(options);
-  return (config: GasConfig) => createGethStrategy(o, config);
-}
+export const geth: (options?: GethOptions) => StrategyFactory = strategyBuilder(
+  "geth",
+  (options: GethOptions = {}) => {
+    const o = parseGethOptions(options);
+    return (config: GasConfig) => createGethStrategy(o, config);
+  },
+);
 
 function createGethStrategy(o: ResolvedGethOptions, config: GasConfig): Strategy {
   const k = o.samplesPerBlock;

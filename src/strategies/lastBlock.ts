@@ -1,14 +1,43 @@
+import { z } from "zod";
 import type { BlockSample } from "../core/blockSample.js";
 import { clearingPrice } from "../core/clearingPrice.js";
 import type { GasConfig } from "../core/config.js";
+import { validateShape } from "../core/config.js";
+import { InvalidConfigError } from "../core/errors.js";
 import { defaultEstimate, servedEstimate } from "../core/fullness.js";
-import type { GasEstimate, Strategy } from "../core/types.js";
+import { strategyBuilder } from "../core/strategyBuilder.js";
+import type { GasEstimate, Strategy, StrategyFactory } from "../core/types.js";
+import { U64_MAX } from "../core/u64.js";
+
+const lastBlockShape = {
+  /** Bid this multiple of the last block's clearing price (rounded up). @default 1 */
+  multiplier: z
+    .number({ error: (iss) => `must be a number from 1 to 1000000, got ${String(iss.input)}` })
+    .min(1, { error: (iss) => `must be a number from 1 to 1000000, got ${String(iss.input)}` })
+    .max(1_000_000, {
+      error: (iss) => `must be a number from 1 to 1000000, got ${String(iss.input)}`,
+    })
+    .default(1),
+};
+
+/** Options of {@link lastBlock}. */
+export type LastBlockOptions = z.input<z.ZodObject<typeof lastBlockShape>>;
+
+/** `price · multiplier`, rounded up, within u64. */
+function scale(price: bigint, multiplier: number): bigint {
+  if (multiplier === 1) return price;
+  // Exact for the integer part of the multiplier, float only for its fraction.
+  const whole = BigInt(Math.floor(multiplier));
+  const frac = multiplier - Math.floor(multiplier);
+  const v = price * whole + BigInt(Math.ceil(Number(price) * frac));
+  return v > U64_MAX ? U64_MAX : v;
+}
 
 /**
  * The naive baseline: the next block will clear where the last one did. A block's clearing
  * price is the cheapest gas unit price among its user transactions when it was full (fullness
  * as AIP-34 defines it), else the minimum gas unit price in force: the same ground truth the
- * backtest scores against (`clearingPrice` in `src/core`). Serves that price for the
+ * backtest scores against (`clearingPrice`). Serves that price (times `multiplier`) for the
  * deprioritized and regular tiers and `nextBucket` of it for the prioritized one (strictly
  * outbid, as AIP-34 rounds its prioritized tier; an idle chain then serves the default
  * estimate min/min/nextBucket(min) like every strategy). Never below the minimum price.
@@ -17,18 +46,29 @@ import type { GasEstimate, Strategy } from "../core/types.js";
  * `skipLatestBlock` is set (the default, which every strategy honours: the newest block may be
  * partial on a live node). With no usable block, the default estimate.
  *
+ * @throws {InvalidConfigError} an invalid multiplier.
  * @example
- * const engine = createEngine({ strategy: lastBlock, config: { skipLatestBlock: false } });
+ * const engine = createEngine({ strategy: lastBlock({ multiplier: 1.25 }), config: { skipLatestBlock: false } });
  */
-export function lastBlock(config: GasConfig): Strategy {
+export const lastBlock: (options?: LastBlockOptions) => StrategyFactory = strategyBuilder(
+  "lastBlock",
+  (options: LastBlockOptions = {}) => {
+    const r = validateShape(lastBlockShape, options, () => []);
+    if (!r.ok) throw new InvalidConfigError(r.issues);
+    const { multiplier } = r.value;
+    return (config) => createLastBlock(config, multiplier);
+  },
+);
+
+function createLastBlock(config: GasConfig, multiplier: number): Strategy {
   // Clearing price of the last block given (the engine holds back the newest one when
-  // `skipLatestBlock` is set).
+  // `skipLatestBlock` is set), times the multiplier.
   let last: bigint | undefined;
 
   return {
     name: "last-block",
     ingest(block: BlockSample) {
-      last = clearingPrice(block, config);
+      last = scale(clearingPrice(block, config), multiplier);
     },
     estimate(min = config.minGasUnitPrice): GasEstimate {
       if (last === undefined) return defaultEstimate(min, config.buckets);

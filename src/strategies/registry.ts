@@ -1,8 +1,10 @@
-import { BaseError } from "../core/errors.js";
+import { BaseError, InvalidConfigError } from "../core/errors.js";
 import type { StrategyFactory } from "../core/types.js";
 import { aip34 } from "./aip34.js";
-import { geth } from "./geth.js";
-import { lastBlock } from "./lastBlock.js";
+import type { CalibratedOptions } from "./calibrated/options.js";
+import { calibrated } from "./calibrated.js";
+import { type GethOptions, geth } from "./geth.js";
+import { type LastBlockOptions, lastBlock } from "./lastBlock.js";
 import { tdigest } from "./tdigest.js";
 import type { TDigestStrategyOptions } from "./tdigestOptions.js";
 
@@ -10,16 +12,41 @@ import type { TDigestStrategyOptions } from "./tdigestOptions.js";
 export interface StrategySettings {
   /** The config file's `tdigest` block (validated by the tdigest strategy). */
   tdigest?: unknown;
+  /** The config file's `calibrated` block (validated by the calibrated strategy). */
+  calibrated?: unknown;
+  /** The config file's `geth` block (validated by the geth strategy). */
+  geth?: unknown;
+  /** The config file's `last-block` block (validated by the last-block strategy). */
+  "last-block"?: unknown;
 }
 
 type StrategyMaker = (settings: StrategySettings) => StrategyFactory;
 
 const makers = new Map<string, StrategyMaker>([
-  ["aip34", () => aip34],
-  ["tdigest", (s) => tdigest((s.tdigest ?? {}) as TDigestStrategyOptions, ["tdigest"])],
-  ["geth", () => geth()],
-  ["last-block", () => lastBlock],
+  ["aip34", () => aip34()],
+  ["tdigest", (s) => underBlock("tdigest", () => tdigest(s.tdigest as TDigestStrategyOptions))],
+  ["geth", (s) => underBlock("geth", () => geth(s.geth as GethOptions))],
+  [
+    "calibrated",
+    (s) => underBlock("calibrated", () => calibrated(s.calibrated as CalibratedOptions)),
+  ],
+  [
+    "last-block",
+    (s) => underBlock("last-block", () => lastBlock(s["last-block"] as LastBlockOptions)),
+  ],
 ]);
+
+/** Run `make`, reporting invalid options under the config file block they came from. */
+function underBlock<T>(block: string, make: () => T): T {
+  try {
+    return make();
+  } catch (e) {
+    if (!(e instanceof InvalidConfigError)) throw e;
+    throw new InvalidConfigError(
+      e.issues.map((i) => ({ ...i, path: i.path ? `${block}.${i.path}` : block })),
+    );
+  }
+}
 
 /** Names accepted by {@link resolveStrategy}, e.g. for `--strategy`. */
 export function strategyNames(): string[] {

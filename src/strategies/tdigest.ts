@@ -6,6 +6,8 @@ import {
   minInclusionPrice,
   servedEstimate,
 } from "../core/fullness.js";
+import { strategyBuilder } from "../core/strategyBuilder.js";
+import { TIERS, type Tier } from "../core/tiers.js";
 import type { GasEstimate, Strategy, StrategyFactory } from "../core/types.js";
 import { U64_MAX } from "../core/u64.js";
 import { copyCentroids } from "../sketch/centroids.js";
@@ -30,7 +32,6 @@ interface Window {
   readonly digest: SlidingDigest;
 }
 
-const TIERS = ["low", "regular", "prioritized"] as const;
 const NONE = new Float64Array(0);
 
 /**
@@ -58,18 +59,18 @@ const NONE = new Float64Array(0);
  *   strategy: tdigest({ tiers: { prioritized: { windowBlocks: 1_000_000, quantile: 0.99, sample: "paid" } } }),
  * });
  */
-export function tdigest(
-  options: TDigestStrategyOptions = {},
-  /** Where the options sit in a config file, for error paths (the CLI passes `["tdigest"]`). */
-  path: readonly PropertyKey[] = [],
-): StrategyFactory {
-  const parsed = parseTDigestOptions(options, path);
-  return (config: GasConfig) => createTDigestStrategy(parsed, config);
-}
+export const tdigest: (options?: TDigestStrategyOptions) => StrategyFactory = strategyBuilder(
+  "tdigest",
+  (options: TDigestStrategyOptions = {}) => {
+    const parsed = parseTDigestOptions(options);
+    return (config: GasConfig) => createTDigestStrategy(parsed, config);
+  },
+);
 
 function createTDigestStrategy(options: TDigestStrategyConfig, config: GasConfig): TDigestStrategy {
-  const history = {
-    low: config.lowBlockHistory,
+  // AIP-34's windows, in its own names: low, market, aggressive.
+  const history: Record<Tier, number> = {
+    deprioritized: config.lowBlockHistory,
     regular: config.marketBlockHistory,
     prioritized: config.aggressiveBlockHistory,
   };

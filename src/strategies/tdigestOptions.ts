@@ -1,15 +1,10 @@
 import { z } from "zod";
 import { validateShape } from "../core/config.js";
 import { InvalidConfigError } from "../core/errors.js";
+import { showValue } from "../core/showValue.js";
 
-const shown = (v: unknown) =>
-  typeof v === "string"
-    ? JSON.stringify(v)
-    : v === undefined
-      ? "nothing"
-      : Array.isArray(v)
-        ? "an array"
-        : String(v);
+// A bad value is echoed in at most 80 characters, whatever its size.
+const shown = showValue;
 
 /** A number field with a range; every message says what it got. */
 function ranged(what: string, min: number, max: number, int: boolean) {
@@ -48,7 +43,11 @@ export const tdigestOptionsShape = {
    * prioritized {aggressiveBlockHistory, 0.9, clearing}
    */
   tiers: z
-    .strictObject({ low: tierShape(0), regular: tierShape(0.5), prioritized: tierShape(0.9) })
+    .strictObject({
+      deprioritized: tierShape(0),
+      regular: tierShape(0.5),
+      prioritized: tierShape(0.9),
+    })
     .prefault({}),
   /** Weight each `paid` sample by the transaction's `gas_used`. @default false */
   weightByGasUsed: bool.default(false),

@@ -36,7 +36,7 @@ export function chainHeaders(prefix = "x-aptos-") {
 /** An engine answering 100/150/300 (static override) after `blocks` blocks of the helper chain. */
 export function engineWithBlocks(blocks = 3): Engine {
   const engine = createEngine({
-    strategy: aip34,
+    strategy: aip34(),
     config: { staticOverride: { low: "100", market: "150", aggressive: "300" } },
   });
   for (let h = 1; h <= blocks; h++) engine.ingest(block(h));

@@ -49,6 +49,13 @@ describe("examples", () => {
       expect(estimate.gas_estimate).toBeGreaterThanOrEqual(estimate.deprioritized_gas_estimate!);
       expect(estimate.prioritized_gas_estimate).toBeGreaterThanOrEqual(estimate.gas_estimate!);
       expect(res.headers["x-aptos-block-height"]).toMatch(/^\d+$/);
+      // The explorer works as configured: node hosts read swagger-ui-dist, Hono gets the module.
+      const page = await request(url.replace(/estimate_gas_price$/, "spec"));
+      expect(page.status).toBe(200);
+      const bundle = await request(
+        url.replace(/estimate_gas_price$/, "spec/assets/swagger-ui-bundle.js"),
+      );
+      expect(bundle.status).toBe(200);
       const origin = new URL(url).origin;
       if (example !== "node") expect((await request(`${origin}/`)).text).toBe("my app");
       const exited = once(child, "exit");

@@ -2,6 +2,8 @@ import http from "node:http";
 import { getRequestListener } from "@hono/node-server";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
+// The explorer's files as Workers get them: the module built from swagger-ui-dist (npm run build).
+import { explorerAssets } from "../../dist/explorerAssets.js";
 import { createFetchHandler } from "../../src/adapters/fetch/index.js";
 import { InvalidConfigError } from "../../src/core/errors.js";
 import {
@@ -24,7 +26,7 @@ adapterContract({
   async serve(engine, options, mount) {
     const app = new Hono();
     app.get("/elsewhere", (c) => c.text("host app"));
-    app.mount(mount || "/", createFetchHandler(engine, options));
+    app.mount(mount || "/", createFetchHandler(engine, { explorerAssets, ...options }));
     const { origin, close } = await serveHono(app);
     return { base: origin + mount, close };
   },
@@ -35,7 +37,7 @@ adapterContract({
   name: "fetch in Hono (route + prefix)",
   async serve(engine, options, mount) {
     const app = new Hono();
-    const handler = createFetchHandler(engine, { ...options, prefix: mount });
+    const handler = createFetchHandler(engine, { explorerAssets, ...options, prefix: mount });
     app.all(mount === "" ? "*" : `${mount}/*`, (c) => handler(c.req.raw));
     const { origin, close } = await serveHono(app);
     return { base: origin + mount, close };

@@ -15,11 +15,13 @@ import { createEngine, type Engine } from "../../src/core/createEngine.js";
 import { InvalidConfigError } from "../../src/core/errors.js";
 import { aip34 } from "../../src/strategies/aip34.js";
 import { block } from "../helpers/blocks.js";
+import { readResponses } from "../helpers/rawHttp.js";
 import { adapterContract, listenLocal } from "./contract.js";
 
 const dist = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
 const ESTIMATE =
   '{"deprioritized_gas_estimate":100,"gas_estimate":150,"prioritized_gas_estimate":300}';
+const GET_ESTIMATE = "GET /v1/estimate_gas_price HTTP/1.1\r\nHost: x\r\n\r\n";
 const errorBody = (code: string, message: string) =>
   JSON.stringify({ message, error_code: code, vm_error_code: null });
 
@@ -30,7 +32,7 @@ afterEach(async () => {
 
 async function start(options: NodeServerOptions = {}, blocks = 3) {
   const engine = createEngine({
-    strategy: aip34,
+    strategy: aip34(),
     config: { staticOverride: { low: "100", market: "150", aggressive: "300" } },
   });
   for (let h = 1; h <= blocks; h++) engine.ingest(block(h));
@@ -304,24 +306,53 @@ describe("createServer over a real socket", () => {
 });
 
 describe("graceful shutdown details", () => {
-  it("closes idle keep-alive sockets at once and unsubscribes the engine's sources", async () => {
-    // keepAliveTimeout and closeTimeout far beyond the test timeout: only closing idle sockets ends this.
-    const { base, server, engine } = await start({
-      keepAliveTimeout: 600_000,
+  it("answers requests arriving on kept-alive connections during the drain, with Connection: close", async () => {
+    // The drain closes a connection only once it has been idle for keepAliveTimeout (the idle
+    // time promised to the client), so a client reusing its connection meanwhile is answered.
+    const { server, address, engine } = await start({
+      keepAliveTimeout: 500,
       closeTimeout: 600_000,
     });
     const source = new Subject<unknown>();
     engine.connect(source);
-    expect(source.observed).toBe(true);
-    const agent = new http.Agent({ keepAlive: true });
-    await request(base, "/v1/estimate_gas_price", { agent });
-    await server.shutdown();
+    const clients = await Promise.all(
+      Array.from({ length: 11 }, async () => {
+        const socket = net.connect(address.port, "127.0.0.1");
+        const reader = readResponses(socket);
+        socket.write(GET_ESTIMATE);
+        expect((await reader.next()).headers.connection).toBe("keep-alive");
+        return { socket, reader };
+      }),
+    );
+    const t0 = Date.now();
+    let shutDown = false;
+    const closed = server.shutdown().then(() => {
+      shutDown = true;
+    });
     expect(source.observed).toBe(false);
-    agent.destroy();
+    await expect(request(`http://127.0.0.1:${address.port}`, "/v1")).rejects.toThrow(
+      /ECONNREFUSED/,
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    // Ten clients reuse their connection during the drain; the eleventh stays idle.
+    const reusing = clients.slice(0, 10);
+    for (const { socket } of reusing) socket.write(GET_ESTIMATE);
+    for (const { reader } of reusing) {
+      const answer = await reader.next();
+      expect(answer.status).toBe(200);
+      expect(answer.headers.connection).toBe("close");
+      expect(answer.body).toBe(ESTIMATE);
+      await reader.closed;
+    }
+    expect(shutDown).toBe(false);
+    await clients[10]!.reader.closed;
+    await closed;
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
+    expect(Date.now() - t0).toBeLessThan(5000);
   });
 
   it("responses still buffered when close() is called are delivered whole (no truncation)", async () => {
-    const { server, address } = await start({ keepAliveTimeout: 600_000, closeTimeout: 600_000 });
+    const { server, address } = await start({ keepAliveTimeout: 300, closeTimeout: 600_000 });
     const size = readFileSync(join(dist, "swagger-ui-bundle.js")).length;
     const socket = net.connect(address.port, "127.0.0.1");
     await new Promise((r) => socket.once("connect", r));
@@ -356,7 +387,7 @@ describe("graceful shutdown details", () => {
 
 describe("options and listen", () => {
   it("rejects invalid server and handler options together", () => {
-    const engine: Engine = createEngine({ strategy: aip34 });
+    const engine: Engine = createEngine({ strategy: aip34() });
     let error: unknown;
     try {
       createServer(engine, { maxHeaderSize: 10, closeEngine: "yes" as never, basePath: "nope" });
@@ -378,7 +409,7 @@ describe("options and listen", () => {
     const { address } = await start();
     expect(address.address).toBe("127.0.0.1");
     expect(address.port).toBeGreaterThan(0);
-    const other = createServer(createEngine({ strategy: aip34 }));
+    const other = createServer(createEngine({ strategy: aip34() }));
     await expect(listen(other, { port: address.port })).rejects.toThrow(/EADDRINUSE/);
     await other.shutdown();
   });

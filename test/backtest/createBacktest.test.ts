@@ -134,7 +134,7 @@ describe("the harness never lets a strategy see the block it is scored on", () =
     const r = await runBacktest(
       simulateBlocks({ scenario: "mixed", blocks: 400, blockCapacity: 20 }),
       {
-        strategies: [{ strategy: aip34 }, { strategy: geth() }, { strategy: lastBlock }],
+        strategies: [{ strategy: aip34() }, { strategy: geth() }, { strategy: lastBlock() }],
       },
     );
     expect(r.strategies.map((s) => s.name)).toEqual(["aip34", "geth", "last-block"]);
@@ -145,7 +145,7 @@ describe("the harness never lets a strategy see the block it is scored on", () =
     const seen: BacktestBlock[] = [];
     await runBacktest(history([100, 300, 500, 100]), {
       config: { skipLatestBlock: false },
-      strategies: [{ strategy: lastBlock }, { strategy: previousClearing }],
+      strategies: [{ strategy: lastBlock() }, { strategy: previousClearing }],
       onBlock: (b) => seen.push(b),
     });
     expect(seen.map((b) => [b.index, b.height, b.clearing, b.min])).toEqual([
@@ -164,7 +164,7 @@ describe("the harness never lets a strategy see the block it is scored on", () =
 
 describe("createBacktest: input and options", () => {
   it("skips a repeated height, rejects a lower one and leaves the scores untouched", () => {
-    const bt = createBacktest({ strategies: [{ strategy: lastBlock }] });
+    const bt = createBacktest({ strategies: [{ strategy: lastBlock() }] });
     expect(bt.push(clearingAt(1, 100))).toBe("accepted");
     expect(bt.push(clearingAt(2, 300))).toBe("accepted");
     const before = JSON.stringify(bt.result());
@@ -201,10 +201,10 @@ describe("createBacktest: input and options", () => {
       { path: "strategies", message: "must list at least one strategy" },
     ]);
     expect(
-      issues(() => createBacktest({ strategies: [{ strategy: aip34 }, { strategy: aip34 }] })),
+      issues(() => createBacktest({ strategies: [{ strategy: aip34() }, { strategy: aip34() }] })),
     ).toEqual([{ path: "strategies[1].name", message: '"aip34" is used twice' }]);
     expect(() =>
-      createBacktest({ strategies: [{ strategy: aip34, config: { lowBlockHistory: 0 } }] }),
+      createBacktest({ strategies: [{ strategy: aip34(), config: { lowBlockHistory: 0 } }] }),
     ).toThrow(InvalidConfigError);
   });
 
@@ -239,7 +239,7 @@ describe("memory does not grow with the history", () => {
     const pattern = Array.from({ length: 40 }, (_, i) => (i < 30 ? 100 : 500));
     const recorder = createSeriesRecorder({ strategies: ["last-block", "fixed"], maxPoints: 1000 });
     const bt = createBacktest({
-      strategies: [{ strategy: lastBlock }, { name: "fixed", strategy: constant(100, 150, 300) }],
+      strategies: [{ strategy: lastBlock() }, { name: "fixed", strategy: constant(100, 150, 300) }],
       onBlock: recorder.record,
       verify: false,
     });

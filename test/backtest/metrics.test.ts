@@ -98,7 +98,10 @@ describe("backtest metrics on hand-computed histories", () => {
     const r = await runBacktest(history(spiky), {
       calmBlocks: 2,
       config: { skipLatestBlock: false },
-      strategies: [{ strategy: lastBlock }, { name: "fixed", strategy: constant(100, 100, 1000) }],
+      strategies: [
+        { strategy: lastBlock() },
+        { name: "fixed", strategy: constant(100, 100, 1000) },
+      ],
     });
     expect(r.spikes).toBe(2);
     expect(r.calmBlocks).toBe(2);

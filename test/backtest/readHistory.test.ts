@@ -4,7 +4,8 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { readHistory } from "../../src/backtest/readHistory.js";
-import { type NdjsonLine, readNdjson, serializeBlockSample } from "../../src/index.js";
+import { serializeBlockSample } from "../../src/index.js";
+import { type NdjsonLine, readNdjson } from "../../src/node.js";
 import { simulateBlocks } from "../../src/sources/simulator.js";
 
 const fixture = (name: string) => join(import.meta.dirname, "..", "fixtures", name);

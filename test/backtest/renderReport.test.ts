@@ -11,7 +11,7 @@ function report(names: [string, string]) {
   const recorder = createSeriesRecorder({ strategies: names });
   const bt = createBacktest({
     strategies: [
-      { name: names[0], strategy: lastBlock },
+      { name: names[0], strategy: lastBlock() },
       { name: names[1], strategy: constant(100, 150, 300) },
     ],
     onBlock: recorder.record,

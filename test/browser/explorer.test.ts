@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import http from "node:http";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { explorerAssets } from "../../dist/explorerAssets.js";
 import { createServer, type GasdigestServer, listen } from "../../src/adapters/node/index.js";
 import { createEngine } from "../../src/core/createEngine.js";
 import { createHandler } from "../../src/http/createHandler.js";
@@ -17,7 +18,7 @@ const ESTIMATE = {
 
 function engineWithBlocks() {
   const engine = createEngine({
-    strategy: aip34,
+    strategy: aip34(),
     config: { staticOverride: { low: "100", market: "150", aggressive: "300" } },
   });
   for (let h = 1; h <= 3; h++) engine.ingest(block(h));
@@ -124,8 +125,9 @@ describe("the offline explorer at /v1/spec", () => {
   });
 
   it("works mounted under a prefix: assets, document and Try it out all stay under it", async () => {
-    // A host app mounting the handler at /chain (what the framework adapters do).
-    const handler = createHandler(engineWithBlocks(), { maxStalenessMs: false });
+    // A host app mounting the handler at /chain (what the framework adapters do), with the
+    // explorer's files from the generated module (gasdigest/explorer-assets), as on Workers.
+    const handler = createHandler(engineWithBlocks(), { maxStalenessMs: false, explorerAssets });
     const host = http.createServer((req, res) => {
       const url = req.url ?? "/";
       if (!url.startsWith("/chain/")) {

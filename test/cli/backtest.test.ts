@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { formatTable } from "../../src/backtest/formatTable.js";
 import { runBacktest } from "../../src/backtest/runBacktest.js";
-import { aip34, readNdjson } from "../../src/index.js";
+import { aip34 } from "../../src/index.js";
+import { readNdjson } from "../../src/node.js";
 import { geth } from "../../src/strategies/geth.js";
 import { lastBlock } from "../../src/strategies/lastBlock.js";
 import { runCli } from "../helpers/cli.js";
@@ -34,6 +35,8 @@ describe("gasdigest backtest", () => {
       "in 1",
       "in 3",
       "in 10",
+      "promise",
+      "kept",
       "over p50",
       "over p90",
       "over mean",
@@ -58,14 +61,15 @@ describe("gasdigest backtest", () => {
     ]);
     for (const c of rows) {
       expect(c.slice(2, 5).every((v) => /^\d+\.\d\d%$/.test(v))).toBe(true);
-      expect(c[9]).toMatch(/^\d+\/3$/);
+      expect(c.slice(5, 7)).toEqual(["-", "-"]); // no promises
+      expect(c[11]).toMatch(/^\d+\/3$/);
     }
     // The same numbers as the library computes on the same file.
     const result = await runBacktest(blocksOf(SPIKE), {
       strategies: [
-        { name: "aip34", strategy: aip34 },
+        { name: "aip34", strategy: aip34() },
         { name: "geth", strategy: geth() },
-        { name: "last-block", strategy: lastBlock },
+        { name: "last-block", strategy: lastBlock() },
       ],
     });
     expect(r.stdout).toBe(formatTable(result));
@@ -104,6 +108,7 @@ describe("gasdigest backtest", () => {
       "included",
       "inclusion",
       "overpayment",
+      "promise",
       "spikeCover",
       "spikeReturn",
     ]);
@@ -111,6 +116,7 @@ describe("gasdigest backtest", () => {
     expect(tier.inclusion.within1).toBeCloseTo(tier.included.within1 / 490, 12);
     expect(tier.overpayment.median).toBeGreaterThanOrEqual(1);
     expect(Object.keys(tier.spikeCover)).toEqual(["spikes", "hits", "median", "mean", "max"]);
+    expect(tier.promise).toBeNull();
   });
 
   it("--report writes one self-contained HTML file with the chart library inlined", async () => {
@@ -203,7 +209,7 @@ describe("gasdigest backtest", () => {
     expect(r.code).toBe(0);
     const expected = await runBacktest(blocksOf(SPIKE), {
       config: { skipLatestBlock: false },
-      strategies: [{ name: "last-block", strategy: lastBlock }],
+      strategies: [{ name: "last-block", strategy: lastBlock() }],
     });
     expect(JSON.parse(r.stdout).strategies).toEqual(expected.strategies);
     const skipped = JSON.parse(
@@ -213,4 +219,50 @@ describe("gasdigest backtest", () => {
       expected.strategies[0]!.tiers.regular.inclusion.within1,
     );
   });
+});
+
+describe("gasdigest backtest --frontier", () => {
+  it("sweeps each strategy's knob and prints overpayment at 90/95/99 % inclusion", async () => {
+    const r = await runCli([
+      "backtest",
+      "--input",
+      "test/fixtures/scenario-mixed-500.ndjson",
+      "--strategies",
+      "aip34,last-block,calibrated",
+      "--frontier",
+    ]);
+    expect(r.code).toBe(0);
+    const frontier = r.stdout.slice(r.stdout.indexOf("Frontier"));
+    const header = frontier.split("\n").find((l) => l.startsWith("strategy"))!;
+    expect(header.split(/\s{2,}/)).toEqual([
+      "strategy",
+      "knob",
+      ...[1, 3, 10].flatMap((k) => ["90%", "95%", "99%"].map((t) => `in ${k} @${t}`)),
+    ]);
+    for (const row of ["aip34 ", "last-block  multiplier", "calibrated  probability", "lowest"])
+      expect(frontier).toContain(row);
+    // The named strategies' own table is unchanged by the frontier's extra lanes.
+    expect(r.stdout).not.toMatch(/^last-block@/m);
+
+    const json = JSON.parse(
+      (
+        await runCli([
+          "backtest",
+          "--input",
+          "test/fixtures/scenario-mixed-500.ndjson",
+          "--strategies",
+          "last-block",
+          "--frontier",
+          "--json",
+        ])
+      ).stdout,
+    );
+    expect(json.strategies.map((s: { name: string }) => s.name)).toEqual(["last-block"]);
+    const curve = json.frontier.curves.find(
+      (c: { horizon: number; strategy: string }) => c.strategy === "last-block" && c.horizon === 1,
+    );
+    // The bid rises with the multiplier, so inclusion never falls along the curve.
+    const inc = curve.points.map((p: { inclusion: number }) => p.inclusion);
+    expect(inc).toEqual([...inc].sort((a: number, b: number) => a - b));
+  }, 60_000);
 });

@@ -34,7 +34,7 @@ async function replayLines(path: string) {
 }
 
 function liveLines(blocks: Iterable<unknown>) {
-  const engine = createEngine({ strategy: aip34 });
+  const engine = createEngine({ strategy: aip34() });
   const out: string[] = [];
   for (const b of blocks) {
     engine.ingest(b);
@@ -174,10 +174,13 @@ describe("gasdigest record", () => {
     const file = join(tmp(), "x.ndjson");
     const run = (argv: string[]) => runCli(["record", ...argv]);
     const cases: [string[], string][] = [
-      [["--blocks", "5", "--out", file], "--source aptos:URL or --source sim is required"],
+      [
+        ["--blocks", "5", "--out", file],
+        "--source aptos:URL, --source redis://HOST:PORT or --source sim is required",
+      ],
       [
         ["--source", "node", "--blocks", "5", "--out", file],
-        '--source must be aptos:URL or sim (got "node")',
+        '--source must be aptos:URL, redis://HOST:PORT or sim (got "node")',
       ],
       [["--source", "sim", "--out", file], "--blocks N is required"],
       [

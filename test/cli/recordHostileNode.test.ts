@@ -121,6 +121,10 @@ describe("node source flags of serve and record", () => {
         ],
         "lookaheadBlocks: must not be below concurrency (8), got 4",
       ],
+      [
+        ["serve", "--port", "0", "--source", "aptos:http://127.0.0.1:1", "--node-timeout-ms", "0"],
+        '--node-timeout-ms must be a whole number from 1 to 600000 (got "0")',
+      ],
     ];
     for (const [argv, message] of cases) {
       const r = await runCli(argv);

@@ -74,7 +74,7 @@ describe("gasdigest replay", () => {
     const dir = mkdtempSync(join(tmpdir(), "gasdigest-"));
     writeFileSync(
       join(dir, "t.json"),
-      '{"tdigest": {"tiers": {"low": {"quantile": 2}}, "compression": "x"}}',
+      '{"tdigest": {"tiers": {"deprioritized": {"quantile": 2}}, "compression": "x"}}',
     );
     const bad = await runCli([
       "replay",
@@ -86,7 +86,9 @@ describe("gasdigest replay", () => {
       join(dir, "t.json"),
     ]);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain("tdigest.tiers.low.quantile: must be a number from 0 to 1, got 2");
+    expect(bad.stderr).toContain(
+      "tdigest.tiers.deprioritized.quantile: must be a number from 0 to 1, got 2",
+    );
     expect(bad.stderr).toContain(
       'tdigest.compression: must be a number from 10 to 100000, got "x"',
     );

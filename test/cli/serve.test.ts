@@ -128,7 +128,12 @@ describe("gasdigest serve", () => {
 
   it("rejects unusable flags with exit code 1 and the reason", async () => {
     for (const [argv, message] of [
-      [["--source", "kafka:x"], '--source must be sim, ndjson:PATH or aptos:URL (got "kafka:x")'],
+      [
+        ["--source", "kafka:x"],
+        '--source must be sim, ndjson:PATH, aptos:URL or redis://HOST:PORT[/DB] (got "kafka:x")',
+      ],
+      [["--source", "redis://h:1/x"], "--source: the path must be a database number"],
+      [["--stream", "k"], "--stream only applies to --source redis://HOST:PORT"],
       [["--port", "99999"], '--port must be a whole number from 0 to 65535 (got "99999")'],
       [["--source", "ndjson:x", "--seed", "1"], "--seed only applies to --source sim"],
       [["--log-level", "loud"], "--log-level must be one of"],

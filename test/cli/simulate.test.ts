@@ -59,7 +59,7 @@ describe("gasdigest simulate", () => {
       [["simulate", "--blocks", "5", "--seed=-1"], '--seed must be a whole number, got "-1"'],
       [
         ["simulate", "--blocks", "5", "--scenario", "calm"],
-        '--scenario must be one of quiet, busy, spike, mixed, got "calm"',
+        '--scenario must be one of quiet, busy, spike, mixed, congested, got "calm"',
       ],
       [["simulate", "--blocks", "5", "--block-capacity", "0"], "blockCapacity: must be at least 1"],
       [["simulate", "--blocks", "5", "--out", join(dir, "missing", "x.ndjson")], "cannot write"],
@@ -77,7 +77,7 @@ describe("gasdigest simulate", () => {
     const r = await runCli(["simulate", "--help"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(
-      "Usage: gasdigest simulate --scenario quiet|busy|spike|mixed --blocks N",
+      "Usage: gasdigest simulate --scenario quiet|busy|spike|mixed|congested --blocks N",
     );
   });
 });

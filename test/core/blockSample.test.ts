@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { isBlockSample } from "../../src/core/blockSample.js";
 import {
   InvalidBlockSampleError,
-  isBlockSample,
   parseBlockSample,
   parseJsonLossless,
   serializeBlockSample,

@@ -23,6 +23,8 @@ describe("config", () => {
       skipLatestBlock: true,
       incorporateReorderingEffects: true,
       enabled: true,
+      maxHeightJump: 1_000_000,
+      resyncAfterBlocks: 10,
     });
   });
 
@@ -34,7 +36,7 @@ describe("config", () => {
     });
     expect(c.minGasUnitPrice).toBe(150n);
     expect(c.buckets).toEqual([0n, 200n]);
-    expect(c.staticOverride).toEqual({ low: 1n, market: 2n, aggressive: 3n });
+    expect(c.staticOverride).toEqual({ deprioritized: 1n, regular: 2n, prioritized: 3n });
   });
 
   it("lists every problem, per field and across fields", () => {
@@ -66,7 +68,7 @@ describe("config", () => {
       "aggressiveBlockHistory: must be at least 1",
     );
     expect(problems({ fullBlockTxns: 2.5 })).toEqual([
-      "fullBlockTxns: must be a whole number of blocks",
+      "fullBlockTxns: must be a whole number of transactions",
     ]);
     // The default marketBlockHistory (30) is checked too.
     expect(problems({ lowBlockHistory: 20, aggressiveBlockHistory: 10 })).toEqual([

@@ -3,10 +3,14 @@ import { describe, expect, it } from "vitest";
 import {
   aip34,
   BlockOrderError,
+  calibrated,
   createEngine,
   type EngineEvent,
+  geth,
   InvalidBlockSampleError,
+  lastBlock,
   type StrategyFactory,
+  tdigest,
 } from "../../src/index.js";
 import { block, fullBlock, idleBlock } from "../helpers/blocks.js";
 
@@ -17,7 +21,7 @@ const est = (engine: ReturnType<typeof createEngine>) => {
 
 describe("engine", () => {
   it("has no snapshot before the first block, then one per accepted block", () => {
-    const engine = createEngine({ strategy: aip34, now: () => 42 });
+    const engine = createEngine({ strategy: aip34(), now: () => 42 });
     expect(engine.snapshot()).toBeUndefined();
     expect(engine.ingest(idleBlock(7))).toBe("accepted");
     const s = engine.snapshot()!;
@@ -31,7 +35,7 @@ describe("engine", () => {
   });
 
   it("ignores and counts duplicates, rejects lower heights leaving state untouched, accepts gaps", () => {
-    const engine = createEngine({ strategy: aip34 });
+    const engine = createEngine({ strategy: aip34() });
     for (let h = 1; h <= 5; h++) engine.ingest(fullBlock(h, 100));
     const before = engine.snapshot();
     expect(engine.ingest(fullBlock(5, 9000))).toBe("duplicate");
@@ -49,12 +53,13 @@ describe("engine", () => {
       duplicate: 1,
       rejected: 2,
       strategyFailures: 0,
+      resyncs: 0,
     });
     expect(engine.snapshot()!.ledger.blockHeight).toBe(100n);
   });
 
   it("rejects an epoch that goes backwards", () => {
-    const engine = createEngine({ strategy: aip34 });
+    const engine = createEngine({ strategy: aip34() });
     engine.ingest(idleBlock(1, { epoch: "5" }));
     expect(() => engine.ingest(idleBlock(2, { epoch: "4" }))).toThrow(
       "epoch: 4 is below the current epoch 5 at a higher height (2)",
@@ -63,7 +68,7 @@ describe("engine", () => {
 
   it("reports the ledger state of the newest block and the oldest held block", () => {
     const engine = createEngine({
-      strategy: aip34,
+      strategy: aip34(),
       config: { aggressiveBlockHistory: 3, lowBlockHistory: 1, marketBlockHistory: 1 },
     });
     for (let h = 10; h <= 20; h++) engine.ingest(idleBlock(h, { chain_id: 2, epoch: "9" }));
@@ -87,8 +92,11 @@ describe("engine", () => {
 
   it("holds aggressiveBlockHistory blocks for the oldest fields, plus the newest only when skipped", () => {
     const config = { aggressiveBlockHistory: 3, lowBlockHistory: 1, marketBlockHistory: 1 };
-    const skip = createEngine({ strategy: aip34, config });
-    const noSkip = createEngine({ strategy: aip34, config: { ...config, skipLatestBlock: false } });
+    const skip = createEngine({ strategy: aip34(), config });
+    const noSkip = createEngine({
+      strategy: aip34(),
+      config: { ...config, skipLatestBlock: false },
+    });
     for (let h = 1; h <= 10; h++) {
       skip.ingest(idleBlock(h));
       noSkip.ingest(idleBlock(h));
@@ -122,18 +130,18 @@ describe("engine", () => {
 
   it("serves a static override, or the default estimate when disabled", () => {
     const over = createEngine({
-      strategy: aip34,
+      strategy: aip34(),
       config: { staticOverride: { low: 1, market: 2, aggressive: 3 } },
     });
     over.ingest(fullBlock(1, 500));
     expect(est(over)).toBe("1/2/3");
-    const off = createEngine({ strategy: aip34, config: { enabled: false } });
+    const off = createEngine({ strategy: aip34(), config: { enabled: false } });
     for (let h = 1; h < 40; h++) off.ingest(fullBlock(h, 5000));
     expect(est(off)).toBe("100/100/150");
   });
 
   it("publishes snapshots and events as Observables", async () => {
-    const engine = createEngine({ strategy: aip34 });
+    const engine = createEngine({ strategy: aip34() });
     const seen: number[] = [];
     const events: EngineEvent["type"][] = [];
     engine.snapshots$.subscribe((s) => seen.push(Number(s.ledger.blockHeight)));
@@ -161,7 +169,7 @@ describe("engine", () => {
   });
 
   it("keeps serving the last estimate when a source errors, and is not 'completed'", () => {
-    const engine = createEngine({ strategy: aip34 });
+    const engine = createEngine({ strategy: aip34() });
     const events: string[] = [];
     engine.events$.subscribe((e) => events.push(e.type));
     engine.connect(from([idleBlock(1)]));
@@ -204,11 +212,26 @@ describe("engine", () => {
   });
 
   it("validates its config up front", () => {
-    expect(() => createEngine({ strategy: aip34, config: { lowBlockHistory: 0 } })).toThrow(
+    expect(() => createEngine({ strategy: aip34(), config: { lowBlockHistory: 0 } })).toThrow(
       "lowBlockHistory: must be at least 1",
     );
-    expect(() => createEngine({ strategy: aip34, config: block(1) as never })).toThrow(
+    expect(() => createEngine({ strategy: aip34(), config: block(1) as never })).toThrow(
       "invalid configuration",
     );
+  });
+});
+
+describe("engine: strategy builders", () => {
+  it("a built-in passed uncalled gets an error that says how to call it", () => {
+    for (const [name, builder] of [
+      ["aip34", aip34],
+      ["tdigest", tdigest],
+      ["calibrated", calibrated],
+      ["geth", geth],
+      ["lastBlock", lastBlock],
+    ] as const)
+      expect(() => createEngine({ strategy: builder as never })).toThrow(
+        `invalid configuration: strategy: ${name} builds a strategy and must be called: createEngine({ strategy: ${name}() })`,
+      );
   });
 });

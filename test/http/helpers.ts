@@ -3,6 +3,7 @@ import { createEngine } from "../../src/core/createEngine.js";
 import type { StrategyFactory } from "../../src/core/types.js";
 import { createHandler } from "../../src/http/createHandler.js";
 import type { HandlerOptions } from "../../src/http/handlerOptions.js";
+import { swaggerUiFiles } from "../../src/http/swaggerUiFiles.js";
 import type { HandlerLogger, HandlerResponse } from "../../src/http/types.js";
 import { aip34 } from "../../src/strategies/aip34.js";
 import { block } from "../helpers/blocks.js";
@@ -27,7 +28,10 @@ export function recordingLogger() {
   return { logger, lines };
 }
 
-/** An engine + handler on a fake clock; `get()` sends a request with no socket. */
+/**
+ * An engine + handler on a fake clock; `get()` sends a request with no socket. The explorer's
+ * files come from the installed swagger-ui-dist unless `options` say otherwise.
+ */
 export function setup(
   options: HandlerOptions = {},
   engineOptions: { config?: GasConfigInput; strategy?: StrategyFactory } = {},
@@ -35,11 +39,11 @@ export function setup(
   let t = T0;
   const now = () => t;
   const engine = createEngine({
-    strategy: engineOptions.strategy ?? aip34,
+    strategy: engineOptions.strategy ?? aip34(),
     config: engineOptions.config,
     now,
   });
-  const handler = createHandler(engine, { now, ...options });
+  const handler = createHandler(engine, { now, explorerAssets: swaggerUiFiles(), ...options });
   const get = (url: string, headers: Record<string, string | string[]> = {}, method = "GET") =>
     handler({ method, url, headers });
   return {

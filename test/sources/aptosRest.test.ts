@@ -133,7 +133,7 @@ describe("aptosRest against the fake node", () => {
     node.grow(4, 1);
     node.storm({ rate: 0.3, seed: 11 });
     const { source$, events, from } = follow(node, { backfillBlocks: 121, timeoutMs: 250 });
-    const engine = createEngine({ strategy: aip34 });
+    const engine = createEngine({ strategy: aip34() });
     const lines: string[] = [];
     engine.snapshots$.subscribe((s) => lines.push(estimateLine(s.ledger.blockHeight, s.estimate!)));
     const done = new Promise<void>((resolve) => engine.events$.subscribe({ complete: resolve }));

@@ -15,9 +15,9 @@ describe("pushSource", () => {
       fullBlock(5, 1000),
     ];
     const pushed = pushSource();
-    const live = createEngine({ strategy: aip34 });
+    const live = createEngine({ strategy: aip34() });
     live.connect(pushed.source$);
-    const direct = createEngine({ strategy: aip34 });
+    const direct = createEngine({ strategy: aip34() });
     for (const b of blocks) {
       pushed.push(b);
       direct.ingest(b);
@@ -36,7 +36,7 @@ describe("pushSource", () => {
 
   it("refuses a bad block at once, naming the field, and emits nothing", () => {
     const pushed = pushSource();
-    const engine = createEngine({ strategy: aip34 });
+    const engine = createEngine({ strategy: aip34() });
     engine.connect(pushed.source$);
     let error: unknown;
     try {

@@ -228,7 +228,7 @@ describe("simulateBlocks", () => {
 
   it("moves the aip34 estimate between regimes within the first 240 blocks (one minute at 250 ms)", () => {
     for (const seed of [1, 2, 3]) {
-      const engine = createEngine({ strategy: aip34 });
+      const engine = createEngine({ strategy: aip34() });
       const seen = new Set<string>();
       let highest = 0n;
       let firstMove = 0;
@@ -285,7 +285,10 @@ describe("simulateBlocks", () => {
     expect(error).toBeInstanceOf(InvalidConfigError);
     expect((error as InvalidConfigError).issues).toEqual([
       { path: "seed", message: "must be an integer from 0 to 2^53-1" },
-      { path: "scenario", message: 'must be one of "quiet", "busy", "spike", "mixed"' },
+      {
+        path: "scenario",
+        message: 'must be one of "quiet", "busy", "spike", "mixed", "congested"',
+      },
       { path: "blocks", message: "must be a whole number of blocks" },
       { path: "intervalMs", message: "must not be negative" },
       { path: "blockCapacity", message: "must be at least 1" },

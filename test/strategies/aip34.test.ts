@@ -10,7 +10,7 @@ import { strategyPropertySuite } from "./propertySuite.js";
 
 /** Feed blocks and return the served estimate as "low/regular/prioritized". */
 function estimateAfter(blocks: BlockSampleInput[], config: GasConfigInput = {}) {
-  const engine = createEngine({ strategy: aip34, config });
+  const engine = createEngine({ strategy: aip34(), config });
   for (const b of blocks) engine.ingest(b);
   const e = engine.snapshot()!.estimate!;
   return `${e.deprioritized}/${e.regular}/${e.prioritized}`;
@@ -187,4 +187,4 @@ describe("aip34: windows, epochs, minimum prices", () => {
   });
 });
 
-strategyPropertySuite("aip34", aip34);
+strategyPropertySuite("aip34", aip34());

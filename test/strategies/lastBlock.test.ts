@@ -13,10 +13,10 @@ import { lastBlock } from "../../src/strategies/lastBlock.js";
 import { block, fullBlock, idleBlock } from "../helpers/blocks.js";
 import { strategyPropertySuite } from "./propertySuite.js";
 
-strategyPropertySuite("last-block", lastBlock);
+strategyPropertySuite("last-block", lastBlock());
 
 function estimateAfter(blocks: BlockSampleInput[], config: GasConfigInput = {}) {
-  const engine = createEngine({ strategy: lastBlock, config });
+  const engine = createEngine({ strategy: lastBlock(), config });
   for (const b of blocks) engine.ingest(b);
   const e = engine.snapshot()!.estimate!;
   return `${e.deprioritized}/${e.regular}/${e.prioritized}`;
@@ -59,7 +59,7 @@ describe("last-block: known answers", () => {
       join(import.meta.dirname, "..", "fixtures", "scenario-mixed-500.ndjson"),
       "utf8",
     );
-    const engine = createEngine({ strategy: lastBlock, config: noSkip });
+    const engine = createEngine({ strategy: lastBlock(), config: noSkip });
     let full = 0;
     for (const line of text.trim().split("\n")) {
       const b = parseBlockSample(JSON.parse(line));

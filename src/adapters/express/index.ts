@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
-  createHandler,
+  createNodeHandler,
   type HandlerEngine,
   type HandlerOptions,
   type HandlerResponse,
@@ -33,7 +33,7 @@ export type GasdigestMiddleware = (
  * app.listen(8080);
  */
 export function gasdigest(engine: HandlerEngine, options?: HandlerOptions): GasdigestMiddleware {
-  const handler = createHandler(engine, options);
+  const handler = createNodeHandler(engine, options);
 
   return function gasdigest(req, res, next) {
     const url = req.url ?? "/";

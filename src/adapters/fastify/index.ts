@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import {
-  createHandler,
+  createNodeHandler,
   type HandlerEngine,
   type HandlerOptions,
   InvalidConfigError,
@@ -69,7 +69,7 @@ function parseOptions(opts: FastifyGasdigestOptions, fastify: FastifyInstance) {
 export const gasdigest: FastifyPluginAsync<FastifyGasdigestOptions> = fp(
   async function gasdigest(fastify: FastifyInstance, opts: FastifyGasdigestOptions) {
     const { engine, mount, closeEngine, decorator, handlerOptions } = parseOptions(opts, fastify);
-    const handler = createHandler(engine, handlerOptions);
+    const handler = createNodeHandler(engine, handlerOptions);
     const basePath = handler.options.basePath;
     if (decorator !== false) fastify.decorate(decorator, engine);
     if (closeEngine) fastify.addHook("onClose", async () => engine.close());

@@ -1,11 +1,9 @@
-import {
-  createHandler,
-  type HandlerEngine,
-  type HandlerOptions,
-  type HandlerRequest,
-  splitMountOptions,
-  stripPrefix,
-} from "../../http/index.js";
+// Runtime-neutral (Bun, Deno, Workers): import the handler's own modules, not the internal
+// barrel, which also holds the node hosts' file reader.
+import { createHandler } from "../../http/createHandler.js";
+import type { HandlerOptions } from "../../http/handlerOptions.js";
+import { splitMountOptions, stripPrefix } from "../../http/mount.js";
+import type { HandlerEngine, HandlerRequest } from "../../http/types.js";
 
 /** Options of {@link createFetchHandler}: every handler option, plus `prefix`. */
 export interface FetchHandlerOptions extends HandlerOptions {
@@ -46,7 +44,9 @@ function headerView(headers: Headers): HandlerRequest["headers"] {
  * import { createFetchHandler } from "gasdigest/fetch";
  * const app = new Hono();
  * app.mount("/chain", createFetchHandler(engine)); // GET /chain/v1/estimate_gas_price
- * // Bun / Deno / Workers: export default { fetch: createFetchHandler(engine) };
+ * // Bun / Deno / Workers, with the explorer's files built into a module:
+ * // import { explorerAssets } from "gasdigest/explorer-assets";
+ * // export default { fetch: createFetchHandler(engine, { explorerAssets }) };
  * // Next.js app/chain/[...path]/route.ts: export const GET = createFetchHandler(engine, { prefix: "/chain" });
  */
 export function createFetchHandler(

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import {
-  createHandler,
+  createNodeHandler,
   type HandlerEngine,
   type HandlerOptions,
   splitMountOptions,
@@ -53,7 +53,7 @@ export function gasdigest(
   options?: KoaGasdigestOptions,
 ): GasdigestKoaMiddleware {
   const { prefix, handlerOptions } = splitMountOptions(options);
-  const handler = createHandler(engine, handlerOptions);
+  const handler = createNodeHandler(engine, handlerOptions);
 
   return async function gasdigest(ctx, next) {
     const url = stripPrefix(ctx.url, prefix);

@@ -1,2 +1,3 @@
-export { createServer, type GasdigestServer, type NodeServerOptions } from "./createServer.js";
+export { createServer, type GasdigestServer } from "./createServer.js";
 export { type ListenOptions, listen } from "./listen.js";
+export type { NodeServerOptions } from "./parseServerOptions.js";

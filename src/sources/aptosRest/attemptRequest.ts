@@ -1,3 +1,4 @@
+import { MAX_SHOWN } from "../../core/showValue.js";
 import { parseRetryAfter } from "./backoff.js";
 import { discardBody } from "./discardBody.js";
 import { InvalidResponseError, SourceRequestError } from "./errors.js";
@@ -20,8 +21,8 @@ export type AttemptOptions = Pick<
   "fetch" | "timeoutMs" | "maxResponseBytes" | "followRedirects" | "now"
 > & { readonly headers: Readonly<Record<string, string>> };
 
-/** Longest part of a `Location` header echoed in an error. */
-const MAX_ECHO = 200;
+/** Longest part of a `Location` header or status text echoed in an error (as for any bad value). */
+const MAX_ECHO = MAX_SHOWN;
 
 function tooLarge(url: string, status: number, limit: number): Attempt<never> {
   return {

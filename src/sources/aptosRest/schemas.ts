@@ -1,7 +1,8 @@
 import { z } from "zod";
-import type { ValidationIssue } from "../../core/errors.js";
+import { MAX_ISSUES, type ValidationIssue } from "../../core/errors.js";
+import { showValue } from "../../core/showValue.js";
 import { describe, parseU64, U64_MAX } from "../../core/u64.js";
-import { issuesFromZod } from "../../core/zodIssues.js";
+import { issuesFromZod, moreParams } from "../../core/zodIssues.js";
 
 /** Outcome of parsing one response body. */
 export type Parsed<T> = { ok: true; value: T } | { ok: false; issues: ValidationIssue[] };
@@ -15,14 +16,15 @@ function u64Message(input: unknown): string {
 }
 
 /**
- * A u64 as the node writes it: a JSON string of decimal digits (never a JSON number), at most
- * 2^64-1. The output stays a string (`BigInt()` it where used): zod parses objects made only of
+ * A u64 as the node writes it: a JSON string of 1 to 20 decimal digits (never a JSON number),
+ * at most 2^64-1; a longer string is rejected without being parsed, and echoed shortened. The output stays a string (`BigInt()` it where used): zod parses objects made only of
  * checks several times faster than objects holding transforms, and a block has thousands.
  */
 export const u64String = z
   .string({ error: (issue) => u64Message(issue.input) })
   .regex(/^[0-9]{1,20}$/, { error: (issue) => u64Message(issue.input) })
-  .refine((v) => v.length < 20 || BigInt(v) <= U64_MAX, {
+  // zod runs this check even when the pattern failed: only a 20-digit string is parsed.
+  .refine((v) => !/^[0-9]{20}$/.test(v) || BigInt(v) <= U64_MAX, {
     error: (issue) => u64Message(issue.input),
   });
 
@@ -93,12 +95,44 @@ export function parseLedgerInfo(value: unknown, expectedChainId?: number): Parse
 /** The gas schedule entry holding the minimum gas unit price. */
 export const MIN_PRICE_KEY = "txn.min_price_per_gas_unit";
 
+/**
+ * The gas schedule's entries, `{ key, val }` strings each: checked by one plain loop (a schedule
+ * holds hundreds of entries, a bad answer millions), messages for the first 20 bad ones only.
+ */
+const entriesSchema = z.unknown().transform((v, ctx) => {
+  if (!Array.isArray(v)) {
+    ctx.addIssue({ code: "custom", message: `must be an array of entries (got ${describe(v)})` });
+    return z.NEVER;
+  }
+  let bad = 0;
+  for (let i = 0; i < v.length; i++) {
+    const e = v[i] as { key?: unknown; val?: unknown } | null;
+    if (
+      typeof e === "object" &&
+      e !== null &&
+      typeof e.key === "string" &&
+      typeof e.val === "string"
+    )
+      continue;
+    if (++bad > MAX_ISSUES) continue;
+    ctx.addIssue({
+      code: "custom",
+      path: [i],
+      message: `must be an object { key, val } of two strings (got ${showValue(e)})`,
+    });
+  }
+  if (bad > MAX_ISSUES)
+    ctx.addIssue({
+      code: "custom",
+      message: `and ${bad - MAX_ISSUES} more bad entries`,
+      params: moreParams(bad - MAX_ISSUES),
+    });
+  return bad > 0 ? z.NEVER : (v as { key: string; val: string }[]);
+});
+
 const gasScheduleSchema = z.object({
   type: z.string().optional(),
-  data: z.object({
-    feature_version: u64String,
-    entries: z.array(z.object({ key: z.string(), val: z.string() })),
-  }),
+  data: z.object({ feature_version: u64String, entries: entriesSchema }),
 });
 
 /** Parse `0x1::gas_schedule::GasScheduleV2` and return its minimum gas unit price. */

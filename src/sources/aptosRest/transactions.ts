@@ -1,5 +1,7 @@
 import { z } from "zod";
-import type { ValidationIssue } from "../../core/errors.js";
+import { notChecked } from "../../core/createIssueList.js";
+import { MAX_ISSUES, type ValidationIssue } from "../../core/errors.js";
+import { showValue } from "../../core/showValue.js";
 import { formatPath, issuesFromZod } from "../../core/zodIssues.js";
 import { type Parsed, parseWith, u64String } from "./schemas.js";
 
@@ -93,7 +95,7 @@ export function parseTransaction(
         if (!match)
           return issue(
             [...parent, index, "payload", "function"],
-            `must be an entry function "<address>::<module>::<function>" (got ${JSON.stringify(fn) ?? "nothing"})`,
+            `must be an entry function "<address>::<module>::<function>" (got ${showValue(fn)})`,
           );
         contract = normaliseAddress(match[1]!);
       }
@@ -143,7 +145,8 @@ function issue(path: readonly PropertyKey[], message: string): Parsed<never> {
  * Parse a run of transactions that must start at version `start`, with consecutive versions,
  * none above `last` (inclusive); when `start` is the block's first version, the first one must
  * be the block metadata (or genesis) transaction, which carries the epoch. A version gap is
- * reported once, at the first transaction off the run: every later one is off too.
+ * reported once, at the first transaction off the run: every later one is off too. Checking
+ * stops after 20 issues (a last `too_many_issues` issue says how many were not checked).
  */
 export function parseTransactionRun(
   list: readonly unknown[],
@@ -157,7 +160,12 @@ export function parseTransactionRun(
   for (let i = 0; i < list.length; i++) {
     const r = parseTransaction(list[i], path, i);
     if (!r.ok) {
-      issues.push(...r.issues);
+      for (const found of r.issues) if (issues.length < MAX_ISSUES) issues.push(found);
+      // Stop at the limit: checking the rest would cost as much as listing them.
+      if (issues.length >= MAX_ISSUES) {
+        if (i + 1 < list.length) issues.push(notChecked(list.length - i - 1, "transactions"));
+        break;
+      }
       continue;
     }
     const expected = start + BigInt(i);

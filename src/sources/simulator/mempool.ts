@@ -29,6 +29,18 @@ export interface Mempool {
    * highest-priced ones into the block, and evict the lowest-priced beyond the capacity.
    */
   build(arrivals: SimTxn[], blockIndex: number, blockCapacity: number): BlockBuild;
+  /**
+   * The same for a producer that takes the pending transactions paying at least `reserve` in
+   * no particular price order (as they reached it): up to `blockCapacity` of them, drawn at
+   * random with `random` (floats in [0, 1)). The others stay pending.
+   */
+  buildAbove(
+    arrivals: SimTxn[],
+    blockIndex: number,
+    blockCapacity: number,
+    reserve: number,
+    random: () => number,
+  ): BlockBuild;
 }
 
 const byPriceDesc = (a: SimTxn, b: SimTxn) => b.price - a.price;
@@ -97,6 +109,47 @@ export function createMempool(capacity: number): Mempool {
         else next.push(t);
       }
       const evicted = pending.length - i + arrivals.length - j;
+      pending = next;
+      return { txns, expired, evicted };
+    },
+    buildAbove(arrivals, blockIndex, blockCapacity, reserve, random) {
+      sortByPriceDesc(arrivals);
+      // Every live transaction, highest price first.
+      const live: SimTxn[] = [];
+      let expired = 0;
+      let i = 0;
+      let j = 0;
+      while (i < pending.length || j < arrivals.length) {
+        const a = pending[i];
+        const b = arrivals[j];
+        const t =
+          a !== undefined && (b === undefined || a.price >= b.price)
+            ? pending[i++]!
+            : arrivals[j++]!;
+        if (t.expiresAt < blockIndex) expired++;
+        else live.push(t);
+      }
+      // Those paying the reserve are a prefix; draw the block from it without order.
+      let eligible = 0;
+      while (eligible < live.length && live[eligible]!.price >= reserve) eligible++;
+      const taken = new Uint8Array(live.length);
+      if (eligible <= blockCapacity) taken.fill(1, 0, eligible);
+      else {
+        const order = Array.from({ length: eligible }, (_, k) => k);
+        for (let k = 0; k < blockCapacity; k++) {
+          const pick = k + Math.floor(random() * (eligible - k));
+          const t = order[k]!;
+          order[k] = order[pick]!;
+          order[pick] = t;
+          taken[order[k]!] = 1;
+        }
+      }
+      const txns: SimTxn[] = [];
+      const next: SimTxn[] = [];
+      for (let k = 0; k < live.length; k++)
+        if (taken[k]) txns.push(live[k]!);
+        else if (next.length < capacity) next.push(live[k]!);
+      const evicted = live.length - txns.length - next.length;
       pending = next;
       return { txns, expired, evicted };
     },

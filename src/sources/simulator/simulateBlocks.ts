@@ -6,7 +6,7 @@ import {
   type SimulatorOptions,
 } from "./options.js";
 import { CONTRACT_COUNT, createContractPopulation, GAS_USED_RANGE } from "./population.js";
-import { createPrng } from "./prng.js";
+import { createPrng, type Prng } from "./prng.js";
 import { createRegimeSchedule, REGIMES, type RegimeParams } from "./regimes.js";
 
 /** Blocks a transaction stays valid after it arrives (drawn uniformly per transaction). */
@@ -15,6 +15,18 @@ export const TXN_TTL_BLOCKS: readonly [min: number, max: number] = [40, 400];
 export const MAX_BID_MULTIPLE = 10_000;
 /** Chance per block that a hot-contract episode (a mint, an airdrop) starts. */
 export const EPISODE_CHANCE = 1 / 300;
+
+/** One of weighted values (`[value, weight]` pairs), drawn with `rng`. */
+function pick(options: readonly (readonly [number, number])[], rng: Prng): number {
+  let total = 0;
+  for (const [, w] of options) total += w;
+  let r = rng.float() * total;
+  for (const [value, w] of options) {
+    r -= w;
+    if (r < 0) return value;
+  }
+  return options[options.length - 1]![0];
+}
 
 // Every possible gas_used value as a BigInt, converted once.
 const GAS_BIGINT: readonly bigint[] = Array.from({ length: GAS_USED_RANGE[1] + 1 }, (_, g) =>
@@ -26,6 +38,7 @@ const STREAM_SCHEDULE = 1;
 const STREAM_TXNS = 2;
 const STREAM_CONTRACTS = 3;
 const STREAM_EPISODES = 4;
+const STREAM_PRODUCERS = 5;
 
 interface Episode {
   contract: number;
@@ -71,6 +84,7 @@ export function* generateBlocks(
   const rng = createPrng(o.seed, STREAM_TXNS);
   const contracts = createContractPopulation(createPrng(o.seed, STREAM_CONTRACTS));
   const episodeRng = createPrng(o.seed, STREAM_EPISODES);
+  const producerRng = createPrng(o.seed, STREAM_PRODUCERS);
   const mempool = createMempool(o.mempoolCapacity);
   const cap = o.blockCapacity;
   const min = o.minGasUnitPrice;
@@ -85,6 +99,8 @@ export function* generateBlocks(
 
   const bid = (p: RegimeParams, premium: number): number => {
     if (premium === 1 && rng.chance(p.atMinShare)) return min;
+    if (premium === 1 && p.pricePoints && rng.chance(p.pricePoints.share))
+      return Math.min(min * pick(p.pricePoints.points, rng), maxBid);
     const b = Math.round(min * premium * rng.lognormal(p.bidMedian, p.bidSigma));
     return Math.min(Math.max(b, min), maxBid);
   };
@@ -116,7 +132,24 @@ export function* generateBlocks(
       if (--episode.left === 0) episode = undefined;
     }
 
-    const { txns } = mempool.build(arrivals, i, cap);
+    // Producers of a first-price chain (the congested regime): now and then a short block, a
+    // reserve price of their own above which they take transactions as they reached them, and
+    // now and then their own transaction at the minimum price.
+    const producers = params.producers;
+    let built: readonly SimTxn[];
+    let own = false;
+    if (producers) {
+      let blockCap = cap;
+      if (producerRng.chance(producers.shortChance))
+        blockCap = Math.max(1, Math.round(cap * producerRng.uniform(0.05, 0.9)));
+      own = blockCap === cap && producerRng.chance(producers.ownChance);
+      if (own) blockCap = cap - 1;
+      const reserve = min * pick(producers.reserve, producerRng);
+      built = mempool.buildAbove(arrivals, i, blockCap, reserve, () => producerRng.float()).txns;
+    } else built = mempool.build(arrivals, i, cap).txns;
+    const txns = own
+      ? [...built, { price: min, contract: 0, gasUsed: GAS_USED_RANGE[0], expiresAt: i }]
+      : built;
     const height = o.startHeight + BigInt(i);
     const firstVersion = version;
     // Block metadata transaction, the user transactions, then the block epilogue.

@@ -1,0 +1,248 @@
+import type http from "node:http";
+import type { Socket } from "node:net";
+import type { Handler, HandlerResponse } from "../../http/index.js";
+import type { ConnectionTable, TrackedConnection } from "./createConnectionTable.js";
+import type { TurnBudget } from "./createTurnBudget.js";
+import type { ConnectionGuard } from "./guardConnections.js";
+import type { ResolvedServerOptions } from "./parseServerOptions.js";
+import { rawResponse } from "./rawResponse.js";
+
+/** How long a connection closed for an oversized body stays open, reading nothing (see `lingerClose`). */
+const LINGER_MS = 1000;
+
+/** What {@link createAnswerer} works with. */
+export interface AnswererContext {
+  handler: Handler;
+  options: ResolvedServerOptions;
+  connections: ConnectionTable;
+  guard: ConnectionGuard;
+  budget: TurnBudget;
+  /** Whether the server is draining (every answer then carries `Connection: close`). */
+  draining: () => boolean;
+}
+
+/** The request side of the node server. */
+export interface Answerer {
+  /**
+   * Answer a request node parsed: the connection's book-keeping and limits, then the handler's
+   * answer (`respond` replaces the route, for node's special cases such as `Expect`).
+   */
+  onRequest(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    respond?: () => HandlerResponse,
+  ): void;
+  /**
+   * An error reply written straight to the socket (node has no response object for it: a
+   * malformed request, CONNECT). Answers already queued on the connection go out first;
+   * nothing after it is answered, and the connection closes.
+   */
+  replyRaw(socket: Socket, response: HandlerResponse): void;
+  /** A `web_framework_error` error object response. */
+  error(status: number, message: string): HandlerResponse;
+}
+
+/**
+ * The request side of the node server: answers every request node parses with the handler, in
+ * order, keeping each connection's count of answers still to go out, and enforces the limits
+ * that apply per request (pipelining, `Host`, body size).
+ *
+ * @example
+ * const answerer = createAnswerer({ handler, options, connections, guard, budget, draining: () => false });
+ * server.on("request", (req, res) => answerer.onRequest(req, res));
+ */
+export function createAnswerer(context: AnswererContext): Answerer {
+  const { handler, options: o, connections, guard, budget } = context;
+  const logger = handler.options.logger;
+
+  const error = (status: number, message: string) =>
+    handler.errorResponse(status, "web_framework_error", message);
+
+  function send(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    response: HandlerResponse,
+    close = false,
+  ) {
+    try {
+      if (close || context.draining()) res.setHeader("Connection", "close");
+      res.writeHead(response.status, response.headers);
+      // node sends no body for HEAD (and 204/304) by itself; Content-Length stays as given.
+      if (response.body === undefined || req.method === "HEAD") res.end();
+      else res.end(response.body);
+      // What the kernel did not take waits here: the client has until writeIdleTimeout to read.
+      if (res.socket !== null && res.socket.writableLength > 0)
+        res.socket.setTimeout(o.writeIdleTimeout);
+    } catch (err) {
+      // A client that went away, or a response the socket can no longer take.
+      logger.debug({ err, url: req.url }, "could not write the response");
+      res.destroy();
+    }
+  }
+
+  /** Write `bytes` as the last thing on `socket`, then close it. */
+  function endWith(socket: Socket, bytes: Buffer) {
+    if (!socket.writable) socket.destroy();
+    else socket.end(bytes, () => socket.destroy());
+  }
+
+  /**
+   * An answer went out (`this` is its response): once none is left on its connection, send the
+   * error reply that waited for them. If the next answer is stuck, the client has until
+   * `writeIdleTimeout` to read some of it.
+   */
+  function onAnswered(this: http.ServerResponse) {
+    // (Found through the request's socket: a function shared by every response, no closure.)
+    const c = connections.get(this.req.socket);
+    if (c === undefined) return; // closed meanwhile
+    const now = Date.now();
+    c.inFlight--;
+    c.lastProgress = now;
+    if (c.socket.writableLength > 0) c.socket.setTimeout(o.writeIdleTimeout);
+    if (c.inFlight === 0) {
+      if (c.deferred !== undefined) {
+        const bytes = c.deferred;
+        c.deferred = undefined;
+        endWith(c.socket, bytes);
+      } else if (!c.closing) connections.settled(c, now);
+    }
+    c.pump();
+  }
+
+  /**
+   * node (parsing in C++) handed us more pipelined requests from one read than the connection
+   * may have waiting: answer this one with 503 and close after it, leave the rest of the read
+   * unanswered, and pace every connection from now on (so that a flood on many connections
+   * costs one read, not one per connection).
+   */
+  function overflow(c: TrackedConnection, req: http.IncomingMessage, res: http.ServerResponse) {
+    closeAfter(c);
+    send(
+      req,
+      res,
+      error(
+        503,
+        `too many pipelined requests: over ${o.maxPipelinedRequests} waiting for an answer on this connection`,
+      ),
+      true,
+    );
+    // A client that reads has every answer by now. One that does not would keep the requests
+    // parsed after this one in memory (node holds them until the socket closes): destroy it.
+    setImmediate(() => {
+      if (c.inFlight > 0) c.socket.destroy();
+    });
+    guard.flooded();
+  }
+
+  /** `c` closes after the answers already given: parse and answer nothing more on it. */
+  function closeAfter(c: TrackedConnection | undefined) {
+    if (c === undefined) return;
+    c.closing = true;
+    c.pump();
+  }
+
+  /**
+   * An error reply written straight to the socket (node has no response object for it). Answers
+   * already queued on the connection go out first; nothing after it is answered.
+   */
+  function replyRaw(socket: Socket, response: HandlerResponse) {
+    const c = connections.get(socket);
+    const bytes = rawResponse(response);
+    if (c !== undefined) {
+      closeAfter(c);
+      if (c.inFlight > 0) {
+        c.deferred = bytes;
+        return;
+      }
+    }
+    endWith(socket, bytes);
+  }
+
+  /**
+   * Close a connection whose client is still sending a body past the cap: read nothing more,
+   * end it after what is written, and destroy it after LINGER_MS (or once the client closes).
+   * Destroying at once, with its bytes unread, resets the connection, and a reset can discard
+   * the answer before the client has read it.
+   */
+  function lingerClose(req: http.IncomingMessage) {
+    const socket = req.socket;
+    req.removeAllListeners("data");
+    req.pause();
+    socket.pause();
+    if (socket.writable) socket.end();
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    timer.unref();
+    socket.once("close", () => clearTimeout(timer));
+  }
+
+  /** A chunked body: count its bytes as they are discarded; past the cap, close the connection. */
+  function capBody(req: http.IncomingMessage, c: TrackedConnection | undefined) {
+    let seen = 0;
+    req.on("data", (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen <= o.maxBodySize) return;
+      logger.debug({ url: req.url, limit: o.maxBodySize }, "request body over the cap: closing");
+      closeAfter(c);
+      lingerClose(req);
+    });
+  }
+
+  /**
+   * Every request: the connection's book-keeping and limits, then the answer (`respond`
+   * replaces the route, for node's special cases).
+   */
+  function onRequest(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    respond?: () => HandlerResponse,
+  ) {
+    const socket = req.socket;
+    budget.spend();
+    const c = connections.get(socket);
+    if (c === undefined && guard.isRefused(socket)) return;
+    if (c !== undefined) {
+      // The connection closes after the answers already queued: leave the rest unanswered.
+      if (c.closing) return;
+      c.inFlight++;
+      c.mark = socket.bytesRead;
+      c.lastProgress = Date.now();
+      res.on("close", onAnswered);
+      if (c.inFlight >= o.maxPipelinedRequests) {
+        if (!c.paced && c.inFlight > o.maxPipelinedRequests) return overflow(c, req, res);
+        c.pump();
+      }
+    }
+    if (req.httpVersion === "1.1" && req.headers.host === undefined) {
+      closeAfter(c);
+      return send(req, res, error(400, "missing Host header"), true);
+    }
+    const length = req.headers["content-length"];
+    if (length !== undefined && Number(length) > o.maxBodySize) {
+      closeAfter(c);
+      // Claim the body (node would read and discard all of it after the answer), and once the
+      // answer is out close the connection lingering, not with node's immediate destroy.
+      req.read(0);
+      socket.destroySoon = () => lingerClose(req);
+      return send(
+        req,
+        res,
+        error(413, `request body is too large (over ${o.maxBodySize} bytes)`),
+        true,
+      );
+    }
+    if (req.headers["transfer-encoding"] !== undefined) capBody(req, c);
+    let response: HandlerResponse;
+    try {
+      response = respond
+        ? respond()
+        : handler({ method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers });
+    } catch (err) {
+      // The handler catches its own failures; this is a last guard so a request never crashes us.
+      logger.error({ err }, "request failed");
+      response = handler.errorResponse(500, "internal_error", "internal error");
+    }
+    send(req, res, response);
+  }
+
+  return { onRequest, replyRaw, error };
+}

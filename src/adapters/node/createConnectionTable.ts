@@ -1,0 +1,123 @@
+import type { Socket } from "node:net";
+
+/** What the node server knows about one open connection. */
+export interface TrackedConnection {
+  readonly socket: Socket;
+  /** Requests answered (or being answered) whose response has not been handed to the kernel yet. */
+  inFlight: number;
+  /**
+   * `socket.bytesRead` when the latest request head was complete: more bytes read since means
+   * a request is on its way (a partial head, a body, a pipelined request).
+   */
+  mark: number;
+  /** When the connection last became idle (accepted, or its last answer went out), in ms. */
+  idleSince: number;
+  /** When a request last arrived on it or an answer of it last went out, in ms. */
+  lastProgress: number;
+  /** Whether at least one answer went out on it (it is a kept-alive connection). */
+  served: boolean;
+  /**
+   * Set once the server has decided to close it after what is already answered (an error
+   * reply, a refusal): later requests on it are not answered.
+   */
+  closing: boolean;
+  /** A raw error reply waiting for the answers ahead of it to go out first. */
+  deferred: Buffer | undefined;
+  /** Whether its requests are parsed at the pace of its answers (see `paceRequests`). */
+  paced: boolean;
+  /** Bytes read but not handed to node's parser yet (see `paceRequests`). */
+  held: number;
+  /** Hand held bytes to the parser if the connection may take more requests (see `paceRequests`). */
+  pump: () => void;
+}
+
+/** The open connections of a node server. */
+export interface ConnectionTable {
+  readonly size: number;
+  /** Start tracking a newly accepted socket (it stops being tracked when it closes). */
+  add(socket: Socket): TrackedConnection;
+  get(socket: Socket): TrackedConnection | undefined;
+  /** Stop tracking `socket` (also done when it closes). */
+  delete(socket: Socket): void;
+  /** Nothing to send, no request awaiting its answer or its turn, no request arriving. */
+  isIdle(connection: TrackedConnection): boolean;
+  /** Record that `connection`'s answers have all gone out at `time`: it is idle from then on. */
+  settled(connection: TrackedConnection, time: number): void;
+  /**
+   * The connection to close to make room for a new one: the one idle the longest, if it has
+   * been idle for `minAge` ms; else one whose client has read nothing of an answer waiting for
+   * it, with no progress for `minAge` ms; else the one holding the most pipelined requests not
+   * parsed yet (a backlog no client behind a load balancer builds). `undefined` when there is
+   * none.
+   */
+  evictable(minAge: number): TrackedConnection | undefined;
+  [Symbol.iterator](): IterableIterator<TrackedConnection>;
+}
+
+/**
+ * Book-keeping of a node server's open connections: how many answers each still owes, whether
+ * it is idle and since when (the eviction order at the connection cap, and the drain).
+ *
+ * @example
+ * const table = createConnectionTable(Date.now);
+ * server.on("connection", (socket) => table.add(socket));
+ * table.evictable(1000)?.socket.destroy();
+ */
+export function createConnectionTable(now: () => number): ConnectionTable {
+  const connections = new Map<Socket, TrackedConnection>();
+
+  const isIdle = (c: TrackedConnection) =>
+    c.inFlight === 0 &&
+    c.held === 0 &&
+    c.socket.writableLength === 0 &&
+    c.socket.bytesRead === c.mark;
+
+  return {
+    get size() {
+      return connections.size;
+    },
+    add(socket) {
+      const connection: TrackedConnection = {
+        socket,
+        inFlight: 0,
+        mark: 0,
+        idleSince: now(),
+        lastProgress: now(),
+        served: false,
+        closing: false,
+        deferred: undefined,
+        paced: false,
+        held: 0,
+        pump: () => {},
+      };
+      connections.set(socket, connection);
+      socket.once("close", () => {
+        if (connections.get(socket) === connection) connections.delete(socket);
+      });
+      return connection;
+    },
+    get: (socket) => connections.get(socket),
+    delete(socket) {
+      connections.delete(socket);
+    },
+    isIdle,
+    settled(connection, time) {
+      connection.served = true;
+      connection.idleSince = time;
+    },
+    evictable(minAge) {
+      const before = now() - minAge;
+      let idle: TrackedConnection | undefined;
+      let stalled: TrackedConnection | undefined;
+      let greedy: TrackedConnection | undefined;
+      for (const c of connections.values()) {
+        if (isIdle(c)) {
+          if (c.idleSince <= before && c.idleSince < (idle?.idleSince ?? before + 1)) idle = c;
+        } else if (c.socket.writableLength > 0 && c.lastProgress <= before) stalled ??= c;
+        else if (c.held > (greedy?.held ?? 0)) greedy = c;
+      }
+      return idle ?? stalled ?? greedy;
+    },
+    [Symbol.iterator]: () => connections.values(),
+  };
+}

@@ -1,0 +1,71 @@
+import type { HandlerLogger } from "../../http/index.js";
+import type { ConnectionTable } from "./createConnectionTable.js";
+
+/** Options of {@link drainConnections}. */
+export interface DrainOptions {
+  /**
+   * An idle connection is closed once it has been idle this long: the idle time promised to
+   * clients (`Keep-Alive: timeout=N`), so a client that reuses its connection within it is
+   * answered (with `Connection: close`) instead of finding it closed.
+   */
+  keepAliveTimeout: number;
+  /** Connections still open this many ms after the drain began are destroyed. */
+  closeTimeout: number;
+  logger: HandlerLogger;
+  now: () => number;
+  /**
+   * Stop accepting connections and call `done` once the listener and every connection it
+   * accepted have closed. Left out when the server never listened (it only received sockets
+   * handed to it): the drain then ends when the table is empty.
+   */
+  stopAccepting?: (done: () => void) => void;
+}
+
+/** How often the drain looks for connections to close, in ms. */
+const POLL_MS = 25;
+
+/**
+ * The graceful drain of a node server's connections. While it runs, the server answers every
+ * request that arrives with `Connection: close` (so each connection closes after its next
+ * answer); this closes the connections that stay idle past `keepAliveTimeout`, lets answers
+ * being written finish, and destroys whatever is left after `closeTimeout`. Resolves when every
+ * connection has closed.
+ *
+ * @example
+ * draining = true; // the request handler adds `Connection: close` from now on
+ * await drainConnections(table, { keepAliveTimeout: 5000, closeTimeout: 10000, logger, now: Date.now });
+ */
+export function drainConnections(
+  connections: ConnectionTable,
+  options: DrainOptions,
+): Promise<void> {
+  const { keepAliveTimeout, closeTimeout, logger, now, stopAccepting } = options;
+  return new Promise<void>((resolve) => {
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      clearInterval(poll);
+      clearTimeout(force);
+      resolve();
+    };
+    const closeLongIdle = () => {
+      const t = now();
+      for (const c of connections)
+        if (connections.isIdle(c) && t - c.idleSince >= keepAliveTimeout) c.socket.destroy();
+      if (!stopAccepting && connections.size === 0) finish();
+    };
+    const poll = setInterval(closeLongIdle, POLL_MS);
+    const force = setTimeout(() => {
+      logger.warn(
+        { open: connections.size },
+        "destroying connections still open after closeTimeout",
+      );
+      for (const c of connections) c.socket.destroy();
+      if (!stopAccepting) finish();
+    }, closeTimeout);
+    force.unref();
+    stopAccepting?.(finish);
+    closeLongIdle();
+  });
+}

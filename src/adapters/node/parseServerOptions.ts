@@ -1,0 +1,140 @@
+import {
+  type HandlerOptions,
+  InvalidConfigError,
+  parseCloseEngine,
+  safeParseHandlerOptions,
+  type ValidationIssue,
+} from "../../http/index.js";
+
+/**
+ * Options of `createServer`: every handler option, plus the node:http ones below. Every limit
+ * bounds what one peer can make the server hold or do; docs/http.md says why each default is
+ * what it is.
+ */
+export interface NodeServerOptions extends HandlerOptions {
+  /**
+   * Largest request head (request line and headers) in bytes; a larger one is answered with
+   * 400 `web_framework_error` and the connection is closed.
+   * @default 16384
+   */
+  maxHeaderSize?: number;
+  /**
+   * Largest request body in bytes. No route reads a body: this only lets a client that sends a
+   * small one keep its connection. A larger `Content-Length` is answered with 413 and the
+   * connection closed; a chunked body that grows past it closes the connection.
+   * @default 16384
+   */
+  maxBodySize?: number;
+  /**
+   * Connections open at once. At the cap, a new connection closes the one idle the longest;
+   * when none is idle, it is refused with 503 `web_framework_error`. Keep it well below the
+   * open-file limit (`ulimit -n`).
+   * @default 256
+   */
+  maxConnections?: number;
+  /**
+   * Pipelined requests one connection may have waiting for their answer: node parses more of
+   * what the client sent only as these answers go out (a client that pipelines without reading
+   * cannot make the server hold more).
+   * @default 16
+   */
+  maxPipelinedRequests?: number;
+  /**
+   * A connection with a response waiting to be sent, on which the client has read nothing for
+   * this many ms, is destroyed (a client that does not read cannot hold memory).
+   * @default 10000
+   */
+  writeIdleTimeout?: number;
+  /** Idle keep-alive connections are closed after this many ms. @default 5000 */
+  keepAliveTimeout?: number;
+  /** A request must arrive completely within this many ms, else 408 and the connection closes. @default 30000 */
+  requestTimeout?: number;
+  /**
+   * `shutdown()` destroys connections still open this many ms after it was called.
+   * @default 10000
+   */
+  closeTimeout?: number;
+  /** `shutdown()` also closes the engine, unsubscribing its sources. @default true */
+  closeEngine?: boolean;
+}
+
+/** The node:http options with every default filled in. */
+export interface ResolvedServerOptions {
+  readonly maxHeaderSize: number;
+  readonly maxBodySize: number;
+  readonly maxConnections: number;
+  readonly maxPipelinedRequests: number;
+  readonly writeIdleTimeout: number;
+  readonly keepAliveTimeout: number;
+  readonly requestTimeout: number;
+  readonly closeTimeout: number;
+  readonly closeEngine: boolean;
+}
+
+/** Defaults of the node:http options (see docs/http.md, "Limits", for the reasoning). */
+export const SERVER_DEFAULTS: ResolvedServerOptions = Object.freeze({
+  maxHeaderSize: 16_384,
+  maxBodySize: 16_384,
+  maxConnections: 256,
+  maxPipelinedRequests: 16,
+  writeIdleTimeout: 10_000,
+  keepAliveTimeout: 5_000,
+  requestTimeout: 30_000,
+  closeTimeout: 10_000,
+  closeEngine: true,
+});
+
+/** Smallest accepted value of each numeric option. */
+const MINIMUM: Record<string, number> = {
+  maxHeaderSize: 1024,
+  maxBodySize: 0,
+  maxConnections: 1,
+  maxPipelinedRequests: 1,
+  writeIdleTimeout: 1,
+  keepAliveTimeout: 1,
+  requestTimeout: 1,
+  closeTimeout: 0,
+};
+
+/**
+ * Split `createServer`'s options into the node:http ones (validated, defaults filled in) and
+ * the handler ones (validated too), listing every problem of both in one error.
+ *
+ * @throws {InvalidConfigError} listing every invalid option.
+ * @example
+ * const { server, handler } = parseServerOptions({ maxConnections: 100, basePath: "/v1" });
+ * server.maxConnections; // 100
+ */
+export function parseServerOptions(input: NodeServerOptions | undefined): {
+  server: ResolvedServerOptions;
+  handler: HandlerOptions;
+} {
+  if (input !== undefined && (typeof input !== "object" || input === null))
+    throw new InvalidConfigError([{ path: "", message: "options must be an object" }]);
+  const issues: ValidationIssue[] = [];
+  const server: Record<string, unknown> = { ...SERVER_DEFAULTS };
+  const handler: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input ?? {})) {
+    if (!Object.hasOwn(SERVER_DEFAULTS, key)) {
+      handler[key] = value;
+      continue;
+    }
+    if (value === undefined) continue;
+    if (key === "closeEngine") {
+      server.closeEngine = parseCloseEngine(value, issues);
+      continue;
+    }
+    const min = MINIMUM[key]!;
+    if (typeof value === "number" && Number.isSafeInteger(value) && value >= min)
+      server[key] = value;
+    else
+      issues.push({
+        path: key,
+        message: `must be a whole number >= ${min} (got ${String(value)})`,
+      });
+  }
+  const h = safeParseHandlerOptions(handler);
+  if (!h.ok) issues.push(...h.issues);
+  if (issues.length > 0) throw new InvalidConfigError(issues);
+  return { server: server as unknown as ResolvedServerOptions, handler: handler as HandlerOptions };
+}

@@ -1,0 +1,79 @@
+import { access } from "node:fs/promises";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { GasConfig } from "../core/config.js";
+import { BaseError } from "../core/errors.js";
+import { showValue } from "../core/showValue.js";
+import { builderName } from "../core/strategyBuilder.js";
+import type { StrategyFactory } from "../core/types.js";
+
+/** Whether a `--strategy` / `--strategies` entry names a module file rather than a registered strategy. */
+export function isStrategyPath(name: string): boolean {
+  return name.includes("/") || name.includes("\\") || /\.(m|c)?js$/.test(name);
+}
+
+/** A strategy module that cannot be used, with what to do about it. */
+function unusable(path: string, problem: string): BaseError {
+  return new BaseError(`cannot use ${path} as a strategy: ${problem}`, {
+    details:
+      "a strategy module's default export is what createEngine({ strategy }) takes: a function from the validated config to a strategy { name, ingest(block), estimate(min), reset() }, as aip34() returns",
+  });
+}
+
+/**
+ * Load a strategy from a module file (`--strategy ./mine.js`): its default export must be a
+ * strategy factory, as `createEngine({ strategy })` takes. Checked on load: the file exists, has
+ * a default export, the export is a factory (a builder passed uncalled is named), and the factory
+ * returns an object with `name`, `ingest`, `estimate` and `reset`.
+ *
+ * @throws {BaseError} naming the file and the problem.
+ * @example
+ * const factory = await loadStrategyModule("./examples/strategies/mine.js", DEFAULT_GAS_CONFIG);
+ */
+export async function loadStrategyModule(
+  path: string,
+  config: GasConfig,
+): Promise<StrategyFactory> {
+  const file = resolve(path);
+  try {
+    await access(file);
+  } catch {
+    throw unusable(path, `no such file (${file})`);
+  }
+  let mod: { default?: unknown };
+  try {
+    mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
+  } catch (e) {
+    throw unusable(path, `it does not load: ${(e as Error).message}`);
+  }
+  const factory = mod.default;
+  if (factory === undefined) throw unusable(path, "it has no default export");
+  const builder = builderName(factory);
+  if (builder)
+    throw unusable(
+      path,
+      `its default export is the builder ${builder}; export ${builder}() instead`,
+    );
+  if (typeof factory !== "function")
+    throw unusable(path, `its default export is ${showValue(factory)}, not a function`);
+  let strategy: unknown;
+  try {
+    strategy = factory(config);
+  } catch (e) {
+    throw unusable(path, `its factory threw: ${(e as Error).message}`);
+  }
+  const s = strategy as Record<string, unknown> | null;
+  const missing =
+    typeof s !== "object" || s === null
+      ? ["name", "ingest", "estimate", "reset"]
+      : [
+          ...(typeof s.name === "string" && s.name !== "" ? [] : ["name"]),
+          ...["ingest", "estimate", "reset"].filter((m) => typeof s[m] !== "function"),
+        ];
+  if (missing.length > 0)
+    throw unusable(
+      path,
+      `its factory returned ${showValue(strategy)}, which lacks ${missing.join(", ")}`,
+    );
+  return factory as StrategyFactory;
+}

@@ -1,0 +1,21 @@
+import type { Logger } from "pino";
+import { describeRedisSinkEvent, type RedisSinkEvent } from "../sinks/redisStreamSink.js";
+import {
+  describeRedisEvent,
+  type RedisStreamEvent,
+  redisEventFields,
+} from "../sources/redisStream.js";
+
+const WARN = new Set(["unreachable", "stream_empty", "rejected", "dropped"]);
+
+/** A logger for the events of the Redis source or sink: retries at debug, trouble at warn. */
+export function logRedisEvent(log: Logger) {
+  return (event: RedisStreamEvent | RedisSinkEvent) => {
+    const level = event.type === "retrying" ? "debug" : WARN.has(event.type) ? "warn" : "info";
+    const text =
+      event.type === "dropped" || (event.type === "rejected" && !("id" in event))
+        ? describeRedisSinkEvent(event)
+        : describeRedisEvent(event as RedisStreamEvent);
+    log[level]({ event: event.type, ...redisEventFields(event) }, text);
+  };
+}

@@ -1,0 +1,298 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { parseArgs } from "node:util";
+import { pino } from "pino";
+import { type Observable, Subject, takeUntil } from "rxjs";
+import type { BlockSample } from "../core/blockSample.js";
+import { formatIssues } from "../core/errors.js";
+import {
+  type RedisPublishOutcome,
+  type RedisSinkEvent,
+  redisStreamSink,
+} from "../sinks/redisStreamSink.js";
+import { aptosRest, aptosRestEventFields, describeAptosRestEvent } from "../sources/aptosRest.js";
+import { ndjsonFile } from "../sources/ndjsonFile.js";
+import { createOutageTracker } from "../sources/redis/createOutageTracker.js";
+import {
+  DEFAULT_STREAM,
+  parseRedisUrl,
+  RedisFeedError,
+  type RedisStreamTop,
+  redisStreamTop,
+} from "../sources/redisStream.js";
+import { simulator } from "../sources/simulator.js";
+import { type CliIo, UsageError } from "./io.js";
+import { largestWindow } from "./largestWindow.js";
+import { loadConfigFile } from "./loadConfigFile.js";
+import { logRedisEvent } from "./logRedisEvent.js";
+import { intFlag, parseSourceSpec, redisUrlFlag, type SourceSpec } from "./sourceSpec.js";
+
+export const PUBLISH_USAGE = `Usage: gasdigest publish --source SRC --to redis://HOST:PORT[/DB] [options]
+
+Writes every validated block of a source to a Redis Stream, for replicas running
+gasdigest serve --source redis://HOST:PORT. Entry id <height>-0, field "block" = the block's
+NDJSON line. Two publishers on the same chain are active-active: Redis refuses a height that is
+already there, which is counted as "already published". At start it resumes after the stream's
+newest height.
+
+Options:
+  --source SRC          aptos:URL (a node) | sim | ndjson:PATH
+  --to URL              redis://HOST:PORT[/DB] (rediss:// for TLS; USER:PASSWORD@ allowed)
+  --stream KEY          the stream key (default ${DEFAULT_STREAM})
+  --retain N            entries the stream keeps at least, trimmed approximately (MAXLEN ~)
+                        (default: the largest window of --config plus one, at least 10000)
+  --config FILE.json    the replicas' estimator configuration (sets the defaults of --retain
+                        and --backfill)
+  --backfill N          aptos: blocks read back from the tip when the stream is empty
+                        (default: the largest window plus one, 121 with the defaults)
+  --poll-ms N           aptos: wait between looks at the tip (default 500)
+  --seed N              sim: seed (default 1)
+  --interval-ms N       sim: block interval in ms (default 250; 0 = as fast as possible)
+  --speed N             ndjson: replay at N times the recorded pace (default: as fast as possible)
+  --log-level LEVEL     fatal|error|warn|info|debug|trace|silent (default info; debug logs every block)
+Runs until SIGINT/SIGTERM (then writes what waits, for at most 5 s) or the source ends.
+Exit code: 0 done, 1 unusable arguments or a source that failed.`;
+
+const LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+const MIN_RETAIN = 10_000;
+
+/** A running publisher, for tests and embedding. */
+export interface PublishHandle {
+  /** Blocks by outcome so far. */
+  counts(): Readonly<Record<RedisPublishOutcome, number>>;
+  /** Resolves with the exit code when the source ended and every block was written, or after `stop`. */
+  readonly done: Promise<number>;
+  /** Stop reading the source, write what waits (at most `graceMs`), then resolve `done`. */
+  stop(graceMs?: number): Promise<number>;
+}
+
+/** Parse the flags, find where the stream stands, and start publishing. */
+export async function startPublish(argv: string[], io: CliIo): Promise<PublishHandle> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      source: { type: "string" },
+      to: { type: "string" },
+      stream: { type: "string", default: DEFAULT_STREAM },
+      retain: { type: "string" },
+      config: { type: "string" },
+      backfill: { type: "string" },
+      "poll-ms": { type: "string" },
+      seed: { type: "string" },
+      "interval-ms": { type: "string" },
+      speed: { type: "string" },
+      "log-level": { type: "string", default: "info" },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (!values.source) throw new UsageError("--source aptos:URL, sim or ndjson:PATH is required");
+  if (!values.to) throw new UsageError("--to redis://HOST:PORT is required");
+  const to = redisUrlFlag("to", values.to);
+  const spec = parseSourceSpec(values.source);
+  if (spec.kind === "redis")
+    throw new UsageError(`--source must be aptos:URL, sim or ndjson:PATH (got "${values.source}")`);
+  const only = (flag: keyof typeof values, kind: SourceSpec["kind"], what: string) => {
+    if (values[flag] !== undefined && spec.kind !== kind)
+      throw new UsageError(`--${flag} only applies to --source ${what}`);
+  };
+  only("backfill", "aptos", "aptos:URL");
+  only("poll-ms", "aptos", "aptos:URL");
+  only("seed", "sim", "sim");
+  only("interval-ms", "sim", "sim");
+  only("speed", "ndjson", "ndjson:PATH");
+  const level = values["log-level"];
+  if (!LEVELS.includes(level))
+    throw new UsageError(`--log-level must be one of ${LEVELS.join(", ")} (got "${level}")`);
+  const speed = values.speed === undefined ? undefined : Number(values.speed);
+  if (speed !== undefined && !(speed > 0 && Number.isFinite(speed)))
+    throw new UsageError(`--speed must be a positive number (got "${values.speed}")`);
+  const file = await loadConfigFile(values.config);
+  const window = largestWindow(file);
+  const retain = intFlag("retain", values.retain, 1) ?? Math.max(MIN_RETAIN, window);
+  const backfill = intFlag("backfill", values.backfill, 0) ?? window;
+  const stream = values.stream;
+  const log = pino({ level, base: { name: "gasdigest-publish" } }, io.stdout);
+  const display = parseRedisUrl(to).display;
+  const onRedisEvent = logRedisEvent(log);
+
+  const stop$ = new Subject<void>();
+  let stopped = false;
+  const top = await waitForStreamTop(to, stream, onRedisEvent, () => stopped);
+  if (top && !top.ok)
+    log.error(
+      { id: top.id, problems: formatIssues(top.issues, "; ") },
+      `the newest entry ${top.id} of stream ${stream} is not a gasdigest block: Redis refuses every XADD at or below its id`,
+    );
+  const startHeight = top?.ok ? top.height + 1n : undefined;
+  const source$ = makeSource(spec, log, {
+    startHeight,
+    backfill,
+    pollIntervalMs: intFlag("poll-ms", values["poll-ms"], 1),
+    seed: intFlag("seed", values.seed, 0),
+    intervalMs: intFlag("interval-ms", values["interval-ms"], 0),
+    speed,
+  });
+  log.info(
+    { to: display, stream, retain, startHeight: startHeight?.toString(), source: values.source },
+    startHeight === undefined
+      ? `publishing to ${display}, stream ${stream}`
+      : `publishing to ${display}, stream ${stream}, from height ${startHeight}`,
+  );
+
+  const counts: Record<RedisPublishOutcome, number> = {
+    published: 0,
+    already_published: 0,
+    skipped: 0,
+  };
+  let resolveDone: (code: number) => void = () => undefined;
+  const done = new Promise<number>((resolve) => {
+    resolveDone = resolve;
+  });
+  const finish = (code: number) => {
+    log.info({ counts }, "gasdigest publish stopped");
+    resolveDone(code);
+  };
+  const subscription = source$
+    .pipe(
+      takeUntil(stop$),
+      redisStreamSink(to, {
+        stream,
+        retain,
+        onEvent: onRedisEvent as (e: RedisSinkEvent) => void,
+      }),
+    )
+    .subscribe({
+      next(r) {
+        counts[r.outcome]++;
+        if (counts.published === 1 && r.outcome === "published")
+          log.info({ height: r.height.toString() }, "first block published");
+        log.debug({ height: r.height.toString(), outcome: r.outcome }, "block");
+      },
+      error(e) {
+        log.error({ err: (e as Error)?.message ?? String(e) }, "the source failed");
+        finish(1);
+      },
+      complete() {
+        finish(0);
+      },
+    });
+
+  return {
+    counts: () => ({ ...counts }),
+    done,
+    async stop(graceMs = 5_000) {
+      stopped = true;
+      stop$.next();
+      const grace = new AbortController();
+      const timer = sleep(graceMs, "timeout" as const, { signal: grace.signal }).catch(
+        () => "done",
+      );
+      const outcome = await Promise.race([done, timer]);
+      grace.abort(); // a pending timer would keep the process alive for the whole grace time
+      if (outcome === "timeout") {
+        log.warn({ graceMs }, "Redis did not take the waiting blocks in time; they are dropped");
+        subscription.unsubscribe();
+        finish(0);
+      }
+      return done;
+    },
+  };
+}
+
+/** Read the stream's newest entry, retrying with backoff while Redis cannot be reached. */
+async function waitForStreamTop(
+  url: string,
+  stream: string,
+  onEvent: ReturnType<typeof logRedisEvent>,
+  stopped: () => boolean,
+): Promise<RedisStreamTop | undefined> {
+  const outage = createOutageTracker({
+    url: parseRedisUrl(url).display,
+    unreachableAfter: 3,
+    initialBackoffMs: 100,
+    maxBackoffMs: 5_000,
+    random: Math.random,
+    now: Date.now,
+    onEvent,
+  });
+  for (;;) {
+    try {
+      const top = await redisStreamTop(url, { stream });
+      outage.succeeded();
+      return top;
+    } catch (e) {
+      if (!(e instanceof RedisFeedError) || stopped()) throw e;
+      await sleep(outage.failed(e));
+    }
+  }
+}
+
+interface SourceFlags {
+  startHeight: bigint | undefined;
+  backfill: number;
+  pollIntervalMs: number | undefined;
+  seed: number | undefined;
+  intervalMs: number | undefined;
+  speed: number | undefined;
+}
+
+function makeSource(spec: SourceSpec, log: pino.Logger, f: SourceFlags): Observable<BlockSample> {
+  switch (spec.kind) {
+    case "aptos":
+      return aptosRest(spec.url, {
+        backfillBlocks: f.backfill,
+        startHeight: f.startHeight,
+        pollIntervalMs: f.pollIntervalMs,
+        onEvent: (event) => {
+          const level =
+            event.type === "retrying" ? "debug" : event.type === "unreachable" ? "warn" : "info";
+          log[level](
+            { event: event.type, ...aptosRestEventFields(event) },
+            describeAptosRestEvent(event),
+          );
+        },
+      });
+    case "sim":
+      return simulator({
+        seed: f.seed,
+        intervalMs: f.intervalMs,
+        startHeight: f.startHeight,
+        clock: "wall",
+      });
+    case "ndjson":
+      return ndjsonFile(spec.path, {
+        speed: f.speed,
+        onInvalidLine: (e) =>
+          log.warn({ line: e.line, problems: formatIssues(e.issues, "; ") }, "bad line skipped"),
+      });
+    case "redis":
+      throw new UsageError("--source redis:// cannot be published again");
+  }
+}
+
+/** `gasdigest publish`: runs until SIGINT or SIGTERM, or until the source ends. */
+export async function publish(argv: string[], io: CliIo): Promise<number> {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    io.stdout.write(`${PUBLISH_USAGE}\n`);
+    return 0;
+  }
+  const handle = await startPublish(argv, io);
+  const stop = () => {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+    void handle.stop();
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  const code = await handle.done;
+  process.off("SIGINT", stop);
+  process.off("SIGTERM", stop);
+  return code;
+}
+
+/** The `publish` command for the CLI's command table. */
+export const publishCommand = {
+  run: publish,
+  usage: PUBLISH_USAGE,
+  summary: "publish blocks from a node (or a file, or the simulator) to a Redis Stream",
+};

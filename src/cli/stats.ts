@@ -1,0 +1,133 @@
+import { parseArgs } from "node:util";
+import {
+  createHistoryStats,
+  type HistoryStats,
+  type Quantiles,
+  STATS_QUANTILES,
+} from "../backtest/createHistoryStats.js";
+import { readHistory } from "../backtest/readHistory.js";
+import { BaseError } from "../core/errors.js";
+import { type CliIo, UsageError } from "./io.js";
+import { issueLine } from "./lineMessages.js";
+import { loadConfigFile } from "./loadConfigFile.js";
+
+export const STATS_USAGE = `Usage: gasdigest stats --input FILE.ndjson [--compare OTHER.ndjson] [--config FILE.json] [--json]
+
+Prints a block history's statistics: the share of full blocks, full-block run lengths, the lag-1
+autocorrelation of log clearing price, quantiles of block-to-block clearing ratios, and
+quantiles of the minimum price. With --compare, a second history side by side and how far each
+statistic of the second lies from the first (to check a simulated chain against a real one).
+  --config   fullness and minimum-price settings for the clearing prices (as backtest)
+  --json     print the statistics as JSON
+Exit code: 0 all lines accepted, 2 some lines rejected, 1 unusable arguments or unreadable file.`;
+
+/** One statistic as a named number (for the side-by-side table and the comparison). */
+function rows(s: HistoryStats): [string, number | null][] {
+  const q = (name: string, qs: Quantiles, levels = STATS_QUANTILES) =>
+    levels.map((l): [string, number | null] => [`${name} p${l * 100}`, qs?.[String(l)] ?? null]);
+  const median = s.minimumPrice?.["0.5"];
+  const relative: Quantiles =
+    s.minimumPrice && median
+      ? Object.fromEntries(Object.entries(s.minimumPrice).map(([k, v]) => [k, v / median]))
+      : null;
+  return [
+    ["blocks", s.blocks],
+    ["full blocks (share)", s.fullShare],
+    ["clearing at the minimum (share)", s.atMinimumShare],
+    ["full-block runs", s.fullRuns.count],
+    ["full-block run mean", s.fullRuns.mean],
+    ...q("full-block run", s.fullRuns.quantiles, [0.5, 0.9]),
+    ["full-block run max", s.fullRuns.max],
+    ["lag-1 autocorrelation of log clearing", s.clearingAutocorrelation],
+    ...q("clearing(t)/clearing(t-1)", s.clearingRatio),
+    ...q("clearing/minimum", s.clearingOverMinimum, [0.5, 0.9, 0.99]),
+    ...q("minimum price", s.minimumPrice, [0.01, 0.5, 0.99]),
+    ...q("minimum price / its median", relative, [0.01, 0.99]),
+  ];
+}
+
+const show = (v: number | null) =>
+  v === null ? "-" : Number.isInteger(v) ? String(v) : v.toPrecision(4);
+
+/** Read a history's statistics; problems counted and reported on stderr. */
+async function collect(path: string, io: CliIo, config: Parameters<typeof createHistoryStats>[0]) {
+  const stats = createHistoryStats(config);
+  let problems = 0;
+  try {
+    for await (const entry of readHistory(path)) {
+      if (!entry.ok) {
+        problems++;
+        if (problems <= 100)
+          for (const i of entry.issues) io.stderr.write(`${issueLine(entry.line, i)}\n`);
+        continue;
+      }
+      stats.push(entry.block);
+    }
+  } catch (e) {
+    throw new BaseError(`cannot read ${path}`, { details: (e as Error).message, cause: e });
+  }
+  if (problems > 100) io.stderr.write(`(${problems - 100} more rejected lines not shown)\n`);
+  return { result: stats.result(), problems };
+}
+
+/** `gasdigest stats`: returns the exit code. */
+export async function stats(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      input: { type: "string", short: "i" },
+      compare: { type: "string" },
+      config: { type: "string", short: "c" },
+      json: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h" },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    io.stdout.write(`${STATS_USAGE}\n`);
+    return 0;
+  }
+  if (!values.input) throw new UsageError("--input FILE.ndjson is required");
+  const file = await loadConfigFile(values.config);
+  const a = await collect(values.input, io, file.gas);
+  const b = values.compare ? await collect(values.compare, io, file.gas) : undefined;
+  if (values.json) {
+    const out = b
+      ? { [values.input]: a.result, [values.compare!]: b.result }
+      : { input: values.input, ...a.result };
+    io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+  } else {
+    const left = rows(a.result);
+    const right = b ? rows(b.result) : undefined;
+    const table = left.map(([name, v], i) => {
+      const cells = [name, show(v)];
+      if (right) {
+        const w = right[i]![1];
+        cells.push(show(w));
+        cells.push(
+          v !== null && w !== null && v !== 0 ? `${((w / v - 1) * 100).toFixed(1)}%` : "-",
+        );
+      }
+      return cells;
+    });
+    const header = right
+      ? ["statistic", values.input, values.compare!, "difference"]
+      : ["statistic", values.input];
+    const all = [header, ...table];
+    const widths = header.map((_, c) => Math.max(...all.map((r) => r[c]!.length)));
+    const line = (r: string[]) =>
+      r.map((v, c) => (c === 0 ? v.padEnd(widths[c]!) : v.padStart(widths[c]!))).join("  ");
+    io.stdout.write(
+      `${line(header)}\n${widths.map((w) => "-".repeat(w)).join("  ")}\n${table.map(line).join("\n")}\n`,
+    );
+  }
+  return a.problems + (b?.problems ?? 0) > 0 ? 2 : 0;
+}
+
+/** The `stats` command for the CLI's command table. */
+export const statsCommand = {
+  run: stats,
+  usage: STATS_USAGE,
+  summary: "a block history's statistics (fullness, runs, autocorrelation, price ratios)",
+};

@@ -1,0 +1,58 @@
+import { StrategyError } from "./errors.js";
+import { showValue } from "./showValue.js";
+import type { GasEstimate, Strategy } from "./types.js";
+import { U64_MAX } from "./u64.js";
+
+/**
+ * Ask a strategy for its estimate and check it: everything that touches the strategy's answer
+ * (the call, its property reads) happens inside the guard, so a strategy that throws, returns
+ * a value with a throwing getter, or breaks the invariants
+ * (`min <= deprioritized <= regular <= prioritized <= 2^64-1`, all BigInt) gives a
+ * {@link StrategyError} and never escapes.
+ *
+ * @example
+ * const r = checkEstimate(strategy, "aip34", 100n);
+ * if (r.failure) console.error(r.failure.shortMessage);
+ */
+export function checkEstimate(
+  strategy: Strategy,
+  name: string,
+  min: bigint,
+):
+  | { estimate: GasEstimate; failure?: undefined }
+  | { estimate?: undefined; failure: StrategyError } {
+  let low: unknown;
+  let regular: unknown;
+  let high: unknown;
+  try {
+    const e: unknown = strategy.estimate(min);
+    if (typeof e === "object" && e !== null) {
+      const o = e as Partial<GasEstimate>;
+      low = o.deprioritized;
+      regular = o.regular;
+      high = o.prioritized;
+    }
+  } catch (cause) {
+    return {
+      failure: new StrategyError(`strategy ${name} failed to estimate`, {
+        cause,
+        details: String(cause),
+      }),
+    };
+  }
+  if (
+    typeof low === "bigint" &&
+    typeof regular === "bigint" &&
+    typeof high === "bigint" &&
+    low >= min &&
+    low <= regular &&
+    regular <= high &&
+    high <= U64_MAX
+  )
+    return { estimate: Object.freeze({ deprioritized: low, regular, prioritized: high }) };
+  return {
+    failure: new StrategyError(`strategy ${name} returned an estimate that breaks the invariants`, {
+      details: `expected min (${min}) <= deprioritized <= regular <= prioritized <= 2^64-1 as BigInt, got ${showValue(low)}/${showValue(regular)}/${showValue(high)}`,
+    }),
+  };
+}

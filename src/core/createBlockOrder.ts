@@ -1,0 +1,71 @@
+import { type BlockPosition, checkBlockOrder } from "./checkBlockOrder.js";
+
+/** Settings of {@link createBlockOrder} (the config fields of the same names). */
+export interface BlockOrderOptions {
+  /** Largest accepted step above the newest height. */
+  readonly maxHeightJump: number;
+  /** Blocks rejected in a row, in order among themselves, after which they are followed. */
+  readonly resyncAfterBlocks: number;
+}
+
+/** The ordering rules with memory: see {@link createBlockOrder}. */
+export interface BlockOrder {
+  /**
+   * What to do with `block`: `"next"` (accept it), `"duplicate"` (ignore it) or `"resync"`
+   * (accept it after forgetting the newest block: the rejected run is followed).
+   * @throws {BlockOrderError} the block breaks the ordering rules (it is counted in the run).
+   */
+  check(block: BlockPosition): "next" | "duplicate" | "resync";
+  /** `block` was accepted: it is the newest now, and the run of rejected blocks is over. */
+  accept(block: BlockPosition): void;
+  /** Forget everything (the next block is accepted whatever its height). */
+  clear(): void;
+}
+
+/**
+ * The engine's ordering rules ({@link checkBlockOrder}, with `maxHeightJump`) plus the way out
+ * of a wrong newest block: a run of `resyncAfterBlocks` blocks in a row that are all rejected
+ * but in order among themselves (heights increasing by at most `maxHeightJump`, epochs not
+ * decreasing) means the newest block was wrong (a poison line at height 2^64-1) or the chain
+ * was reset (a test network wiped): the last block of the run is accepted as `"resync"`. So no
+ * single block can stop a source for good, and one stray old block is still rejected.
+ *
+ * @example
+ * const order = createBlockOrder({ maxHeightJump: 1_000_000, resyncAfterBlocks: 10 });
+ * if (order.check(block) !== "duplicate") order.accept(block);
+ */
+export function createBlockOrder(options: BlockOrderOptions): BlockOrder {
+  const maxJump = BigInt(options.maxHeightJump);
+  let newest: BlockPosition | undefined;
+  // The run of rejected blocks that are in order among themselves: its newest block and length.
+  let runLast: BlockPosition | undefined;
+  let runLength = 0;
+
+  const follows = (a: BlockPosition, b: BlockPosition) =>
+    b.height > a.height && b.height - a.height <= maxJump && b.epoch >= a.epoch;
+
+  return {
+    check(block) {
+      try {
+        return checkBlockOrder(newest, block, maxJump);
+      } catch (error) {
+        if (runLast && block.height === runLast.height) throw error; // the run's duplicate
+        if (runLast && follows(runLast, block)) runLength++;
+        else runLength = 1;
+        runLast = { height: block.height, epoch: block.epoch };
+        if (runLength < options.resyncAfterBlocks) throw error;
+        return "resync";
+      }
+    },
+    accept(block) {
+      newest = { height: block.height, epoch: block.epoch };
+      runLast = undefined;
+      runLength = 0;
+    },
+    clear() {
+      newest = undefined;
+      runLast = undefined;
+      runLength = 0;
+    },
+  };
+}

@@ -1,0 +1,70 @@
+/** Longest echo of a bad value in a message, in characters. */
+export const MAX_SHOWN = 80;
+
+/**
+ * A value as an error message shows it, never longer than {@link MAX_SHOWN} characters: strings
+ * quoted (cut with `…` and their length when long), numbers and small BigInts as written,
+ * containers by kind. Cost is bounded too: a long string or a huge BigInt is never copied whole.
+ *
+ * @example
+ * showValue("0x10"); // '"0x10"'
+ * showValue("7".repeat(1e6)); // '"7777777777…" (1000000 characters)' (cut to fit 80 characters)
+ * showValue([1, 2]); // "an array of 2 items"
+ */
+export function showValue(value: unknown): string {
+  switch (typeof value) {
+    case "string":
+      return showString(value);
+    case "number":
+    case "boolean":
+      return String(value);
+    case "bigint":
+      return showBigInt(value);
+    case "undefined":
+      return "nothing";
+    case "function":
+      return "a function";
+    case "symbol":
+      return "a symbol";
+    default:
+      if (value === null) return "null";
+      if (Array.isArray(value))
+        return `an array of ${value.length} ${value.length === 1 ? "item" : "items"}`;
+      return "an object";
+  }
+}
+
+function showString(s: string): string {
+  if (s.length <= MAX_SHOWN - 2) {
+    const quoted = JSON.stringify(s);
+    if (quoted.length <= MAX_SHOWN) return quoted;
+  }
+  const suffix = ` (${s.length} characters)`;
+  // Escapes can make the quoted form longer than the characters kept: cut until it fits.
+  let keep = MAX_SHOWN - suffix.length - 3;
+  let head = JSON.stringify(s.slice(0, keep)).slice(0, -1);
+  while (head.length + 2 + suffix.length > MAX_SHOWN && keep > 0) {
+    keep = Math.floor(keep / 2);
+    head = JSON.stringify(s.slice(0, keep)).slice(0, -1);
+  }
+  return `${head}…"${suffix}`;
+}
+
+// 2^200 has 61 decimal digits: anything longer is shown by size (its decimal form is costly).
+const BIG = 1n << 200n;
+
+function showBigInt(v: bigint): string {
+  if (v < BIG && v > -BIG) return v.toString();
+  const bits = (v < 0n ? -v : v).toString(16).length * 4;
+  return `a${v < 0n ? " negative" : ""} BigInt of about ${bits} bits`;
+}
+
+/**
+ * Cut a text to `max` characters with `…` (for messages quoting other messages or input).
+ *
+ * @example
+ * shorten("a".repeat(500), 10); // "aaaaaaaaa…"
+ */
+export function shorten(text: string, max = 200): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

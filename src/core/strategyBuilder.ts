@@ -1,0 +1,26 @@
+import type { StrategyFactory } from "./types.js";
+
+const BUILDER = Symbol.for("gasdigest.strategyBuilder");
+
+/**
+ * Mark a strategy builder: a function that takes the strategy's options and returns the
+ * {@link StrategyFactory} that `createEngine` calls with the config. The mark lets the engine
+ * tell a builder passed uncalled (`strategy: aip34()`) from a factory and say how to call it.
+ *
+ * @example
+ * export const cheapest = strategyBuilder("cheapest", (options: { margin?: number } = {}) => (config) => ({ ... }));
+ */
+export function strategyBuilder<A extends unknown[]>(
+  name: string,
+  build: (...args: A) => StrategyFactory,
+): (...args: A) => StrategyFactory {
+  Object.defineProperty(build, BUILDER, { value: name });
+  return build;
+}
+
+/** The name of a strategy builder (see {@link strategyBuilder}), else `undefined`. */
+export function builderName(value: unknown): string | undefined {
+  if (typeof value !== "function") return undefined;
+  const name = (value as unknown as Record<symbol, unknown>)[BUILDER];
+  return typeof name === "string" ? name : undefined;
+}

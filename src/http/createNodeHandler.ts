@@ -1,0 +1,26 @@
+import { createHandler } from "./createHandler.js";
+import type { HandlerOptions } from "./handlerOptions.js";
+import { swaggerUiFiles } from "./swaggerUiFiles.js";
+import type { Handler, HandlerEngine } from "./types.js";
+
+/**
+ * {@link createHandler} for the node hosts (the node server, Express, Fastify, Koa): the same
+ * handler, with `explorerAssets` read from the installed `swagger-ui-dist` when left out, so the
+ * explorer works with no configuration. Internal: not exported from a package entry point.
+ *
+ * @throws {InvalidConfigError} listing every invalid option.
+ * @example
+ * const handler = createNodeHandler(engine, { basePath: "/v1" });
+ */
+export function createNodeHandler(engine: HandlerEngine, options?: HandlerOptions): Handler {
+  // Anything but an options object is left to createHandler, which names the problem.
+  if (options === undefined) return createHandler(engine, { explorerAssets: swaggerUiFiles() });
+  if (
+    typeof options === "object" &&
+    options !== null &&
+    !Array.isArray(options) &&
+    options.explorerAssets === undefined
+  )
+    return createHandler(engine, { ...options, explorerAssets: swaggerUiFiles() });
+  return createHandler(engine, options);
+}

@@ -1,0 +1,33 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { type ExplorerAssets, SWAGGER_UI_FILES, type SwaggerUiFile } from "./explorer.js";
+
+const cache = new Map<SwaggerUiFile, Uint8Array>();
+let folder: string | undefined;
+
+function read(name: SwaggerUiFile): Uint8Array {
+  let bytes = cache.get(name);
+  if (bytes === undefined) {
+    folder ??= dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+    bytes = new Uint8Array(readFileSync(join(folder, name)));
+    cache.set(name, bytes);
+  }
+  return bytes;
+}
+
+/**
+ * The explorer's files read from the installed `swagger-ui-dist` package (node only): each is
+ * read on its first request and kept for the life of the process. What the node server and the
+ * Express, Fastify and Koa adapters use when `explorerAssets` is left out.
+ *
+ * @throws nothing itself; a file that cannot be read throws on its first request (the handler
+ *   answers 500 and logs the cause).
+ * @example
+ * createHandler(engine, { explorerAssets: swaggerUiFiles() });
+ */
+export function swaggerUiFiles(): ExplorerAssets {
+  const files = {} as Record<SwaggerUiFile, () => Uint8Array>;
+  for (const name of SWAGGER_UI_FILES) files[name] = () => read(name);
+  return Object.freeze(files);
+}

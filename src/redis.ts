@@ -1,0 +1,32 @@
+// gasdigest/redis: blocks through a Redis Stream, for many replicas fed by one or two
+// publishers (docs/operations.md). Node only; needs the optional peer dependency `ioredis`,
+// which starts loading when a source or sink is created, never when this module is imported.
+
+export {
+  describeRedisSinkEvent,
+  type RedisPublishOutcome,
+  type RedisPublishResult,
+  type RedisSinkEvent,
+  type RedisStreamSinkOptions,
+  redisStreamSink,
+} from "./sinks/redisStreamSink.js";
+export {
+  DEFAULT_STREAM,
+  type DecodedStreamEntry,
+  decodeStreamEntry,
+  describeRedisEvent,
+  encodeStreamEntry,
+  entryId,
+  parseRedisUrl,
+  type RedisConnectionEvent,
+  type RedisConnectionOptions,
+  type RedisFailureKind,
+  RedisFeedError,
+  type RedisStreamEvent,
+  type RedisStreamOptions,
+  type RedisStreamTop,
+  type RedisTarget,
+  redisEventFields,
+  redisStream,
+  redisStreamTop,
+} from "./sources/redisStream.js";

@@ -1,0 +1,89 @@
+import type { BlockSample } from "../../core/blockSample.js";
+
+/** Blocks waiting to be written, oldest first, with a bound and a wake-up for the writer. */
+export interface PendingQueue {
+  /** Add a block; when over `limit`, drop the oldest and return how many and which heights. */
+  push(block: BlockSample): { count: number; from: bigint; to: bigint } | undefined;
+  /** Remove and return the oldest `n` blocks (fewer when fewer wait). */
+  take(n: number): BlockSample[];
+  /** Put blocks taken but not written back in front, in their order. */
+  putBack(blocks: readonly BlockSample[]): void;
+  /** No more blocks will come. */
+  end(): void;
+  readonly ended: boolean;
+  readonly length: number;
+  /** Resolves when a block arrives or the queue ends (at once if one waits). */
+  wait(): Promise<void>;
+}
+
+/**
+ * A bounded FIFO of blocks for the sink: O(1) push and shift (a head index, compacted now and
+ * then), the oldest blocks dropped beyond `limit`.
+ *
+ * @example
+ * const queue = createPendingQueue(100_000);
+ * queue.push(block); await queue.wait(); const batch = queue.take(100);
+ */
+export function createPendingQueue(limit: number): PendingQueue {
+  let items: BlockSample[] = [];
+  let head = 0;
+  let ended = false;
+  let waiter: (() => void) | undefined;
+  const wake = () => {
+    const w = waiter;
+    waiter = undefined;
+    w?.();
+  };
+  const compact = () => {
+    if (head > 1024 && head * 2 > items.length) {
+      items = items.slice(head);
+      head = 0;
+    }
+  };
+  return {
+    push(block) {
+      items.push(block);
+      let dropped: { count: number; from: bigint; to: bigint } | undefined;
+      const over = items.length - head - limit;
+      if (over > 0) {
+        dropped = { count: over, from: items[head]!.height, to: items[head + over - 1]!.height };
+        head += over;
+        compact();
+      }
+      wake();
+      return dropped;
+    },
+    take(n) {
+      const out = items.slice(head, head + n);
+      head += out.length;
+      compact();
+      return out;
+    },
+    putBack(blocks) {
+      if (blocks.length === 0) return;
+      if (head >= blocks.length) {
+        head -= blocks.length;
+        for (let i = 0; i < blocks.length; i++) items[head + i] = blocks[i]!;
+      } else {
+        items = [...blocks, ...items.slice(head)];
+        head = 0;
+      }
+    },
+    end() {
+      ended = true;
+      wake();
+    },
+    get ended() {
+      return ended;
+    },
+    get length() {
+      return items.length - head;
+    },
+    wait() {
+      if (ended || items.length > head) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        waiter = resolve;
+      });
+    },
+  };
+}

@@ -1,0 +1,115 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { BlockSample } from "../../core/blockSample.js";
+import { checkStreamKey } from "../../sources/redis/checkStreamKey.js";
+import { connectRedis, type RedisConnection } from "../../sources/redis/connectRedis.js";
+import { createOutageTracker } from "../../sources/redis/createOutageTracker.js";
+import { RedisFeedError } from "../../sources/redis/errors.js";
+import { encodeStreamEntry, entryId } from "../../sources/redis/streamEntry.js";
+import type { PendingQueue } from "./createPendingQueue.js";
+import type { RedisPublishResult, ResolvedRedisStreamSinkOptions } from "./options.js";
+
+/** Redis's answer to an `XADD` whose id is not above the stream's top id. */
+const REFUSED = "equal or smaller than the target stream top item";
+
+/**
+ * The write loop of the Redis sink: take up to `batchSize` waiting blocks, send their `XADD`s
+ * (`MAXLEN ~ retain`, id `<height>-0`) in one pipeline, report each outcome in order. A failure
+ * (connection, timeout, or an error answer other than the refused id) puts the unwritten blocks
+ * back, closes the connection and retries after a backoff. Returns when the queue has ended and
+ * is empty, or when `signal` aborts.
+ */
+export async function publishBlocks(
+  options: ResolvedRedisStreamSinkOptions,
+  queue: PendingQueue,
+  report: (result: RedisPublishResult) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  const { onEvent, stream } = options;
+  const url = options.target.display;
+  const outage = createOutageTracker({ ...options, url, onEvent });
+  const retain = String(options.retain);
+  let conn: RedisConnection | undefined;
+  const closeOnAbort = () => conn?.close();
+  signal.addEventListener("abort", closeOnAbort, { once: true });
+  try {
+    while (!signal.aborted) {
+      if (queue.length === 0) {
+        if (queue.ended) return;
+        await queue.wait();
+        continue;
+      }
+      let batch: BlockSample[] = [];
+      try {
+        if (!conn) {
+          conn = await connectRedis(options.target, {
+            timeoutMs: options.timeoutMs,
+            name: "gasdigest-publisher",
+          });
+          if (signal.aborted) return;
+          await checkStreamKey(conn, url, stream);
+          outage.succeeded();
+          onEvent({ type: "connected", url, stream });
+        }
+        batch = queue.take(options.batchSize);
+        while (batch.length > 0 && batch[0]!.height === 0n) {
+          report({ height: 0n, id: "0-0", outcome: "skipped" });
+          batch.shift();
+        }
+        if (batch.length === 0) continue;
+        const sent = batch;
+        const replies = await conn.call((c) => {
+          const pipeline = c.pipeline();
+          for (const b of sent)
+            pipeline.xadd(
+              stream,
+              "MAXLEN",
+              "~",
+              retain,
+              entryId(b.height),
+              ...encodeStreamEntry(b),
+            );
+          return pipeline.exec();
+        });
+        let done = 0;
+        let failure: Error | undefined;
+        for (const b of batch) {
+          const [error] = replies?.[done] ?? [new Error("no answer in the pipeline")];
+          if (error && !error.message.includes(REFUSED)) {
+            failure = error;
+            break;
+          }
+          if (b.height === 0n) report({ height: 0n, id: "0-0", outcome: "skipped" });
+          else
+            report({
+              height: b.height,
+              id: entryId(b.height),
+              outcome: error ? "already_published" : "published",
+            });
+          done++;
+        }
+        batch = batch.slice(done);
+        if (failure)
+          throw new RedisFeedError(
+            url,
+            failure.message.startsWith("WRONGTYPE") ? "wrong_type" : "command",
+            { details: failure.message, cause: failure },
+          );
+        outage.succeeded();
+      } catch (e) {
+        queue.putBack(batch);
+        conn?.close();
+        conn = undefined;
+        if (signal.aborted) return;
+        if (!(e instanceof RedisFeedError)) throw e;
+        try {
+          await sleep(outage.failed(e), undefined, { signal });
+        } catch {
+          return;
+        }
+      }
+    }
+  } finally {
+    signal.removeEventListener("abort", closeOnAbort);
+    conn?.close();
+  }
+}

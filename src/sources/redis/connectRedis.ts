@@ -1,0 +1,137 @@
+import type { Redis } from "ioredis";
+import { BaseError } from "../../core/errors.js";
+import { RedisFeedError } from "./errors.js";
+import type { RedisTarget } from "./parseRedisUrl.js";
+
+type RedisClass = typeof Redis;
+let loading: Promise<RedisClass> | undefined;
+
+/**
+ * Load the `ioredis` client on first use: it is an optional peer dependency, needed only by the
+ * Redis source and sink, so nothing else of gasdigest loads it.
+ *
+ * @throws {BaseError} when `ioredis` is not installed, saying how to install it.
+ * @example
+ * const Redis = await loadIoredis();
+ */
+export function loadIoredis(): Promise<RedisClass> {
+  loading ??= import("ioredis").then(
+    (m) => (m.Redis ?? m.default) as RedisClass,
+    (cause) => {
+      loading = undefined;
+      throw new BaseError("the Redis feed needs the ioredis package, which is not installed", {
+        details: "install it next to gasdigest: npm install ioredis",
+        cause,
+      });
+    },
+  );
+  return loading;
+}
+
+/** One connection to Redis, dropped at the first failure (the caller makes a new one). */
+export interface RedisConnection {
+  readonly client: Redis;
+  /**
+   * Run `what` with the connection's timeout (plus `extraMs`, e.g. an `XREAD BLOCK` time). A
+   * timeout closes the connection. Failures become a {@link RedisFeedError}: `timeout`,
+   * `closed` (the connection went away), `wrong_type` or `command` (Redis answered an error).
+   */
+  call<T>(what: (client: Redis) => Promise<T>, extraMs?: number): Promise<T>;
+  /** Close the connection at once (pending calls fail with `closed`). Idempotent. */
+  close(): void;
+}
+
+/** Options of {@link connectRedis}. */
+export interface ConnectRedisOptions {
+  /** Longest wait for the connection and for each answer, in ms. */
+  timeoutMs: number;
+  /** `CLIENT SETNAME` of the connection, shown by `CLIENT LIST`. */
+  name: string;
+}
+
+/**
+ * Open one connection to Redis, with no automatic reconnection and no offline queue: a call on a
+ * broken connection fails at once, so the source and the sink can reconnect with their own
+ * backoff and events.
+ *
+ * @throws {RedisFeedError} `connect` (with the socket error as details) or `timeout`.
+ * @example
+ * const conn = await connectRedis(parseRedisUrl("redis://127.0.0.1:6379"), { timeoutMs: 5000, name: "gasdigest" });
+ * const top = await conn.call((c) => c.xrevrange("gasdigest:blocks", "+", "-", "COUNT", 1));
+ */
+export async function connectRedis(
+  target: RedisTarget,
+  options: ConnectRedisOptions,
+): Promise<RedisConnection> {
+  const Client = await loadIoredis();
+  let lastError: Error | undefined;
+  let closed = false;
+  const client = new Client(target.url, {
+    lazyConnect: true,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    connectTimeout: options.timeoutMs,
+    connectionName: options.name,
+    disableClientInfo: true,
+    protocol: 2,
+  });
+  client.on("error", (e: Error) => {
+    lastError = e;
+  });
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    client.disconnect();
+  };
+  const fail = (kind: "connect" | "timeout" | "closed", cause?: unknown) =>
+    new RedisFeedError(target.display, kind, { details: lastError?.message, cause });
+
+  try {
+    await withTimeout(client.connect(), options.timeoutMs);
+  } catch (e) {
+    close();
+    throw e === TIMEOUT ? fail("timeout") : fail("connect", e);
+  }
+
+  return {
+    client,
+    close,
+    async call(what, extraMs = 0) {
+      if (closed || client.status !== "ready") throw fail("closed");
+      try {
+        return await withTimeout(what(client), options.timeoutMs + extraMs);
+      } catch (e) {
+        if (e === TIMEOUT) {
+          close();
+          throw fail("timeout");
+        }
+        if (closed || client.status !== "ready") {
+          close();
+          throw fail("closed", e);
+        }
+        const message = (e as Error)?.message ?? String(e);
+        throw new RedisFeedError(
+          target.display,
+          message.startsWith("WRONGTYPE") ? "wrong_type" : "command",
+          {
+            details: message,
+            cause: e,
+          },
+        );
+      }
+    },
+  };
+}
+
+const TIMEOUT = Symbol("timeout");
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(TIMEOUT), ms);
+  });
+  promise.catch(() => undefined);
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

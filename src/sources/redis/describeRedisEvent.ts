@@ -1,0 +1,34 @@
+import { formatIssues } from "../../core/errors.js";
+import type { RedisConnectionEvent } from "./createOutageTracker.js";
+import type { RedisStreamEvent } from "./options.js";
+
+function errorText(error: { shortMessage: string; details: string | undefined }): string {
+  return error.details ? `${error.shortMessage} (${error.details})` : error.shortMessage;
+}
+
+/**
+ * One human-readable line for an event of the Redis source (or a connection event of the sink).
+ *
+ * @example
+ * redisStream(url, { onEvent: (e) => logger.info(redisEventFields(e), describeRedisEvent(e)) });
+ */
+export function describeRedisEvent(event: RedisStreamEvent | RedisConnectionEvent): string {
+  switch (event.type) {
+    case "connected":
+      return `connected to ${event.url}, stream ${event.stream}`;
+    case "retrying":
+      return `reconnecting to Redis in ${event.delayMs} ms (attempt ${event.attempt}): ${errorText(event.error)}`;
+    case "unreachable":
+      return `Redis unusable: ${event.failures} attempts in a row failed, last: ${errorText(event.error)}`;
+    case "recovered":
+      return `Redis back after ${event.downMs} ms (${event.failures} failed attempts)`;
+    case "warm_start":
+      return `warm start: ${event.blocks} blocks (heights ${event.from}..${event.to}) from stream ${event.stream}`;
+    case "stream_empty":
+      return `stream ${event.stream} at ${event.url} is empty or absent; waiting for the first entry (is the stream key right?)`;
+    case "resumed":
+      return `reading stream ${event.stream} again after entry ${event.afterId}`;
+    case "rejected":
+      return `entry ${event.id} skipped: ${formatIssues(event.issues, "; ")}`;
+  }
+}

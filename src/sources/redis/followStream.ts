@@ -1,0 +1,118 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { BlockSample } from "../../core/blockSample.js";
+import { checkStreamKey } from "./checkStreamKey.js";
+import { connectRedis, type RedisConnection } from "./connectRedis.js";
+import { createOutageTracker } from "./createOutageTracker.js";
+import { RedisFeedError } from "./errors.js";
+import type { ResolvedRedisStreamOptions } from "./options.js";
+import { decodeStreamEntry, entryId, previousId } from "./streamEntry.js";
+
+type Entry = [id: string, fields: string[]];
+
+/**
+ * The follow loop of the `redisStream` source: connect, warm start (the newest
+ * `warmStartBlocks` entries, fed oldest first) or read from `startHeight`, then `XREAD BLOCK`
+ * after the last entry seen. Any failure closes the connection and reconnects with backoff,
+ * resuming after the last entry seen. Returns only when `signal` aborts.
+ */
+export async function followStream(
+  options: ResolvedRedisStreamOptions,
+  emit: (block: BlockSample) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  const { onEvent, stream } = options;
+  const url = options.target.display;
+  const outage = createOutageTracker({ ...options, url, onEvent });
+  const start = options.startHeight;
+  // The id of the last entry handed on (or skipped as malformed); undefined until the warm start.
+  let lastId: string | undefined =
+    start === undefined ? undefined : (previousId(entryId(start)) ?? "0-0");
+  let connectedBefore = false;
+
+  const deliver = ([id, fields]: Entry): BlockSample | undefined => {
+    lastId = id;
+    const entry = decodeStreamEntry(id, fields);
+    if (!entry.ok) {
+      onEvent({ type: "rejected", id, issues: entry.issues });
+      return undefined;
+    }
+    emit(entry.block);
+    return entry.block;
+  };
+
+  async function warmStart(conn: RedisConnection): Promise<string> {
+    const wanted = options.warmStartBlocks;
+    const newestFirst: Entry[] = [];
+    let end = "+";
+    do {
+      const count = Math.max(1, Math.min(wanted - newestFirst.length, options.batchSize));
+      const page = (await conn.call((c) =>
+        c.xrevrange(stream, end, "-", "COUNT", count),
+      )) as Entry[];
+      for (const e of page) newestFirst.push(e);
+      const before = page.length === count ? previousId(page[page.length - 1]![0]) : undefined;
+      if (before === undefined) break;
+      end = before;
+    } while (newestFirst.length < wanted);
+    if (newestFirst.length === 0) {
+      onEvent({ type: "stream_empty", url, stream });
+      return "0-0";
+    }
+    const top = newestFirst[0]![0];
+    if (wanted === 0) return top;
+    let from: bigint | undefined;
+    let to: bigint | undefined;
+    let blocks = 0;
+    for (let i = newestFirst.length - 1; i >= 0; i--) {
+      const block = deliver(newestFirst[i]!);
+      if (!block) continue;
+      from ??= block.height;
+      to = block.height;
+      blocks++;
+    }
+    if (from !== undefined && to !== undefined)
+      onEvent({ type: "warm_start", stream, blocks, from, to });
+    return top;
+  }
+
+  while (!signal.aborted) {
+    let conn: RedisConnection | undefined;
+    const closeOnAbort = () => conn?.close();
+    signal.addEventListener("abort", closeOnAbort, { once: true });
+    try {
+      conn = await connectRedis(options.target, {
+        timeoutMs: options.timeoutMs,
+        name: "gasdigest-source",
+      });
+      if (signal.aborted) break;
+      await checkStreamKey(conn, url, stream);
+      outage.succeeded();
+      onEvent({ type: "connected", url, stream });
+      if (lastId === undefined) lastId = await warmStart(conn);
+      else if (connectedBefore) onEvent({ type: "resumed", stream, afterId: lastId });
+      connectedBefore = true;
+      while (!signal.aborted) {
+        const after: string = lastId;
+        const reply = (await conn.call(
+          (c) =>
+            c.xread("COUNT", options.batchSize, "BLOCK", options.blockMs, "STREAMS", stream, after),
+          options.blockMs,
+        )) as [key: string, entries: Entry[]][] | null;
+        if (!reply || signal.aborted) continue;
+        for (const [, entries] of reply) for (const entry of entries) deliver(entry);
+      }
+    } catch (e) {
+      conn?.close();
+      if (signal.aborted) break;
+      if (!(e instanceof RedisFeedError)) throw e; // not a Redis fault (e.g. ioredis missing)
+      try {
+        await sleep(outage.failed(e), undefined, { signal });
+      } catch {
+        break;
+      }
+    } finally {
+      signal.removeEventListener("abort", closeOnAbort);
+      if (signal.aborted) conn?.close();
+    }
+  }
+}

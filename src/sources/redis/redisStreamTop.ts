@@ -1,0 +1,49 @@
+import type { ValidationIssue } from "../../core/errors.js";
+import { checkStreamKey } from "./checkStreamKey.js";
+import { connectRedis } from "./connectRedis.js";
+import { parseRedisUrl } from "./parseRedisUrl.js";
+import { DEFAULT_STREAM, decodeStreamEntry } from "./streamEntry.js";
+
+/** The newest entry of a stream, as {@link redisStreamTop} found it. */
+export type RedisStreamTop =
+  /** A valid block entry at `height`. */
+  | { id: string; ok: true; height: bigint }
+  /** An entry that is not a valid block (XADDs at or below its id are refused all the same). */
+  | { id: string; ok: false; issues: readonly ValidationIssue[] };
+
+/**
+ * Read the newest entry of a stream once (one connection, no retry): `undefined` when the key
+ * is absent or the stream empty. A publisher resumes after its height.
+ *
+ * @throws {RedisFeedError} when Redis cannot be reached (`connect`, `timeout`, `closed`), or the
+ * key holds something other than a stream (`wrong_type`).
+ * @example
+ * const top = await redisStreamTop("redis://127.0.0.1:6379");
+ * const startHeight = top?.ok ? top.height + 1n : undefined;
+ */
+export async function redisStreamTop(
+  url: string,
+  options: { stream?: string; timeoutMs?: number } = {},
+): Promise<RedisStreamTop | undefined> {
+  const target = parseRedisUrl(url);
+  const stream = options.stream ?? DEFAULT_STREAM;
+  const conn = await connectRedis(target, {
+    timeoutMs: options.timeoutMs ?? 5_000,
+    name: "gasdigest-publisher",
+  });
+  try {
+    await checkStreamKey(conn, target.display, stream);
+    const [top] = (await conn.call((c) => c.xrevrange(stream, "+", "-", "COUNT", 1))) as [
+      string,
+      string[],
+    ][];
+    if (!top) return undefined;
+    const [id, fields] = top;
+    const entry = decodeStreamEntry(id, fields);
+    return entry.ok
+      ? { id, ok: true, height: entry.block.height }
+      : { id, ok: false, issues: entry.issues };
+  } finally {
+    conn.close();
+  }
+}

@@ -1,0 +1,107 @@
+import {
+  type BlockSample,
+  safeParseBlockSample,
+  serializeBlockSample,
+} from "../../core/blockSample.js";
+import type { ValidationIssue } from "../../core/errors.js";
+import { parseJsonLossless } from "../../core/parseJsonLossless.js";
+
+/** The stream field holding the block: its NDJSON line (the block format). */
+export const BLOCK_FIELD = "block";
+/** The stream key the Redis source and sink use unless told otherwise. */
+export const DEFAULT_STREAM = "gasdigest:blocks";
+/** The largest entry sequence number Redis accepts (the `seq` of `ms-seq` ids). */
+const MAX_SEQ = "18446744073709551615";
+
+/**
+ * The entry id of a height: `<height>-0`.
+ * @example
+ * entryId(1042n); // "1042-0"
+ */
+export function entryId(height: bigint): string {
+  return `${height}-0`;
+}
+
+/**
+ * The id just below `id` (for paging backwards without exclusive ranges, absent before Redis
+ * 6.2); `undefined` below `0-1`.
+ * @example
+ * previousId("1042-0"); // "1041-18446744073709551615"
+ */
+export function previousId(id: string): string | undefined {
+  const [ms, seq] = splitId(id) ?? [];
+  if (ms === undefined || seq === undefined) return undefined;
+  if (seq > 0n) return `${ms}-${seq - 1n}`;
+  return ms > 0n ? `${ms - 1n}-${MAX_SEQ}` : undefined;
+}
+
+function splitId(id: string): [bigint, bigint] | undefined {
+  const m = /^(\d+)-(\d+)$/.exec(id);
+  return m ? [BigInt(m[1]!), BigInt(m[2]!)] : undefined;
+}
+
+/**
+ * The field/value list of a block's entry: `block` → its NDJSON line.
+ * @example
+ * await redis.xadd("gasdigest:blocks", entryId(block.height), ...encodeStreamEntry(block));
+ */
+export function encodeStreamEntry(block: BlockSample): [string, string] {
+  return [BLOCK_FIELD, serializeBlockSample(block)];
+}
+
+/** What {@link decodeStreamEntry} made of an entry. */
+export type DecodedStreamEntry =
+  | { ok: true; block: BlockSample }
+  | { ok: false; issues: readonly ValidationIssue[] };
+
+/**
+ * Validate one stream entry: its id must be `<height>-0` and its `block` field an NDJSON block
+ * line of that height. Other fields are ignored (room for later additions). Issues name the
+ * field: `id`, `block`, or `block.<path>` inside the block (`block.gas_unit_prices[3]`).
+ *
+ * @example
+ * decodeStreamEntry("1042-0", ["block", '{"height":"1042","epoch":"7","gas_unit_prices":[]}']);
+ */
+export function decodeStreamEntry(id: string, fields: readonly string[]): DecodedStreamEntry {
+  const parts = splitId(id);
+  const height = parts?.[1] === 0n ? parts[0] : undefined;
+  if (height === undefined)
+    return { ok: false, issues: [{ path: "id", message: `must be <height>-0 (got "${id}")` }] };
+  let text: string | undefined;
+  for (let i = 0; i + 1 < fields.length; i += 2)
+    if (fields[i] === BLOCK_FIELD) text = fields[i + 1];
+  if (text === undefined)
+    return {
+      ok: false,
+      issues: [{ path: BLOCK_FIELD, message: "required (the entry has no block field)" }],
+    };
+  let value: unknown;
+  try {
+    value = parseJsonLossless(text);
+  } catch (e) {
+    return {
+      ok: false,
+      issues: [{ path: BLOCK_FIELD, message: `not JSON: ${(e as Error).message}` }],
+    };
+  }
+  const r = safeParseBlockSample(value);
+  if (!r.ok)
+    return {
+      ok: false,
+      issues: r.issues.map((i) => ({
+        path: i.path ? `${BLOCK_FIELD}.${i.path}` : BLOCK_FIELD,
+        message: i.message,
+      })),
+    };
+  if (r.block.height !== height)
+    return {
+      ok: false,
+      issues: [
+        {
+          path: `${BLOCK_FIELD}.height`,
+          message: `must be the entry id's height ${height} (got ${r.block.height})`,
+        },
+      ],
+    };
+  return { ok: true, block: r.block };
+}

@@ -1,0 +1,169 @@
+import type { BlockSample } from "../core/blockSample.js";
+import { clearingPrice } from "../core/clearingPrice.js";
+import type { GasConfig } from "../core/config.js";
+import { blockFullness, effectiveMinPrice } from "../core/fullness.js";
+import { strategyBuilder } from "../core/strategyBuilder.js";
+import { TIERS, type Tier } from "../core/tiers.js";
+import type { GasEstimate, PromiseRecord, Strategy, StrategyFactory } from "../core/types.js";
+import { createTierLearner, type TierLearner } from "./calibrated/createTierLearner.js";
+import {
+  type CalibratedConfig,
+  type CalibratedOptions,
+  parseCalibratedOptions,
+} from "./calibrated/options.js";
+import { createSortedWindow, type SortedWindow } from "./calibrated/sortedWindow.js";
+
+/**
+ * The samples a tier chooses from (its experts): the 3 lowest prices of each of the newest 5
+ * and 20 blocks (a block that was not full contributes the minimum price once), and the
+ * clearing prices of the newest 100 and 500 blocks. Short windows follow a chain whose prices
+ * are sticky; the long ones estimate the tail of a chain whose blocks clear independently, and
+ * remember the last spike when a promise must cover the next one.
+ */
+const EXPERTS = [
+  { blocks: 5, sample: "lowest" },
+  { blocks: 20, sample: "lowest" },
+  { blocks: 100, sample: "clearing" },
+  { blocks: 500, sample: "clearing" },
+] as const;
+const LOWEST = 3;
+
+/** The 3 lowest prices at or above `min` of a full block, else `min` once. */
+function lowestPrices(block: BlockSample, config: GasConfig, min: bigint, out: bigint[]): void {
+  out.length = 0;
+  if (!blockFullness(block, config).full) {
+    out.push(min);
+    return;
+  }
+  for (const p of block.gasUnitPrices) {
+    if (p < min) continue;
+    if (out.length < LOWEST) out.push(p);
+    else if (p < out[LOWEST - 1]!) out[LOWEST - 1] = p;
+    else continue;
+    for (let i = out.length - 1; i > 0 && out[i]! < out[i - 1]!; i--) {
+      const t = out[i]!;
+      out[i] = out[i - 1]!;
+      out[i - 1] = t;
+    }
+  }
+  if (out.length === 0) out.push(min);
+}
+
+/** The smallest bucket at or above `price` (the price itself above the last bucket). */
+function bucketAtOrAbove(price: bigint, buckets: readonly bigint[]): bigint {
+  for (const b of buckets) if (b >= price) return b;
+  return price;
+}
+
+/**
+ * The calibrated strategy: every tier is a promise, "a bid at this price gets in within
+ * `withinBlocks` blocks with `probability`" (defaults: prioritized 99 % in 1 block, regular
+ * 95 % in 3, deprioritized 90 % in 10), and serves the lowest price that recent history says
+ * keeps it, correcting itself online from the outcome of each of its own bids.
+ *
+ * A bid's outcome is known `withinBlocks` blocks later (plus the skipped newest block with
+ * `skipLatestBlock`): it got in iff some block of its horizon cleared at or below it
+ * (`clearingPrice`, the backtest's ground truth). Each tier runs adaptive conformal inference
+ * over four samples of recent prices and serves the one with the lowest recent pinball loss
+ * (see {@link createTierLearner}; docs/strategies.md has the model, its guarantee and its limits).
+ *
+ * Bids are observed prices, never below the minimum price, monotone across tiers, and not
+ * rounded to buckets unless `roundToBuckets`. Deterministic; memory is fixed by the promises
+ * (a few hundred prices), never by the history's length. An epoch change empties the price
+ * windows and drops the bids waiting for an outcome (with `epochReset: "all"`, the learned
+ * calibration too); the observed inclusion record ({@link Strategy.promises}) keeps counting.
+ *
+ * @throws {InvalidConfigError} when the options are invalid (every issue, with its path).
+ * @example
+ * const engine = createEngine({ strategy: calibrated({ tiers: { prioritized: { probability: 0.995 } } }) });
+ * engine.snapshot()?.promises?.prioritized.rate; // share of prioritized bids that got in next block
+ */
+export const calibrated: (options?: CalibratedOptions) => StrategyFactory = strategyBuilder(
+  "calibrated",
+  (options: CalibratedOptions = {}) => {
+    const settings: CalibratedConfig = parseCalibratedOptions(options);
+    return (config) => createCalibrated(settings, config);
+  },
+);
+
+function createCalibrated(settings: CalibratedConfig, config: GasConfig): Strategy {
+  const lag = config.skipLatestBlock ? 1 : 0;
+  const horizon = Math.max(...TIERS.map((t) => settings.tiers[t].withinBlocks));
+  const samples: SortedWindow[] = EXPERTS.map((e) =>
+    createSortedWindow(e.blocks, e.sample === "lowest" ? LOWEST : 1),
+  );
+  const learners = TIERS.map((tier) =>
+    createTierLearner({
+      ...settings.tiers[tier],
+      lag,
+      learningRate: settings.learningRate,
+      correctionRate: settings.correctionRate,
+      experts: EXPERTS.length,
+    }),
+  ) as [TierLearner, TierLearner, TierLearner];
+  // Clearing prices of the newest `horizon` blocks, to settle bids.
+  const clearing: bigint[] = new Array(horizon);
+  let head = 0;
+  const lowest: bigint[] = [];
+  const one: bigint[] = [0n];
+  // Each tier's bid after the newest block given (before the minimum in force is applied).
+  let tierBids: bigint[] | undefined;
+
+  const outcome = (k: number) => {
+    let y = clearing[(head - 1 + horizon) % horizon]!;
+    for (let i = 2; i <= k; i++) {
+      const c = clearing[(head - i + horizon) % horizon]!;
+      if (c < y) y = c;
+    }
+    return y;
+  };
+
+  function serve(bids: readonly bigint[], min: bigint): GasEstimate {
+    let low = bids[0]! < min ? min : bids[0]!;
+    let regular = bids[1]! < low ? low : bids[1]!;
+    let prioritized = bids[2]! < regular ? regular : bids[2]!;
+    if (settings.roundToBuckets) {
+      low = bucketAtOrAbove(low, config.buckets);
+      regular = bucketAtOrAbove(regular, config.buckets);
+      prioritized = bucketAtOrAbove(prioritized, config.buckets);
+    }
+    return { deprioritized: low, regular, prioritized };
+  }
+
+  return {
+    name: "calibrated",
+    ingest(block: BlockSample) {
+      const min = effectiveMinPrice(block, config);
+      clearing[head] = clearingPrice(block, config);
+      head = (head + 1) % horizon;
+      for (const learner of learners) learner.settle(outcome);
+      lowestPrices(block, config, min, lowest);
+      one[0] = clearing[(head - 1 + horizon) % horizon]!;
+      for (let i = 0; i < EXPERTS.length; i++)
+        samples[i]!.push(EXPERTS[i]!.sample === "lowest" ? lowest : one);
+      tierBids = learners.map((l) => l.bid(samples, min));
+      const served = serve(tierBids, min);
+      for (let i = 0; i < TIERS.length; i++) learners[i]!.served(served[TIERS[i]!]);
+    },
+    estimate(min = config.minGasUnitPrice): GasEstimate {
+      if (!tierBids) {
+        const m = settings.roundToBuckets ? bucketAtOrAbove(min, config.buckets) : min;
+        return { deprioritized: m, regular: m, prioritized: m };
+      }
+      return serve(tierBids, min);
+    },
+    reset() {
+      for (const s of samples) s.clear();
+      for (const l of learners) l.reset(settings.epochReset === "all");
+      head = 0;
+      tierBids = undefined;
+    },
+    promises(): Record<Tier, PromiseRecord> {
+      return {
+        deprioritized: learners[0].record(),
+        regular: learners[1].record(),
+        prioritized: learners[2].record(),
+      };
+    },
+  };
+}

@@ -1,0 +1,194 @@
+import type { PromiseRecord } from "../../core/types.js";
+import { levelPrice, logPrice } from "./levelPrice.js";
+import type { SortedWindow } from "./sortedWindow.js";
+
+/** How a tier learns; see {@link createTierLearner}. */
+export interface TierLearnerOptions {
+  /** Blocks a bid may wait. */
+  readonly withinBlocks: number;
+  /** Share of bids that must get in. */
+  readonly probability: number;
+  /** Blocks between a bid and the first block it is scored on (1 with `skipLatestBlock`). */
+  readonly lag: number;
+  /** Step of each sample's quantile level per outcome. */
+  readonly learningRate: number;
+  /** Step of the final level correction per outcome. */
+  readonly correctionRate: number;
+  /** How many samples (experts) the tier chooses from. */
+  readonly experts: number;
+}
+
+/** One tier of the calibrated strategy. */
+export interface TierLearner {
+  /**
+   * A new block was seen; `outcome(k)` is the lowest clearing price of the newest `k` blocks.
+   * Settles the bid whose horizon this block completes.
+   */
+  settle(outcome: (k: number) => bigint): void;
+  /** The tier's bid from the samples (one window per expert), at least `floor`; remembered as pending. */
+  bid(samples: readonly SortedWindow[], floor: bigint): bigint;
+  /** What was actually served for the bid just made (after the tiers were made monotone). */
+  served(price: bigint): void;
+  /**
+   * Forget the pending bids (an epoch change). With `learning`, also forget what was learned
+   * (levels, correction, losses). The observed record always stays.
+   */
+  reset(learning: boolean): void;
+  /** The promise and the inclusion rate of the served bids so far. */
+  record(): PromiseRecord;
+  /**
+   * Internal state, for tests of the guarantee: each expert's level, the correction, the chosen
+   * expert, and the largest shortfall seen: how far (log scale) a settled outcome lay above the
+   * highest price of the window its bid was taken from (0 if never).
+   */
+  state(): { levels: readonly number[]; correction: number; chosen: number; shortfall: number };
+}
+
+/**
+ * The guarantee: the most a tier's miss rate can exceed `1 − probability` after `bids` settled
+ * bids, on any sequence of prices, given the largest shortfall `shortfall` (see
+ * {@link TierLearner.state}).
+ *
+ * @example
+ * missBound({ withinBlocks: 1, lag: 1, correctionRate: 0.005 }, 10_000, 0); // ≈ 0.0251
+ */
+export function missBound(
+  o: Pick<TierLearnerOptions, "withinBlocks" | "lag" | "correctionRate">,
+  bids: number,
+  shortfall: number,
+): number {
+  const delay = o.lag + o.withinBlocks;
+  return (
+    (-MIN_LEVEL + 1 + Math.max(0, shortfall) + delay * o.correctionRate) / (o.correctionRate * bids)
+  );
+}
+
+/** EW decay of each expert's pinball loss per outcome (about the last 50 outcomes matter). */
+const LOSS_DECAY = 0.02;
+/** Lowest quantile level an expert may drift to (a quarter below its window's minimum). */
+const MIN_LEVEL = -0.25;
+/** Lowest final correction: the guarantee needs no bound below, this keeps recovery quick. */
+const MIN_CORRECTION = -0.5;
+/** Outcomes kept for the recent inclusion rate. */
+const RECENT = 1000;
+
+interface Pending {
+  experts: bigint[];
+  final: bigint;
+  served: bigint;
+  /** Highest price of the chosen expert's window when the bid was made. */
+  top: bigint;
+}
+
+/**
+ * One tier's online learner: adaptive conformal inference (Gibbs and Candès, 2021) over several
+ * samples of recent prices, with the best sample chosen by its recent pinball loss.
+ *
+ * Each expert bids the price at quantile level `a_i` of its own window of observed prices, and
+ * moves `a_i` by `learningRate · (miss − (1 − p))` whenever one of its bids settles, so each is
+ * calibrated on its own. The tier serves the expert with the lowest exponentially weighted
+ * pinball loss at level `p` (log scale), at level `a_best + δ`; `δ` moves by
+ * `correctionRate · (miss − (1 − p))` on the tier's own bids. On any sequence of prices, after
+ * `T` settled bids the share that missed is at most
+ * `1 − p + (1.25 + R + D · correctionRate) / (correctionRate · T)` ({@link missBound}), where
+ * `R` is the largest shortfall and `D = lag + withinBlocks` (docs/strategies.md derives it): `δ`
+ * climbs only on misses, and once `a_best + δ` reaches `1 + R` every bid covers, because
+ * {@link levelPrice} grows without bound with the level and no level goes below −0.25.
+ *
+ * A bid made after block `s` is scored on blocks `s + lag + 1 .. s + lag + withinBlocks`, so it
+ * settles `lag + withinBlocks` blocks later: at most that many bids wait at a time.
+ *
+ * @example
+ * const tier = createTierLearner({ withinBlocks: 1, probability: 0.99, lag: 1, learningRate: 0.005, correctionRate: 0.005, experts: 3 });
+ */
+export function createTierLearner(o: TierLearnerOptions): TierLearner {
+  const alpha = 1 - o.probability;
+  const p = o.probability;
+  const delay = o.lag + o.withinBlocks;
+  const levels = new Float64Array(o.experts);
+  const losses = new Float64Array(o.experts);
+  const pending: Pending[] = [];
+  const recent = new Uint8Array(RECENT);
+  let recentCount = 0;
+  let recentHits = 0;
+  let recentHead = 0;
+  let correction = 0;
+  let chosen = 0;
+  let bids = 0;
+  let included = 0;
+  let shortfall = 0;
+
+  // Before any outcome, each expert starts at the level that would keep the promise if blocks
+  // cleared independently: P(some of k blocks clears at or below it) = p.
+  const prior = 1 - (1 - p) ** (1 / o.withinBlocks);
+  function forget(learning: boolean) {
+    pending.length = 0;
+    if (!learning) return;
+    levels.fill(prior);
+    losses.fill(0);
+    correction = 0;
+    chosen = 0;
+  }
+  forget(true);
+
+  function observe(hit: boolean) {
+    bids++;
+    if (hit) included++;
+    if (recentCount === RECENT) recentHits -= recent[recentHead]!;
+    else recentCount++;
+    recent[recentHead] = hit ? 1 : 0;
+    recentHits += hit ? 1 : 0;
+    recentHead = (recentHead + 1) % RECENT;
+  }
+
+  return {
+    settle(outcome) {
+      if (pending.length < delay) return;
+      const bid = pending.shift()!;
+      const y = outcome(o.withinBlocks);
+      const logY = logPrice(y);
+      const over = logY - logPrice(bid.top);
+      if (over > shortfall) shortfall = over;
+      for (let i = 0; i < o.experts; i++) {
+        const f = logPrice(bid.experts[i]!);
+        const loss = f >= logY ? (1 - p) * (f - logY) : p * (logY - f);
+        losses[i] = (1 - LOSS_DECAY) * losses[i]! + LOSS_DECAY * loss;
+        const level = levels[i]! + o.learningRate * ((bid.experts[i]! < y ? 1 : 0) - alpha);
+        levels[i] = level < MIN_LEVEL ? MIN_LEVEL : level;
+      }
+      const next = correction + o.correctionRate * ((bid.final < y ? 1 : 0) - alpha);
+      correction = next < MIN_CORRECTION ? MIN_CORRECTION : next;
+      observe(bid.served >= y);
+    },
+    bid(samples, floor) {
+      const experts: bigint[] = new Array(o.experts);
+      let best = 0;
+      for (let i = 0; i < o.experts; i++) {
+        const price = levelPrice(samples[i]!, levels[i]!);
+        experts[i] = price < floor ? floor : price;
+        if (losses[i]! < losses[best]!) best = i;
+      }
+      chosen = best;
+      const price = levelPrice(samples[best]!, levels[best]! + correction);
+      const final = price < floor ? floor : price;
+      const window = samples[best]!;
+      pending.push({ experts, final, served: final, top: window.at(window.size - 1) });
+      return final;
+    },
+    served(price) {
+      const last = pending[pending.length - 1];
+      if (last) last.served = price;
+    },
+    reset: forget,
+    record: () => ({
+      withinBlocks: o.withinBlocks,
+      probability: o.probability,
+      bids,
+      included,
+      rate: bids > 0 ? included / bids : null,
+      recentBids: recentCount,
+      recentRate: recentCount > 0 ? recentHits / recentCount : null,
+    }),
+    state: () => ({ levels: [...levels], correction, chosen, shortfall }),
+  };
+}

@@ -1,0 +1,101 @@
+import { z } from "zod";
+import { validateShape } from "../../core/config.js";
+import { InvalidConfigError } from "../../core/errors.js";
+import { showValue } from "../../core/showValue.js";
+import type { Tier } from "../../core/tiers.js";
+
+// A bad value is echoed in at most 80 characters, whatever its size.
+const shown = showValue;
+
+/** The longest promise a tier may make, in blocks (each tier keeps that many outcomes pending). */
+export const MAX_WITHIN_BLOCKS = 1000;
+
+const withinBlocks = z
+  .int({ error: (iss) => `must be a whole number of blocks, got ${shown(iss.input)}` })
+  .min(1, { error: (iss) => `must be at least 1 block, got ${shown(iss.input)}` })
+  .max(MAX_WITHIN_BLOCKS, {
+    error: (iss) => `must be at most ${MAX_WITHIN_BLOCKS} blocks, got ${shown(iss.input)}`,
+  });
+
+const probability = z
+  .number({ error: (iss) => `must be a probability between 0 and 1, got ${shown(iss.input)}` })
+  .gt(0, { error: (iss) => `must be a probability between 0 and 1, got ${shown(iss.input)}` })
+  .lt(1, { error: (iss) => `must be a probability between 0 and 1, got ${shown(iss.input)}` });
+
+const rate = z
+  .number({ error: (iss) => `must be a number above 0 and at most 0.5, got ${shown(iss.input)}` })
+  .gt(0, { error: (iss) => `must be a number above 0 and at most 0.5, got ${shown(iss.input)}` })
+  .max(0.5, {
+    error: (iss) => `must be a number above 0 and at most 0.5, got ${shown(iss.input)}`,
+  });
+
+function promise(within: number, p: number) {
+  return z
+    .strictObject({
+      /** Blocks a bid at this tier may wait. */
+      withinBlocks: withinBlocks.default(within),
+      /** Share of bids that must get in within `withinBlocks` blocks. */
+      probability: probability.default(p),
+    })
+    .prefault({});
+}
+
+/** zod shape of the `calibrated` strategy's options (the config file's `calibrated` block). */
+export const calibratedOptionsShape = {
+  /**
+   * Each tier's promise.
+   * @default deprioritized { withinBlocks: 10, probability: 0.9 }, regular { 3, 0.95 }, prioritized { 1, 0.99 }
+   */
+  tiers: z
+    .strictObject({
+      deprioritized: promise(10, 0.9),
+      regular: promise(3, 0.95),
+      prioritized: promise(1, 0.99),
+    })
+    .prefault({}),
+  /** Step of each sample's own quantile level per resolved bid (adaptive conformal inference). @default 0.005 */
+  learningRate: rate.default(0.005),
+  /** Step of the tier's final level correction per resolved bid: what the guarantee rests on. @default 0.005 */
+  correctionRate: rate.default(0.005),
+  /**
+   * What an epoch change forgets. `"windows"`: the price windows and the bids waiting for their
+   * outcome, so no price of an earlier epoch can be served, while the learned calibration (each
+   * sample's level, the correction, the losses) carries over: it describes the estimator's own
+   * errors, and re-learning a 99 % promise takes thousands of blocks. `"all"`: everything, as if
+   * the strategy were new. @default "windows"
+   */
+  epochReset: z
+    .enum(["windows", "all"], {
+      error: (iss) => `must be "windows" or "all", got ${shown(iss.input)}`,
+    })
+    .default("windows"),
+  /** Round every tier up to the smallest price bucket at or above it. @default false */
+  roundToBuckets: z
+    .boolean({ error: (iss) => `must be true or false, got ${shown(iss.input)}` })
+    .default(false),
+};
+
+/** Options of the `calibrated` strategy as written by a user (every field optional). */
+export type CalibratedOptions = z.input<z.ZodObject<typeof calibratedOptionsShape>>;
+/** Options of the `calibrated` strategy with the defaults filled in. */
+export type CalibratedConfig = z.output<z.ZodObject<typeof calibratedOptionsShape>>;
+/** One tier's promise after parsing. */
+export type CalibratedPromise = CalibratedConfig["tiers"][Tier];
+
+/**
+ * Validate the `calibrated` strategy's options and fill in the defaults.
+ *
+ * @param prefix path prepended to every issue, e.g. `["calibrated"]` for a config file block.
+ * @throws {InvalidConfigError} listing every problem with its path, e.g. `tiers.regular.probability`.
+ * @example
+ * parseCalibratedOptions({ tiers: { prioritized: { probability: 0.999 } } }).tiers.prioritized;
+ * // { withinBlocks: 1, probability: 0.999 }
+ */
+export function parseCalibratedOptions(
+  input: unknown = {},
+  prefix: readonly PropertyKey[] = [],
+): CalibratedConfig {
+  const r = validateShape(calibratedOptionsShape, input ?? {}, () => [], prefix);
+  if (!r.ok) throw new InvalidConfigError(r.issues);
+  return r.value as CalibratedConfig;
+}

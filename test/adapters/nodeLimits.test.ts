@@ -1,0 +1,366 @@
+// The node server's limits and its answers outside the handler, over raw sockets: what a peer
+// sends that node itself would answer (or drop), and what it must not be able to make the
+// server hold. Issue 13, items 4 to 9; the same defects against a child `gasdigest serve`
+// with memory measured are in nodeAbuse.test.ts.
+import net from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  createServer,
+  type GasdigestServer,
+  listen,
+  type NodeServerOptions,
+} from "../../src/adapters/node/index.js";
+import { createEngine } from "../../src/core/createEngine.js";
+import { InvalidConfigError } from "../../src/core/errors.js";
+import { aip34 } from "../../src/strategies/aip34.js";
+import { block } from "../helpers/blocks.js";
+import { exchange, expectOurHeaders, parseResponses, readResponses } from "../helpers/rawHttp.js";
+
+const ESTIMATE =
+  '{"deprioritized_gas_estimate":100,"gas_estimate":150,"prioritized_gas_estimate":300}';
+const GET = (path = "/v1/estimate_gas_price") => `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`;
+const errorBody = (message: string, code = "web_framework_error") =>
+  JSON.stringify({ message, error_code: code, vm_error_code: null });
+
+const started: GasdigestServer[] = [];
+const sockets: net.Socket[] = [];
+afterEach(async () => {
+  for (const s of sockets.splice(0)) s.destroy();
+  await Promise.all(started.splice(0).map((s) => s.shutdown()));
+});
+
+async function start(options: NodeServerOptions = {}) {
+  const engine = createEngine({
+    strategy: aip34(),
+    config: { staticOverride: { low: "100", market: "150", aggressive: "300" } },
+  });
+  for (let h = 1; h <= 3; h++) engine.ingest(block(h));
+  const server = createServer(engine, { maxStalenessMs: false, closeTimeout: 2000, ...options });
+  started.push(server);
+  const { port } = await listen(server, { port: 0 });
+  return { server, port };
+}
+
+function connect(port: number): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1", () => resolve(socket));
+    socket.on("error", reject);
+    sockets.push(socket);
+  });
+}
+
+const closed = (socket: net.Socket) =>
+  new Promise<void>((resolve) => {
+    if (socket.destroyed) resolve();
+    else socket.once("close", () => resolve());
+  });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("pipelined requests (issue 13, item 8)", () => {
+  it("answers every good request ahead of a malformed one in the same segment, in order, then the 400", async () => {
+    const { port } = await start();
+    const r = await exchange(port, [
+      [GET(), GET("/v1"), GET("/v1/nope"), GET(), "BAD\r\n\r\n", GET()].join(""),
+    ]);
+    expect(r.responses.map((x) => x.status)).toEqual([200, 200, 404, 200, 400]);
+    expect(r.responses[0]!.body).toBe(ESTIMATE);
+    expect(r.responses[3]!.body).toBe(ESTIMATE);
+    expect(r.responses[4]!.body).toBe(errorBody("malformed request"));
+    expect(r.responses[4]!.headers.connection).toBe("close");
+    for (const x of r.responses) expectOurHeaders(x, expect);
+    expect(r.closedByServer).toBe(true);
+  });
+
+  it("answers them ahead of a malformed one even when the client reads slowly (answers queued in the server)", async () => {
+    const { port } = await start();
+    const socket = await connect(port);
+    socket.pause();
+    // Big answers first: they cannot all be written before the malformed request is parsed.
+    socket.write(
+      `${GET("/v1/spec/assets/swagger-ui-bundle.js").repeat(3)}${GET()}GET /v1 HTTP/1.1\r\nHost x\r\n\r\n`,
+    );
+    await sleep(200);
+    const reader = readResponses(socket);
+    socket.resume();
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await reader.next()).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 400]);
+    await reader.closed;
+  });
+
+  it("answers every request pipelined before the client half-closed", async () => {
+    const { port } = await start();
+    const r = await exchange(port, [GET("/v1/spec.json") + GET() + GET("/v1")], {
+      halfClose: true,
+    });
+    expect(r.responses.map((x) => x.status)).toEqual([200, 200, 200]);
+    expect(r.closedByServer).toBe(true);
+  });
+
+  it("answers pipelined requests split at any byte", async () => {
+    const { port } = await start();
+    const all = GET() + GET("/v1") + GET("/v1/-/healthy") + GET();
+    for (const cut of [1, 17, 35, 36, 37, 60, all.length - 1]) {
+      const r = await exchange(port, [all.slice(0, cut), all.slice(cut)], {
+        halfClose: true,
+        gapMs: 5,
+      });
+      expect(
+        r.responses.map((x) => x.status),
+        `cut at ${cut}`,
+      ).toEqual([200, 200, 200, 200]);
+    }
+  });
+
+  it("a client pipelining past maxPipelinedRequests in one read gets that many answers, a 503, and a closed connection; the server then paces every connection", async () => {
+    const { port } = await start({ maxPipelinedRequests: 4 });
+    const flood = await exchange(port, [GET().repeat(200)]);
+    expect(flood.responses.map((x) => x.status)).toEqual([200, 200, 200, 200, 503]);
+    expect(flood.responses[4]!.body).toBe(
+      errorBody("too many pipelined requests: over 4 waiting for an answer on this connection"),
+    );
+    expect(flood.closedByServer).toBe(true);
+    // Paced from now on: the same pipeline is answered whole, a few requests at a time.
+    const paced = await exchange(port, [GET().repeat(200)], { halfClose: true, timeoutMs: 5000 });
+    expect(paced.responses).toHaveLength(200);
+    expect(paced.responses.every((x) => x.status === 200 && x.body === ESTIMATE)).toBe(true);
+  });
+
+  it("a client that pipelines without reading holds at most maxPipelinedRequests answers (paced)", async () => {
+    const { server, port } = await start({ maxPipelinedRequests: 4, writeIdleTimeout: 60_000 });
+    // Trigger pacing, then pipeline big answers without reading.
+    await exchange(port, [GET().repeat(50)]);
+    let parsed = 0;
+    server.on("request", () => parsed++);
+    const socket = await connect(port);
+    socket.pause();
+    socket.write(GET("/v1/spec/assets/swagger-ui-bundle.js").repeat(100));
+    await sleep(500);
+    // Four answers waiting, plus the requests of the slice being parsed when the fourth came.
+    expect(parsed).toBeGreaterThanOrEqual(4);
+    expect(parsed).toBeLessThan(30);
+  });
+});
+
+describe("node's own answers carry the error object and our headers (issue 13, item 9)", () => {
+  it("missing Host, unsupported Expect, malformed request line, oversized head, CONNECT, HTTP/2 preface", async () => {
+    const { port } = await start({ maxHeaderSize: 2048 });
+    const cases: [string, number, string, boolean][] = [
+      ["GET /v1 HTTP/1.1\r\n\r\n", 400, "missing Host header", true],
+      [
+        "GET /v1 HTTP/1.1\r\nHost: x\r\nExpect: bogus\r\n\r\n",
+        417,
+        "unsupported Expect header: only 100-continue is supported",
+        false,
+      ],
+      ["NOT HTTP AT ALL\r\n\r\n", 400, "malformed request", true],
+      [
+        `GET /v1 HTTP/1.1\r\nHost: x\r\nX-Pad: ${"a".repeat(4000)}\r\n\r\n`,
+        400,
+        "request head is too large (over 2048 bytes)",
+        true,
+      ],
+      [
+        "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com\r\n\r\n",
+        400,
+        "invalid request target",
+        true,
+      ],
+      ["PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 400, "malformed request", true],
+      [
+        "GET /v1 HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n",
+        400,
+        "malformed request",
+        true,
+      ],
+    ];
+    for (const [request, status, message, closes] of cases) {
+      const r = await exchange(port, [request], { timeoutMs: 1000 });
+      const label = JSON.stringify(request.slice(0, 40));
+      expect(
+        r.responses.map((x) => x.status),
+        label,
+      ).toEqual([status]);
+      expect(r.responses[0]!.body, label).toBe(errorBody(message));
+      expectOurHeaders(r.responses[0]!, expect);
+      expect(r.responses[0]!.headers["x-aptos-block-height"], label).toBe("3");
+      expect(r.closedByServer, label).toBe(closes);
+    }
+  });
+
+  it("answers a bogus Expect and keeps the connection, Expect: 100-continue without inviting the body", async () => {
+    const { port } = await start();
+    const r = await exchange(
+      port,
+      [`GET /v1 HTTP/1.1\r\nHost: x\r\nExpect: bogus\r\n\r\n${GET()}`],
+      { halfClose: true },
+    );
+    expect(r.responses.map((x) => x.status)).toEqual([417, 200]);
+    const cont = await exchange(
+      port,
+      ["GET /v1/estimate_gas_price HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n\r\n"],
+      { halfClose: true },
+    );
+    expect(cont.responses.map((x) => x.status)).toEqual([200]);
+    expect(cont.responses[0]!.body).toBe(ESTIMATE);
+  });
+
+  it("answers a request that does not arrive within requestTimeout with 408", async () => {
+    const { port } = await start({ requestTimeout: 300 });
+    const r = await exchange(port, ["GET /v1 HTTP/1.1\r\nHost: x\r\n"], { timeoutMs: 3000 });
+    expect(r.responses.map((x) => x.status)).toEqual([408]);
+    expect(r.responses[0]!.body).toBe(errorBody("request timeout"));
+    expectOurHeaders(r.responses[0]!, expect);
+    expect(r.closedByServer).toBe(true);
+  });
+});
+
+describe("request bodies (issue 13, item 6)", () => {
+  it("answers a declared body over maxBodySize with 413 and closes, reading little of it", async () => {
+    const { server, port } = await start({ maxBodySize: 1000 });
+    const socket = await connect(port);
+    const reader = readResponses(socket);
+    socket.write("GET /v1 HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000000\r\n\r\n");
+    const chunk = Buffer.alloc(64 * 1024, 97);
+    let sent = 0;
+    const pump = () => {
+      while (!socket.destroyed && sent < 512 * 1024 * 1024 && socket.write(chunk))
+        sent += chunk.length;
+    };
+    socket.on("drain", pump);
+    pump();
+    const answer = await reader.next();
+    expect(answer.status).toBe(413);
+    expect(answer.body).toBe(errorBody("request body is too large (over 1000 bytes)"));
+    expectOurHeaders(answer, expect);
+    await reader.closed;
+    // The server stopped reading: the client could push no more than the socket buffers hold.
+    expect(sent).toBeLessThan(64 * 1024 * 1024);
+    const after = await exchange(port, [GET()], { halfClose: true });
+    expect(after.responses[0]!.status).toBe(200);
+    expect(server.listening).toBe(true);
+  });
+
+  it("closes the connection when a chunked body grows past maxBodySize", async () => {
+    const { port } = await start({ maxBodySize: 1000 });
+    const socket = await connect(port);
+    const reader = readResponses(socket);
+    socket.write(
+      "GET /v1/estimate_gas_price HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
+    );
+    const answer = await reader.next();
+    expect(answer.status).toBe(200);
+    const chunk = `${(4096).toString(16)}\r\n${"a".repeat(4096)}\r\n`;
+    let sent = 0;
+    const pump = () => {
+      while (!socket.destroyed && sent < 256 * 1024 * 1024 && socket.write(chunk))
+        sent += chunk.length;
+    };
+    socket.on("drain", pump);
+    pump();
+    await reader.closed;
+    expect(sent).toBeLessThan(64 * 1024 * 1024);
+  });
+
+  it("a body within maxBodySize is read and the connection kept", async () => {
+    const { port } = await start({ maxBodySize: 1000 });
+    const r = await exchange(
+      port,
+      [
+        `POST /v1/estimate_gas_price HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n${"b".repeat(500)}${GET()}` +
+          `GET /v1 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n${GET()}`,
+      ],
+      { halfClose: true },
+    );
+    expect(r.responses.map((x) => x.status)).toEqual([405, 200, 200, 200]);
+  });
+});
+
+describe("connections (issue 13, items 4 and 5)", () => {
+  it("at maxConnections refuses a new connection with the 503 error object while the others are fresh, then closes the one idle the longest to serve a new one", async () => {
+    const { port } = await start({ maxConnections: 20 });
+    const idle = await Promise.all(Array.from({ length: 20 }, () => connect(port)));
+    await sleep(100);
+    const refused = await exchange(port, [GET()], { timeoutMs: 2000 });
+    expect(refused.responses.map((x) => x.status)).toEqual([503]);
+    expect(refused.responses[0]!.body).toBe(
+      errorBody("too many open connections (limit 20); try again later"),
+    );
+    expect(refused.responses[0]!.headers["retry-after"]).toBe("1");
+    expectOurHeaders(refused.responses[0]!, expect);
+    await sleep(1100);
+    const served = await exchange(port, [GET()], { halfClose: true });
+    expect(served.responses.map((x) => x.status)).toEqual([200]);
+    // The first idle connection was the one closed.
+    await closed(idle[0]!);
+    expect(idle.slice(1).every((s) => !s.destroyed)).toBe(true);
+  });
+
+  it("destroys a connection whose client stops reading after writeIdleTimeout, and not one that reads slowly", async () => {
+    const { server, port } = await start({ writeIdleTimeout: 300 });
+    const serverSide: net.Socket[] = [];
+    server.on("connection", (s: net.Socket) => serverSide.push(s));
+    const stuck = await connect(port);
+    stuck.pause();
+    // More than the kernel buffers of both ends hold: answers wait in the server.
+    stuck.write(GET("/v1/spec/assets/swagger-ui-bundle.js").repeat(12));
+    const slow = await connect(port);
+    slow.pause();
+    slow.write(GET("/v1/spec/assets/swagger-ui-bundle.js").repeat(12));
+    let received = 0;
+    slow.on("data", (c: Buffer) => {
+      received += c.length;
+    });
+    // The slow reader takes a little every 100 ms: progress, so never idle for 300 ms.
+    const tick = setInterval(() => {
+      slow.resume();
+      setTimeout(() => slow.pause(), 2);
+    }, 100);
+    try {
+      await sleep(100);
+      const [stuckServerSide, slowServerSide] = serverSide;
+      const t0 = Date.now();
+      await closed(stuckServerSide!);
+      expect(Date.now() - t0).toBeLessThan(2000);
+      expect(slowServerSide!.destroyed).toBe(false);
+      await sleep(600);
+      expect(slowServerSide!.destroyed).toBe(false);
+      expect(received).toBeGreaterThan(0);
+    } finally {
+      clearInterval(tick);
+    }
+  });
+});
+
+describe("options", () => {
+  it("validates the limits", () => {
+    const engine = createEngine({ strategy: aip34() });
+    let error: unknown;
+    try {
+      createServer(engine, {
+        maxConnections: 0,
+        maxBodySize: -1,
+        maxPipelinedRequests: 1.5,
+        writeIdleTimeout: "soon" as never,
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(InvalidConfigError);
+    expect((error as InvalidConfigError).issues).toEqual([
+      { path: "maxConnections", message: "must be a whole number >= 1 (got 0)" },
+      { path: "maxBodySize", message: "must be a whole number >= 0 (got -1)" },
+      { path: "maxPipelinedRequests", message: "must be a whole number >= 1 (got 1.5)" },
+      { path: "writeIdleTimeout", message: "must be a whole number >= 1 (got soon)" },
+    ]);
+  });
+
+  it("parseResponses splits HEAD answers and chunked ones", () => {
+    const data = Buffer.from(
+      "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n0\r\n\r\n",
+    );
+    const { responses, rest } = parseResponses(data, ["HEAD", "GET"]);
+    expect(responses.map((r) => r.body)).toEqual(["", "2\r\nab\r\n0\r\n\r\n"]);
+    expect(rest.length).toBe(0);
+  });
+});

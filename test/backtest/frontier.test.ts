@@ -1,0 +1,111 @@
+import { describe, expect, it } from "vitest";
+import { formatFrontier } from "../../src/backtest/formatFrontier.js";
+import { FRONTIER_KNOBS, planFrontier } from "../../src/backtest/frontierPlan.js";
+import { frontierResult } from "../../src/backtest/frontierResult.js";
+import type { BacktestResult, StrategyResult, TierResult } from "../../src/backtest/types.js";
+import { aip34 } from "../../src/index.js";
+
+/** A tier result with the given inclusion (same within 1, 3 and 10) and median overpayment. */
+function tier(inclusion: number, median: number): TierResult {
+  const none = { spikes: 0, hits: 0, median: null, mean: null, max: null };
+  return {
+    bids: 100,
+    included: { within1: inclusion * 100, within3: inclusion * 100, within10: inclusion * 100 },
+    inclusion: { within1: inclusion, within3: inclusion, within10: inclusion },
+    overpayment: { median, p90: median, mean: median },
+    promise: null,
+    spikeCover: none,
+    spikeReturn: none,
+  };
+}
+const lane = (name: string, t: [number, number][]): StrategyResult => ({
+  name,
+  strategy: name,
+  failures: 0,
+  tiers: {
+    deprioritized: tier(...t[0]!),
+    regular: tier(...t[1]!),
+    prioritized: tier(...t[2]!),
+  },
+});
+
+describe("frontier", () => {
+  const plan = planFrontier(["aip34", "last-block"], { aip34: aip34() }, {});
+  // last-block's multipliers: inclusion rises with the bid, overpayment with it.
+  const values = FRONTIER_KNOBS["last-block"]!.values;
+  const inclusion = values.map((_, i) => Math.min(1, 0.8 + i * 0.02));
+  const result = {
+    strategies: [
+      lane("aip34 (frontier)", [
+        [0.9, 1.2],
+        [0.95, 1.5],
+        [0.995, 3],
+      ]),
+      ...values.map((v, i) =>
+        lane(`last-block@${v}`, [
+          [0, 0],
+          [inclusion[i]!, v],
+          [0, 0],
+        ]),
+      ),
+    ],
+  } as unknown as BacktestResult;
+
+  it("plans one lane per knob value, and one for a strategy without a knob", () => {
+    expect(plan.lanes.map((l) => l.label)).toEqual([
+      "aip34 (frontier)",
+      ...values.map((v) => `last-block@${v}`),
+    ]);
+    const calibrated = planFrontier(["calibrated"], {}, {});
+    // A promise names its blocks: one lane per value and horizon.
+    expect(calibrated.lanes).toHaveLength(FRONTIER_KNOBS.calibrated!.values.length * 3);
+    expect(calibrated.lanes[0]!.label).toBe("calibrated@0.5/in1");
+  });
+
+  it("interpolates between the two knob values around each target", () => {
+    const f = frontierResult(result, plan);
+    const at = (target: number) =>
+      f.readings.find(
+        (r) => r.strategy === "last-block" && r.horizon === 3 && r.target === target,
+      )!;
+    // 0.9 lies exactly on the 6th value (0.8 + 5 × 0.02): overpayment = that multiplier.
+    expect(at(0.9)).toMatchObject({ kind: "interpolated", overpay: values[5], inclusion: 0.9 });
+    // 0.95 lies between the 7th (0.92) and 8th (0.94)... beyond: 0.96 is the 9th value.
+    const i = inclusion.findIndex((x) => x >= 0.95);
+    const a = values[i - 1]!;
+    const b = values[i]!;
+    const frac = (0.95 - inclusion[i - 1]!) / (inclusion[i]! - inclusion[i - 1]!);
+    expect(at(0.95).overpay).toBeCloseTo(a + frac * (b - a), 12);
+  });
+
+  it("a strategy without a knob reads its tier for the horizon; the table names the lowest", () => {
+    const f = frontierResult(result, plan);
+    const aip = (k: number) =>
+      f.readings.find((r) => r.strategy === "aip34" && r.horizon === k && r.target === 0.99)!;
+    expect(aip(1)).toMatchObject({ kind: "point", overpay: 3, inclusion: 0.995 });
+    expect(aip(10)).toMatchObject({ kind: "point", overpay: 1.2, inclusion: 0.9 });
+    const table = formatFrontier(f);
+    const lowest = table.split("\n").find((l) => l.startsWith("lowest"))!;
+    // At 99 % within 1 block: aip34's prioritized point (3.000 at 99.5 %) reaches it.
+    expect(table).toContain("3.000 (99.5%)");
+    expect(lowest.split(/\s{2,}/).length).toBeGreaterThan(3);
+  });
+
+  it("reports a floor when even the cheapest setting includes more, and - when none reaches", () => {
+    const high = {
+      strategies: values.map((v) =>
+        lane(`last-block@${v}`, [
+          [0, 0],
+          [0.97, v],
+          [0, 0],
+        ]),
+      ),
+    } as unknown as BacktestResult;
+    const f = frontierResult(high, planFrontier(["last-block"], {}, {}));
+    const r = (t: number) =>
+      f.readings.find((x) => x.strategy === "last-block" && x.horizon === 1 && x.target === t)!;
+    expect(r(0.9)).toMatchObject({ kind: "floor", overpay: 1, inclusion: 0.97 });
+    expect(r(0.99)).toMatchObject({ kind: "unreached", overpay: null });
+    expect(formatFrontier(f)).toContain("1.000*");
+  });
+});

@@ -1,0 +1,309 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { type PublishHandle, startPublish } from "../../src/cli/publish.js";
+import { type ServeHandle, startServe } from "../../src/cli/serve.js";
+import { runCli } from "../helpers/cli.js";
+import { freePort, redisSkipReason, startRedis, type TestRedis } from "../helpers/redisServer.js";
+
+const skip = redisSkipReason();
+const STREAM = "gasdigest:blocks";
+const fixture = (name: string) => join(import.meta.dirname, "..", "fixtures", name);
+const MIXED = fixture("scenario-mixed-500.ndjson");
+const fixtureLines = () => readFileSync(MIXED, "utf8").trim().split("\n");
+
+const cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const f of cleanup.splice(0).reverse()) await f();
+});
+
+async function until(check: () => boolean | Promise<boolean>, ms = 15_000, what = "condition") {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function collector() {
+  const chunks: string[] = [];
+  const stream = new PassThrough();
+  stream.on("data", (d) => chunks.push(String(d)));
+  return {
+    stream,
+    text: () => chunks.join(""),
+    lines: () =>
+      chunks
+        .join("")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
+}
+
+async function serve(argv: string[]) {
+  const out = collector();
+  const handle: ServeHandle = await startServe(["--port", "0", ...argv], {
+    stdout: out.stream,
+    stderr: new PassThrough(),
+  });
+  cleanup.push(() => handle.close());
+  return { handle, logs: out };
+}
+
+async function publisher(argv: string[]) {
+  const out = collector();
+  const handle: PublishHandle = await startPublish(argv, {
+    stdout: out.stream,
+    stderr: new PassThrough(),
+  });
+  cleanup.push(() => handle.stop(1_000));
+  return { handle, logs: out };
+}
+
+async function estimate(handle: ServeHandle) {
+  const res = await fetch(`${handle.url}/v1/estimate_gas_price`);
+  return {
+    status: res.status,
+    body: await res.json(),
+    height: res.headers.get("x-aptos-block-height"),
+  };
+}
+
+/** The last line `gasdigest replay` prints for a file: height and estimate. */
+async function replayLast(path: string) {
+  const r = await runCli(["replay", "--input", path]);
+  const { height, ...body } = JSON.parse(r.stdout.trim().split("\n").pop()!);
+  return { height, body };
+}
+
+describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", () => {
+  let redis: TestRedis;
+  beforeAll(async () => {
+    redis = await startRedis();
+    return () => redis.close();
+  });
+  afterEach(async () => {
+    if (redis.pid === undefined) await redis.start();
+    await redis.client.flushall();
+  });
+
+  it("publish writes a file once (again: every block already published); serve warm-starts on the replayed estimate", async () => {
+    const first = await runCli(["publish", "--source", `ndjson:${MIXED}`, "--to", redis.url]);
+    expect(first.code).toBe(0);
+    const stopped = (r: { stdout: string }) =>
+      JSON.parse(r.stdout.trim().split("\n").pop()!) as { msg: string; counts: unknown };
+    expect(stopped(first)).toMatchObject({
+      msg: "gasdigest publish stopped",
+      counts: { published: 500, already_published: 0, skipped: 0 },
+    });
+    const again = await runCli(["publish", "--source", `ndjson:${MIXED}`, "--to", redis.url]);
+    expect(stopped(again).counts).toEqual({ published: 0, already_published: 500, skipped: 0 });
+    expect(await redis.client.xlen(STREAM)).toBe(500);
+    const [entry] = await redis.client.xrange(STREAM, "1-0", "1-0");
+    expect(entry?.[1]).toEqual(["block", fixtureLines()[0]]);
+
+    const { handle, logs } = await serve(["--source", redis.url]);
+    await until(() => handle.engine.snapshot()?.ledger.blockHeight === 500n);
+    const expected = await replayLast(MIXED);
+    expect(await estimate(handle)).toEqual({ status: 200, body: expected.body, height: "500" });
+    expect(handle.engine.counters().accepted).toBe(121);
+    expect(logs.text()).toContain(
+      "warm start: 121 blocks (heights 380..500) from stream gasdigest:blocks",
+    );
+  });
+
+  it("a Redis that refuses connections at start: serve answers 503 and retries, publish waits; both work once it is up", async () => {
+    const port = await freePort();
+    const url = `redis://127.0.0.1:${port}`;
+    const replica = await serve(["--source", url]);
+    expect((await estimate(replica.handle)).status).toBe(503);
+    const pubLogs = collector();
+    const starting = startPublish(["--source", `ndjson:${MIXED}`, "--to", url], {
+      stdout: pubLogs.stream,
+      stderr: new PassThrough(),
+    });
+    await until(() => replica.logs.text().includes('"event":"unreachable"'), 15_000, "unreachable");
+    await until(
+      () => pubLogs.text().includes('"event":"unreachable"'),
+      15_000,
+      "publish unreachable",
+    );
+    expect(replica.logs.text()).toContain(
+      `Redis unusable: 3 attempts in a row failed, last: cannot connect to redis://127.0.0.1:${port}/0 (connect ECONNREFUSED 127.0.0.1:${port})`,
+    );
+    const late = await startRedis({ port });
+    cleanup.push(() => late.close());
+    const pub = await starting;
+    expect(await pub.done).toBe(0);
+    expect(pub.counts().published).toBe(500);
+    await until(() => replica.handle.engine.snapshot()?.ledger.blockHeight === 500n);
+    expect((await estimate(replica.handle)).body).toEqual((await replayLast(MIXED)).body);
+    expect(replica.logs.text()).toContain('"event":"recovered"');
+  });
+
+  it("a wrong --stream: an absent key is reported and waited for; a key of another type is named with its type", async () => {
+    await runCli(["publish", "--source", `ndjson:${MIXED}`, "--to", redis.url]);
+    const absent = await serve(["--source", redis.url, "--stream", "gasdigest:blockz"]);
+    await until(() => absent.logs.text().includes('"event":"stream_empty"'));
+    expect(absent.logs.lines().find((l) => l.event === "stream_empty")).toMatchObject({
+      level: 40,
+      msg: `stream gasdigest:blockz at redis://127.0.0.1:${redis.port}/0 is empty or absent; waiting for the first entry (is the stream key right?)`,
+    });
+    expect((await estimate(absent.handle)).status).toBe(503);
+
+    await redis.client.hset("not-a-stream", "a", "1");
+    const wrong = await serve(["--source", redis.url, "--stream", "not-a-stream"]);
+    await until(() => wrong.logs.text().includes('"event":"unreachable"'));
+    expect(wrong.logs.text()).toContain(
+      `the key \\"not-a-stream\\" at redis://127.0.0.1:${redis.port}/0 holds a hash, not a stream`,
+    );
+    const pubLogs = collector();
+    const starting = startPublish(
+      ["--source", `ndjson:${MIXED}`, "--to", redis.url, "--stream", "not-a-stream"],
+      { stdout: pubLogs.stream, stderr: new PassThrough() },
+    );
+    await until(() => pubLogs.text().includes('"event":"unreachable"'));
+    expect(pubLogs.text()).toContain("holds a hash, not a stream");
+    expect(await redis.client.type("not-a-stream")).toBe("hash");
+    // The key is fixed: both go on by themselves.
+    await redis.client.del("not-a-stream");
+    const pub = await starting;
+    expect(await pub.done).toBe(0);
+    expect(pub.counts().published).toBe(500);
+    await until(() => wrong.handle.engine.snapshot()?.ledger.blockHeight === 500n);
+    expect(wrong.logs.text()).toContain('"event":"recovered"');
+  });
+
+  it("a stream holding garbage entries: each is logged with its entry id and field, the valid blocks are served", async () => {
+    const lines = fixtureLines();
+    const c = redis.client;
+    for (let i = 0; i < lines.length; i++) {
+      const h = i + 1;
+      if (h === 450)
+        await c.xadd(STREAM, "450-0", "block", lines[i]!.replace('"epoch":"1"', '"epoch":"x"'));
+      else if (h === 460) await c.xadd(STREAM, "460-0", "payload", lines[i]!);
+      else if (h === 470) await c.xadd(STREAM, "470-0", "block", lines[i]!.slice(0, 40));
+      else await c.xadd(STREAM, `${h}-0`, "block", lines[i]!);
+    }
+    await c.xadd(STREAM, "500-7", "block", "{}");
+    const { handle, logs } = await serve(["--source", redis.url]);
+    await until(() => handle.engine.snapshot()?.ledger.blockHeight === 500n);
+    const rejected = logs.lines().filter((l) => l.event === "rejected");
+    expect(rejected.map((l) => [l.id, l.msg])).toEqual([
+      ["450-0", expect.stringMatching(/^entry 450-0 skipped: block\.epoch: /)],
+      ["460-0", "entry 460-0 skipped: block: required (the entry has no block field)"],
+      ["470-0", expect.stringMatching(/^entry 470-0 skipped: block: not JSON: /)],
+      ["500-7", 'entry 500-7 skipped: id: must be <height>-0 (got "500-7")'],
+    ]);
+    expect(rejected[0]).toMatchObject({ level: 40, issues: [{ path: "block.epoch" }] });
+    const valid = join(mkdtempSync(join(tmpdir(), "gasdigest-garbage-")), "valid.ndjson");
+    writeFileSync(valid, `${lines.filter((_, i) => ![449, 459, 469].includes(i)).join("\n")}\n`);
+    expect((await estimate(handle)).body).toEqual((await replayLast(valid)).body);
+    // New entries after the garbage still come through.
+    await c.xadd(STREAM, "501-0", "block", lines[499]!.replace('"height":"500"', '"height":"501"'));
+    await until(() => handle.engine.snapshot()?.ledger.blockHeight === 501n);
+  });
+
+  it("Redis restarting while record reads from it: every height once, in order; --append resumes after the file", async () => {
+    const pub = await publisher(["--source", "sim", "--interval-ms", "10", "--to", redis.url]);
+    await until(async () => (await redis.client.xlen(STREAM)) >= 40, 15_000, "40 entries");
+    const out = join(mkdtempSync(join(tmpdir(), "gasdigest-record-redis-")), "rec.ndjson");
+    const recording = runCli(["record", "--source", redis.url, "--blocks", "300", "--out", out]);
+    await until(async () => (await redis.client.xlen(STREAM)) >= 120, 15_000, "120 entries");
+    await redis.stop();
+    await new Promise((r) => setTimeout(r, 300));
+    await redis.start();
+    const r = await recording;
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("reconnecting to Redis");
+    expect(r.stderr).toContain("reading stream gasdigest:blocks again after entry");
+    const heights = readFileSync(out, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => Number(JSON.parse(l).height));
+    expect(heights).toHaveLength(300);
+    expect(heights).toEqual(Array.from({ length: 300 }, (_, i) => heights[0]! + i));
+    const stream = await redis.client.xrange(STREAM, `${heights[0]}-0`, `${heights[299]}-0`);
+    expect(readFileSync(out, "utf8").trim().split("\n")).toEqual(stream.map(([, f]) => f[1]));
+
+    const more = await runCli([
+      "record",
+      "--source",
+      redis.url,
+      "--blocks",
+      "20",
+      "--out",
+      out,
+      "--append",
+    ]);
+    expect(more.code).toBe(0);
+    const all = readFileSync(out, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => Number(JSON.parse(l).height));
+    expect(all).toEqual(Array.from({ length: 320 }, (_, i) => heights[0]! + i));
+    await pub.handle.stop();
+    // A block whose XADD reply was lost in the restart is sent again and counted as already published.
+    const counts = pub.handle.counts();
+    expect(counts.published + counts.already_published).toBeGreaterThanOrEqual(all.at(-1)!);
+  });
+
+  it("compose.yaml: its publisher and replica commands and the replica health check work", async () => {
+    const compose = parse(
+      readFileSync(join(import.meta.dirname, "..", "..", "compose.yaml"), "utf8"),
+      {
+        merge: true,
+      },
+    ) as { services: Record<string, { command: string[]; healthcheck?: { test: string[] } }> };
+    const local = (args: string[]) =>
+      args.map((a) => (a === "redis://redis:6379" ? redis.url : a === "0.0.0.0" ? "127.0.0.1" : a));
+    const pubArgs = compose.services["publisher-b"]!.command;
+    expect(pubArgs.slice(0, 3)).toEqual(["node", "bin/gasdigest.js", "publish"]);
+    const source = pubArgs.indexOf("--source");
+    const simArgs = local(pubArgs.slice(3));
+    simArgs.splice(source - 3, 2, "--source", "sim", "--interval-ms", "20");
+    const pub = await publisher(simArgs);
+    const replicaArgs = local(compose.services["replica-1"]!.command);
+    expect(replicaArgs.slice(0, 3)).toEqual(["node", "bin/gasdigest.js", "serve"]);
+    const port = await freePort();
+    const { handle } = await serve(
+      replicaArgs.slice(3).map((a) => (a === "8080" ? String(port) : a)),
+    );
+    await until(() => (handle.engine.snapshot()?.ledger.blockHeight ?? 0n) > 5n);
+    const [, node, flag, script] = compose.services["replica-1"]!.healthcheck!.test;
+    // Asynchronously: the replica answering the check runs in this process.
+    const check = spawn(node!, [flag!, script!.replace("8080", String(port))], { stdio: "ignore" });
+    expect(await new Promise((resolve) => check.once("exit", resolve))).toBe(0);
+    await pub.handle.stop();
+    expect(pub.handle.counts().published).toBeGreaterThan(5);
+  });
+
+  it("explains unusable publish arguments", async () => {
+    for (const [argv, message] of [
+      [["--to", redis.url], "--source aptos:URL, sim or ndjson:PATH is required"],
+      [["--source", "sim"], "--to redis://HOST:PORT is required"],
+      [["--source", "sim", "--to", "http://x"], '--to: must use redis or rediss (got "http")'],
+      [
+        ["--source", redis.url, "--to", redis.url],
+        `--source must be aptos:URL, sim or ndjson:PATH (got "${redis.url}")`,
+      ],
+      [
+        ["--source", "sim", "--to", redis.url, "--backfill", "5"],
+        "--backfill only applies to --source aptos:URL",
+      ],
+      [
+        ["--source", "sim", "--to", redis.url, "--retain", "0"],
+        "--retain must be a whole number from 1 to",
+      ],
+    ] as const) {
+      const r = await runCli(["publish", ...argv]);
+      expect(r.code, argv.join(" ")).toBe(1);
+      expect(r.stderr).toContain(message);
+    }
+  });
+});

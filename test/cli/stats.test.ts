@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli.js";
+
+const MIXED = "test/fixtures/scenario-mixed-500.ndjson";
+const SPIKE = "test/fixtures/scenario-spike-500.ndjson";
+
+describe("gasdigest stats", () => {
+  it("prints a history's statistics", async () => {
+    const r = await runCli(["stats", "--input", MIXED]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    for (const name of [
+      "full blocks (share)",
+      "full-block run mean",
+      "lag-1 autocorrelation of log clearing",
+      "clearing(t)/clearing(t-1) p99",
+      "minimum price p50",
+    ])
+      expect(r.stdout).toContain(name);
+    expect(r.stdout).toMatch(/^blocks\s+500$/m);
+  });
+
+  it("--compare puts a second history beside the first with the difference", async () => {
+    const same = await runCli(["stats", "--input", MIXED, "--compare", MIXED]);
+    expect(same.stdout).toMatch(/^full blocks \(share\)\s+\S+\s+\S+\s+0\.0%$/m);
+    const other = await runCli(["stats", "--input", MIXED, "--compare", SPIKE, "--json"]);
+    const json = JSON.parse(other.stdout);
+    expect(Object.keys(json)).toEqual([MIXED, SPIKE]);
+    expect(json[MIXED].fullShare).not.toBe(json[SPIKE].fullShare);
+  });
+
+  it("a missing --input is a usage error; an unreadable file names itself", async () => {
+    expect((await runCli(["stats"])).code).toBe(1);
+    const r = await runCli(["stats", "--input", "no/such.ndjson"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("cannot read no/such.ndjson");
+  });
+});

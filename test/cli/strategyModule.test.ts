@@ -1,0 +1,86 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli.js";
+
+const MIXED = "test/fixtures/scenario-mixed-500.ndjson";
+const MINE = "./examples/strategies/mine.js";
+const dir = mkdtempSync(join(tmpdir(), "gasdigest-strategy-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Write a module into the temporary directory and return its path. */
+function module(name: string, source: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, source);
+  return path;
+}
+
+describe("your own strategy from the command line", () => {
+  it("backtest --strategies aip34,./examples/strategies/mine.js scores it beside aip34", async () => {
+    const r = await runCli(["backtest", "--input", MIXED, "--strategies", `aip34,${MINE}`]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const rows = r.stdout.split("\n").filter((l) => l.startsWith(MINE));
+    expect(rows.map((l) => l.split(/\s+/)[1])).toEqual(["deprioritized", "regular", "prioritized"]);
+  });
+
+  it("replay --strategy and the frontier take a module too", async () => {
+    const replay = await runCli(["replay", "--input", MIXED, "--strategy", MINE]);
+    expect(replay.code).toBe(0);
+    expect(replay.stdout.trim().split("\n")).toHaveLength(500);
+    const frontier = await runCli([
+      "backtest",
+      "--input",
+      MIXED,
+      "--strategies",
+      MINE,
+      "--frontier",
+    ]);
+    expect(frontier.code).toBe(0);
+    // No knob to sweep: its tiers are the points.
+    expect(frontier.stdout).toMatch(new RegExp(`^${MINE.replace(/[./]/g, "\\$&")}\\s+-\\s`, "m"));
+  });
+
+  it.each([
+    ["a missing file", () => join(dir, "nope.js"), "no such file"],
+    [
+      "no default export",
+      () => module("named.mjs", "export const s = 1;\n"),
+      "it has no default export",
+    ],
+    [
+      "a default export that is not a function",
+      () => module("object.mjs", "export default { name: 'x' };\n"),
+      "its default export is an object, not a function",
+    ],
+    [
+      "a builder exported uncalled",
+      () =>
+        module(
+          "builder.mjs",
+          `export { aip34 as default } from ${JSON.stringify(new URL("../../dist/index.js", import.meta.url).href)};\n`,
+        ),
+      "its default export is the builder aip34; export aip34() instead",
+    ],
+    [
+      "a factory that returns no strategy",
+      () => module("half.mjs", "export default () => ({ name: 'half', ingest() {} });\n"),
+      "which lacks estimate, reset",
+    ],
+    [
+      "a module that does not load",
+      () => module("broken.mjs", "export default (\n"),
+      "it does not load",
+    ],
+  ])("%s is a clear error", async (_, make, message) => {
+    const path = make();
+    const r = await runCli(["backtest", "--input", MIXED, "--strategies", `aip34,${path}`]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`cannot use ${path} as a strategy: `);
+    expect(r.stderr).toContain(message);
+    const replay = await runCli(["replay", "--input", MIXED, "--strategy", path]);
+    expect(replay.code).toBe(1);
+    expect(replay.stderr).toContain(message);
+  });
+});

@@ -1,0 +1,164 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createBacktest } from "../../src/backtest/index.js";
+import { U64_MAX } from "../../src/core/u64.js";
+import {
+  aip34,
+  BlockOrderError,
+  createEngine,
+  type Engine,
+  type EngineEvent,
+  geth,
+} from "../../src/index.js";
+import { block, fullBlock } from "../helpers/blocks.js";
+import { runCli } from "../helpers/cli.js";
+
+const POISON = U64_MAX.toString();
+
+/** Ingest, returning "accepted"/"duplicate" or the rejection's message. */
+function feed(engine: Engine, input: unknown): string {
+  try {
+    return engine.ingest(input);
+  } catch (e) {
+    expect(e).toBeInstanceOf(BlockOrderError);
+    return (e as Error).message;
+  }
+}
+
+function withEvents(config = {}) {
+  const engine = createEngine({ strategy: aip34(), config });
+  const events: EngineEvent[] = [];
+  engine.events$.subscribe((e) => events.push(e));
+  return { engine, events, resyncs: () => events.filter((e) => e.type === "resynced") };
+}
+
+describe("one poison block cannot stop the engine for good", () => {
+  it("a jump beyond maxHeightJump is rejected, and the next good block accepted", () => {
+    const { engine } = withEvents();
+    for (let h = 1; h <= 5; h++) feed(engine, fullBlock(h));
+    expect(feed(engine, block(1, { height: POISON }))).toBe(
+      `height: ${POISON} is ${U64_MAX - 5n} above the newest accepted height 5; more than maxHeightJump (1000000)`,
+    );
+    expect(engine.snapshot()!.ledger.blockHeight).toBe(5n);
+    expect(feed(engine, fullBlock(6))).toBe("accepted");
+    // A gap up to the bound is fine.
+    expect(feed(engine, fullBlock(1_000_006))).toBe("accepted");
+  });
+
+  it("a poison block accepted first (no newest yet) is dropped after 10 good blocks in a row", () => {
+    const { engine, events, resyncs } = withEvents();
+    expect(feed(engine, fullBlock(1, 100, 250, { height: POISON }))).toBe("accepted");
+    for (let h = 1; h <= 9; h++)
+      expect(feed(engine, fullBlock(h, 300))).toBe(
+        `height: ${h} is below the newest accepted height ${POISON}; heights must increase`,
+      );
+    expect(feed(engine, fullBlock(10, 300))).toBe("accepted");
+    expect(resyncs()).toEqual([
+      { type: "resynced", from: U64_MAX, to: 10n, epoch: 1n, rejected: 9 },
+    ]);
+    // The windows started afresh: nothing of the poison block is left in them.
+    for (let h = 11; h <= 12; h++) feed(engine, fullBlock(h, 300));
+    const s = engine.snapshot()!;
+    expect(s.ledger.blockHeight).toBe(12n);
+    expect(s.ledger.oldestBlockHeight).toBe(10n);
+    // nextBucket(300): the poison block's price (100, so 150) is gone from the windows.
+    expect(s.estimate!.deprioritized).toBe(500n);
+    expect(engine.counters()).toMatchObject({ accepted: 4, rejected: 9, resyncs: 1 });
+    expect(events.filter((e) => e.type === "epoch_changed")).toEqual([]);
+  });
+
+  it("a poison epoch is dropped the same way", () => {
+    const { engine, resyncs } = withEvents({ resyncAfterBlocks: 3 });
+    feed(engine, fullBlock(1));
+    expect(feed(engine, fullBlock(2, 100, 250, { epoch: POISON }))).toBe("accepted");
+    expect(feed(engine, fullBlock(3))).toBe(
+      `epoch: 1 is below the current epoch ${POISON} at a higher height (3)`,
+    );
+    feed(engine, fullBlock(4));
+    expect(feed(engine, fullBlock(5))).toBe("accepted");
+    expect(resyncs()).toHaveLength(1);
+    expect(engine.snapshot()!.ledger.epoch).toBe(1n);
+  });
+
+  it("a chain that restarts lower (a test network wiped) is followed after 10 blocks", () => {
+    const { engine, resyncs } = withEvents();
+    for (let h = 5000; h < 5010; h++) feed(engine, fullBlock(h, 500, 250, { epoch: "40" }));
+    const results = [];
+    for (let h = 1; h <= 10; h++) results.push(feed(engine, fullBlock(h, 100)));
+    expect(results.slice(0, 9).every((r) => r.includes("is below the newest"))).toBe(true);
+    expect(results[9]).toBe("accepted");
+    expect(resyncs()[0]).toMatchObject({ from: 5009n, to: 10n, epoch: 1n });
+    expect(engine.snapshot()!.ledger.epoch).toBe(1n);
+  });
+
+  it("a gap longer than maxHeightJump (a recording resumed days later) is followed", () => {
+    const { engine, resyncs } = withEvents({ maxHeightJump: 100, resyncAfterBlocks: 2 });
+    feed(engine, fullBlock(1));
+    expect(feed(engine, fullBlock(500))).toContain("more than maxHeightJump (100)");
+    expect(feed(engine, fullBlock(501))).toBe("accepted");
+    expect(resyncs()).toHaveLength(1);
+  });
+
+  it("stray old blocks are still rejected: a run must be in order and unbroken", () => {
+    const { engine, resyncs } = withEvents({ resyncAfterBlocks: 3 });
+    for (let h = 100; h <= 110; h++) feed(engine, fullBlock(h));
+    // Old blocks in between good ones: every good block ends the run.
+    for (let h = 111; h <= 120; h++) {
+      expect(feed(engine, fullBlock(h - 100))).toContain("is below the newest");
+      expect(feed(engine, fullBlock(h))).toBe("accepted");
+    }
+    // Old blocks out of order among themselves, or repeating one height, are no run either.
+    for (const h of [5, 3, 9, 9, 9, 2, 8, 8]) expect(feed(engine, fullBlock(h))).toContain("below");
+    expect(resyncs()).toEqual([]);
+    expect(engine.snapshot()!.ledger.blockHeight).toBe(120n);
+    expect(feed(engine, fullBlock(120))).toBe("duplicate");
+  });
+
+  it("the rule is in the config, bounded like the rest", () => {
+    expect(() => createEngine({ strategy: aip34(), config: { resyncAfterBlocks: 0 } })).toThrow(
+      "resyncAfterBlocks: must be at least 1",
+    );
+    expect(() => createEngine({ strategy: aip34(), config: { maxHeightJump: 0.5 } })).toThrow(
+      "maxHeightJump: must be a whole number of heights",
+    );
+  });
+});
+
+describe("the CLI and the backtest follow the same rule", () => {
+  const dir = mkdtempSync(join(tmpdir(), "gasdigest-poison-"));
+  const lines = [
+    fullBlock(1, 100),
+    fullBlock(2, 100, 250, { height: POISON }),
+    ...Array.from({ length: 12 }, (_, i) => fullBlock(3 + i, 300)),
+  ].map((b) => JSON.stringify(b));
+  const path = join(dir, "poison.ndjson");
+  writeFileSync(path, `${lines.join("\n")}\n`);
+
+  it("replay rejects the poison line, and prints the blocks after it", async () => {
+    const r = await runCli(["replay", "--input", path]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split("\n")).toEqual([
+      `line 2: height: ${POISON} is ${U64_MAX - 1n} above the newest accepted height 1; more than maxHeightJump (1000000)`,
+    ]);
+    const heights = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l).height);
+    expect(heights).toEqual(["1", ...Array.from({ length: 12 }, (_, i) => String(3 + i))]);
+  });
+
+  it("a backtest sees the same blocks as its engines, through a resync", () => {
+    const bt = createBacktest({
+      strategies: [{ strategy: aip34() }, { strategy: geth(), config: { maxHeightJump: 5 } }],
+      config: { resyncAfterBlocks: 3 },
+    });
+    bt.push(fullBlock(1, 100, 250, { height: POISON }));
+    expect(() => bt.push(fullBlock(1))).toThrow(BlockOrderError);
+    expect(() => bt.push(fullBlock(2))).toThrow(BlockOrderError);
+    expect(bt.push(fullBlock(3))).toBe("accepted");
+    expect(bt.push(fullBlock(4))).toBe("accepted");
+    expect(bt.result()).toMatchObject({ blocks: 3, lastHeight: "4" });
+  });
+});

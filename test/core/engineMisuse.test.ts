@@ -1,0 +1,157 @@
+import { describe, expect, it } from "vitest";
+import { U64_MAX } from "../../src/core/u64.js";
+import { createHandler } from "../../src/http/createHandler.js";
+import {
+  aip34,
+  BaseError,
+  createEngine,
+  type EngineEvent,
+  InvalidArgumentError,
+  InvalidConfigError,
+  StrategyError,
+  type StrategyFactory,
+} from "../../src/index.js";
+import { idleBlock } from "../helpers/blocks.js";
+
+/** A strategy whose estimate is whatever `estimate` returns. */
+const fixed =
+  (estimate: () => unknown): StrategyFactory =>
+  () => ({
+    name: "fixed",
+    ingest() {},
+    estimate: estimate as never,
+    reset() {},
+  });
+
+/** What a call throws: its class and message (it must throw). */
+function thrown(f: () => unknown): { name: string; message: string } {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(BaseError);
+    return { name: (e as Error).name, message: (e as Error).message };
+  }
+  throw new Error("expected a throw");
+}
+
+describe("a strategy's estimate is read inside the guard", () => {
+  it("a throwing getter is a strategy failure: the block is accepted and a snapshot published", () => {
+    const engine = createEngine({
+      strategy: fixed(() => ({
+        deprioritized: 100n,
+        get regular(): bigint {
+          throw new Error("getter broke");
+        },
+        prioritized: 100n,
+      })),
+    });
+    const events: EngineEvent["type"][] = [];
+    engine.events$.subscribe((e) => events.push(e.type));
+    expect(engine.ingest(idleBlock(1))).toBe("accepted");
+    const s = engine.snapshot()!;
+    expect(s.ledger.blockHeight).toBe(1n);
+    expect(s.estimate).toBeUndefined();
+    expect(s.failure).toBeInstanceOf(StrategyError);
+    expect(s.failure!.message).toContain("strategy fixed failed to estimate");
+    expect(s.failure!.message).toContain("getter broke");
+    expect(events).toEqual(["strategy_failed"]);
+    expect(engine.counters()).toMatchObject({ accepted: 1, strategyFailures: 1 });
+  });
+
+  it("an estimate above 2^64-1, or not an object, breaks the invariants", () => {
+    for (const e of [
+      { deprioritized: 100n, regular: 100n, prioritized: U64_MAX + 1n },
+      null,
+      "100",
+    ]) {
+      const engine = createEngine({ strategy: fixed(() => e) });
+      engine.ingest(idleBlock(1));
+      const s = engine.snapshot()!;
+      expect(s.estimate).toBeUndefined();
+      expect(s.failure!.message).toContain("breaks the invariants");
+    }
+    const engine = createEngine({
+      strategy: fixed(() => ({ deprioritized: 100n, regular: 100n, prioritized: U64_MAX })),
+    });
+    engine.ingest(idleBlock(1));
+    expect(engine.snapshot()!.estimate!.prioritized).toBe(U64_MAX);
+  });
+});
+
+describe("misuse gives named errors with the usual message shape", () => {
+  it("createEngine() and createEngine({})", () => {
+    expect(thrown(() => createEngine(undefined as never))).toEqual({
+      name: "InvalidConfigError",
+      message:
+        "invalid configuration: createEngine takes an options object such as { strategy: aip34() } (got nothing)",
+    });
+    expect(thrown(() => createEngine({} as never))).toEqual({
+      name: "InvalidConfigError",
+      message: "invalid configuration: strategy: required (a strategy such as aip34())",
+    });
+    expect(thrown(() => createEngine({ strategy: "aip34" as never })).message).toBe(
+      'invalid configuration: strategy: must be a strategy such as aip34() (got "aip34")',
+    );
+    expect(thrown(() => createEngine({ strategy: aip34(), now: 5 as never })).message).toBe(
+      "invalid configuration: now: must be a function returning ms (got 5)",
+    );
+  });
+
+  it("a factory returning null, a broken strategy, or a factory that throws", () => {
+    expect(thrown(() => createEngine({ strategy: () => null as never }))).toEqual({
+      name: "InvalidConfigError",
+      message:
+        "invalid configuration: strategy: the factory returned null; it must return an object with name, ingest, estimate and reset",
+    });
+    expect(
+      thrown(() => createEngine({ strategy: () => ({ name: "x", ingest() {} }) as never })).message,
+    ).toBe(
+      "invalid configuration: strategy: the factory returned a strategy without the methods estimate, reset",
+    );
+    const boom = thrown(() =>
+      createEngine({
+        strategy: () => {
+          throw new TypeError("cannot read x");
+        },
+      }),
+    );
+    expect(boom).toEqual({
+      name: "StrategyError",
+      message: expect.stringContaining("the strategy factory failed"),
+    });
+  });
+
+  it("a history of 2^32 is a config error: every history is bounded", () => {
+    expect(
+      thrown(() =>
+        createEngine({ strategy: aip34(), config: { aggressiveBlockHistory: 2 ** 32 } }),
+      ),
+    ).toEqual({
+      name: "InvalidConfigError",
+      message: "invalid configuration: aggressiveBlockHistory: must be at most 100000",
+    });
+    expect(
+      thrown(() => createEngine({ strategy: aip34(), config: { fullBlockTxns: 2 ** 40 } })).message,
+    ).toBe("invalid configuration: fullBlockTxns: must be at most 1000000");
+    // The largest window works.
+    const engine = createEngine({ strategy: aip34(), config: { aggressiveBlockHistory: 100_000 } });
+    engine.ingest(idleBlock(1));
+    expect(engine.snapshot()!.estimate).toBeDefined();
+  });
+
+  it("handler(null) and other non-requests", () => {
+    const engine = createEngine({ strategy: aip34() });
+    const handler = createHandler(engine);
+    for (const bad of [null, undefined, "GET /", { method: "GET" }, { url: 5, method: "GET" }]) {
+      const e = thrown(() => handler(bad as never));
+      expect(e.name).toBe("InvalidArgumentError");
+      expect(e.message).toMatch(
+        /^invalid argument: request: must be a request object \{ method, url, headers \} with string method and url \(got .+\)$/,
+      );
+    }
+    expect(() => handler(null as never)).toThrow(InvalidArgumentError);
+    expect(() => createHandler(null as never)).toThrow(InvalidConfigError);
+    // A real request is still answered.
+    expect(handler({ method: "GET", url: "/v1/-/healthy", headers: {} }).status).toBe(503);
+  });
+});

@@ -1,0 +1,130 @@
+// What each entry point exports at run time, exactly: a change to the public surface shows up
+// here and in docs/architecture.md#entry-points. Reads the built package (npm test builds first).
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import { VERSION } from "../../src/version.js";
+import { repoRoot } from "../helpers/isolatedProject.js";
+
+const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
+  version: string;
+  exports: Record<string, string | { types: string; default: string }>;
+};
+
+const EXPORTS: Record<string, string[]> = {
+  ".": [
+    // engine, config, block samples
+    "createEngine",
+    "DEFAULT_GAS_CONFIG",
+    "parseGasConfig",
+    "parseBlockSample",
+    "safeParseBlockSample",
+    "serializeBlockSample",
+    "parseJsonLossless",
+    // strategies, and the AIP-34 pieces for writing one
+    "aip34",
+    "calibrated",
+    "tdigest",
+    "geth",
+    "lastBlock",
+    "registerStrategy",
+    "resolveStrategy",
+    "servedEstimate",
+    "minInclusionPrice",
+    "blockFullness",
+    "nextBucket",
+    "TIERS",
+    // sketches
+    "createTDigest",
+    "createSlidingDigest",
+    "tdigestFromJSON",
+    // runtime-neutral sources
+    "pushSource",
+    "simulator",
+    "simulateBlocks",
+    // the HTTP handler
+    "createHandler",
+    "createOpenApiDocument",
+    // errors
+    "BaseError",
+    "ValidationError",
+    "InvalidBlockSampleError",
+    "InvalidConfigError",
+    "InvalidArgumentError",
+    "BlockOrderError",
+    "StrategyError",
+    "SketchError",
+  ],
+  "./node": [
+    "createServer",
+    "listen",
+    "ndjsonFile",
+    "readNdjson",
+    "InvalidLineError",
+    "aptosRest",
+    "aptosRestEventFields",
+    "describeAptosRestEvent",
+    "SourceRequestError",
+    "InvalidResponseError",
+  ],
+  "./backtest": [
+    "runBacktest",
+    "createBacktest",
+    "createSeriesRecorder",
+    "formatTable",
+    "renderReport",
+    "readHistory",
+    "clearingPrice",
+    "LookaheadError",
+    "HORIZONS",
+    "LOOKAHEAD_BLOCKS",
+    "TIERS",
+  ],
+  "./explorer-assets": ["explorerAssets", "swaggerUiVersion"],
+  "./fetch": ["createFetchHandler"],
+  "./express": ["gasdigest"],
+  "./fastify": ["gasdigest"],
+  "./koa": ["gasdigest"],
+  "./redis": [
+    "redisStream",
+    "redisStreamSink",
+    "redisStreamTop",
+    "describeRedisEvent",
+    "describeRedisSinkEvent",
+    "redisEventFields",
+    "RedisFeedError",
+    "parseRedisUrl",
+    "decodeStreamEntry",
+    "encodeStreamEntry",
+    "entryId",
+    "DEFAULT_STREAM",
+  ],
+};
+
+const PLUMBING = ["splitMountOptions", "stripPrefix", "parseCloseEngine", "HANDLER_OPTION_KEYS"];
+
+describe("entry points", () => {
+  it("package.json lists exactly these subpaths, each with its types", () => {
+    expect(Object.keys(pkg.exports).sort()).toEqual(
+      [...Object.keys(EXPORTS), "./package.json"].sort(),
+    );
+    for (const entry of Object.keys(EXPORTS)) {
+      const target = pkg.exports[entry] as { types: string; default: string };
+      expect(existsSync(join(repoRoot, target.types)), `${entry} types`).toBe(true);
+    }
+  });
+
+  for (const [entry, names] of Object.entries(EXPORTS))
+    it(`${entry} exports ${names.length} runtime values`, async () => {
+      const target = pkg.exports[entry] as { default: string };
+      const module = (await import(pathToFileURL(join(repoRoot, target.default)).href)) as object;
+      expect(Object.keys(module).sort()).toEqual([...names].sort());
+      // The adapters' plumbing stays internal (src/http/mount.ts, handlerOptions.ts).
+      for (const plumbing of PLUMBING) expect(Object.keys(module), entry).not.toContain(plumbing);
+    });
+
+  it("VERSION (the OpenAPI document's info.version) is package.json's version", () => {
+    expect(VERSION).toBe(pkg.version);
+  });
+});

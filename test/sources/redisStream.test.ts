@@ -1,0 +1,264 @@
+import { firstValueFrom, from, lastValueFrom, Subject, toArray } from "rxjs";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type BlockSample, InvalidConfigError, parseBlockSample } from "../../src/index.js";
+import {
+  type RedisPublishResult,
+  type RedisSinkEvent,
+  type RedisStreamEvent,
+  redisStream,
+  redisStreamSink,
+} from "../../src/redis.js";
+import { freePort, redisSkipReason, startRedis, type TestRedis } from "../helpers/redisServer.js";
+
+const skip = redisSkipReason();
+const STREAM = "gasdigest:blocks";
+
+function block(height: number, prices: number[] = [100 + (height % 7) * 10]): BlockSample {
+  return parseBlockSample({
+    height: String(height),
+    epoch: "1",
+    chain_id: 4,
+    gas_unit_prices: prices.map(String),
+  });
+}
+const blocks = (from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, i) => block(from + i));
+
+const cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const f of cleanup.splice(0).reverse()) await f();
+});
+
+async function until(check: () => boolean | Promise<boolean>, ms = 10_000) {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Subscribe a source and collect what it emits and reports. */
+function follow(url: string, options: Parameters<typeof redisStream>[1] = {}) {
+  const got: BlockSample[] = [];
+  const events: RedisStreamEvent[] = [];
+  const sub = redisStream(url, {
+    initialBackoffMs: 20,
+    maxBackoffMs: 200,
+    blockMs: 500,
+    ...options,
+    onEvent: (e) => events.push(e),
+  }).subscribe((b) => got.push(b));
+  cleanup.push(() => sub.unsubscribe());
+  return { got, events, heights: () => got.map((b) => Number(b.height)), sub };
+}
+
+async function publish(url: string, input: BlockSample[], options = {}) {
+  return lastValueFrom(
+    from(input).pipe(redisStreamSink(url, { initialBackoffMs: 20, ...options }), toArray()),
+  );
+}
+
+async function streamHeights(redis: TestRedis, key = STREAM) {
+  const entries = await redis.client.xrange(key, "-", "+");
+  return entries.map(([id]) => Number(id.split("-")[0]));
+}
+
+describe.skipIf(skip)("Redis Stream sink and source", () => {
+  let redis: TestRedis;
+  beforeAll(async () => {
+    redis = await startRedis();
+    return () => redis.close();
+  });
+  afterEach(async () => {
+    if (redis.pid === undefined) await redis.start();
+    await redis.client.flushall();
+  });
+
+  it("publishes each height once: a second publisher's XADDs are refused and counted as already published", async () => {
+    const first = await publish(redis.url, blocks(1, 50));
+    expect(first.map((r) => r.outcome)).toEqual(Array(50).fill("published"));
+    expect(first[0]).toEqual({ height: 1n, id: "1-0", outcome: "published" });
+    const second = await publish(redis.url, blocks(30, 60));
+    const count = (rs: RedisPublishResult[], o: string) => rs.filter((r) => r.outcome === o).length;
+    expect(count(second, "already_published")).toBe(21);
+    expect(count(second, "published")).toBe(10);
+    expect(await streamHeights(redis)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    const entries = await redis.client.xrange(STREAM, "7-0", "7-0");
+    expect(entries[0]?.[1]).toEqual([
+      "block",
+      JSON.stringify({ height: "7", epoch: "1", chain_id: 4, gas_unit_prices: ["100"] }),
+    ]);
+  });
+
+  it("trims the stream to about --retain entries, never fewer", async () => {
+    await publish(redis.url, blocks(1, 3000), { retain: 1000, batchSize: 500 });
+    const length = await redis.client.xlen(STREAM);
+    expect(length).toBeGreaterThanOrEqual(1000);
+    expect(length).toBeLessThan(1300);
+    expect((await streamHeights(redis)).at(-1)).toBe(3000);
+  });
+
+  it("warm start: the newest entries, oldest first, then new entries as they are added", async () => {
+    await publish(redis.url, blocks(1, 300));
+    const source = follow(redis.url, { warmStartBlocks: 121, batchSize: 50 });
+    await until(() => source.got.length === 121);
+    expect(source.heights()).toEqual(Array.from({ length: 121 }, (_, i) => 180 + i));
+    expect(source.events).toContainEqual({
+      type: "warm_start",
+      stream: STREAM,
+      blocks: 121,
+      from: 180n,
+      to: 300n,
+    });
+    await publish(redis.url, blocks(301, 310));
+    await until(() => source.got.length === 131);
+    expect(source.heights().slice(-10)).toEqual(Array.from({ length: 10 }, (_, i) => 301 + i));
+    expect(source.got.at(-1)).toEqual(block(310));
+  });
+
+  it("startHeight reads every entry from that height on", async () => {
+    await publish(redis.url, blocks(1, 40));
+    const source = follow(redis.url, { startHeight: 25 });
+    await until(() => source.got.length === 16);
+    expect(source.heights()).toEqual(Array.from({ length: 16 }, (_, i) => 25 + i));
+  });
+
+  it("skips garbage entries with a rejected event naming the entry id and the field, and keeps going", async () => {
+    const c = redis.client;
+    const line = (b: BlockSample) =>
+      JSON.stringify({ height: String(b.height), epoch: "1", gas_unit_prices: ["100"] });
+    await c.xadd(STREAM, "1-0", "block", line(block(1)));
+    await c.xadd(STREAM, "2-0", "block", "{not json");
+    await c.xadd(STREAM, "3-0", "something", "else");
+    await c.xadd(STREAM, "4-0", "block", '{"height":"4","epoch":"1","gas_unit_prices":["-5"]}');
+    await c.xadd(STREAM, "5-0", "block", line(block(6)));
+    await c.xadd(STREAM, "5-1", "block", line(block(5)));
+    await c.xadd(STREAM, "7-0", "block", line(block(7)));
+    const source = follow(redis.url);
+    await until(() => source.got.length === 2);
+    await c.xadd(STREAM, "8-0", "block", "[]");
+    await c.xadd(STREAM, "9-0", "block", line(block(9)));
+    await until(() => source.got.length === 3);
+    expect(source.heights()).toEqual([1, 7, 9]);
+    const rejected = source.events.filter((e) => e.type === "rejected");
+    expect(rejected.map((e) => [e.id, e.issues.map((i) => i.path)])).toEqual([
+      ["2-0", ["block"]],
+      ["3-0", ["block"]],
+      ["4-0", ["block.gas_unit_prices[0]"]],
+      ["5-0", ["block.height"]],
+      ["5-1", ["id"]],
+      ["8-0", ["block"]],
+    ]);
+    expect(rejected[0]!.issues[0]!.message).toMatch(/^not JSON: /);
+    expect(rejected[1]!.issues[0]!.message).toBe("required (the entry has no block field)");
+    expect(rejected[3]!.issues[0]!.message).toBe("must be the entry id's height 5 (got 6)");
+    expect(rejected[4]!.issues[0]!.message).toBe('must be <height>-0 (got "5-1")');
+  });
+
+  it("reports a key of another type as wrong_type, and reads it once it is a stream", async () => {
+    await redis.client.set(STREAM, "not a stream");
+    const source = follow(redis.url);
+    await until(() => source.events.some((e) => e.type === "unreachable"));
+    const retry = source.events.find((e) => e.type === "retrying");
+    expect(retry?.type === "retrying" && retry.error.kind).toBe("wrong_type");
+    expect(retry?.type === "retrying" && retry.error.shortMessage).toBe(
+      `the key "${STREAM}" at redis://127.0.0.1:${redis.port}/0 holds a string, not a stream`,
+    );
+    await redis.client.del(STREAM);
+    await publish(redis.url, blocks(1, 3));
+    await until(() => source.got.length === 3);
+    expect(source.events.map((e) => e.type)).toContain("recovered");
+  });
+
+  it("an empty or absent stream is reported, then followed from its first entry", async () => {
+    const source = follow(redis.url, { stream: "elsewhere" });
+    await until(() => source.events.some((e) => e.type === "stream_empty"));
+    await publish(redis.url, blocks(1, 5), { stream: "elsewhere" });
+    await until(() => source.got.length === 5);
+    expect(source.heights()).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it("Redis refusing connections at start: retries, then warm-starts once it is up", async () => {
+    const port = await freePort();
+    const url = `redis://127.0.0.1:${port}`;
+    const source = follow(url, { unreachableAfter: 2 });
+    await until(() => source.events.some((e) => e.type === "unreachable"));
+    const retry = source.events.find((e) => e.type === "retrying");
+    expect(retry?.type === "retrying" && retry.error.kind).toBe("connect");
+    expect(retry?.type === "retrying" && retry.error.details).toContain("ECONNREFUSED");
+    expect(source.got).toEqual([]);
+    const late = await startRedis({ port });
+    cleanup.push(() => late.close());
+    await publish(late.url, blocks(1, 10));
+    await until(() => source.got.length === 10);
+    expect(source.heights()).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+    expect(source.events.map((e) => e.type)).toContain("recovered");
+  });
+
+  it("Redis restarting: the source resumes after the last height seen and the sink writes what waited", async () => {
+    await publish(redis.url, blocks(1, 20));
+    const source = follow(redis.url, { warmStartBlocks: 5 });
+    await until(() => source.got.length === 5);
+    const input = new Subject<BlockSample>();
+    const results: RedisPublishResult[] = [];
+    const sinkEvents: RedisSinkEvent[] = [];
+    const sink = input
+      .pipe(
+        redisStreamSink(redis.url, {
+          initialBackoffMs: 20,
+          maxBackoffMs: 200,
+          onEvent: (e) => sinkEvents.push(e),
+        }),
+      )
+      .subscribe((r) => results.push(r));
+    cleanup.push(() => sink.unsubscribe());
+    for (const b of blocks(21, 30)) input.next(b);
+    await until(() => source.got.length === 15);
+    await redis.stop();
+    for (const b of blocks(31, 40)) input.next(b);
+    await until(() => source.events.some((e) => e.type === "retrying"));
+    await redis.start();
+    await until(() => source.got.length === 25);
+    expect(source.heights()).toEqual(Array.from({ length: 25 }, (_, i) => 16 + i));
+    expect(results.map((r) => Number(r.height))).toEqual(
+      Array.from({ length: 20 }, (_, i) => 21 + i),
+    );
+    expect(results.every((r) => r.outcome === "published")).toBe(true);
+    expect(source.events.map((e) => e.type)).toContain("resumed");
+    expect(sinkEvents.map((e) => e.type)).toContain("retrying");
+    expect(await streamHeights(redis)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+  });
+
+  it("the sink completes once every waiting block is written, and passes on an input error after that", async () => {
+    const done = await firstValueFrom(
+      from(blocks(1, 3)).pipe(redisStreamSink(redis.url), toArray()),
+    );
+    expect(done).toHaveLength(3);
+    const failing = new Subject<BlockSample>();
+    const seen: RedisPublishResult[] = [];
+    const ended = new Promise<unknown>((resolve) =>
+      failing
+        .pipe(redisStreamSink(redis.url))
+        .subscribe({ next: (r) => seen.push(r), error: resolve }),
+    );
+    failing.next(block(4));
+    failing.error(new Error("source broke"));
+    expect(await ended).toEqual(new Error("source broke"));
+    expect(seen.map((r) => r.outcome)).toEqual(["published"]);
+  });
+
+  it("bad URLs and options throw at call time, naming every field", () => {
+    expect(() => redisStream("http://127.0.0.1:6379")).toThrow(InvalidConfigError);
+    expect(() => redisStream("redis://127.0.0.1:6379/x")).toThrow(
+      'url: the path must be a database number, as in redis://host:6379/2 (got "/x")',
+    );
+    expect(() => redisStream("redis://h", { blockMs: 0, stream: "" })).toThrow(
+      "invalid configuration: stream: must not be empty; blockMs: must be at least 1",
+    );
+    expect(() =>
+      redisStreamSink("redis://h", { retain: 0, initialBackoffMs: 9, maxBackoffMs: 5 }),
+    ).toThrow(
+      "invalid configuration: retain: must be at least 1; initialBackoffMs: must not be above maxBackoffMs (5), got 9",
+    );
+  });
+});

@@ -1,0 +1,254 @@
+import { spawnSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import {
+  type BlockSampleInput,
+  calibrated,
+  createEngine,
+  InvalidConfigError,
+  resolveStrategy,
+} from "../../src/index.js";
+import { parseCalibratedOptions } from "../../src/strategies/calibrated/options.js";
+import { block, fullBlock, idleBlock } from "../helpers/blocks.js";
+import { mulberry32 } from "../helpers/prng.js";
+import { strategyPropertySuite } from "./propertySuite.js";
+
+const atOrAbove = (min: number) => [150, 300, 500, 1000, 3000].find((b) => b >= min) ?? min;
+
+strategyPropertySuite("calibrated", calibrated(), {
+  idle: (min) => `${min}/${min}/${min}`,
+  epochFactory: calibrated({ epochReset: "all" }),
+});
+strategyPropertySuite("calibrated (roundToBuckets)", calibrated({ roundToBuckets: true }), {
+  idle: (min) => {
+    const b = atOrAbove(min);
+    return `${b}/${b}/${b}`;
+  },
+  epochFactory: calibrated({ roundToBuckets: true, epochReset: "all" }),
+});
+
+/** A full block (by its gas-limit flag) whose cheapest transaction pays `clearing`. */
+function cleared(height: number, clearing: number, epoch = 1): BlockSampleInput {
+  return block(height, {
+    epoch: String(epoch),
+    gas_unit_prices: [String(clearing), String(clearing + 7), String(clearing * 2)],
+    block_gas_limit_reached: true,
+  });
+}
+
+/** Run a chain through the engine and return the last snapshot. */
+function runChain(blocks: BlockSampleInput[], strategy = calibrated()) {
+  const engine = createEngine({ strategy });
+  for (const b of blocks) engine.ingest(b);
+  return engine.snapshot()!;
+}
+
+describe("calibrated: options", () => {
+  it("fills in the default promises", () => {
+    const o = parseCalibratedOptions({});
+    expect(o.tiers).toEqual({
+      deprioritized: { withinBlocks: 10, probability: 0.9 },
+      regular: { withinBlocks: 3, probability: 0.95 },
+      prioritized: { withinBlocks: 1, probability: 0.99 },
+    });
+    expect(o).toMatchObject({
+      learningRate: 0.005,
+      correctionRate: 0.005,
+      roundToBuckets: false,
+      epochReset: "windows",
+    });
+  });
+
+  it("reports every invalid field with its path", () => {
+    let error: unknown;
+    try {
+      calibrated({
+        tiers: {
+          regular: { probability: 1.5 },
+          prioritized: { withinBlocks: 0 },
+          // @ts-expect-error a typo must be an error, not ignored
+          deprioritised: {},
+        },
+        learningRate: 0,
+        epochReset: "sometimes" as "all",
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(InvalidConfigError);
+    const paths = (error as InvalidConfigError).issues.map((i) => `${i.path}: ${i.message}`);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        "tiers.regular.probability: must be a probability between 0 and 1, got 1.5",
+        "tiers.prioritized.withinBlocks: must be at least 1 block, got 0",
+        "tiers.deprioritised: unknown field",
+        "learningRate: must be a number above 0 and at most 0.5, got 0",
+        'epochReset: must be "windows" or "all", got "sometimes"',
+      ]),
+    );
+  });
+
+  it("names the config file block when selected by name", () => {
+    expect(() =>
+      resolveStrategy("calibrated", { calibrated: { tiers: { regular: { withinBlocks: 2.5 } } } }),
+    ).toThrow(
+      "invalid configuration: calibrated.tiers.regular.withinBlocks: must be a whole number of blocks, got 2.5",
+    );
+  });
+});
+
+describe("calibrated: what it serves", () => {
+  it("serves the minimum on every tier before any block and on an idle chain, without bucket rounding", () => {
+    const engine = createEngine({ strategy: calibrated() });
+    engine.ingest(idleBlock(1));
+    expect(engine.snapshot()!.estimate).toEqual({
+      deprioritized: 100n,
+      regular: 100n,
+      prioritized: 100n,
+    });
+  });
+
+  it("bids prices the chain actually cleared at, not bucket values", () => {
+    const chain = Array.from({ length: 400 }, (_, i) => cleared(i + 1, 1234));
+    const e = runChain(chain).estimate!;
+    // Every block clears at 1234: every tier settles on it (no bucket above it, no interpolation).
+    expect(e).toEqual({ deprioritized: 1234n, regular: 1234n, prioritized: 1234n });
+  });
+
+  it("carries each tier's promise and the inclusion its served bids achieved", () => {
+    const chain = Array.from({ length: 50 }, (_, i) => cleared(i + 1, 500));
+    const s = runChain(chain);
+    const p = s.promises!;
+    // skipLatestBlock: the strategy has seen 49 blocks; a bid settles `1 + withinBlocks` later.
+    expect(p.prioritized).toMatchObject({ withinBlocks: 1, probability: 0.99, bids: 47 });
+    expect(p.regular).toMatchObject({ withinBlocks: 3, probability: 0.95, bids: 45 });
+    expect(p.deprioritized).toMatchObject({ withinBlocks: 10, probability: 0.9, bids: 38 });
+    for (const tier of Object.values(p)) {
+      expect(tier.rate).toBe(tier.included / tier.bids);
+      expect(tier.recentBids).toBe(tier.bids);
+    }
+    // Without promises, a strategy's snapshot carries none.
+    expect(createEngine({ strategy: resolveStrategy("aip34") })).toBeDefined();
+    const plain = createEngine({ strategy: resolveStrategy("aip34") });
+    plain.ingest(idleBlock(1));
+    expect(plain.snapshot()!.promises).toBeUndefined();
+  });
+
+  it("a strategy whose promises() throws fails like any strategy method: the block is kept", () => {
+    const engine = createEngine({
+      strategy: (config) => {
+        const inner = calibrated()(config);
+        return {
+          ...inner,
+          ingest: inner.ingest,
+          promises() {
+            throw new Error("boom");
+          },
+        };
+      },
+    });
+    engine.ingest(idleBlock(1));
+    const s = engine.snapshot()!;
+    expect(s.estimate).toBeUndefined();
+    expect(s.failure?.message).toContain("failed to report its promises");
+    expect(engine.counters()).toMatchObject({ accepted: 1, strategyFailures: 1 });
+  });
+
+  it("works at any price scale: the same defaults on octas and on wei", () => {
+    const rnd = mulberry32(7);
+    const prices = Array.from({ length: 3000 }, () => Math.exp(rnd() * 2));
+    const octas = runChain(prices.map((x, i) => cleared(i + 1, Math.round(100 * x)))).promises!;
+    const wei = runChain(prices.map((x, i) => cleared(i + 1, Math.round(1e10 * x)))).promises!;
+    for (const tier of ["deprioritized", "regular", "prioritized"] as const)
+      expect(Math.abs(octas[tier].rate! - wei[tier].rate!)).toBeLessThan(0.01);
+  });
+
+  it("keeps each promise within a point on a chain that changes regime", () => {
+    // Calm stretches clearing near 150, congested ones near 2,000, with a heavy tail (the
+    // minimum, 100, rarely binds: where it does, a tier cannot bid less and over-delivers).
+    const rnd = mulberry32(11);
+    const chain: BlockSampleInput[] = [];
+    let level = 150;
+    for (let h = 1; h <= 12_000; h++) {
+      if (h % 1500 === 0) level = level === 150 ? 2000 : 150;
+      const noise = Math.exp((rnd() - 0.5) * 0.6 + (rnd() < 0.02 ? rnd() * 1.5 : 0));
+      chain.push(cleared(h, Math.max(100, Math.round(level * noise))));
+    }
+    const p = runChain(chain).promises!;
+    expect(p.prioritized.rate!).toBeGreaterThan(0.98);
+    expect(p.regular.rate!).toBeGreaterThan(0.94);
+    expect(p.regular.rate!).toBeLessThan(0.96);
+    expect(p.deprioritized.rate!).toBeGreaterThan(0.89);
+    expect(p.deprioritized.rate!).toBeLessThan(0.91);
+  });
+});
+
+describe("calibrated: epochs", () => {
+  const twoEpochs = (reset: "windows" | "all") => {
+    const engine = createEngine({ strategy: calibrated({ epochReset: reset }) });
+    for (let h = 1; h <= 300; h++) engine.ingest(cleared(h, 5000, 1));
+    const before = engine.snapshot()!.promises!.prioritized.bids;
+    engine.ingest(cleared(301, 200, 2));
+    const first = engine.snapshot()!;
+    for (let h = 302; h <= 330; h++) engine.ingest(cleared(h, 200, 2));
+    return { before, first, last: engine.snapshot()! };
+  };
+
+  it("an epoch change empties the windows: no price of the old epoch is served", () => {
+    for (const reset of ["windows", "all"] as const) {
+      const { first, last } = twoEpochs(reset);
+      // The new epoch's first block is still held back (skipLatestBlock): nothing to go on yet.
+      expect(first.estimate).toEqual({ deprioritized: 100n, regular: 100n, prioritized: 100n });
+      expect(last.estimate!.prioritized).toBeLessThan(1000n);
+      // Prices of the new epoch only (or below its lowest: a level under 0 extends downwards).
+      expect(last.estimate!.deprioritized).toBeLessThanOrEqual(200n);
+    }
+  });
+
+  it("the observed record keeps counting across epochs; bids waiting at the change are dropped", () => {
+    const { before, last } = twoEpochs("windows");
+    expect(before).toBe(297);
+    // 29 blocks of the new epoch fed: 27 prioritized bids settled since.
+    expect(last.promises!.prioritized.bids).toBe(297 + 27);
+  });
+});
+
+describe("calibrated: memory", () => {
+  it("retains no more heap after 200,000 blocks than after 2,000 (fresh process, exact GC)", () => {
+    // Runs against the built package in a child with --expose-gc, so the readings are exact.
+    const script = `
+      import { calibrated, parseGasConfig } from ${JSON.stringify(new URL("../../dist/index.js", import.meta.url).href)};
+      const strategy = calibrated()(parseGasConfig({}));
+      let seed = 5;
+      const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+      const blockAt = (h) => ({ height: BigInt(h), epoch: 1n, gasUnitPrices: [BigInt(100 + Math.floor(rnd() * 900)), 5000n, 7000n],
+        blockGasLimitReached: true });
+      const heap = () => { gc(); gc(); return process.memoryUsage().heapUsed; };
+      for (let h = 1; h <= 2000; h++) strategy.ingest(blockAt(h));
+      strategy.estimate(100n);
+      const early = heap();
+      for (let h = 2001; h <= 200000; h++) strategy.ingest(blockAt(h));
+      strategy.estimate(100n);
+      const late = heap();
+      process.stdout.write(JSON.stringify({ early, late }));
+    `;
+    const r = spawnSync(process.execPath, ["--expose-gc", "--input-type=module", "-e", script], {
+      encoding: "utf8",
+    });
+    expect(r.stderr).toBe("");
+    const { early, late } = JSON.parse(r.stdout) as { early: number; late: number };
+    // One leaked object per block would be megabytes; allow GC noise of a few pages.
+    expect(late - early).toBeLessThan(64 * 1024);
+  }, 60_000);
+});
+
+describe("calibrated: by name", () => {
+  it("is selectable as --strategy calibrated with a config block", () => {
+    const f = resolveStrategy("calibrated", {
+      calibrated: { tiers: { prioritized: { probability: 0.995 } } },
+    });
+    const engine = createEngine({ strategy: f });
+    for (let h = 1; h <= 5; h++) engine.ingest(fullBlock(h, 300));
+    expect(engine.snapshot()!.promises!.prioritized.probability).toBe(0.995);
+    expect(engine.strategyName).toBe("calibrated");
+  });
+});

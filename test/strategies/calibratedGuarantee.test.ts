@@ -1,0 +1,160 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  createTierLearner,
+  missBound,
+  type TierLearnerOptions,
+} from "../../src/strategies/calibrated/createTierLearner.js";
+import { createSortedWindow } from "../../src/strategies/calibrated/sortedWindow.js";
+import { mulberry32 } from "../helpers/prng.js";
+
+const U64_MAX = 2n ** 64n - 1n;
+
+const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
+// Printed so that any failure can be replayed with FC_SEED=<seed>.
+console.log(`calibratedGuarantee: FC_SEED=${seed}`);
+
+/** How the next clearing price is chosen: from a list, or against the learner's own bid. */
+type Adversary =
+  | { kind: "sequence"; prices: bigint[] }
+  | { kind: "just-above"; steps: number }
+  | { kind: "just-above-every"; every: number; steps: number; base: bigint };
+
+/** Drive one tier learner over an adversary's prices; returns what the guarantee is about. */
+function drive(o: TierLearnerOptions, adversary: Adversary) {
+  const learner = createTierLearner(o);
+  const windows = [createSortedWindow(5, 1), createSortedWindow(20, 1), createSortedWindow(100, 1)];
+  const ring: bigint[] = [];
+  const steps = adversary.kind === "sequence" ? adversary.prices.length : adversary.steps;
+  let lastBid = 100n;
+  // Prices are u64: an adversary cannot price above the largest one (a bid there covers all).
+  const above = (bid: bigint) => (bid < U64_MAX ? bid + 1n : U64_MAX);
+  for (let t = 0; t < steps; t++) {
+    let price: bigint;
+    if (adversary.kind === "sequence") price = adversary.prices[t]!;
+    else if (adversary.kind === "just-above") price = above(lastBid);
+    else price = t % adversary.every === 0 ? above(lastBid) : adversary.base;
+    ring.push(price);
+    if (ring.length > o.withinBlocks) ring.shift();
+    learner.settle((k) => ring.slice(-k).reduce((a, b) => (b < a ? b : a)));
+    for (const w of windows) w.push([price]);
+    lastBid = learner.bid(windows, 1n);
+    learner.served(lastBid);
+  }
+  const record = learner.record();
+  const { shortfall } = learner.state();
+  return { record, shortfall };
+}
+
+const options: fc.Arbitrary<TierLearnerOptions> = fc.record({
+  withinBlocks: fc.constantFrom(1, 2, 3, 10),
+  probability: fc.constantFrom(0.5, 0.9, 0.95, 0.99),
+  lag: fc.constantFrom(0, 1),
+  learningRate: fc.double({ min: 0.001, max: 0.2, noNaN: true }),
+  correctionRate: fc.double({ min: 0.002, max: 0.2, noNaN: true }),
+  experts: fc.constant(3),
+});
+
+const u = (min: bigint, max: bigint) => fc.bigInt({ min, max });
+/** Price sequences meant to hurt: random, exploding, alternating, cliffs, constant. */
+const sequences: fc.Arbitrary<bigint[]> = fc.oneof(
+  fc.array(u(1n, 10n ** 15n), { minLength: 50, maxLength: 1500 }),
+  fc
+    .tuple(u(1n, 1000n), fc.integer({ min: 2, max: 100 }), fc.integer({ min: 50, max: 400 }))
+    .map(([start, factor, n]) => {
+      // Exponential growth until u64 saturates: every block beyond every window.
+      const out: bigint[] = [];
+      let p = start;
+      for (let i = 0; i < n; i++) {
+        out.push(p);
+        p = p * BigInt(factor) > U64_MAX ? U64_MAX : p * BigInt(factor);
+      }
+      return out;
+    }),
+  fc
+    .tuple(u(1n, 10n ** 6n), u(1n, 10n ** 12n), fc.integer({ min: 1, max: 12 }))
+    .chain(([a, b, period]) =>
+      fc
+        .integer({ min: 100, max: 1500 })
+        .map((n) =>
+          Array.from({ length: n }, (_, i) => (Math.floor(i / period) % 2 === 0 ? a : b)),
+        ),
+    ),
+  fc
+    .tuple(u(1n, 10n ** 9n), fc.array(u(1n, 10n ** 14n), { minLength: 1, maxLength: 20 }))
+    .map(([calm, cliffs]) => cliffs.flatMap((c) => [...Array(40).fill(calm), c, c, c])),
+);
+
+describe("calibrated: the online correction's guarantee", () => {
+  it("after T bids, on any sequence of clearing prices, misses exceed 1 - p by at most the documented bound", () => {
+    fc.assert(
+      fc.property(options, sequences, (o, prices) => {
+        const { record, shortfall } = drive(o, { kind: "sequence", prices });
+        if (record.bids === 0) return;
+        const missRate = 1 - record.included / record.bids;
+        expect(missRate).toBeLessThanOrEqual(
+          1 - o.probability + missBound(o, record.bids, shortfall) + 1e-12,
+        );
+      }),
+      { seed, numRuns: Number(process.env.FC_RUNS ?? 150) },
+    );
+  });
+
+  it("holds against an adversary that prices every block just above the last bid", () => {
+    fc.assert(
+      fc.property(
+        options,
+        fc.oneof(
+          fc
+            .integer({ min: 100, max: 800 })
+            .map((steps): Adversary => ({ kind: "just-above", steps })),
+          fc
+            .tuple(
+              fc.integer({ min: 2, max: 50 }),
+              fc.integer({ min: 100, max: 1500 }),
+              u(1n, 10n ** 6n),
+            )
+            .map(
+              ([every, steps, base]): Adversary => ({
+                kind: "just-above-every",
+                every,
+                steps,
+                base,
+              }),
+            ),
+        ),
+        (o, adversary) => {
+          const { record, shortfall } = drive(o, adversary);
+          if (record.bids === 0) return;
+          const missRate = 1 - record.included / record.bids;
+          expect(missRate).toBeLessThanOrEqual(
+            1 - o.probability + missBound(o, record.bids, shortfall) + 1e-12,
+          );
+        },
+      ),
+      { seed, numRuns: Number(process.env.FC_RUNS ?? 100) },
+    );
+  });
+
+  it("the bound is useful, not vacuous: 20,000 bids within 100x of each other stay within a few points", () => {
+    // Prices that never leave [100, 10_000]: the shortfall is at most ln(100) and the bound
+    // after 20,000 bids is (1.25 + 4.6 + ...) / (0.005 · 20,000) ≈ 6 points.
+    const rnd = mulberry32(17);
+    const prices = Array.from({ length: 20_000 }, () =>
+      BigInt(100 + Math.floor(rnd() ** 4 * 9900)),
+    );
+    const o = {
+      withinBlocks: 1,
+      probability: 0.99,
+      lag: 1,
+      learningRate: 0.005,
+      correctionRate: 0.005,
+      experts: 3,
+    };
+    const { record, shortfall } = drive(o, { kind: "sequence", prices });
+    expect(shortfall).toBeLessThanOrEqual(Math.log(101));
+    expect(missBound(o, record.bids, shortfall)).toBeLessThan(0.07);
+    // And in fact the learner is much closer than the worst case.
+    expect(Math.abs(record.included / record.bids - 0.99)).toBeLessThan(0.01);
+  });
+});
