@@ -9,7 +9,13 @@ import {
   type RedisSinkEvent,
   redisStreamSink,
 } from "../sinks/redisStreamSink.js";
-import { aptosRest, aptosRestEventFields, describeAptosRestEvent } from "../sources/aptosRest.js";
+import {
+  type AptosRestOptions,
+  aptosRest,
+  aptosRestEventFields,
+  describeAptosRestEvent,
+  resolveAptosRestOptions,
+} from "../sources/aptosRest.js";
 import { ndjsonFile } from "../sources/ndjsonFile.js";
 import { createOutageTracker } from "../sources/redis/createOutageTracker.js";
 import {
@@ -20,6 +26,7 @@ import {
   redisStreamTop,
 } from "../sources/redisStream.js";
 import { simulator } from "../sources/simulator.js";
+import { APTOS_FLAGS, APTOS_FLAGS_USAGE, parseAptosFlags } from "./aptosFlags.js";
 import { type CliIo, UsageError } from "./io.js";
 import { largestWindow } from "./largestWindow.js";
 import { loadConfigFile } from "./loadConfigFile.js";
@@ -45,6 +52,7 @@ Options:
   --backfill N          aptos: blocks read back from the tip when the stream is empty
                         (default: the largest window plus one, 121 with the defaults)
   --poll-ms N           aptos: wait between looks at the tip (default 500)
+${APTOS_FLAGS_USAGE}
   --seed N              sim: seed (default 1)
   --interval-ms N       sim: block interval in ms (default 250; 0 = as fast as possible)
   --speed N             ndjson: replay at N times the recorded pace (default: as fast as possible)
@@ -81,6 +89,7 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
       "interval-ms": { type: "string" },
       speed: { type: "string" },
       "log-level": { type: "string", default: "info" },
+      ...APTOS_FLAGS,
     },
     strict: true,
     allowPositionals: false,
@@ -100,6 +109,9 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
   only("seed", "sim", "sim");
   only("interval-ms", "sim", "sim");
   only("speed", "ndjson", "ndjson:PATH");
+  const aptos = parseAptosFlags(values, spec);
+  // Bad limits fail now, not once Redis answers.
+  if (spec.kind === "aptos") resolveAptosRestOptions(spec.url, aptos);
   const level = values["log-level"];
   if (!LEVELS.includes(level))
     throw new UsageError(`--log-level must be one of ${LEVELS.join(", ")} (got "${level}")`);
@@ -131,6 +143,7 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
     seed: intFlag("seed", values.seed, 0),
     intervalMs: intFlag("interval-ms", values["interval-ms"], 0),
     speed,
+    aptos,
   });
   log.info(
     { to: display, stream, retain, startHeight: startHeight?.toString(), source: values.source },
@@ -234,12 +247,14 @@ interface SourceFlags {
   seed: number | undefined;
   intervalMs: number | undefined;
   speed: number | undefined;
+  aptos: AptosRestOptions;
 }
 
 function makeSource(spec: SourceSpec, log: pino.Logger, f: SourceFlags): Observable<BlockSample> {
   switch (spec.kind) {
     case "aptos":
       return aptosRest(spec.url, {
+        ...f.aptos,
         backfillBlocks: f.backfill,
         startHeight: f.startHeight,
         pollIntervalMs: f.pollIntervalMs,

@@ -71,7 +71,7 @@ describe("record against a node sending oversized bodies (issue 13, item 1)", ()
   }, 120_000);
 });
 
-describe("node source flags of serve and record", () => {
+describe("node source flags of serve, record and publish", () => {
   it("checks the limits' flags and refuses them without --source aptos:URL", async () => {
     const out = join(mkdtempSync(join(tmpdir(), "gasdigest-flags-")), "x.ndjson");
     const cases: [string[], string][] = [
@@ -124,6 +124,24 @@ describe("node source flags of serve and record", () => {
       [
         ["serve", "--port", "0", "--source", "aptos:http://127.0.0.1:1", "--node-timeout-ms", "0"],
         '--node-timeout-ms must be a whole number from 1 to 600000 (got "0")',
+      ],
+      [
+        ["publish", "--source", "sim", "--to", "redis://127.0.0.1:1", "--concurrency", "2"],
+        "--concurrency only applies to --source aptos:URL",
+      ],
+      [
+        [
+          "publish",
+          "--source",
+          "aptos:http://127.0.0.1:1",
+          "--to",
+          "redis://127.0.0.1:1",
+          "--concurrency",
+          "8",
+          "--lookahead-blocks",
+          "4",
+        ],
+        "lookaheadBlocks: must not be below concurrency (8), got 4",
       ],
     ];
     for (const [argv, message] of cases) {
