@@ -8,7 +8,9 @@ import {
   type RedisSinkEvent,
   redisStreamSink,
 } from "../sinks/redisStreamSink.js";
+import { resolveAptosRestOptions } from "../sources/aptosRest.js";
 import { DEFAULT_STREAM, parseRedisUrl } from "../sources/redisStream.js";
+import { APTOS_FLAGS, APTOS_FLAGS_USAGE, parseAptosFlags } from "./aptosFlags.js";
 import { cliMetrics, PUBLISH_METRICS_USAGE } from "./cliMetrics.js";
 import { type CliIo, UsageError } from "./io.js";
 import { largestWindow } from "./largestWindow.js";
@@ -37,6 +39,7 @@ Options:
   --backfill N          aptos: blocks read back from the tip when the stream is empty
                         (default: the largest window plus one, 121 with the defaults)
   --poll-ms N           aptos: wait between looks at the tip (default 500)
+${APTOS_FLAGS_USAGE}
   --seed N              sim: seed (default 1)
   --interval-ms N       sim: block interval in ms (default 250; 0 = as fast as possible)
   --speed N             ndjson: replay at N times the recorded pace (default: as fast as possible)
@@ -81,6 +84,7 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
       "log-level": { type: "string", default: "info" },
       "metrics-port": { type: "string" },
       "metrics-host": { type: "string" },
+      ...APTOS_FLAGS,
     },
     strict: true,
     allowPositionals: false,
@@ -100,6 +104,9 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
   only("seed", "sim", "sim");
   only("interval-ms", "sim", "sim");
   only("speed", "ndjson", "ndjson:PATH");
+  const aptos = parseAptosFlags(values, spec);
+  // Bad limits fail now, not once Redis answers.
+  if (spec.kind === "aptos") resolveAptosRestOptions(spec.url, aptos);
   const level = values["log-level"];
   if (!LEVELS.includes(level))
     throw new UsageError(`--log-level must be one of ${LEVELS.join(", ")} (got "${level}")`);
@@ -147,6 +154,7 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
     intervalMs: intFlag("interval-ms", values["interval-ms"], 0),
     speed,
     onEvent: onSourceEvent,
+    aptos,
   });
   log.info(
     { to: display, stream, retain, startHeight: startHeight?.toString(), source: values.source },

@@ -2,7 +2,7 @@ import type pino from "pino";
 import type { Observable } from "rxjs";
 import type { BlockSample } from "../core/blockSample.js";
 import { formatIssues } from "../core/errors.js";
-import { aptosRest } from "../sources/aptosRest.js";
+import { type AptosRestOptions, aptosRest } from "../sources/aptosRest.js";
 import { ndjsonFile } from "../sources/ndjsonFile.js";
 import { simulator } from "../sources/simulator.js";
 import { UsageError } from "./io.js";
@@ -17,6 +17,8 @@ export interface PublishSourceFlags {
   seed: number | undefined;
   intervalMs: number | undefined;
   speed: number | undefined;
+  /** The node source's limits (`--max-response-bytes`, `--node-timeout-ms`, ...). */
+  aptos?: AptosRestOptions;
   /** Also told every event of the source (the metrics' source listener). */
   onEvent?: (event: { readonly type: string }) => void;
 }
@@ -36,6 +38,7 @@ export function publishSource(
   switch (spec.kind) {
     case "aptos":
       return aptosRest(spec.url, {
+        ...f.aptos,
         backfillBlocks: f.backfill,
         startHeight: f.startHeight,
         pollIntervalMs: f.pollIntervalMs,

@@ -10,6 +10,7 @@ import { aptosRest, describeAptosRestEvent } from "../sources/aptosRest.js";
 import { readLastNdjsonLine } from "../sources/readLastNdjsonLine.js";
 import { describeRedisEvent, redisStream } from "../sources/redisStream.js";
 import { simulator } from "../sources/simulator.js";
+import { APTOS_FLAGS, APTOS_FLAGS_USAGE, parseAptosFlags } from "./aptosFlags.js";
 import type { CliIo } from "./io.js";
 import { UsageError } from "./io.js";
 import { intFlag, parseSourceSpec } from "./sourceSpec.js";
@@ -24,6 +25,8 @@ Records N blocks to FILE as NDJSON (one block sample per line, written as they c
   --source sim        the simulator, as fast as possible (--seed S, default 1)
   --append            continue FILE after its last height (FILE is created when missing)
   --force             overwrite an existing FILE (otherwise an existing FILE is an error)
+Limits of --source aptos:URL (docs/sources.md):
+${APTOS_FLAGS_USAGE}
 Progress goes to stderr: a bar on a terminal, a line every 10 % otherwise.
 Exit code: 0 done, 1 unusable arguments, source or file.`;
 
@@ -96,6 +99,7 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
       seed: { type: "string" },
       stream: { type: "string" },
       help: { type: "boolean", short: "h" },
+      ...APTOS_FLAGS,
     },
     strict: true,
     allowPositionals: false,
@@ -123,6 +127,7 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
   if (values.seed !== undefined && spec.kind !== "sim")
     throw new UsageError("--seed applies to --source sim only");
   const seed = intFlag("seed", values.seed, 0) ?? 1;
+  const limits = parseAptosFlags(values, spec);
   const out = values.out;
   const last = values.append ? await readLastBlock(out) : undefined;
   const progress = createProgress(io, total);
@@ -137,6 +142,7 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
     });
   else if (spec.kind === "aptos")
     blocks$ = aptosRest(spec.url, {
+      ...limits,
       backfillBlocks: total,
       startHeight: last ? last.block.height + 1n : undefined,
       onEvent: (e) => {

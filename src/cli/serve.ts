@@ -11,6 +11,7 @@ import type { BlockSample } from "../core/blockSample.js";
 import { createEngine, type Engine } from "../core/createEngine.js";
 import { loadIoredis } from "../sources/redis/connectRedis.js";
 import { parseRedisUrl } from "../sources/redisStream.js";
+import { APTOS_FLAGS, APTOS_FLAGS_USAGE, parseAptosFlags } from "./aptosFlags.js";
 import { cliMetrics, METRICS_FLAGS, SERVE_METRICS_USAGE } from "./cliMetrics.js";
 import { createLogLimiter } from "./createLogLimiter.js";
 import { type CliIo, UsageError } from "./io.js";
@@ -37,6 +38,7 @@ Options:
   --interval-ms N       simulator block interval in ms (default 250; 0 = as fast as possible)
   --speed N             ndjson replay at N times the recorded pace (default: as fast as possible)
   --poll-ms N           aptos: wait between looks at the tip (default 500)
+${APTOS_FLAGS_USAGE}
   --stream KEY          redis: the stream key (default gasdigest:blocks)
   --header-prefix P     chain-state header prefix (default X-Aptos-)
   --base-path PATH      path of the routes (default /v1)
@@ -106,6 +108,7 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
       "max-staleness-ms": { type: "string" },
       "log-level": { type: "string", default: "info" },
       ...METRICS_FLAGS,
+      ...APTOS_FLAGS,
       ...(Object.fromEntries(
         Object.keys(LIMIT_FLAGS).map((flag) => [flag, { type: "string" }]),
       ) as Record<LimitFlag, { type: "string" }>),
@@ -150,6 +153,7 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
     intervalMs: intFlag("interval-ms", values["interval-ms"], 0),
     speed,
     pollIntervalMs: intFlag("poll-ms", values["poll-ms"], 1),
+    aptos: parseAptosFlags(values, spec),
     stream: values.stream,
     windowBlocks,
   };

@@ -3,7 +3,7 @@ import type { Observable } from "rxjs";
 import type { BlockSample } from "../core/blockSample.js";
 import type { Engine } from "../core/createEngine.js";
 import { formatIssues } from "../core/errors.js";
-import { aptosRest } from "../sources/aptosRest.js";
+import { type AptosRestOptions, aptosRest } from "../sources/aptosRest.js";
 import { ndjsonFile } from "../sources/ndjsonFile.js";
 import { redisStream } from "../sources/redisStream.js";
 import { simulator } from "../sources/simulator.js";
@@ -19,6 +19,8 @@ export interface ServeSourceFlags {
   intervalMs: number | undefined;
   speed: number | undefined;
   pollIntervalMs: number | undefined;
+  /** The node source's limits (`--max-response-bytes`, `--node-timeout-ms`, ...). */
+  aptos?: AptosRestOptions;
   stream: string | undefined;
   windowBlocks: number;
   /** Also told every event of the source (the metrics' source listener). */
@@ -60,6 +62,7 @@ export function serveSource(
       });
     case "aptos":
       return aptosRest(spec.url, {
+        ...flags.aptos,
         backfillBlocks: engine.config.aggressiveBlockHistory + 1,
         pollIntervalMs: flags.pollIntervalMs,
         onEvent: logAptosRestEvent(log, flags.onEvent),

@@ -17,16 +17,19 @@ export { normaliseNodeUrl, resolveAptosRestOptions } from "./aptosRest/options.j
 /**
  * A source that follows a live node through its REST API. At subscription it reads the ledger
  * info (chain id, tip, oldest height), backfills the last `backfillBlocks` blocks (or starts at
- * `startHeight`), then polls the tip every `pollIntervalMs`. Blocks are fetched up to
- * `concurrency` at a time and emitted strictly in height order, each exactly once, with their
- * transaction lists completed through `/v1/transactions` when the node cut them. The minimum gas
- * unit price comes from the gas schedule at the first block and at every epoch change.
+ * `startHeight`), then polls the tip every `pollIntervalMs`. Blocks up to `lookaheadBlocks`
+ * ahead are fetched with at most `concurrency` requests in flight (a request without headers
+ * after `hedgeAfterMs` is sent once more) and emitted strictly in height order, each exactly
+ * once, with their transaction lists completed through `/v1/transactions` when the node cut
+ * them: a slow block delays its own emission, not the other fetches. The minimum gas unit price
+ * comes from the gas schedule at the first block and at every epoch change.
  *
- * Faults never end the stream: network errors, timeouts, 5xx, 429 and responses that do not fit
- * the API are retried forever (capped exponential backoff with jitter, or `Retry-After`) and
- * reported through `onEvent`; a height the node pruned (410) is skipped up to its oldest block
- * (`pruned_skip`). Each subscription follows the chain on its own (cold); unsubscribing cancels
- * its timers and requests in flight.
+ * Faults never end the stream: network errors, timeouts, 5xx, 429, redirects (unless
+ * `followRedirects`), bodies past `maxResponseBytes` (counted after decompression) and responses
+ * that do not fit the API are retried forever (capped exponential backoff with jitter, longer if
+ * `Retry-After` asks) and reported through `onEvent`; a height the node pruned (410) is skipped
+ * up to its oldest block (`pruned_skip`). Each subscription follows the chain on its own (cold);
+ * unsubscribing cancels its timers and requests in flight.
  *
  * @throws {InvalidConfigError} at call time when the URL or an option is invalid.
  * @example

@@ -1,79 +1,20 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { firstValueFrom, type Observable, take, toArray } from "rxjs";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { take } from "rxjs";
+import { describe, expect, it } from "vitest";
 import { estimateLine } from "../../src/cli/replay.js";
 import {
   type BlockSample,
   parseBlockSample,
   serializeBlockSample,
-  toBlockSampleJson,
 } from "../../src/core/blockSample.js";
 import { createEngine } from "../../src/core/createEngine.js";
-import {
-  type AptosRestEvent,
-  type AptosRestOptions,
-  aptosRest,
-  InvalidResponseError,
-  SourceRequestError,
-} from "../../src/sources/aptosRest.js";
+import { InvalidResponseError, SourceRequestError } from "../../src/sources/aptosRest.js";
 import { aip34 } from "../../src/strategies/aip34.js";
 import { runCli } from "../helpers/cli.js";
-import {
-  type BlockShape,
-  type FakeNode,
-  type FakeNodeOptions,
-  type Fault,
-  type Route,
-  startFakeNode,
-} from "./fakeNode.js";
-
-const nodes: FakeNode[] = [];
-afterEach(async () => {
-  await Promise.all(nodes.splice(0).map((n) => n.close()));
-});
-
-async function fakeNode(options: FakeNodeOptions = {}) {
-  const node = await startFakeNode({ pageSize: 7, ...options });
-  nodes.push(node);
-  return node;
-}
-
-/**
- * Small backoffs so faults cost milliseconds. The timeout stays generous (a loaded machine must
- * not turn slow answers into faults) except where a test stalls requests on purpose.
- */
-const fast: AptosRestOptions = {
-  pollIntervalMs: 10,
-  timeoutMs: 3_000,
-  initialBackoffMs: 2,
-  maxBackoffMs: 40,
-  maxRetryAfterMs: 50,
-  random: () => 0.5,
-};
-
-function follow(node: FakeNode, options: AptosRestOptions = {}) {
-  const events: AptosRestEvent[] = [];
-  const source$ = aptosRest(node.url, { ...fast, ...options, onEvent: (e) => events.push(e) });
-  const from = () => {
-    const started = events.find((e) => e.type === "started");
-    if (!started) throw new Error("the source did not start");
-    return started.from;
-  };
-  return { source$, events, from };
-}
-
-/** vi.waitFor with room for a loaded machine. */
-const until = (check: () => void) => vi.waitFor(check, { timeout: 30_000, interval: 10 });
-
-const collect = (source$: Observable<BlockSample>, count: number) =>
-  firstValueFrom(source$.pipe(take(count), toArray()));
-const asJson = (blocks: readonly BlockSample[]) => blocks.map(toBlockSampleJson);
-const expected = (node: FakeNode, from: bigint, to: bigint) =>
-  node.chain.expectedSamples(from, to).map((b) => toBlockSampleJson(parseBlockSample(b)));
-const retries = (events: AptosRestEvent[]) =>
-  events.flatMap((e) => (e.type === "retrying" ? [e] : []));
+import type { BlockShape, Fault, Route } from "./fakeNode.js";
+import { asJson, collect, expected, fakeNode, follow, retries, until } from "./followHelpers.js";
 
 describe("aptosRest against the fake node", () => {
   it("backfills the last blocks, then follows the growing chain, equal to the generated chain", async () => {

@@ -7,26 +7,12 @@ import {
   type FakeChainOptions,
   txnCount,
 } from "./fakeNode/chain.js";
+import { type Fault, type FaultKind, STORM_FAULTS } from "./fakeNode/faults.js";
+import { streamHugeBody } from "./fakeNode/hostile.js";
 
 export type { Route } from "./fakeNode/answer.js";
 export type { BlockShape, FakeBlock, FakeChain, FakeChainOptions } from "./fakeNode/chain.js";
-
-/** A fault the fake node can answer a request with instead of the right answer. */
-export type Fault =
-  | { kind: "status"; status: number }
-  | { kind: "rate_limit"; retryAfter?: string }
-  /** Never answer (the client must time out); the socket is closed when the client gives up. */
-  | { kind: "stall" }
-  /** Destroy the connection before answering. */
-  | { kind: "drop" }
-  /** Send the headers and half the body, then destroy the connection. */
-  | { kind: "truncate" }
-  /** 200 with a body that is not JSON. */
-  | { kind: "malformed" }
-  /** 200 with JSON in which one field has the wrong type. */
-  | { kind: "wrong_type" };
-
-export type FaultKind = Fault["kind"];
+export type { Fault, FaultKind } from "./fakeNode/faults.js";
 
 /** One request the fake node saw. */
 export interface RequestRecord {
@@ -51,10 +37,14 @@ export interface FakeNode {
   readonly port: number;
   readonly chain: FakeChain;
   readonly requests: RequestRecord[];
-  /** Requests received whose answer is not finished and whose connection is still open. */
+  /** Requests received (latency included) whose answer is not finished and whose connection is still open. */
   readonly openRequests: number;
+  /** The most {@link openRequests} there ever were at once. */
+  readonly peakOpenRequests: number;
   /** Answer the next `times` requests of `route` (any route when omitted) with `fault`. */
   inject(fault: Fault, options?: { route?: Route; times?: number }): void;
+  /** Forget the faults injected and not used yet, and end a storm. */
+  clearFaults(): void;
   /** Answer a share `rate` of all requests with a fault drawn from `kinds` (seeded); `undefined` calms. */
   storm(options: { rate: number; seed?: number; kinds?: readonly Fault[] } | undefined): void;
   /** Add `blocks` blocks every `everyMs` until {@link stopGrowing} or close. */
@@ -66,18 +56,6 @@ export interface FakeNode {
   start(): Promise<void>;
   close(): Promise<void>;
 }
-
-const STORM_FAULTS: readonly Fault[] = [
-  { kind: "status", status: 500 },
-  { kind: "status", status: 503 },
-  { kind: "rate_limit", retryAfter: "0" },
-  { kind: "rate_limit" },
-  { kind: "stall" },
-  { kind: "drop" },
-  { kind: "truncate" },
-  { kind: "malformed" },
-  { kind: "wrong_type" },
-];
 
 /**
  * Start the fake node on 127.0.0.1 (port 0) serving a generated chain in the shapes of the node
@@ -99,6 +77,7 @@ export async function startFakeNode(options: FakeNodeOptions = {}): Promise<Fake
   const sockets = new Set<Socket>();
   let port = 0;
   let openRequests = 0;
+  let peakOpenRequests = 0;
   const blockCache = new Map<string, string>();
   let cacheOldest = chain.oldest;
 
@@ -115,16 +94,21 @@ export async function startFakeNode(options: FakeNodeOptions = {}): Promise<Fake
   }
 
   function handle(req: IncomingMessage, res: ServerResponse) {
-    openRequests++;
-    res.once("close", () => openRequests--);
     const url = new URL(req.url ?? "/", "http://fake");
     const route = routeOf(url);
     const path = url.pathname + url.search;
     const fault = pickFault(route);
     const record = (outcome: number | FaultKind) => requests.push({ route, path, outcome });
-    if (fault?.kind === "stall") {
+    if (fault?.kind === "stall" && fault.ms === undefined) {
       record("stall");
       return; // the client's timeout closes the socket; stop() destroys what is left
+    }
+    if (fault?.kind === "stall") {
+      record("stall");
+      setTimeout(() => {
+        if (!res.destroyed) respond(req, res, url, route, undefined, () => undefined);
+      }, fault.ms);
+      return;
     }
     if (fault?.kind === "drop") {
       record("drop");
@@ -149,6 +133,35 @@ export async function startFakeNode(options: FakeNodeOptions = {}): Promise<Fake
       res.writeHead(429, h).end(JSON.stringify({ message: "rate limited" }));
       return;
     }
+    if (fault?.kind === "huge") {
+      record("huge");
+      streamHugeBody(res, apiHeaders(chain), fault.bytes, fault);
+      return;
+    }
+    if (fault?.kind === "redirect") {
+      record("redirect");
+      res.writeHead(fault.status ?? 302, { ...apiHeaders(chain), location: fault.location });
+      res.end();
+      return;
+    }
+    if (fault?.kind === "replace") {
+      record("replace");
+      const right = answer(chain, pageSize, route, url);
+      const r = fault.respond(right);
+      res.writeHead(r.status, { ...apiHeaders(chain), ...r.headers }).end(r.body);
+      return;
+    }
+    respond(req, res, url, route, fault, record);
+  }
+
+  function respond(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    route: Route,
+    fault: Fault | undefined,
+    record: (outcome: number | FaultKind) => void,
+  ) {
     // Blocks never change once generated: their clean answers are rendered once. A prune turns
     // some into 410s, so the cache is dropped whenever the oldest height has moved.
     if (chain.oldest !== cacheOldest) {
@@ -182,9 +195,13 @@ export async function startFakeNode(options: FakeNodeOptions = {}): Promise<Fake
 
   async function start() {
     const latency = options.latencyMs ?? 0;
-    const s = createServer(
-      latency > 0 ? (req, res) => void setTimeout(() => handle(req, res), latency) : handle,
-    );
+    const s = createServer((req, res) => {
+      openRequests++;
+      if (openRequests > peakOpenRequests) peakOpenRequests = openRequests;
+      res.once("close", () => openRequests--);
+      if (latency > 0) setTimeout(() => handle(req, res), latency);
+      else handle(req, res);
+    });
     s.keepAliveTimeout = 5_000;
     s.on("connection", (socket) => {
       sockets.add(socket);
@@ -221,8 +238,15 @@ export async function startFakeNode(options: FakeNodeOptions = {}): Promise<Fake
     get openRequests() {
       return openRequests;
     },
+    get peakOpenRequests() {
+      return peakOpenRequests;
+    },
     inject(fault, o = {}) {
       queued.push({ fault, route: o.route, times: o.times ?? 1 });
+    },
+    clearFaults() {
+      queued.length = 0;
+      stormState = undefined;
     },
     storm(o) {
       if (!o) {

@@ -3,7 +3,7 @@ import type { AptosRestEvent } from "./options.js";
 
 /**
  * An {@link AptosRestEvent} as plain JSON-safe log fields: u64 values as decimal strings and
- * the error as `{ name, message, url, kind?, status?, issues? }` (loggers print an `Error`
+ * the error as `{ name, message, url, kind?, status?, limit?, issues? }` (loggers print an `Error`
  * nested in an object as `{}`).
  *
  * @example
@@ -26,6 +26,7 @@ export function aptosRestEventFields(event: AptosRestEvent): Record<string, unkn
               url: e.url,
               kind: e.kind,
               status: e.status,
+              limit: e.limit,
             };
     } else out[key] = value;
   }

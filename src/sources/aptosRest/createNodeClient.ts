@@ -1,8 +1,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { backoffDelay, parseRetryAfter } from "./backoff.js";
-import { InvalidResponseError, SourceRequestError } from "./errors.js";
+import { type Answer, type Attempt, attemptRequest } from "./attemptRequest.js";
+import { backoffDelay } from "./backoff.js";
+import { createHedgeDelay } from "./createHedgeDelay.js";
+import { createSlots } from "./createSlots.js";
+import type { InvalidResponseError, SourceRequestError } from "./errors.js";
+import { hedged } from "./hedged.js";
 import type { ResolvedAptosRestOptions } from "./options.js";
-import { requestSignal } from "./requestSignal.js";
 import { type LedgerInfo, type Parsed, parseLedgerInfo, parseMinGasUnitPrice } from "./schemas.js";
 import { type NodeBlock, type NodeTxn, parseBlock, parseTransactionsPage } from "./transactions.js";
 
@@ -35,18 +38,21 @@ export interface NodeClient {
   minGasUnitPrice(version: bigint, signal: AbortSignal): Promise<bigint | undefined>;
 }
 
-type Answer<T> = { status: 200; value: T } | { status: number; value?: undefined };
-
-type Attempt<T> =
-  | { ok: true; answer: Answer<T> }
-  | { ok: false; error: SourceRequestError | InvalidResponseError; retryAfterMs?: number };
-
 const GAS_SCHEDULE = "/v1/accounts/0x1/resource/0x1::gas_schedule::GasScheduleV2";
+
+/** Priority of the ledger and gas schedule reads: before any block (priorities are heights). */
+const URGENT = -1n;
 
 /**
  * Create the REST client of the `aptosRest` source: every call validates the answer, retries
- * network errors, timeouts, unexpected statuses and bad bodies with capped exponential backoff
- * and jitter (or `Retry-After`), and reports `retrying` / `unreachable` / `recovered` events.
+ * network errors, timeouts, unexpected statuses, redirects, oversized and bad bodies with capped
+ * exponential backoff and jitter (never shorter than `Retry-After` asks, never shorter than the
+ * backoff), and reports `retrying` / `unreachable` / `recovered` events.
+ *
+ * At most `concurrency` requests are in flight; a request waiting out its backoff gives its place
+ * back, and places go to the lowest height first (ledger and gas schedule reads before any
+ * block). A request without response headers after the hedge delay is sent a second time; the
+ * first answer wins.
  *
  * @example
  * const client = createNodeClient(resolveAptosRestOptions("http://127.0.0.1:8080"));
@@ -54,7 +60,12 @@ const GAS_SCHEDULE = "/v1/accounts/0x1/resource/0x1::gas_schedule::GasScheduleV2
  */
 export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient {
   const { baseUrl, onEvent, now } = options;
-  const requestHeaders = { accept: "application/json", ...options.headers };
+  const attemptOptions = {
+    ...options,
+    headers: { accept: "application/json", ...options.headers },
+  };
+  const slots = createSlots(options.concurrency);
+  const hedgeDelay = createHedgeDelay(options.hedgeAfterMs, options.timeoutMs);
   let failures = 0;
   let downSince = 0;
   let reported = false;
@@ -75,54 +86,32 @@ export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient 
     }
   }
 
+  /** One attempt, hedged, holding one place for its duration. */
   async function attempt<T>(
     url: string,
     parse: (value: unknown) => Parsed<T>,
     accept: readonly number[],
+    priority: bigint,
     signal: AbortSignal,
   ): Promise<Attempt<T>> {
-    const request = requestSignal(signal, options.timeoutMs);
+    const release = await slots.acquire(priority, signal);
     try {
-      const res = await options.fetch(url, { headers: requestHeaders, signal: request.signal });
-      if (res.status === 200) {
-        const text = await res.text();
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch (e) {
-          const issue = { path: "", message: `not valid JSON (${(e as Error).message})` };
-          return { ok: false, error: new InvalidResponseError(url, [issue]) };
-        }
-        const parsed = parse(json);
-        if (!parsed.ok) return { ok: false, error: new InvalidResponseError(url, parsed.issues) };
-        return { ok: true, answer: { status: 200, value: parsed.value } };
-      }
-      await res.arrayBuffer().catch(() => undefined);
-      if (accept.includes(res.status)) return { ok: true, answer: { status: res.status } };
-      const retryAfterMs =
-        res.status === 429 || res.status === 503
-          ? parseRetryAfter(res.headers.get("retry-after"), now())
-          : undefined;
-      const error = new SourceRequestError(url, "http", {
-        status: res.status,
-        details: res.statusText || undefined,
-      });
-      return { ok: false, error, retryAfterMs };
-    } catch (cause) {
-      if (signal.aborted) throw cause;
-      if (request.timedOut())
-        return {
-          ok: false,
-          error: new SourceRequestError(url, "timeout", {
-            details: `${options.timeoutMs} ms`,
-            cause,
-          }),
-        };
-      const reason = (cause as { cause?: { message?: string } }).cause?.message;
-      const details = reason ?? (cause as Error).message;
-      return { ok: false, error: new SourceRequestError(url, "network", { details, cause }) };
+      const delay = hedgeDelay.delay();
+      const { result } = await hedged<Attempt<T>>(
+        (s, onHeaders) => {
+          const started = performance.now();
+          return attemptRequest(attemptOptions, url, parse, accept, s, () => {
+            hedgeDelay.record(performance.now() - started);
+            onHeaders();
+          });
+        },
+        (r) => r.ok,
+        delay >= options.timeoutMs ? Number.POSITIVE_INFINITY : delay,
+        signal,
+      );
+      return result;
     } finally {
-      request.dispose();
+      release();
     }
   }
 
@@ -130,20 +119,24 @@ export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient 
     path: string,
     parse: (value: unknown) => Parsed<T>,
     accept: readonly number[],
+    priority: bigint,
     signal: AbortSignal,
   ): Promise<Answer<T>> {
     const url = baseUrl + path;
     for (let n = 1; ; n++) {
-      const r = await attempt(url, parse, accept, signal);
+      const r = await attempt(url, parse, accept, priority, signal);
       if (r.ok) {
         succeeded(url);
         return r.answer;
       }
       failed(url, r.error);
+      // Retry-After may ask for more than the backoff, never for less: "0" or a past date
+      // from an overloaded node must not turn the retries into a flood.
+      const backoff = backoffDelay(n, options);
       const delayMs =
         r.retryAfterMs !== undefined
-          ? Math.min(r.retryAfterMs, options.maxRetryAfterMs)
-          : backoffDelay(n, options);
+          ? Math.max(backoff, Math.min(r.retryAfterMs, options.maxRetryAfterMs))
+          : backoff;
       onEvent({ type: "retrying", url, attempt: n, delayMs, error: r.error });
       await sleep(delayMs, undefined, { signal });
     }
@@ -151,20 +144,22 @@ export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient 
 
   return {
     async ledgerInfo(signal, expectedChainId) {
-      const r = await call("/v1", (v) => parseLedgerInfo(v, expectedChainId), [], signal);
+      const parse = (v: unknown) => parseLedgerInfo(v, expectedChainId);
+      const r = await call("/v1", parse, [], URGENT, signal);
       return r.value!;
     },
 
     async block(height, signal) {
       const path = `/v1/blocks/by_height/${height}?with_transactions=true`;
-      const r = await call(path, (v) => parseBlock(v, height), [404, 410], signal);
+      const r = await call(path, (v) => parseBlock(v, height), [404, 410], height, signal);
       if (r.status === 200) return { kind: "block", block: r.value! };
       return r.status === 410 ? { kind: "pruned" } : { kind: "not_found" };
     },
 
     async transactions(start, limit, block, signal) {
       const path = `/v1/transactions?start=${start}&limit=${limit}`;
-      const r = await call(path, (v) => parseTransactionsPage(v, start, block), [410], signal);
+      const parse = (v: unknown) => parseTransactionsPage(v, start, block);
+      const r = await call(path, parse, [410], block.height, signal);
       return r.status === 200 ? r.value! : "pruned";
     },
 
@@ -173,10 +168,11 @@ export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient 
         `${GAS_SCHEDULE}?ledger_version=${version}`,
         parseMinGasUnitPrice,
         [400, 404, 410],
+        URGENT,
         signal,
       );
       if (at.status === 200) return at.value;
-      const latest = await call(GAS_SCHEDULE, parseMinGasUnitPrice, [404], signal);
+      const latest = await call(GAS_SCHEDULE, parseMinGasUnitPrice, [404], URGENT, signal);
       return latest.status === 200 ? latest.value : undefined;
     },
   };

@@ -1,12 +1,14 @@
 import { BaseError, ValidationError, type ValidationIssue } from "../../core/errors.js";
 
 /** How a request to the node failed. */
-export type RequestFailureKind = "network" | "timeout" | "http";
+export type RequestFailureKind = "network" | "timeout" | "http" | "too_large";
 
 /**
  * A request to the node failed before a usable answer came back: the connection failed or
- * dropped (`network`), no full answer came within the timeout (`timeout`), or the node answered
- * with a status the source does not expect there (`http`, e.g. 500, 503, 429).
+ * dropped (`network`), no full answer came within the timeout (`timeout`), the node answered
+ * with a status the source does not expect there (`http`, e.g. 500, 503, 429, or a redirect
+ * while `followRedirects` is off), or the body grew past `maxResponseBytes` (`too_large`,
+ * with `limit`; counted after decompression).
  *
  * @example
  * if (event.type === "retrying" && event.error instanceof SourceRequestError) console.log(event.error.status);
@@ -15,24 +17,29 @@ export class SourceRequestError extends BaseError {
   override name = "SourceRequestError";
   readonly url: string;
   readonly kind: RequestFailureKind;
-  /** HTTP status, for `http` failures. */
+  /** HTTP status, for `http` failures (and `too_large` ones). */
   readonly status: number | undefined;
+  /** The byte cap that was exceeded, for `too_large` failures. */
+  readonly limit: number | undefined;
 
   constructor(
     url: string,
     kind: RequestFailureKind,
-    options: { status?: number; details?: string; cause?: unknown } = {},
+    options: { status?: number; limit?: number; details?: string; cause?: unknown } = {},
   ) {
     const what =
       kind === "http"
         ? `HTTP ${options.status} from ${url}`
         : kind === "timeout"
           ? `no answer from ${url} within the timeout`
-          : `cannot reach ${url}`;
+          : kind === "too_large"
+            ? `response from ${url} is larger than the cap of ${options.limit} bytes`
+            : `cannot reach ${url}`;
     super(what, { details: options.details, cause: options.cause });
     this.url = url;
     this.kind = kind;
     this.status = options.status;
+    this.limit = options.limit;
   }
 }
 

@@ -1,49 +1,12 @@
+import { setMaxListeners } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { BlockSample } from "../../core/blockSample.js";
-import { BaseError } from "../../core/errors.js";
-import { type BlockAnswer, createNodeClient, type NodeClient } from "./createNodeClient.js";
+import { createEpochPrices } from "./createEpochPrices.js";
+import { createNodeClient } from "./createNodeClient.js";
+import { type Fetched, fetchCompleteBlock } from "./fetchCompleteBlock.js";
 import type { ResolvedAptosRestOptions } from "./options.js";
 import type { LedgerInfo } from "./schemas.js";
-import { blockEpoch, toBlockSample } from "./toBlockSample.js";
-import type { NodeBlock } from "./transactions.js";
-
-/** Most transactions `GET /v1/transactions` returns per page (more is answered 400). */
-export const PAGE_LIMIT = 100;
-
-type Fetched =
-  | Exclude<BlockAnswer, { kind: "block" }>
-  | { kind: "block"; block: NodeBlock; epoch: bigint };
-
-/**
- * Fetch a block and complete its transaction list when the node cut it: page through
- * `/v1/transactions` from the first missing version up to and including `last_version`.
- *
- * @example
- * const r = await fetchCompleteBlock(client, 1042n, signal); // r.block.transactions ends at last_version
- */
-export async function fetchCompleteBlock(
-  client: NodeClient,
-  height: bigint,
-  signal: AbortSignal,
-): Promise<Fetched> {
-  const r = await client.block(height, signal);
-  if (r.kind !== "block") return r;
-  const block = r.block;
-  const txns = block.transactions.slice();
-  let next = block.firstVersion + BigInt(txns.length);
-  while (next <= block.lastVersion) {
-    const remaining = block.lastVersion - next + 1n;
-    const limit = remaining < BigInt(PAGE_LIMIT) ? Number(remaining) : PAGE_LIMIT;
-    const page = await client.transactions(next, limit, block, signal);
-    if (page === "pruned") return { kind: "pruned" };
-    for (const t of page) txns.push(t);
-    next += BigInt(page.length);
-  }
-  const epoch = blockEpoch(txns);
-  // The parsers make sure the transaction at first_version is the metadata (or genesis) one.
-  if (epoch === undefined) throw new BaseError(`block ${height}: no epoch after validation`);
-  return { kind: "block", block: { ...block, transactions: txns }, epoch };
-}
+import { toBlockSample } from "./toBlockSample.js";
 
 function startHeight(info: LedgerInfo, options: ResolvedAptosRestOptions): bigint {
   if (options.startHeight !== undefined) return options.startHeight;
@@ -52,9 +15,15 @@ function startHeight(info: LedgerInfo, options: ResolvedAptosRestOptions): bigin
 }
 
 /**
- * The follow loop of the `aptosRest` source: read the ledger info, backfill, then poll the tip,
- * fetching up to `concurrency` blocks at once and emitting them strictly in height order, each
- * exactly once. Returns only when `signal` aborts (it then rejects with the abort reason).
+ * The follow loop of the `aptosRest` source: read the ledger info, backfill, then poll the tip.
+ * Every height from the next one to emit up to `lookaheadBlocks` ahead (and up to the tip) is
+ * being fetched at any time; the client runs at most `concurrency` requests at once, the lowest
+ * heights first, so a stalled or retried block holds back only its own emission, never the
+ * other fetches. Blocks are emitted strictly in height order, each exactly once. When the
+ * window reaches the tip while blocks are still being fetched, the tip is re-read in the
+ * background (at most once per `pollIntervalMs`), so the window does not drain at a tip that
+ * has moved on. The gas schedule of a new epoch is read as soon as its first block is in.
+ * Returns only when `signal` aborts (it then rejects with the abort reason).
  */
 export async function followChain(
   options: ResolvedAptosRestOptions,
@@ -75,8 +44,12 @@ export async function followChain(
     },
   });
   let info = await client.ledgerInfo(signal);
+  let lastRead = performance.now();
   const chainId = info.chainId;
+  // `tip`: the height the loop works up to (`caught_up` once past it); `known`: the newest tip
+  // seen, which background reads raise meanwhile (the window extends up to it).
   let tip = info.blockHeight;
+  let known = tip;
   let next = startHeight(info, options);
   onEvent({
     type: "started",
@@ -88,15 +61,94 @@ export async function followChain(
   });
   let epoch: bigint | undefined;
   let minPrice: bigint | undefined;
-  // Blocks being fetched ahead of `next`, by height; cleared (and aborted) on a skip or a 404.
+  const prices = createEpochPrices(client, signal);
+  // Epochs (and first versions) of fetched blocks from `next - 1` on: where `h - 1` and `h`
+  // differ, an epoch begins at `h` and its gas schedule is read right away.
+  const epochOf = new Map<bigint, { epoch: bigint; version: bigint }>();
+  const checkEpochStart = (h: bigint) => {
+    const b = epochOf.get(h);
+    if (!b) return;
+    let before = epochOf.get(h - 1n)?.epoch;
+    if (before === undefined) {
+      if (h !== next) return; // not known yet
+      before = epoch;
+    }
+    if (before !== b.epoch) prices.prefetch(b.epoch, b.version);
+  };
+  const lookahead = BigInt(options.lookaheadBlocks);
+  // Blocks being fetched from `next` on, by height; cleared (and aborted) on a skip or a 404.
   let window = new Map<bigint, Promise<Fetched>>();
-  let windowAbort = new AbortController();
+  // Each fetch of the window listens to its signal (a place in line, a request, a hedge).
+  const listeners = 4 * options.lookaheadBlocks + 16;
+  const windowController = () => {
+    const c = new AbortController();
+    setMaxListeners(listeners, c.signal);
+    return c;
+  };
+  let windowAbort = windowController();
+  // Bumped with every reset: a background tip read started before it is dropped.
+  let generation = 0;
   const abortWindow = () => windowAbort.abort(signal.reason);
   signal.addEventListener("abort", abortWindow, { once: true });
   const resetWindow = () => {
     windowAbort.abort();
     window = new Map();
-    windowAbort = new AbortController();
+    windowAbort = windowController();
+    generation++;
+    epochOf.clear();
+  };
+  const fill = () => {
+    const last = next + lookahead - 1n;
+    const upTo = last < known ? last : known;
+    for (let h = next; h <= upTo; h++) {
+      if (window.has(h)) continue;
+      const started = generation;
+      const p = fetchCompleteBlock(client, h, windowAbort.signal);
+      p.then(
+        (r) => {
+          if (r.kind !== "block" || started !== generation) return;
+          epochOf.set(h, { epoch: r.epoch, version: r.block.firstVersion });
+          checkEpochStart(h);
+          checkEpochStart(h + 1n);
+        },
+        () => undefined, // aborted fetches of a cleared window are not awaited
+      );
+      window.set(h, p);
+    }
+  };
+  // While blocks are being fetched and the window is cut short by the tip, re-read the tip in
+  // the background once per pollIntervalMs, so the window never drains at a tip that has moved
+  // on (even while the emission waits for one slow block).
+  let refreshing: Promise<void> | undefined;
+  let refreshTimer: NodeJS.Timeout | undefined;
+  const refreshTip = () => {
+    if (refreshing || refreshTimer || signal.aborted) return;
+    if (next > tip || known - next + 1n >= lookahead) return;
+    const wait = options.pollIntervalMs - (performance.now() - lastRead);
+    if (wait > 0) {
+      refreshTimer = setTimeout(() => {
+        refreshTimer = undefined;
+        refreshTip();
+      }, wait);
+      return;
+    }
+    const started = generation;
+    const read: Promise<void> = client.ledgerInfo(windowAbort.signal, chainId).then(
+      (i) => {
+        lastRead = performance.now();
+        if (refreshing === read) refreshing = undefined;
+        if (started !== generation) return;
+        if (i.blockHeight > known) {
+          known = i.blockHeight;
+          fill();
+        }
+        refreshTip();
+      },
+      () => {
+        if (refreshing === read) refreshing = undefined; // aborted with its window
+      },
+    );
+    refreshing = read;
   };
 
   try {
@@ -106,23 +158,29 @@ export async function followChain(
           onEvent({ type: "caught_up", height: next - 1n, blocks: caughtUpBlocks });
           catchingUp = false;
         }
-        await sleep(options.pollIntervalMs, undefined, { signal });
+        if (known > tip) {
+          tip = known;
+          continue;
+        }
+        if (refreshing) {
+          await refreshing;
+          continue;
+        }
+        const wait = options.pollIntervalMs - (performance.now() - lastRead);
+        if (wait > 0) await sleep(wait, undefined, { signal });
         info = await client.ledgerInfo(signal, chainId);
+        lastRead = performance.now();
         tip = info.blockHeight;
+        if (known < tip) known = tip;
         continue;
       }
-      const last = next + BigInt(options.concurrency) - 1n;
-      for (let h = next; h <= last && h <= tip; h++) {
-        if (window.has(h)) continue;
-        const p = fetchCompleteBlock(client, h, windowAbort.signal);
-        p.catch(() => undefined); // aborted fetches of a cleared window are not awaited
-        window.set(h, p);
-      }
+      fill();
+      refreshTip();
       const r = await window.get(next)!;
-      window.delete(next);
       if (r.kind === "block") {
         if (r.epoch !== epoch) {
-          const value = await client.minGasUnitPrice(r.block.firstVersion, signal);
+          const value = await prices.read(r.epoch, r.block.firstVersion);
+          prices.forgetBefore(r.epoch);
           onEvent({
             type: "min_gas_unit_price",
             epoch: r.epoch,
@@ -134,16 +192,22 @@ export async function followChain(
           minPrice = value;
         }
         emit(toBlockSample(r.block, r.epoch, { chainId, minGasUnitPrice: minPrice }));
+        window.delete(next);
+        epochOf.delete(next - 1n);
         next++;
         if (catchingUp) caughtUpBlocks++;
       } else if (r.kind === "not_found") {
-        // The node that answered is behind the tip we were told: wait for it.
+        // The node that answered is behind the tip we were told: wait a poll interval for it.
         resetWindow();
         tip = next - 1n;
+        known = tip;
+        lastRead = performance.now();
       } else {
         resetWindow();
         info = await client.ledgerInfo(signal, chainId);
+        lastRead = performance.now();
         tip = info.blockHeight;
+        known = tip;
         if (info.oldestBlockHeight > next) {
           onEvent({ type: "pruned_skip", from: next, to: info.oldestBlockHeight });
           next = info.oldestBlockHeight;
@@ -153,6 +217,7 @@ export async function followChain(
       }
     }
   } finally {
+    clearTimeout(refreshTimer);
     signal.removeEventListener("abort", abortWindow);
     windowAbort.abort();
   }

@@ -46,6 +46,16 @@ export type AptosRestEvent =
       previous: bigint | undefined;
     };
 
+/**
+ * Default of `maxResponseBytes`: 64 MiB. The largest block a node returns is about 40 MB of JSON:
+ * at most 10,000 transactions inline (the default page size) at ~4 KB each for the smallest
+ * real user transaction rendered with its events and write set; the chain's own limits (6 MB of
+ * transactions in and ~5 MiB of output per block, rendered as hex and JSON) come to the same.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+/** Largest `maxResponseBytes` accepted: 512 MiB (a body is held as one string to parse it). */
+export const MAX_RESPONSE_BYTES_LIMIT = 512 * 1024 * 1024;
+
 const ms = (max: number, min = 0) =>
   z
     .number({ error: "must be a number of milliseconds" })
@@ -72,10 +82,35 @@ const shape = {
   startHeight: u64.optional(),
   /** Wait between two looks at the tip once caught up, in ms. @default 500 */
   pollIntervalMs: ms(3_600_000).default(500),
-  /** Blocks fetched at the same time while behind the tip (still emitted in height order). @default 4 */
+  /**
+   * Requests in flight at once (a request waiting out its backoff does not count; a hedge rides
+   * on its request's place). Blocks are still emitted in height order. @default 4
+   */
   concurrency: whole("requests").min(1, "must be at least 1").max(64).default(4),
+  /**
+   * Most heights fetched ahead of the next block to emit: finished blocks wait in order while a
+   * slower one (stalled, retried) is still coming, and the other requests keep going. @default 128
+   */
+  lookaheadBlocks: whole("blocks").min(1, "must be at least 1").max(4096).default(128),
   /** Per-request timeout (headers and body), in ms. @default 10000 */
   timeoutMs: ms(600_000, 1).default(10_000),
+  /**
+   * A request with no response headers after this long (or 4x the median of recent answers, if
+   * longer) is hedged: the same request is sent once more and the first answer wins. Set it to
+   * `timeoutMs` or more to never hedge. @default 500
+   */
+  hedgeAfterMs: ms(600_000, 1).default(500),
+  /**
+   * Largest response body read, in bytes, counted after decompression (a gzip bomb counts at its
+   * inflated size). A longer body is cut off and the request retried like any fault. The default
+   * is about 1.5x the largest block a node can return (see docs/sources.md). @default 67108864
+   */
+  maxResponseBytes: whole("bytes")
+    .min(1024, "must be at least 1024")
+    .max(MAX_RESPONSE_BYTES_LIMIT, `must be at most ${MAX_RESPONSE_BYTES_LIMIT} (512 MiB)`)
+    .default(DEFAULT_MAX_RESPONSE_BYTES),
+  /** Follow HTTP redirects; otherwise a 3xx answer is a fault naming its `Location`. @default false */
+  followRedirects: z.boolean({ error: "must be true or false" }).default(false),
   /** Delay before the first retry of a failed request, in ms (doubles each time, with jitter). @default 200 */
   initialBackoffMs: ms(600_000, 1).default(200),
   /** Longest delay between two retries, in ms. @default 10000 */
@@ -111,16 +146,22 @@ export type ResolvedAptosRestOptions = Readonly<
 >;
 
 function crossCheck(f: Partial<Record<keyof typeof shape, unknown>>): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
   const initial = f.initialBackoffMs as number | undefined;
   const max = f.maxBackoffMs as number | undefined;
   if (initial !== undefined && max !== undefined && initial > max)
-    return [
-      {
-        path: "initialBackoffMs",
-        message: `must not be above maxBackoffMs (${max}), got ${initial}`,
-      },
-    ];
-  return [];
+    issues.push({
+      path: "initialBackoffMs",
+      message: `must not be above maxBackoffMs (${max}), got ${initial}`,
+    });
+  const concurrency = f.concurrency as number | undefined;
+  const lookahead = f.lookaheadBlocks as number | undefined;
+  if (concurrency !== undefined && lookahead !== undefined && lookahead < concurrency)
+    issues.push({
+      path: "lookaheadBlocks",
+      message: `must not be below concurrency (${concurrency}), got ${lookahead}`,
+    });
+  return issues;
 }
 
 /**

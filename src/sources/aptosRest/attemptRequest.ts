@@ -1,0 +1,108 @@
+import { MAX_ECHO } from "../../core/describeValue.js";
+import { parseRetryAfter } from "./backoff.js";
+import { discardBody } from "./discardBody.js";
+import { InvalidResponseError, SourceRequestError } from "./errors.js";
+import type { ResolvedAptosRestOptions } from "./options.js";
+import { readBody } from "./readBody.js";
+import { requestSignal } from "./requestSignal.js";
+import type { Parsed } from "./schemas.js";
+
+/** A usable answer: 200 with its parsed body, or one of the statuses the caller accepts. */
+export type Answer<T> = { status: 200; value: T } | { status: number; value?: undefined };
+
+/** The outcome of one HTTP exchange. */
+export type Attempt<T> =
+  | { ok: true; answer: Answer<T> }
+  | { ok: false; error: SourceRequestError | InvalidResponseError; retryAfterMs?: number };
+
+/** What {@link attemptRequest} needs of the source's options. */
+export type AttemptOptions = Pick<
+  ResolvedAptosRestOptions,
+  "fetch" | "timeoutMs" | "maxResponseBytes" | "followRedirects" | "now"
+> & { readonly headers: Readonly<Record<string, string>> };
+
+/** Longest part of a `Location` header or status text echoed in an error (as for any bad value). */
+
+function tooLarge(url: string, status: number, limit: number): Attempt<never> {
+  return {
+    ok: false,
+    error: new SourceRequestError(url, "too_large", {
+      status,
+      limit,
+      details:
+        "raise maxResponseBytes (--max-response-bytes) if the node's answers are really this large",
+    }),
+  };
+}
+
+/**
+ * One GET of `url`: the body of a 200 is read with the byte cap, parsed as JSON and checked by
+ * `parse`; a status in `accept` is a usable answer without a body; anything else (other
+ * statuses, redirects unless followed, network errors, the timeout, a body past the cap, a body
+ * that does not fit) is a failed attempt, with the `Retry-After` of a 429 or 503. `onHeaders`
+ * is called when the response headers arrive. Rejects only when `signal` aborts.
+ *
+ * @example
+ * const r = await attemptRequest(options, `${base}/v1`, parseLedgerInfo, [], signal);
+ * if (r.ok) console.log(r.answer.status);
+ */
+export async function attemptRequest<T>(
+  options: AttemptOptions,
+  url: string,
+  parse: (value: unknown) => Parsed<T>,
+  accept: readonly number[],
+  signal: AbortSignal,
+  onHeaders?: () => void,
+): Promise<Attempt<T>> {
+  const request = requestSignal(signal, options.timeoutMs);
+  try {
+    const res = await options.fetch(url, {
+      headers: options.headers,
+      signal: request.signal,
+      redirect: options.followRedirects ? "follow" : "manual",
+    });
+    onHeaders?.();
+    if (res.status === 200) {
+      const body = await readBody(res, options.maxResponseBytes);
+      if (!body.ok) return tooLarge(url, 200, options.maxResponseBytes);
+      let json: unknown;
+      try {
+        json = JSON.parse(body.text);
+      } catch (e) {
+        const issue = { path: "", message: `not valid JSON (${(e as Error).message})` };
+        return { ok: false, error: new InvalidResponseError(url, [issue]) };
+      }
+      const parsed = parse(json);
+      if (!parsed.ok) return { ok: false, error: new InvalidResponseError(url, parsed.issues) };
+      return { ok: true, answer: { status: 200, value: parsed.value } };
+    }
+    await discardBody(res);
+    if (accept.includes(res.status)) return { ok: true, answer: { status: res.status } };
+    const retryAfterMs =
+      res.status === 429 || res.status === 503
+        ? parseRetryAfter(res.headers.get("retry-after"), options.now())
+        : undefined;
+    const location = res.status >= 300 && res.status < 400 && res.headers.get("location");
+    const details =
+      typeof location === "string"
+        ? `redirect to ${location.slice(0, MAX_ECHO)} not followed (followRedirects is off, --follow-redirects)`
+        : res.statusText.slice(0, MAX_ECHO) || undefined;
+    const error = new SourceRequestError(url, "http", { status: res.status, details });
+    return { ok: false, error, retryAfterMs };
+  } catch (cause) {
+    if (signal.aborted) throw cause;
+    if (request.timedOut())
+      return {
+        ok: false,
+        error: new SourceRequestError(url, "timeout", {
+          details: `${options.timeoutMs} ms`,
+          cause,
+        }),
+      };
+    const reason = (cause as { cause?: { message?: string } }).cause?.message;
+    const details = reason ?? (cause as Error).message;
+    return { ok: false, error: new SourceRequestError(url, "network", { details, cause }) };
+  } finally {
+    request.dispose();
+  }
+}

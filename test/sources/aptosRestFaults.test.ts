@@ -1,0 +1,259 @@
+import { describe, expect, it } from "vitest";
+import type { InvalidConfigError } from "../../src/core/errors.js";
+import { backoffDelay } from "../../src/sources/aptosRest/backoff.js";
+import {
+  type AptosRestEvent,
+  aptosRestEventFields,
+  describeAptosRestEvent,
+  resolveAptosRestOptions,
+  SourceRequestError,
+} from "../../src/sources/aptosRest.js";
+import { asJson, collect, expected, fakeNode, follow, retries, until } from "./followHelpers.js";
+
+const MIB = 1024 * 1024;
+const blockPaths = (node: { requests: readonly { route: string; path: string }[] }) =>
+  node.requests.filter((r) => r.route === "block").map((r) => r.path);
+const heightOf = (path: string) => BigInt(/by_height\/(\d+)/.exec(path)![1]!);
+const requestErrors = (events: AptosRestEvent[]) =>
+  retries(events).flatMap((e) => (e.error instanceof SourceRequestError ? [e.error] : []));
+
+describe("aptosRest: response size cap", () => {
+  it("cuts a body past maxResponseBytes (plain, gzip bomb, declared length), names the URL and the cap, and retries", async () => {
+    const node = await fakeNode({ blocks: 60 });
+    node.inject({ kind: "huge", bytes: 5 * MIB }, { route: "ledger" });
+    node.inject({ kind: "huge", bytes: 64 * MIB, gzip: true }, { route: "block", times: 2 });
+    node.inject({ kind: "huge", bytes: 3 * MIB, declareLength: true }, { route: "transactions" });
+    const rssBefore = process.memoryUsage().rss;
+    const { source$, events, from } = follow(node, { backfillBlocks: 20, maxResponseBytes: MIB });
+    const got = await collect(source$, 20);
+    expect(asJson(got)).toEqual(expected(node, from(), node.chain.tip));
+    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(128 * MIB);
+
+    const cut = requestErrors(events).filter((e) => e.kind === "too_large");
+    expect(cut).toHaveLength(4);
+    expect(cut[0]!.shortMessage).toBe(
+      `response from ${node.url}/v1 is larger than the cap of 1048576 bytes`,
+    );
+    expect(cut[0]!.details).toContain("maxResponseBytes");
+    expect(cut.map((e) => e.limit)).toEqual([MIB, MIB, MIB, MIB]);
+    expect(cut.filter((e) => e.url.includes("/blocks/by_height/"))).toHaveLength(2);
+    expect(cut.filter((e) => e.url.includes("/transactions?"))).toHaveLength(1);
+    expect(node.requests.filter((r) => r.outcome === "huge")).toHaveLength(4);
+    const first = retries(events)[0]!;
+    expect(describeAptosRestEvent(first)).toMatch(
+      /^retrying in \d+ ms \(attempt 1\): response from .+\/v1 is larger than the cap of 1048576 bytes \(raise maxResponseBytes \(--max-response-bytes\) if/,
+    );
+    expect(aptosRestEventFields(first).error).toMatchObject({ kind: "too_large", limit: MIB });
+  });
+
+  it("validates the cap and the other new limits", () => {
+    const issues = (options: Parameters<typeof resolveAptosRestOptions>[1]) => {
+      try {
+        resolveAptosRestOptions("http://node", options);
+      } catch (e) {
+        return (e as InvalidConfigError).issues;
+      }
+      return [];
+    };
+    expect(issues({ maxResponseBytes: 100, hedgeAfterMs: 0, lookaheadBlocks: 2.5 })).toEqual([
+      {
+        path: "lookaheadBlocks",
+        message: "must be a whole number of blocks",
+        code: "invalid_type",
+      },
+      { path: "hedgeAfterMs", message: "must be at least 1", code: "too_small" },
+      { path: "maxResponseBytes", message: "must be at least 1024", code: "too_small" },
+    ]);
+    expect(issues({ concurrency: 8, lookaheadBlocks: 4 })).toEqual([
+      { path: "lookaheadBlocks", message: "must not be below concurrency (8), got 4" },
+    ]);
+    expect(issues({ maxResponseBytes: 2 ** 30 })[0]?.message).toBe(
+      "must be at most 536870912 (512 MiB)",
+    );
+    expect(resolveAptosRestOptions("http://node")).toMatchObject({
+      maxResponseBytes: 64 * MIB,
+      followRedirects: false,
+      lookaheadBlocks: 128,
+      hedgeAfterMs: 500,
+    });
+  });
+});
+
+describe("aptosRest: redirects", () => {
+  it("follows no redirect unless followRedirects: a 3xx is a fault naming its Location", async () => {
+    const node = await fakeNode({ blocks: 40 });
+    const target = `${node.url}/v1`;
+    node.inject({ kind: "redirect", location: target }, { route: "ledger" });
+    const off = follow(node, { backfillBlocks: 3 });
+    await collect(off.source$, 3);
+    const [error] = requestErrors(off.events);
+    expect(error).toMatchObject({ kind: "http", status: 302 });
+    expect(error!.details).toBe(
+      `redirect to ${target} not followed (followRedirects is off, --follow-redirects)`,
+    );
+
+    node.inject({ kind: "redirect", location: target, status: 301 }, { route: "ledger" });
+    const before = node.requests.length;
+    const on = follow(node, { backfillBlocks: 3, followRedirects: true });
+    await collect(on.source$, 3);
+    expect(retries(on.events)).toEqual([]);
+    expect(node.requests.slice(before, before + 2).map((r) => [r.path, r.outcome])).toEqual([
+      ["/v1", "redirect"],
+      ["/v1", 200],
+    ]);
+  });
+});
+
+describe("aptosRest: Retry-After never shortens the backoff", () => {
+  it("waits the backoff after 429s with Retry-After: 0 or a past date, counting the requests", async () => {
+    const node = await fakeNode({ blocks: 30 });
+    node.inject({ kind: "rate_limit", retryAfter: "0" }, { route: "ledger", times: 4 });
+    node.inject(
+      { kind: "rate_limit", retryAfter: "Wed, 21 Oct 2015 07:28:00 GMT" },
+      { route: "ledger", times: 2 },
+    );
+    const backoff = { initialBackoffMs: 40, maxBackoffMs: 1_000, random: () => 0.5 };
+    const started = performance.now();
+    const { source$, events } = follow(node, {
+      ...backoff,
+      backfillBlocks: 1,
+      maxRetryAfterMs: 60_000,
+    });
+    await collect(source$, 1);
+    const waits = [1, 2, 3, 4, 5, 6].map((n) => backoffDelay(n, backoff));
+    expect(waits).toEqual([30, 60, 120, 240, 480, 750]);
+    expect(retries(events).map((e) => e.delayMs)).toEqual(waits);
+    // 6 answers of 429, then the one that worked: not a flood of requests.
+    expect(node.requests.slice(0, 7).map((r) => [r.route, r.outcome])).toEqual([
+      ...Array.from({ length: 6 }, () => ["ledger", "rate_limit"]),
+      ["ledger", 200],
+    ]);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1_680);
+  });
+
+  it("still honours a Retry-After longer than the backoff", async () => {
+    const node = await fakeNode({ blocks: 30 });
+    node.inject({ kind: "rate_limit", retryAfter: "1" }, { route: "ledger" });
+    const { source$, events } = follow(node, { backfillBlocks: 1, maxRetryAfterMs: 60_000 });
+    await collect(source$, 1);
+    expect(retries(events).map((e) => e.delayMs)).toEqual([1000]);
+  });
+});
+
+describe("aptosRest: throughput under faults", () => {
+  it("hedges a stalled request: the other fetches go on and the block comes from the second try", async () => {
+    const node = await fakeNode({ blocks: 60 });
+    node.inject({ kind: "stall" }, { route: "block" });
+    const { source$, events, from } = follow(node, {
+      backfillBlocks: 30,
+      timeoutMs: 20_000,
+      hedgeAfterMs: 300,
+    });
+    const got = await collect(source$, 30);
+    expect(asJson(got)).toEqual(expected(node, from(), node.chain.tip));
+    expect(retries(events)).toEqual([]); // the hedge answered long before the timeout
+    const paths = blockPaths(node);
+    expect(heightOf(paths[0]!)).toBe(from());
+    const hedge = paths.indexOf(paths[0]!, 1);
+    expect(paths.filter((p) => p === paths[0])).toHaveLength(2);
+    expect(new Set(paths.slice(1, hedge)).size).toBeGreaterThanOrEqual(5);
+    await until(() => expect(node.openRequests).toBe(0)); // the stalled try was aborted
+  });
+
+  it("fetches the next blocks while one waits out its retry, and still emits in height order", async () => {
+    const node = await fakeNode({ blocks: 60, pageSize: 10_000 });
+    node.inject({ kind: "rate_limit", retryAfter: "2" }, { route: "block" });
+    const { source$, events, from } = follow(node, {
+      backfillBlocks: 30,
+      concurrency: 2,
+      maxRetryAfterMs: 2_000,
+    });
+    const got = await collect(source$, 30);
+    expect(asJson(got)).toEqual(expected(node, from(), node.chain.tip));
+    expect(retries(events).map((e) => e.delayMs)).toEqual([2_000]);
+    const paths = blockPaths(node);
+    expect(new Set(paths).size).toBe(30);
+    expect(paths.at(-1)).toBe(paths[0]); // every other block came while the first one waited
+  });
+
+  it("keeps `concurrency` requests in flight, never more", async () => {
+    const node = await fakeNode({ blocks: 80, latencyMs: 25 });
+    const { source$, from } = follow(node, { backfillBlocks: 60, concurrency: 3 });
+    const got = await collect(source$, 60);
+    expect(asJson(got)).toEqual(expected(node, from(), node.chain.tip));
+    expect(node.peakOpenRequests).toBe(3);
+  });
+
+  it("fetches at most lookaheadBlocks heights ahead of a block that holds up the emission", async () => {
+    const node = await fakeNode({ blocks: 60, pageSize: 10_000 });
+    node.inject({ kind: "stall" }, { route: "block" });
+    const { source$, from } = follow(node, {
+      backfillBlocks: 30,
+      lookaheadBlocks: 10,
+      timeoutMs: 1_500,
+      hedgeAfterMs: 1_500, // no hedge: the stall lasts until the timeout
+    });
+    const got: unknown[] = [];
+    const sub = source$.subscribe((b) => got.push(b));
+    await until(() => expect(new Set(blockPaths(node)).size).toBe(10));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(got).toEqual([]);
+    const ahead = blockPaths(node).map(heightOf);
+    expect(Math.max(...ahead.map(Number))).toBe(Number(from() + 9n));
+    await until(() => expect(got).toHaveLength(30));
+    sub.unsubscribe();
+  });
+
+  it("re-reads the tip in the background when the window reaches it, so new blocks are fetched meanwhile", async () => {
+    const node = await fakeNode({ blocks: 60, pageSize: 10_000 });
+    node.inject({ kind: "stall" }, { route: "block" });
+    const { source$, events, from } = follow(node, {
+      backfillBlocks: 20,
+      timeoutMs: 1_500,
+      hedgeAfterMs: 1_500,
+    });
+    const got: unknown[] = [];
+    const sub = source$.subscribe((b) => got.push(b));
+    await until(() => expect(from()).toBeDefined());
+    const startTip = node.chain.tip;
+    node.chain.addBlocks(5);
+    await until(() => expect(got).toHaveLength(25));
+    sub.unsubscribe();
+    const paths = blockPaths(node);
+    const retry = paths.indexOf(paths[0]!, 1);
+    // The new heights were asked for while the first block was still stalled.
+    const newer = paths.slice(0, retry).filter((p) => heightOf(p) > startTip);
+    expect(newer).toHaveLength(5);
+    expect(events.find((e) => e.type === "caught_up")).toMatchObject({
+      height: startTip,
+      blocks: 20,
+    });
+  });
+
+  it("reads the gas schedule of a new epoch as soon as its first block is in, before its turn", async () => {
+    // 20 blocks per epoch: epoch 54 runs to 1079, epoch 55 begins at 1080.
+    const node = await fakeNode({ blocks: 100, pageSize: 10_000, epochLength: 20 });
+    node.inject({ kind: "stall" }, { route: "block" }); // the first block, 1075
+    const { source$, events } = follow(node, {
+      startHeight: 1075,
+      timeoutMs: 1_500,
+      hedgeAfterMs: 1_500,
+    });
+    const got = await collect(source$, 10);
+    expect(asJson(got)).toEqual(expected(node, 1075n, 1084n));
+    const paths = node.requests.map((r) => r.path);
+    const head = "/v1/blocks/by_height/1075?with_transactions=true";
+    const retry = paths.indexOf(head, paths.indexOf(head) + 1);
+    const epoch55 = paths.indexOf(
+      `/v1/accounts/0x1/resource/0x1::gas_schedule::GasScheduleV2?ledger_version=${node.chain.block(1080n)!.firstVersion}`,
+    );
+    expect(epoch55).toBeGreaterThan(-1);
+    expect(epoch55).toBeLessThan(retry);
+    const reads = events.flatMap((e) => (e.type === "min_gas_unit_price" ? [e] : []));
+    expect(reads.map((r) => [r.height, r.epoch])).toEqual([
+      [1075n, 54n],
+      [1080n, 55n],
+    ]);
+    expect(paths.filter((p) => p.includes("GasScheduleV2"))).toHaveLength(2);
+  });
+});
