@@ -1,15 +1,12 @@
-import { z } from "zod";
-import { InvalidConfigError, type ValidationIssue } from "../../core/errors.js";
-import { validateShape } from "../../core/validate.js";
-import type { RedisConnectionEvent } from "../../sources/redis/createOutageTracker.js";
+import type { z } from "zod";
+import type { ValidationIssue } from "../../core/errors.js";
+import { fnOption, wholeOption } from "../../core/optionSchemas.js";
 import {
-  crossCheckBackoff,
-  type RedisConnectionOptions,
-  type ResolvedRedisConnectionOptions,
+  type ResolvedRedisOptions,
   redisConnectionShape,
-  safeCallback,
-} from "../../sources/redis/options.js";
-import { parseRedisUrl } from "../../sources/redis/parseRedisUrl.js";
+  resolveRedisOptions,
+} from "../../sources/redis/connectionOptions.js";
+import type { RedisConnectionEvent } from "../../sources/redis/createOutageTracker.js";
 
 /** Something the Redis sink did that an operator wants in the log. */
 export type RedisSinkEvent =
@@ -38,40 +35,29 @@ export interface RedisPublishResult {
   readonly outcome: RedisPublishOutcome;
 }
 
-/** Options of `redisStreamSink()`. Every field has a default. */
-export interface RedisStreamSinkOptions extends RedisConnectionOptions {
-  /** The stream keeps at least this many entries, trimmed approximately (`MAXLEN ~`). @default 10000 */
-  retain?: number;
-  /** Blocks held while Redis is unreachable; beyond it the oldest are dropped (`dropped`). @default 100000 */
-  maxPending?: number;
-  /** Most `XADD`s sent in one round trip (a pipeline) when blocks are waiting. @default 100 */
-  batchSize?: number;
-  /** Receives {@link RedisSinkEvent}s (log them); exceptions it throws are ignored. @default ignore */
-  onEvent?: (event: RedisSinkEvent) => void;
-}
+const ignore = () => {};
 
-/** {@link RedisStreamSinkOptions} validated, defaults filled in. */
-export interface ResolvedRedisStreamSinkOptions extends ResolvedRedisConnectionOptions {
-  readonly retain: number;
-  readonly maxPending: number;
-  readonly batchSize: number;
-  readonly onEvent: (event: RedisSinkEvent) => void;
-}
-
-const whole = (what: string) => z.int({ error: `must be a whole number of ${what}` });
-
+/**
+ * The options of `redisStreamSink()`, declared once: {@link RedisStreamSinkOptions} (what you
+ * pass) and {@link ResolvedRedisStreamSinkOptions} (what the sink runs with) are derived from it.
+ */
 const shape = {
   ...redisConnectionShape,
-  retain: whole("entries").min(1, "must be at least 1").default(10_000),
-  maxPending: whole("blocks").min(1, "must be at least 1").default(100_000),
-  batchSize: whole("entries").min(1, "must be at least 1").max(10_000).default(100),
-  onEvent: z
-    .custom<(event: RedisSinkEvent) => void>(
-      (v) => typeof v === "function",
-      "must be a function receiving events",
-    )
-    .optional(),
+  /** The stream keeps at least this many entries, trimmed approximately (`MAXLEN ~`). @default 10000 */
+  retain: wholeOption("entries").min(1, "must be at least 1").default(10_000),
+  /** Blocks held while Redis is unreachable; beyond it the oldest are dropped (`dropped`). @default 100000 */
+  maxPending: wholeOption("blocks").min(1, "must be at least 1").default(100_000),
+  /** Most `XADD`s sent in one round trip (a pipeline) when blocks are waiting. @default 100 */
+  batchSize: wholeOption("entries").min(1, "must be at least 1").max(10_000).default(100),
+  /** Receives {@link RedisSinkEvent}s (log them); exceptions it throws are ignored. @default ignore */
+  onEvent: fnOption<(event: RedisSinkEvent) => void>("receiving events", ignore),
 };
+
+/** Options of `redisStreamSink()`. Every field has a default. */
+export type RedisStreamSinkOptions = z.input<z.ZodObject<typeof shape>>;
+
+/** {@link RedisStreamSinkOptions} validated, defaults filled in, plus the parsed URL. */
+export type ResolvedRedisStreamSinkOptions = ResolvedRedisOptions<typeof shape>;
 
 /**
  * Validate the URL and options of `redisStreamSink()` and fill in the defaults.
@@ -84,22 +70,5 @@ export function resolveRedisStreamSinkOptions(
   url: string,
   options: RedisStreamSinkOptions = {},
 ): ResolvedRedisStreamSinkOptions {
-  const target = parseRedisUrl(url);
-  const r = validateShape(shape, options, crossCheckBackoff);
-  if (!r.ok) throw new InvalidConfigError(r.issues);
-  const v = r.value;
-  return Object.freeze({
-    target,
-    stream: v.stream,
-    timeoutMs: v.timeoutMs,
-    initialBackoffMs: v.initialBackoffMs,
-    maxBackoffMs: v.maxBackoffMs,
-    unreachableAfter: v.unreachableAfter,
-    random: v.random ?? Math.random,
-    now: v.now ?? Date.now,
-    retain: v.retain,
-    maxPending: v.maxPending,
-    batchSize: v.batchSize,
-    onEvent: safeCallback(v.onEvent),
-  });
+  return resolveRedisOptions(url, shape, options);
 }

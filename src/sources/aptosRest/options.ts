@@ -1,7 +1,6 @@
 import { z } from "zod";
-import type { U64Input } from "../../core/blockSample.js";
 import { InvalidConfigError, type ValidationIssue } from "../../core/errors.js";
-import { u64Schema } from "../../core/u64Schema.js";
+import { fnOption, msOption, u64Option, wholeOption } from "../../core/optionSchemas.js";
 import { validateShape } from "../../core/validate.js";
 import type { InvalidResponseError, SourceRequestError } from "./errors.js";
 
@@ -56,19 +55,6 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 /** Largest `maxResponseBytes` accepted: 512 MiB (a body is held as one string to parse it). */
 export const MAX_RESPONSE_BYTES_LIMIT = 512 * 1024 * 1024;
 
-const ms = (max: number, min = 0) =>
-  z
-    .number({ error: "must be a number of milliseconds" })
-    .min(min, min === 0 ? "must not be negative" : `must be at least ${min}`)
-    .max(max, `must be at most ${max}`);
-const whole = (what: string) => z.int({ error: `must be a whole number of ${what}` });
-/** A function option; `fallback` is what a left-out one resolves to. */
-const fn = <T>(what: string, fallback: T) =>
-  z
-    .custom<T>((v) => typeof v === "function", `must be a function ${what}`)
-    .default(() => fallback as never); // (zod's default type does not narrow a generic T)
-// u64 options take what `parseU64` takes (number, decimal string or BigInt) and give a BigInt.
-const u64 = u64Schema as unknown as z.ZodType<bigint, U64Input>;
 const ignore = () => {};
 
 /**
@@ -77,61 +63,61 @@ const ignore = () => {};
  */
 const shape = {
   /** Blocks to read back from the tip at start (`gasdigest serve` passes aggressiveBlockHistory + 1). @default 121 */
-  backfillBlocks: whole("blocks").min(0, "must not be negative").default(121),
+  backfillBlocks: wholeOption("blocks").min(0, "must not be negative").default(121),
   /** Start at this height instead of backfilling (e.g. to resume a recording). @default undefined */
-  startHeight: u64.optional(),
+  startHeight: u64Option.optional(),
   /** Wait between two looks at the tip once caught up, in ms. @default 500 */
-  pollIntervalMs: ms(3_600_000).default(500),
+  pollIntervalMs: msOption(3_600_000).default(500),
   /**
    * Requests in flight at once (a request waiting out its backoff does not count; a hedge rides
    * on its request's place). Blocks are still emitted in height order. @default 4
    */
-  concurrency: whole("requests").min(1, "must be at least 1").max(64).default(4),
+  concurrency: wholeOption("requests").min(1, "must be at least 1").max(64).default(4),
   /**
    * Most heights fetched ahead of the next block to emit: finished blocks wait in order while a
    * slower one (stalled, retried) is still coming, and the other requests keep going. @default 128
    */
-  lookaheadBlocks: whole("blocks").min(1, "must be at least 1").max(4096).default(128),
+  lookaheadBlocks: wholeOption("blocks").min(1, "must be at least 1").max(4096).default(128),
   /** Per-request timeout (headers and body), in ms. @default 10000 */
-  timeoutMs: ms(600_000, 1).default(10_000),
+  timeoutMs: msOption(600_000, 1).default(10_000),
   /**
    * A request with no response headers after this long (or 4x the median of recent answers, if
    * longer) is hedged: the same request is sent once more and the first answer wins. Set it to
    * `timeoutMs` or more to never hedge. @default 500
    */
-  hedgeAfterMs: ms(600_000, 1).default(500),
+  hedgeAfterMs: msOption(600_000, 1).default(500),
   /**
    * Largest response body read, in bytes, counted after decompression (a gzip bomb counts at its
    * inflated size). A longer body is cut off and the request retried like any fault. The default
    * is about 1.5x the largest block a node can return (see docs/sources.md). @default 67108864
    */
-  maxResponseBytes: whole("bytes")
+  maxResponseBytes: wholeOption("bytes")
     .min(1024, "must be at least 1024")
     .max(MAX_RESPONSE_BYTES_LIMIT, `must be at most ${MAX_RESPONSE_BYTES_LIMIT} (512 MiB)`)
     .default(DEFAULT_MAX_RESPONSE_BYTES),
   /** Follow HTTP redirects; otherwise a 3xx answer is a fault naming its `Location`. @default false */
   followRedirects: z.boolean({ error: "must be true or false" }).default(false),
   /** Delay before the first retry of a failed request, in ms (doubles each time, with jitter). @default 200 */
-  initialBackoffMs: ms(600_000, 1).default(200),
+  initialBackoffMs: msOption(600_000, 1).default(200),
   /** Longest delay between two retries, in ms. @default 10000 */
-  maxBackoffMs: ms(3_600_000, 1).default(10_000),
+  maxBackoffMs: msOption(3_600_000, 1).default(10_000),
   /** Longest `Retry-After` wait honoured, in ms (longer requests are cut to this). @default 60000 */
-  maxRetryAfterMs: ms(86_400_000).default(60_000),
+  maxRetryAfterMs: msOption(86_400_000).default(60_000),
   /** Failed requests in a row after which `unreachable` is reported. @default 3 */
-  unreachableAfter: whole("requests").min(1, "must be at least 1").default(3),
+  unreachableAfter: wholeOption("requests").min(1, "must be at least 1").default(3),
   /** Extra request headers, e.g. `{ authorization: "Bearer <api key>" }`. @default {} */
   headers: z
     .record(z.string(), z.string({ error: "must be a string" }))
     .default(() => ({}))
     .transform((h): Readonly<Record<string, string>> => Object.freeze({ ...h })),
   /** Receives {@link AptosRestEvent}s (log them); exceptions it throws are ignored. @default ignore */
-  onEvent: fn<(event: AptosRestEvent) => void>("receiving events", ignore),
+  onEvent: fnOption<(event: AptosRestEvent) => void>("receiving events", ignore),
   /** Random numbers in [0, 1) for the backoff jitter (tests inject one). @default Math.random */
-  random: fn<() => number>("returning a number in [0, 1)", Math.random),
+  random: fnOption<() => number>("returning a number in [0, 1)", Math.random),
   /** Wall clock in ms, for `Retry-After` dates and outage durations. @default Date.now */
-  now: fn<() => number>("returning ms", Date.now),
+  now: fnOption<() => number>("returning ms", Date.now),
   /** The fetch implementation. @default globalThis.fetch */
-  fetch: fn<typeof fetch>("like fetch", (input, init) => fetch(input, init)),
+  fetch: fnOption<typeof fetch>("like fetch", (input, init) => fetch(input, init)),
 };
 
 /** Options of `aptosRest()`. Every field has a default. */

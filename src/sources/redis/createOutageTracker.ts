@@ -1,4 +1,5 @@
 import { backoffDelay } from "../aptosRest/backoff.js";
+import type { ResolvedRedisConnectionOptions } from "./connectionOptions.js";
 import type { RedisFeedError } from "./errors.js";
 
 /** Connection events shared by the Redis source and sink. */
@@ -12,16 +13,14 @@ export type RedisConnectionEvent =
   /** First success after `unreachable`; `downMs` since the first failure of the outage. */
   | { type: "recovered"; url: string; failures: number; downMs: number };
 
-/** Settings of {@link createOutageTracker}. */
-export interface OutageTrackerOptions {
+/** Settings of {@link createOutageTracker}: the resolved connection settings it reads. */
+export type OutageTrackerOptions = Pick<
+  ResolvedRedisConnectionOptions,
+  "unreachableAfter" | "initialBackoffMs" | "maxBackoffMs" | "random" | "now"
+> & {
   readonly url: string;
-  readonly unreachableAfter: number;
-  readonly initialBackoffMs: number;
-  readonly maxBackoffMs: number;
-  readonly random: () => number;
-  readonly now: () => number;
   readonly onEvent: (event: RedisConnectionEvent) => void;
-}
+};
 
 /** Counts failures in a row and turns them into backoff delays and events. */
 export interface OutageTracker {

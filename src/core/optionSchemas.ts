@@ -1,0 +1,46 @@
+import { z } from "zod";
+import type { U64Input } from "./blockSample.js";
+import { u64Schema } from "./u64Schema.js";
+
+// The zod pieces the option shapes of the sources and sinks are built from, so that a number of
+// milliseconds, a count or a callback is checked, and worded, the same in every option set.
+
+/**
+ * A number of milliseconds from `min` to `max`.
+ *
+ * @example
+ * const shape = { timeoutMs: msOption(600_000, 1).default(5_000) };
+ */
+export const msOption = (max: number, min = 0) =>
+  z
+    .number({ error: "must be a number of milliseconds" })
+    .min(min, min === 0 ? "must not be negative" : `must be at least ${min}`)
+    .max(max, `must be at most ${max}`);
+
+/**
+ * A whole number of `what` (`blocks`, `entries`, ...).
+ *
+ * @example
+ * const shape = { batchSize: wholeOption("entries").min(1, "must be at least 1").default(100) };
+ */
+export const wholeOption = (what: string) => z.int({ error: `must be a whole number of ${what}` });
+
+/**
+ * A function option (`what` ends the message `must be a function ...`); `fallback` is what a
+ * left-out one resolves to.
+ *
+ * @example
+ * const shape = { now: fnOption<() => number>("returning ms", Date.now) };
+ */
+export const fnOption = <T>(what: string, fallback: T) =>
+  z
+    .custom<T>((v) => typeof v === "function", `must be a function ${what}`)
+    .default(() => fallback as never); // (zod's default type does not narrow a generic T)
+
+/**
+ * A u64 option: takes what `parseU64` takes (number, decimal string or BigInt), gives a BigInt.
+ *
+ * @example
+ * const shape = { startHeight: u64Option.optional() };
+ */
+export const u64Option = u64Schema as unknown as z.ZodType<bigint, U64Input>;

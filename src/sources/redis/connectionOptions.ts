@@ -1,0 +1,89 @@
+import { z } from "zod";
+import { InvalidConfigError, type ValidationIssue } from "../../core/errors.js";
+import { fnOption, msOption, wholeOption } from "../../core/optionSchemas.js";
+import { validateShape } from "../../core/validate.js";
+import { parseRedisUrl, type RedisTarget } from "./parseRedisUrl.js";
+import { DEFAULT_STREAM } from "./streamEntry.js";
+
+/**
+ * The connection settings shared by the Redis source and sink, declared once: both option sets
+ * spread it into their own shape, and {@link RedisConnectionOptions} and
+ * {@link ResolvedRedisConnectionOptions} are derived from it.
+ */
+export const redisConnectionShape = {
+  /** The stream key. @default "gasdigest:blocks" */
+  stream: z
+    .string({ error: "must be a string" })
+    .min(1, "must not be empty")
+    .default(DEFAULT_STREAM),
+  /** Longest wait for a connection and for each answer, in ms. @default 5000 */
+  timeoutMs: msOption(600_000, 1).default(5_000),
+  /** Delay before the first reconnection, in ms (doubles each time, with jitter). @default 100 */
+  initialBackoffMs: msOption(600_000, 1).default(100),
+  /** Longest delay between two reconnections, in ms. @default 5000 */
+  maxBackoffMs: msOption(3_600_000, 1).default(5_000),
+  /** Failures in a row after which `unreachable` is reported. @default 3 */
+  unreachableAfter: wholeOption("attempts").min(1, "must be at least 1").default(3),
+  /** Random numbers in [0, 1) for the backoff jitter (tests inject one). @default Math.random */
+  random: fnOption<() => number>("returning a number in [0, 1)", Math.random),
+  /** Wall clock in ms, for outage durations. @default Date.now */
+  now: fnOption<() => number>("returning ms", Date.now),
+};
+
+/** Connection settings shared by the Redis source and sink. Every field has a default. */
+export type RedisConnectionOptions = z.input<z.ZodObject<typeof redisConnectionShape>>;
+
+/** Connection settings validated, defaults filled in, plus the parsed URL. */
+export type ResolvedRedisConnectionOptions = ResolvedRedisOptions<typeof redisConnectionShape>;
+
+/** The backoff rule shared by every Redis option set: the first delay may not exceed the cap. */
+function crossCheckBackoff(f: { initialBackoffMs?: unknown; maxBackoffMs?: unknown }) {
+  const initial = f.initialBackoffMs as number | undefined;
+  const max = f.maxBackoffMs as number | undefined;
+  const issues: ValidationIssue[] = [];
+  if (initial !== undefined && max !== undefined && initial > max)
+    issues.push({
+      path: "initialBackoffMs",
+      message: `must not be above maxBackoffMs (${max}), got ${initial}`,
+    });
+  return issues;
+}
+
+/** A Redis option set validated (its `shape`'s output), plus the parsed URL. */
+export type ResolvedRedisOptions<S extends z.ZodRawShape> = Readonly<
+  z.output<z.ZodObject<S>> & { target: RedisTarget }
+>;
+
+/** The shape of a Redis option set: the connection settings, its own, and an event callback. */
+type RedisShape = typeof redisConnectionShape & { onEvent: z.ZodType<(event: never) => void> };
+
+/**
+ * Validate the URL and options of a Redis source or sink against its `shape` (which spreads
+ * {@link redisConnectionShape}), fill in the defaults and wrap `onEvent` so that a throwing
+ * logger never stops the feed.
+ *
+ * @throws {InvalidConfigError} listing every problem (path + message).
+ * @example
+ * resolveRedisOptions("redis://127.0.0.1:6379", { ...redisConnectionShape, onEvent }, {}).stream; // "gasdigest:blocks"
+ */
+export function resolveRedisOptions<S extends RedisShape>(
+  url: string,
+  shape: S,
+  options: unknown,
+): ResolvedRedisOptions<S> {
+  const target = parseRedisUrl(url);
+  const r = validateShape(shape, options, crossCheckBackoff);
+  if (!r.ok) throw new InvalidConfigError(r.issues);
+  const { onEvent } = r.value as { onEvent: (event: unknown) => void };
+  return Object.freeze({
+    ...r.value,
+    target,
+    onEvent: (event: unknown) => {
+      try {
+        onEvent(event);
+      } catch {
+        // A failing logger must not stop the feed.
+      }
+    },
+  }) as ResolvedRedisOptions<S>;
+}
