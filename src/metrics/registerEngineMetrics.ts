@@ -111,46 +111,55 @@ export function registerEngineMetrics(
 
   const promises = (): Readonly<Record<Tier, PromiseRecord>> | undefined =>
     engine.snapshot()?.promises;
-  const perTier = (suffix: string, help: string, read: (p: PromiseRecord) => number) =>
-    new Gauge({
-      name: name(suffix),
-      help,
-      labelNames: ["tier"],
-      registers,
-      collect() {
-        this.reset();
-        const p = promises();
-        if (p !== undefined) for (const tier of TIERS) this.set({ tier }, read(p[tier]));
-      },
-    });
+  // A value of each tier's promise record: a gauge, or a counter (set to the engine's total).
+  const perTier = (
+    kind: "gauge" | "counter",
+    suffix: string,
+    help: string,
+    read: (p: PromiseRecord) => number,
+  ) => {
+    const config = { name: name(suffix), help, labelNames: ["tier"] as const, registers };
+    const each = (write: (tier: Tier, value: number) => void) => {
+      const p = promises();
+      if (p !== undefined) for (const tier of TIERS) write(tier, read(p[tier]));
+    };
+    if (kind === "gauge")
+      new Gauge({
+        ...config,
+        collect() {
+          this.reset();
+          each((tier, value) => this.set({ tier }, value));
+        },
+      });
+    else
+      new Counter({
+        ...config,
+        collect() {
+          this.reset();
+          each((tier, value) => this.inc({ tier }, value));
+        },
+      });
+  };
   perTier(
+    "gauge",
     "promise_probability",
     "Strategies with promises (calibrated): the share of bids at the tier's estimate promised to get in within promise_within_blocks blocks.",
     (p) => p.probability,
   );
   perTier(
+    "gauge",
     "promise_within_blocks",
     "Strategies with promises (calibrated): the blocks a bid at the tier's estimate may wait.",
     (p) => p.withinBlocks,
   );
-  const countPerTier = (suffix: string, help: string, read: (p: PromiseRecord) => number) =>
-    new Counter({
-      name: name(suffix),
-      help,
-      labelNames: ["tier"],
-      registers,
-      collect() {
-        this.reset();
-        const p = promises();
-        if (p !== undefined) for (const tier of TIERS) this.inc({ tier }, read(p[tier]));
-      },
-    });
-  countPerTier(
+  perTier(
+    "counter",
     "promise_bids_total",
     "Strategies with promises (calibrated): bids at the tier's estimate whose outcome is known.",
     (p) => p.bids,
   );
-  countPerTier(
+  perTier(
+    "counter",
     "promise_included_total",
     "Strategies with promises (calibrated): of those bids, the ones that got in within promise_within_blocks blocks.",
     (p) => p.included,
