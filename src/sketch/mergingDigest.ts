@@ -231,67 +231,51 @@ export class MergingDigest implements TDigest {
         }
       }
     }
+    this.bufLength = 0;
+    this.unit = true;
+    this.mergeBack(values, bufWeights, undefined, k);
+  }
+
+  /** Merge a sorted centroid list (not this digest's own arrays) into the flushed centroids. */
+  private mergeSorted(list: Centroids): void {
+    this.total += list.count;
+    if (list.min < this.lo) this.lo = list.min;
+    if (list.max > this.hi) this.hi = list.max;
+    this.mergeBack(list.means, list.weights, list.exact, list.length);
+  }
+
+  /**
+   * Merge `k` sorted entries (not in this digest's own arrays) into the centroids, from the back
+   * so the centroids can stay where they are, then compress. Without `srcExact`, a negative
+   * weight marks an entry that is not exact (the buffer's form); centroid weights are positive.
+   */
+  private mergeBack(
+    srcMeans: Float64Array,
+    srcWeights: Float64Array,
+    srcExact: Uint8Array | undefined,
+    k: number,
+  ): void {
     this.reserve(this.length + k);
     const { means, weights, exact } = this;
-    // Merge from the back so the centroids can stay where they are.
     let i = this.length - 1;
     let j = k - 1;
     let o = this.length + k - 1;
     while (j >= 0) {
-      const x = values[j]!;
+      const x = srcMeans[j]!;
       if (i >= 0 && means[i]! > x) {
         means[o] = means[i]!;
         weights[o] = weights[i]!;
         exact[o] = exact[i]!;
         i--;
       } else {
-        // A negative buffered weight marks a centroid that is not exact.
-        const w = bufWeights[j]!;
+        const w = srcWeights[j]!;
         means[o] = x;
         weights[o] = w > 0 ? w : -w;
-        exact[o] = w > 0 ? 1 : 0;
+        exact[o] = srcExact === undefined ? (w > 0 ? 1 : 0) : srcExact[j]!;
         j--;
       }
       o--;
     }
-    this.bufLength = 0;
-    this.unit = true;
-    this.length = compressCentroids(
-      means,
-      weights,
-      exact,
-      this.length + k,
-      this.total,
-      this.compression,
-    );
-    this.view = undefined;
-  }
-
-  /** Merge a sorted centroid list (not this digest's own arrays) into the flushed centroids. */
-  private mergeSorted(list: Centroids): void {
-    const k = list.length;
-    this.reserve(this.length + k);
-    const { means, weights, exact } = this;
-    let i = this.length - 1;
-    let j = k - 1;
-    let o = this.length + k - 1;
-    while (j >= 0) {
-      if (i >= 0 && means[i]! > list.means[j]!) {
-        means[o] = means[i]!;
-        weights[o] = weights[i]!;
-        exact[o] = exact[i]!;
-        i--;
-      } else {
-        means[o] = list.means[j]!;
-        weights[o] = list.weights[j]!;
-        exact[o] = list.exact[j]!;
-        j--;
-      }
-      o--;
-    }
-    this.total += list.count;
-    if (list.min < this.lo) this.lo = list.min;
-    if (list.max > this.hi) this.hi = list.max;
     this.length = compressCentroids(
       means,
       weights,
