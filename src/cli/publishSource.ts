@@ -1,12 +1,12 @@
 import type pino from "pino";
 import type { Observable } from "rxjs";
 import type { BlockSample } from "../core/blockSample.js";
-import { formatIssues } from "../core/errors.js";
 import { type AptosRestOptions, aptosRest } from "../sources/aptosRest.js";
 import { ndjsonFile } from "../sources/ndjsonFile.js";
 import { simulator } from "../sources/simulator.js";
 import { UsageError } from "./io.js";
 import { logAptosRestEvent } from "./logAptosRestEvent.js";
+import { logInvalidLine } from "./logInvalidLine.js";
 import type { SourceSpec } from "./sourceSpec.js";
 
 /** The flags of `gasdigest publish` that shape its source. */
@@ -54,10 +54,7 @@ export function publishSource(
     case "ndjson":
       return ndjsonFile(spec.path, {
         speed: f.speed,
-        onInvalidLine: (e) => {
-          f.onEvent?.({ type: "rejected" });
-          log.warn({ line: e.line, problems: formatIssues(e.issues, "; ") }, "bad line skipped");
-        },
+        onInvalidLine: logInvalidLine(log, f.onEvent),
       });
     case "redis":
       throw new UsageError("--source redis:// cannot be published again");

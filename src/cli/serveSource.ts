@@ -2,13 +2,13 @@ import type pino from "pino";
 import type { Observable } from "rxjs";
 import type { BlockSample } from "../core/blockSample.js";
 import type { Engine } from "../core/createEngine.js";
-import { formatIssues } from "../core/errors.js";
 import { type AptosRestOptions, aptosRest } from "../sources/aptosRest.js";
 import { ndjsonFile } from "../sources/ndjsonFile.js";
 import { redisStream } from "../sources/redisStream.js";
 import { simulator } from "../sources/simulator.js";
 import type { LimitedLogger } from "./createLogLimiter.js";
 import { logAptosRestEvent } from "./logAptosRestEvent.js";
+import { logInvalidLine } from "./logInvalidLine.js";
 import { logRedisEvent } from "./logRedisEvent.js";
 import type { SourceSpec } from "./sourceSpec.js";
 
@@ -52,13 +52,7 @@ export function serveSource(
     case "ndjson":
       return ndjsonFile(spec.path, {
         speed: flags.speed,
-        onInvalidLine: (e) => {
-          flags.onEvent?.({ type: "rejected" });
-          limited.warn(
-            { line: e.line, problems: formatIssues(e.issues, "; ") },
-            "bad line skipped",
-          );
-        },
+        onInvalidLine: logInvalidLine(limited, flags.onEvent),
       });
     case "aptos":
       return aptosRest(spec.url, {

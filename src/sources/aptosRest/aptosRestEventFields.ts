@@ -1,3 +1,4 @@
+import { eventFields } from "../eventFields.js";
 import { InvalidResponseError } from "./errors.js";
 import type { AptosRestEvent } from "./options.js";
 
@@ -10,25 +11,17 @@ import type { AptosRestEvent } from "./options.js";
  * aptosRest(url, { onEvent: (e) => logger.info(aptosRestEventFields(e), describeAptosRestEvent(e)) });
  */
 export function aptosRestEventFields(event: AptosRestEvent): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(event)) {
-    if (value === undefined) continue;
-    if (typeof value === "bigint") out[key] = value.toString();
-    else if (key === "error") {
-      const e = value as Extract<AptosRestEvent, { type: "retrying" }>["error"];
-      out.error =
-        e instanceof InvalidResponseError
-          ? { name: e.name, message: e.shortMessage, url: e.url, issues: e.issues }
-          : {
-              name: e.name,
-              message: e.shortMessage,
-              details: e.details,
-              url: e.url,
-              kind: e.kind,
-              status: e.status,
-              limit: e.limit,
-            };
-    } else out[key] = value;
-  }
-  return out;
+  return eventFields(event, (e: Extract<AptosRestEvent, { type: "retrying" }>["error"]) =>
+    e instanceof InvalidResponseError
+      ? { name: e.name, message: e.shortMessage, url: e.url, issues: e.issues }
+      : {
+          name: e.name,
+          message: e.shortMessage,
+          details: e.details,
+          url: e.url,
+          kind: e.kind,
+          status: e.status,
+          limit: e.limit,
+        },
+  );
 }

@@ -1,3 +1,4 @@
+import { eventFields } from "../eventFields.js";
 import type { RedisFeedError } from "./errors.js";
 
 /**
@@ -9,21 +10,11 @@ import type { RedisFeedError } from "./errors.js";
  * redisStream(url, { onEvent: (e) => logger.info(redisEventFields(e), describeRedisEvent(e)) });
  */
 export function redisEventFields(event: { readonly type: string }): Record<string, unknown> {
-  const entries: [string, unknown][] = Object.entries(event);
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of entries) {
-    if (value === undefined) continue;
-    if (typeof value === "bigint") out[key] = value.toString();
-    else if (key === "error") {
-      const e = value as RedisFeedError;
-      out.error = {
-        name: e.name,
-        message: e.shortMessage,
-        details: e.details,
-        url: e.url,
-        kind: e.kind,
-      };
-    } else out[key] = value;
-  }
-  return out;
+  return eventFields(event, (e: RedisFeedError) => ({
+    name: e.name,
+    message: e.shortMessage,
+    details: e.details,
+    url: e.url,
+    kind: e.kind,
+  }));
 }
