@@ -38,6 +38,7 @@ export {
   InvalidArgumentError,
   InvalidBlockSampleError,
   InvalidConfigError,
+  InvalidJsonError,
   StrategyError,
   ValidationError,
   type ValidationIssue,

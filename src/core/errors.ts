@@ -107,3 +107,20 @@ export class BlockOrderError extends BaseError {
 export class StrategyError extends BaseError {
   override name = "StrategyError";
 }
+
+/**
+ * `parseJsonLossless` got text that is not JSON (`code` `invalid_json`, the message is
+ * `JSON.parse`'s, the `SyntaxError` its `cause`), or that holds more objects, arrays or members
+ * than its limits allow (`code` `too_large`).
+ *
+ * @example
+ * try { parseJsonLossless("{") } catch (e) { if (e instanceof InvalidJsonError) e.code; } // "invalid_json"
+ */
+export class InvalidJsonError extends BaseError {
+  override name = "InvalidJsonError";
+  readonly code: "invalid_json" | "too_large";
+  constructor(code: "invalid_json" | "too_large", message: string, options: BaseErrorOptions = {}) {
+    super(message, options);
+    this.code = code;
+  }
+}

@@ -1,3 +1,5 @@
+import { InvalidJsonError } from "./errors.js";
+
 /**
  * Where parsed JSON held an integer written otherwise than as plain digits (`1e2`, `100.0`,
  * `-0`): per object, the keys and how they were written; per array, a mark per index.
@@ -41,8 +43,9 @@ export interface ParseJsonOptions {
  * them. Cost: one pass over the text when it holds a run of 16 digits or a `.`, `e`, `E` or
  * `-0` after a digit; a second parse only for text holding such integers.
  *
- * @throws {SyntaxError} when the text is not JSON; {@link RangeError} when it holds more than
- * `maxContainers` objects and arrays, or more than `maxMembers` object members.
+ * @throws {InvalidJsonError} with code `invalid_json` (and `JSON.parse`'s message) when the text
+ * is not JSON; code `too_large` when it holds more than `maxContainers` objects and arrays, or
+ * more than `maxMembers` object members.
  * @example
  * parseJsonLossless('{"p": 18446744073709551615}') // { p: "18446744073709551615" }
  */
@@ -52,7 +55,7 @@ export function parseJsonLossless(text: string, options: ParseJsonOptions = {}):
   const limited =
     maxContainers !== Number.POSITIVE_INFINITY || maxMembers !== Number.POSITIVE_INFINITY;
   // Fast path: nothing can lose precision and no number is written with a fraction or exponent.
-  if (!limited && !/\d{16}|\d[.eE]|-0/.test(text)) return JSON.parse(text);
+  if (!limited && !/\d{16}|\d[.eE]|-0/.test(text)) return parseJson(text);
   let containers = 0;
   let members = 0;
   // The text to parse, in pieces, made only when a long integer must be quoted.
@@ -78,11 +81,17 @@ export function parseJsonLossless(text: string, options: ParseJsonOptions = {}):
       i++;
     } else if (c === 0x5b || c === 0x7b) {
       if (++containers > maxContainers)
-        throw new RangeError(`holds more than ${maxContainers} objects or arrays`);
+        throw new InvalidJsonError(
+          "too_large",
+          `holds more than ${maxContainers} objects or arrays`,
+        );
       i++;
     } else if (c === 0x3a) {
       if (++members > maxMembers)
-        throw new RangeError(`holds more than ${maxMembers} object members (key: value pairs)`);
+        throw new InvalidJsonError(
+          "too_large",
+          `holds more than ${maxMembers} object members (key: value pairs)`,
+        );
       i++;
     } else if ((c >= 0x30 && c <= 0x39) || c === 0x2d) {
       const start = i;
@@ -116,7 +125,7 @@ export function parseJsonLossless(text: string, options: ParseJsonOptions = {}):
     parts.push(text.slice(last));
     source = parts.join("");
   }
-  const value: unknown = JSON.parse(source);
+  const value = parseJson(source);
   if (oddCount > 0 && typeof value === "object" && value !== null) {
     // Too many: the count is enough to reject the text, and a second parse would cost as much
     // memory as the first.
@@ -124,6 +133,15 @@ export function parseJsonLossless(text: string, options: ParseJsonOptions = {}):
     else locate(value, source, odd);
   }
   return value;
+}
+
+/** `JSON.parse`, its `SyntaxError` turned into an {@link InvalidJsonError} with the same message. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new InvalidJsonError("invalid_json", (e as Error).message, { cause: e });
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { type BlockSample, safeParseBlockSample } from "../core/blockSample.js";
 import { shorten } from "../core/describeValue.js";
-import type { ValidationIssue } from "../core/errors.js";
+import { InvalidJsonError, type ValidationIssue } from "../core/errors.js";
 import { parseJsonLossless } from "../core/parseJsonLossless.js";
 import { scanBlockLine } from "./scanBlockLine.js";
 
@@ -111,7 +111,7 @@ export function parseLine(raw: string, line: number): NdjsonLine | undefined {
     value = parseJsonLossless(text, { maxContainers: MAX_CONTAINERS, maxMembers: MAX_MEMBERS });
   } catch (e) {
     const issue: ValidationIssue =
-      e instanceof RangeError
+      e instanceof InvalidJsonError && e.code === "too_large"
         ? {
             path: "",
             message: `${e.message}; a block sample holds 3 objects or arrays and 12 fields, so it is not parsed`,

@@ -52,6 +52,7 @@ const EXPORTS: Record<string, string[]> = {
     "InvalidBlockSampleError",
     "InvalidConfigError",
     "InvalidArgumentError",
+    "InvalidJsonError",
     "BlockOrderError",
     "StrategyError",
     "SketchError",

@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { BaseError, InvalidJsonError } from "../../src/core/errors.js";
+import { parseJsonLossless } from "../../src/core/parseJsonLossless.js";
+
+function thrown(f: () => unknown): unknown {
+  try {
+    f();
+  } catch (e) {
+    return e;
+  }
+  throw new Error("expected a throw");
+}
+
+describe("parseJsonLossless errors", () => {
+  it("text that is not JSON: an InvalidJsonError (a BaseError) with JSON.parse's message", () => {
+    for (const text of ["{", '{"height": 1e2', '{"p": 18446744073709551615,}']) {
+      let expected = "";
+      try {
+        JSON.parse(text.replace(/(\d{16,})/, '"$1"'));
+      } catch (e) {
+        expected = (e as Error).message;
+      }
+      const e = thrown(() => parseJsonLossless(text));
+      expect(e).toBeInstanceOf(InvalidJsonError);
+      expect(e).toBeInstanceOf(BaseError);
+      expect((e as InvalidJsonError).code).toBe("invalid_json");
+      expect((e as InvalidJsonError).shortMessage).toBe(expected);
+      expect((e as InvalidJsonError).cause).toBeInstanceOf(SyntaxError);
+    }
+  });
+
+  it("more objects or members than the limits: code too_large, naming the limit", () => {
+    const containers = thrown(() => parseJsonLossless("[[[]]]", { maxContainers: 2 }));
+    expect(containers).toBeInstanceOf(InvalidJsonError);
+    expect((containers as InvalidJsonError).code).toBe("too_large");
+    expect((containers as InvalidJsonError).message).toBe("holds more than 2 objects or arrays");
+    const members = thrown(() => parseJsonLossless('{"a":1,"b":2}', { maxMembers: 1 }));
+    expect((members as InvalidJsonError).code).toBe("too_large");
+    expect((members as InvalidJsonError).message).toBe(
+      "holds more than 1 object members (key: value pairs)",
+    );
+  });
+});
