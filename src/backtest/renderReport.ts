@@ -5,7 +5,7 @@ import type { RecordedSeries } from "./createSeriesRecorder.js";
 import { formatFrontier } from "./formatFrontier.js";
 import { describeResult, TABLE_COLUMNS, TABLE_LEGEND, tableRows } from "./formatTable.js";
 import type { FrontierResult } from "./frontierResult.js";
-import { REPORT_SCRIPT } from "./reportScript.js";
+import { REPORT_SCRIPT } from "./reportScript.generated.js";
 import { type BacktestResult, HORIZONS, TIERS } from "./types.js";
 
 /** Options of {@link renderReport}. */

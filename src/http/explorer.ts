@@ -38,47 +38,12 @@ export const EXPLORER_CONTENT_TYPES: Readonly<Record<SwaggerUiFile | "explorer.j
   });
 
 /**
- * The explorer's own script: loads `spec.json` (relative to the page, so it works under any
- * mount prefix), points the server at the page's own base URL, and starts Swagger UI with the
- * validator badge off and no URL taken from the page's query. No inline script, no other origin.
+ * The explorer's own script (source: `src/http/assets/explorerInit.js`, made a string module at
+ * build time): loads `spec.json` (relative to the page, so it works under any mount prefix),
+ * points the server at the page's own base URL, and starts Swagger UI with the validator badge
+ * off and no URL taken from the page's query. No inline script, no other origin.
  */
-export const EXPLORER_SCRIPT = `"use strict";
-(function () {
-  var root = document.getElementById("swagger-ui");
-  var base = new URL(".", window.location.href);
-  function fail(message) {
-    var p = document.createElement("p");
-    p.className = "gasdigest-error";
-    p.textContent = "Could not load the API document: " + message;
-    root.appendChild(p);
-  }
-  fetch(new URL("spec.json", base).href, { headers: { Accept: "application/json" }, credentials: "same-origin" })
-    .then(function (response) {
-      if (!response.ok) throw new Error("HTTP " + response.status);
-      return response.json();
-    })
-    .then(function (spec) {
-      // The document says servers: [{url: basePath}]; resolve it against this page so that
-      // "Try it out" also works when the routes are mounted under a prefix.
-      spec.servers = [{ url: base.href.replace(/\\/$/, ""), description: "this server" }];
-      window.ui = SwaggerUIBundle({
-        spec: spec,
-        dom_id: "#swagger-ui",
-        validatorUrl: null,
-        queryConfigEnabled: false,
-        deepLinking: true,
-        displayOperationId: true,
-        docExpansion: "list",
-        defaultModelsExpandDepth: 1,
-        presets: [SwaggerUIBundle.presets.apis],
-        layout: "BaseLayout",
-      });
-    })
-    .catch(function (error) {
-      fail(error && error.message ? error.message : String(error));
-    });
-})();
-`;
+export { EXPLORER_SCRIPT } from "./explorerScript.generated.js";
 
 /** What the explorer page answers (404) when the handler was given no `explorerAssets`. */
 export const EXPLORER_OFF_MESSAGE =

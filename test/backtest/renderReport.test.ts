@@ -41,6 +41,14 @@ describe("renderReport", () => {
     expect(html).toMatch(/uPlot \d+\.\d+\.\d+ \(MIT licence/);
   });
 
+  it("inlines the chart script of src/backtest/assets/reportCharts.js as it is, last", () => {
+    const source = readFileSync(
+      new URL("../../src/backtest/assets/reportCharts.js", import.meta.url),
+      "utf8",
+    );
+    expect(html).toContain(`<script>${source}</script>\n</body>`);
+  });
+
   it("holds the table, a chart per strategy and the data", () => {
     expect(html).toContain('<div class="chart" id="timeline-0"></div>');
     expect(html).toContain('<div class="chart" id="timeline-1"></div>');

@@ -194,6 +194,11 @@ describe("the OpenAPI document and the explorer", () => {
     expect(js).not.toMatch(/https?:\/\//);
   });
 
+  it("serves src/http/assets/explorerInit.js as it is, byte for byte", () => {
+    const source = readFileSync(join(import.meta.dirname, "../../src/http/assets/explorerInit.js"));
+    expect(Buffer.from(text(setup().get("/v1/spec/assets/explorer.js")))).toEqual(source);
+  });
+
   it("reads the explorer files from disk once: the same bytes are served to every handler", () => {
     const a = setup().get("/v1/spec/assets/swagger-ui-bundle.js");
     const b = setup({ basePath: "/x" }).get("/x/spec/assets/swagger-ui-bundle.js");

@@ -1,0 +1,169 @@
+// @ts-check
+/// <reference types="uplot" />
+// The backtest report's own script, run in the browser after uPlot (inlined in the page before
+// it). It reads the JSON data block `#backtest-data` and draws, with uPlot, one chart per
+// strategy of its three tiers against the clearing price over time, one scatter chart per
+// horizon of inclusion against mean overpayment (one point per strategy and tier), and with a
+// frontier run one chart per horizon of each strategy's curve. scripts/buildBrowserScripts.mjs
+// copies its text into a string module at build time; renderReport inlines it.
+
+/**
+ * @typedef {1 | 3 | 10} Horizon
+ * @typedef {"deprioritized" | "regular" | "prioritized"} Tier
+ * @typedef {{ within1: number | null, within3: number | null, within10: number | null }} Inclusion
+ * @typedef {{ strategy: string, strategyIndex: number, tier: Tier, overpayment: number | null, inclusion: Inclusion }} Point
+ * @typedef {{ name: string } & Record<Tier, (number | null)[]>} StrategySeries
+ * @typedef {{ heights: number[], blocksPerPoint: number, clearing: (number | null)[], strategies: StrategySeries[] }} Series
+ * @typedef {{ at: number | string, inclusion: number | null, overpay: number | null }} FrontierPoint
+ * @typedef {{ strategy: string, knob: string | null, horizon: Horizon, points: FrontierPoint[] }} FrontierCurve
+ * @typedef {{ horizons: Horizon[], series: Series, points: Point[], frontier: FrontierCurve[] | null }} ReportData
+ */
+
+(() => {
+  /** @param {string} id */
+  function byId(id) {
+    const el = document.getElementById(id);
+    if (el === null) throw new Error(`the report has no element #${id}`);
+    return el;
+  }
+
+  /** @type {ReportData} */
+  const data = JSON.parse(byId("backtest-data").textContent ?? "null");
+  /** @type {Record<Tier, string>} */
+  const tierColors = { deprioritized: "#2a9d8f", regular: "#1d4ed8", prioritized: "#d62828" };
+  const palette = ["#1d4ed8", "#d62828", "#2a9d8f", "#8338ec", "#e76f51", "#6b7280"];
+  /** @type {Record<Tier, number>} */
+  const tierSizes = { deprioritized: 7, regular: 10, prioritized: 13 };
+  /** @type {uPlot[]} */
+  const charts = [];
+  /** Draws no line between a series' points (a scatter). */
+  const noLine = () => null;
+
+  /** @param {HTMLElement} el */
+  const widthOf = (el) => Math.max(320, Math.min(1100, el.clientWidth || 900));
+  /** uPlot's log scale (3) when every value is positive, else linear (1). */
+  const distrOf = (/** @type {(number | null)[][]} */ columns) =>
+    columns.every((column) => column.every((v) => v === null || v > 0)) ? 3 : 1;
+  /** @param {Horizon} h */
+  const withinLabel = (h) => `% included within ${h}${h === 1 ? " block" : " blocks"}`;
+  /** A share (0..1) as a percentage with two decimals. */
+  const percent = (/** @type {number} */ share) => Math.round(share * 10000) / 100;
+
+  const s = data.series;
+  s.strategies.forEach((strategy, index) => {
+    const el = byId(`timeline-${index}`);
+    const columns = [s.clearing, strategy.deprioritized, strategy.regular, strategy.prioritized];
+    /** @type {uPlot.Options} */
+    const opts = {
+      width: widthOf(el),
+      height: 300,
+      scales: { x: { time: false }, y: { distr: distrOf(columns) } },
+      axes: [{ label: "block height" }, { label: "gas unit price", size: 70 }],
+      series: [
+        { label: "height" },
+        { label: "clearing price", stroke: "#111827", width: 1.5 },
+        { label: "deprioritized", stroke: tierColors.deprioritized, width: 1 },
+        { label: "regular", stroke: tierColors.regular, width: 1 },
+        { label: "prioritized", stroke: tierColors.prioritized, width: 1 },
+      ],
+    };
+    charts.push(new uPlot(opts, [s.heights, ...columns], el));
+  });
+
+  for (const h of data.horizons) {
+    const el = byId(`scatter-${h}`);
+    const key = /** @type {const} */ (`within${h}`);
+    const points = data.points.filter((p) => p.overpayment !== null && p.inclusion[key] !== null);
+    /** @type {number[]} */
+    const xs = [];
+    for (const p of points)
+      if (p.overpayment !== null && !xs.includes(p.overpayment)) xs.push(p.overpayment);
+    xs.sort((a, b) => a - b);
+    /** @type {(number | null)[][]} */
+    const ys = [];
+    /** @type {uPlot.Series[]} */
+    const series = [{ label: "mean overpayment" }];
+    for (const p of points) {
+      const share = p.inclusion[key];
+      ys.push(xs.map((x) => (x === p.overpayment && share !== null ? percent(share) : null)));
+      const color = palette[p.strategyIndex % palette.length];
+      series.push({
+        label: `${p.strategy} ${p.tier}`,
+        stroke: color,
+        paths: noLine,
+        points: { show: true, size: tierSizes[p.tier], stroke: color, fill: color },
+      });
+    }
+    let lowest = 100;
+    for (const column of ys) for (const v of column) if (v !== null && v < lowest) lowest = v;
+    /** @type {uPlot.Options} */
+    const opts = {
+      width: widthOf(el),
+      height: 320,
+      scales: {
+        x: { time: false, distr: distrOf([xs]) },
+        y: { range: [Math.max(0, Math.floor(lowest / 5) * 5 - 5), 100] },
+      },
+      axes: [
+        { label: "mean overpayment (estimate / clearing price)" },
+        { label: withinLabel(h), size: 60 },
+      ],
+      series,
+    };
+    charts.push(new uPlot(opts, [xs, ...ys], el));
+  }
+
+  const frontier = data.frontier;
+  if (frontier)
+    for (const h of data.horizons) {
+      const el = byId(`frontier-${h}`);
+      const curves = frontier.filter((c) => c.horizon === h);
+      /** @type {number[]} */
+      const xs = [];
+      for (const c of curves)
+        for (const p of c.points)
+          if (p.inclusion !== null && p.overpay !== null && !xs.includes(p.inclusion))
+            xs.push(p.inclusion);
+      xs.sort((a, b) => a - b);
+      /** @type {(number | null)[][]} */
+      const ys = [];
+      /** @type {uPlot.Series[]} */
+      const series = [{ label: `% included within ${h}` }];
+      curves.forEach((c, i) => {
+        ys.push(
+          xs.map((x) => {
+            /** @type {number | null} */
+            let hit = null;
+            for (const p of c.points) if (p.inclusion === x && p.overpay !== null) hit = p.overpay;
+            return hit;
+          }),
+        );
+        const color = palette[i % palette.length];
+        series.push({
+          label: c.strategy + (c.knob ? ` (${c.knob})` : " (tiers)"),
+          stroke: color,
+          width: 1.5,
+          spanGaps: true,
+          paths: c.knob ? undefined : noLine,
+          points: { show: true, size: c.knob ? 5 : 11, stroke: color, fill: color },
+        });
+      });
+      /** @type {uPlot.Options} */
+      const opts = {
+        width: widthOf(el),
+        height: 320,
+        scales: { x: { time: false }, y: { distr: distrOf(ys) } },
+        axes: [{ label: withinLabel(h) }, { label: "median overpayment", size: 60 }],
+        series,
+      };
+      charts.push(new uPlot(opts, [xs.map(percent), ...ys], el));
+    }
+
+  window.addEventListener("resize", () => {
+    for (const chart of charts) {
+      const el = /** @type {HTMLElement} */ (chart.root.parentNode);
+      chart.setSize({ width: widthOf(el), height: chart.height });
+    }
+  });
+  document.body.setAttribute("data-charts", String(charts.length));
+})();
