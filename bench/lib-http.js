@@ -136,3 +136,28 @@ export function serveCpuProtocol(info) {
   });
   process.stdin.on("end", () => process.exit(0));
 }
+
+/**
+ * Suite side: the two rows every server comparison reports, requests/s and server CPU per
+ * request, each as ours against the baseline (`setup` says how it was measured).
+ */
+export function throughputRows({ subject, ours, baseline, setup, target, versus }) {
+  return [
+    {
+      name: `requests/s, ${subject}`,
+      ours: ours.rps,
+      baseline: baseline.rps,
+      unit: "req/s",
+      ratio: ours.rps / baseline.rps,
+      note: `${setup}; ratio = ${versus}, higher is better (target >= ${target})`,
+    },
+    {
+      name: `server CPU per request, ${subject}`,
+      ours: ours.cpu,
+      baseline: baseline.cpu,
+      unit: "µs/req",
+      ratio: baseline.cpu / ours.cpu,
+      note: `${setup}; ratio = ${versus.split("/").reverse().join("/")}, higher is better`,
+    },
+  ];
+}

@@ -6,7 +6,7 @@
 // (bare, ours, ours, bare, ...; bench/lib-http.js) and each figure is the median over its slices, which keeps
 // other load on the machine from favouring either side. Two rows: requests/s, and the
 // server's CPU time per request (less sensitive to a busy machine).
-import { compareInSlices, startTarget } from "../lib-http.js";
+import { compareInSlices, startTarget, throughputRows } from "../lib-http.js";
 
 export default async function run({ quick }) {
   const target = await startTarget("http-target.js");
@@ -23,24 +23,14 @@ export default async function run({ quick }) {
     const setup = `autocannon, 50 connections, 127.0.0.1, ${slices} s per server in alternating 1 s slices (medians); baseline = bare node:http writing the same ${bytes}-byte body and headers`;
     return {
       title: "HTTP: GET /v1/estimate_gas_price, node server vs bare node:http with the same bytes",
-      rows: [
-        {
-          name: "requests/s, createServer (node adapter)",
-          ours: ours.rps,
-          baseline: bare.rps,
-          unit: "req/s",
-          ratio: ours.rps / bare.rps,
-          note: `${setup}; ratio = ours/bare, higher is better (target >= 0.9)`,
-        },
-        {
-          name: "server CPU per request, createServer (node adapter)",
-          ours: ours.cpu,
-          baseline: bare.cpu,
-          unit: "µs/req",
-          ratio: bare.cpu / ours.cpu,
-          note: `${setup}; ratio = bare/ours, higher is better`,
-        },
-      ],
+      rows: throughputRows({
+        subject: "createServer (node adapter)",
+        ours,
+        baseline: bare,
+        setup,
+        target: 0.9,
+        versus: "ours/bare",
+      }),
     };
   } finally {
     await target.stop();

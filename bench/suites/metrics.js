@@ -6,7 +6,13 @@
 // time of one scrape (every metric collected and formatted, prom-client's defaults included).
 import { createHandler } from "../../dist/http/createHandler.js";
 import { createMetrics } from "../../dist/metrics.js";
-import { compareInSlices, createBenchEngine, median, startTarget } from "../lib-http.js";
+import {
+  compareInSlices,
+  createBenchEngine,
+  median,
+  startTarget,
+  throughputRows,
+} from "../lib-http.js";
 
 /**
  * The handler alone, in this process: ns per estimate request with and without `metrics`
@@ -52,22 +58,14 @@ export default async function run({ quick }) {
     return {
       title: "Metrics: GET /v1/estimate_gas_price with and without the metrics option",
       rows: [
-        {
-          name: "requests/s, serve --metrics vs serve",
-          ours: on.rps,
-          baseline: off.rps,
-          unit: "req/s",
-          ratio: on.rps / off.rps,
-          note: `${setup}; ratio = with/without, higher is better (target >= 0.95)`,
-        },
-        {
-          name: "server CPU per request, serve --metrics vs serve",
-          ours: on.cpu,
-          baseline: off.cpu,
-          unit: "µs/req",
-          ratio: off.cpu / on.cpu,
-          note: `${setup}; ratio = without/with, higher is better`,
-        },
+        ...throughputRows({
+          subject: "serve --metrics vs serve",
+          ours: on,
+          baseline: off,
+          setup,
+          target: 0.95,
+          versus: "with/without",
+        }),
         {
           name: "handler alone: respond() to the estimate, with metrics vs without",
           ours: handler.on,
