@@ -16,14 +16,15 @@ export const APTOS_FLAGS = {
 } as const;
 
 /** Usage lines of {@link APTOS_FLAGS} (see docs/sources.md for what each limit does). */
-export const APTOS_FLAGS_USAGE = `  --max-response-bytes N  aptos: largest node answer read, after decompression (default 67108864)
-  --follow-redirects      aptos: follow HTTP redirects of the node (default: a redirect is a fault)
-  --node-timeout-ms N     aptos: per-request timeout, headers and body (default 10000)
-  --concurrency N         aptos: requests in flight at once, 1-64 (default 4)
-  --lookahead-blocks N    aptos: heights fetched ahead of the next block to emit (default 128)
-  --hedge-after-ms N      aptos: resend a request with no answer after N ms (default 500)
-  --max-backoff-ms N      aptos: longest wait between retries (default 10000)
-  --max-retry-after-ms N  aptos: longest Retry-After honoured (default 60000)`;
+export const APTOS_FLAGS_USAGE = `Limits of --source aptos:URL (see docs/sources.md#limits):
+  --max-response-bytes N   largest node answer read, after decompression (default 67108864)
+  --follow-redirects       follow HTTP redirects of the node (default: a redirect is a fault)
+  --node-timeout-ms N      per-request timeout, headers and body (default 10000)
+  --concurrency N          requests in flight at once, 1-64 (default 4)
+  --lookahead-blocks N     heights fetched ahead of the next block to emit (default 128)
+  --hedge-after-ms N       resend a request with no answer after N ms (default 500)
+  --max-backoff-ms N       longest wait between retries (default 10000)
+  --max-retry-after-ms N   longest Retry-After honoured (default 60000)`;
 
 type FlagValues = { [K in keyof typeof APTOS_FLAGS]?: string | boolean | undefined };
 

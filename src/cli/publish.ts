@@ -39,12 +39,14 @@ Options:
   --backfill N          aptos: blocks read back from the tip when the stream is empty
                         (default: the largest window plus one, 121 with the defaults)
   --poll-ms N           aptos: wait between looks at the tip (default 500)
-${APTOS_FLAGS_USAGE}
   --seed N              sim: seed (default 1)
   --interval-ms N       sim: block interval in ms (default 250; 0 = as fast as possible)
   --speed N             ndjson: replay at N times the recorded pace (default: as fast as possible)
   --log-level LEVEL     fatal|error|warn|info|debug|trace|silent (default info; debug logs every block)
 ${PUBLISH_METRICS_USAGE}
+
+${APTOS_FLAGS_USAGE}
+
 Runs until SIGINT/SIGTERM (then writes what waits, for at most 5 s) or the source ends.
 Exit code: 0 done, 1 unusable arguments or a source that failed.`;
 

@@ -25,8 +25,9 @@ Records N blocks to FILE as NDJSON (one block sample per line, written as they c
   --source sim        the simulator, as fast as possible (--seed S, default 1)
   --append            continue FILE after its last height (FILE is created when missing)
   --force             overwrite an existing FILE (otherwise an existing FILE is an error)
-Limits of --source aptos:URL (docs/sources.md):
+
 ${APTOS_FLAGS_USAGE}
+
 Progress goes to stderr: a bar on a terminal, a line every 10 % otherwise.
 Exit code: 0 done, 1 unusable arguments, source or file.`;
 

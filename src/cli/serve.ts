@@ -34,11 +34,10 @@ Options:
   --host HOST           interface to bind (default 127.0.0.1)
   --port PORT           TCP port (default 8080; 0 picks a free one)
   --seed N              simulator seed (default 1)
-  --scenario NAME       simulator scenario: mixed (default), quiet, busy, spike
+  --scenario NAME       simulator scenario: mixed (default), quiet, busy, spike, congested
   --interval-ms N       simulator block interval in ms (default 250; 0 = as fast as possible)
   --speed N             ndjson replay at N times the recorded pace (default: as fast as possible)
   --poll-ms N           aptos: wait between looks at the tip (default 500)
-${APTOS_FLAGS_USAGE}
   --stream KEY          redis: the stream key (default gasdigest:blocks)
   --header-prefix P     chain-state header prefix (default X-Aptos-)
   --base-path PATH      path of the routes (default /v1)
@@ -59,7 +58,9 @@ Limits (see docs/http.md):
   --close-timeout-ms N         on SIGTERM/SIGINT, destroy what is still open after N ms
                                (default 10000)
 
-${SERVE_METRICS_USAGE}`;
+${SERVE_METRICS_USAGE}
+
+${APTOS_FLAGS_USAGE}`;
 
 const LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
