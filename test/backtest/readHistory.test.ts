@@ -1,27 +1,16 @@
-import { mkdtempSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { readHistory } from "../../src/backtest/readHistory.js";
 import { serializeBlockSample } from "../../src/index.js";
-import { type NdjsonLine, readNdjson } from "../../src/node.js";
+import { readNdjson } from "../../src/node.js";
 import { simulateBlocks } from "../../src/sources/simulator.js";
 import { fcParams } from "../helpers/fcSeed.js";
+import { collect, tempFileWriter } from "../helpers/tempFiles.js";
 
 const fixture = (name: string) => join(import.meta.dirname, "..", "fixtures", name);
-const dir = mkdtempSync(join(tmpdir(), "gasdigest-history-"));
-let files = 0;
-function write(text: string | Buffer): string {
-  const path = join(dir, `h${files++}.ndjson`);
-  writeFileSync(path, text);
-  return path;
-}
-async function collect(it: AsyncIterable<NdjsonLine>): Promise<NdjsonLine[]> {
-  const out: NdjsonLine[] = [];
-  for await (const e of it) out.push(e);
-  return out;
-}
+const write = tempFileWriter("gasdigest-history-", ".ndjson");
 /** Both readers on one file: the fast one must give exactly what readNdjson gives. */
 async function both(path: string, maxLineBytes?: number) {
   const fast = await collect(readHistory(path, { maxLineBytes }));

@@ -3,12 +3,18 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { type PublishHandle, startPublish } from "../../src/cli/publish.js";
 import { type ServeHandle, startServe } from "../../src/cli/serve.js";
 import { runCli } from "../helpers/cli.js";
-import { freePort, redisSkipReason, startRedis, type TestRedis } from "../helpers/redisServer.js";
+import {
+  freePort,
+  redisSkipReason,
+  startRedis,
+  type TestRedis,
+  useSharedRedis,
+} from "../helpers/redisServer.js";
 
 const skip = redisSkipReason();
 const STREAM = "gasdigest:blocks";
@@ -83,13 +89,8 @@ async function replayLast(path: string) {
 
 describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", () => {
   let redis: TestRedis;
-  beforeAll(async () => {
-    redis = await startRedis();
-    return () => redis.close();
-  });
-  afterEach(async () => {
-    if (redis.pid === undefined) await redis.start();
-    await redis.client.flushall();
+  useSharedRedis((r) => {
+    redis = r;
   });
 
   it("publish writes a file once (again: every block already published); serve warm-starts on the replayed estimate", async () => {

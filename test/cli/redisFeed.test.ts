@@ -7,20 +7,9 @@ import { aip34, createEngine, parseBlockSample, serializeBlockSample } from "../
 import { runCli } from "../helpers/cli.js";
 import { type CliProcess, spawnCli } from "../helpers/cliProcess.js";
 import { freePort, redisSkipReason, startRedis } from "../helpers/redisServer.js";
-import { type FakeNode, type Fault, startFakeNode } from "../sources/fakeNode.js";
+import { type FakeNode, QUICK_FAULTS, startFakeNode } from "../sources/fakeNode.js";
 
 const skip = redisSkipReason();
-
-// Faults that answer at once (a stall would cost the source's 10 s request timeout).
-const QUICK_FAULTS: Fault[] = [
-  { kind: "status", status: 500 },
-  { kind: "status", status: 503 },
-  { kind: "rate_limit", retryAfter: "0" },
-  { kind: "drop" },
-  { kind: "truncate" },
-  { kind: "malformed" },
-  { kind: "wrong_type" },
-];
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {

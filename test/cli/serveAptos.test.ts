@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type ServeHandle, startServe } from "../../src/cli/serve.js";
 import { parseBlockSample, serializeBlockSample } from "../../src/index.js";
 import { runCli } from "../helpers/cli.js";
-import { type FakeNode, type Fault, startFakeNode } from "../sources/fakeNode.js";
+import { type FakeNode, QUICK_FAULTS, startFakeNode } from "../sources/fakeNode.js";
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -44,17 +44,6 @@ async function served(handle: ServeHandle) {
     height: res.headers.get("x-aptos-block-height"),
   };
 }
-
-// Faults that answer at once (a stall would cost the default 10 s request timeout).
-const QUICK_FAULTS: Fault[] = [
-  { kind: "status", status: 500 },
-  { kind: "status", status: 503 },
-  { kind: "rate_limit", retryAfter: "0" },
-  { kind: "drop" },
-  { kind: "truncate" },
-  { kind: "malformed" },
-  { kind: "wrong_type" },
-];
 
 describe("gasdigest serve --source aptos:URL", () => {
   it("serves the replayed estimate, through a fault storm and a node outage, and record+replay agrees", async () => {

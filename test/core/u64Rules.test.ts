@@ -1,6 +1,3 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readHistory } from "../../src/backtest/readHistory.js";
 import { loadConfigFile } from "../../src/cli/loadConfigFile.js";
@@ -13,21 +10,11 @@ import {
   parseJsonLossless,
   safeParseBlockSample,
 } from "../../src/index.js";
-import { type NdjsonLine, readNdjson } from "../../src/node.js";
+import { readNdjson } from "../../src/node.js";
 import { parseLedgerInfo } from "../../src/sources/aptosRest/schemas.js";
+import { collect, tempFileWriter } from "../helpers/tempFiles.js";
 
-const dir = mkdtempSync(join(tmpdir(), "gasdigest-u64-"));
-let files = 0;
-function write(text: string): string {
-  const path = join(dir, `f${files++}`);
-  writeFileSync(path, text);
-  return path;
-}
-async function collect(it: AsyncIterable<NdjsonLine>): Promise<NdjsonLine[]> {
-  const out: NdjsonLine[] = [];
-  for await (const e of it) out.push(e);
-  return out;
-}
+const write = tempFileWriter("gasdigest-u64-");
 /** Each line of `text` through both file readers, which must agree; their messages. */
 async function readBoth(text: string): Promise<string[]> {
   const path = write(text);

@@ -14,8 +14,9 @@ import {
   serializeBlockSample,
   simulateBlocks,
 } from "../../src/index.js";
-import { type NdjsonLine, readNdjson } from "../../src/node.js";
+import { readNdjson } from "../../src/node.js";
 import { fcParams } from "../helpers/fcSeed.js";
+import { collect } from "../helpers/tempFiles.js";
 
 const dir = mkdtempSync(join(tmpdir(), "gasdigest-fuzz-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -96,12 +97,6 @@ const mutation: fc.Arbitrary<(line: string) => string> = fc.oneof(
       return line.slice(0, i) + text + line.slice(how === "replace" ? i + 1 : i);
     }),
 );
-
-async function collect(it: AsyncIterable<NdjsonLine>): Promise<NdjsonLine[]> {
-  const out: NdjsonLine[] = [];
-  for await (const e of it) out.push(e);
-  return out;
-}
 
 describe("fuzzed NDJSON lines", () => {
   it("never crash a reader or the engine, agree between the fast and the general reader, keep every good line, stay bounded", async () => {

@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
+import { afterEach, beforeAll } from "vitest";
 
 /** Whether Debian's `redis-server` is on the PATH. */
 export const redisServerAvailable =
@@ -146,4 +147,27 @@ export async function startRedis(options: { port?: number } = {}): Promise<TestR
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * One `redis-server` for a whole `describe` block: started before its tests (handed to `use`),
+ * restarted after a test that stopped it, emptied after every test, closed at the end. Call it
+ * inside the `describe`.
+ *
+ * @example
+ * let redis: TestRedis;
+ * useSharedRedis((r) => { redis = r; });
+ */
+export function useSharedRedis(use: (redis: TestRedis) => void): void {
+  let redis: TestRedis | undefined;
+  beforeAll(async () => {
+    redis = await startRedis();
+    use(redis);
+    return () => redis?.close();
+  });
+  afterEach(async () => {
+    if (!redis) return;
+    if (redis.pid === undefined) await redis.start();
+    await redis.client.flushall();
+  });
 }

@@ -13,6 +13,7 @@ import { streamHugeBody } from "./fakeNode/hostile.js";
 export type { Route } from "./fakeNode/answer.js";
 export type { BlockShape, FakeBlock, FakeChain, FakeChainOptions } from "./fakeNode/chain.js";
 export type { Fault, FaultKind } from "./fakeNode/faults.js";
+export { QUICK_FAULTS } from "./fakeNode/faults.js";
 
 /** One request the fake node saw. */
 export interface RequestRecord {

@@ -1,5 +1,5 @@
 import { firstValueFrom, from, lastValueFrom, Subject, toArray } from "rxjs";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { type BlockSample, InvalidConfigError, parseBlockSample } from "../../src/index.js";
 import {
   type RedisPublishResult,
@@ -8,7 +8,13 @@ import {
   redisStream,
   redisStreamSink,
 } from "../../src/redis.js";
-import { freePort, redisSkipReason, startRedis, type TestRedis } from "../helpers/redisServer.js";
+import {
+  freePort,
+  redisSkipReason,
+  startRedis,
+  type TestRedis,
+  useSharedRedis,
+} from "../helpers/redisServer.js";
 
 const skip = redisSkipReason();
 const STREAM = "gasdigest:blocks";
@@ -65,13 +71,8 @@ async function streamHeights(redis: TestRedis, key = STREAM) {
 
 describe.skipIf(skip)("Redis Stream sink and source", () => {
   let redis: TestRedis;
-  beforeAll(async () => {
-    redis = await startRedis();
-    return () => redis.close();
-  });
-  afterEach(async () => {
-    if (redis.pid === undefined) await redis.start();
-    await redis.client.flushall();
+  useSharedRedis((r) => {
+    redis = r;
   });
 
   it("publishes each height once: a second publisher's XADDs are refused and counted as already published", async () => {

@@ -49,3 +49,8 @@ export const STORM_FAULTS: readonly Fault[] = [
   { kind: "malformed" },
   { kind: "wrong_type" },
 ];
+
+/** Storm faults that answer at once: a stall would cost the source's 10 s request timeout. */
+export const QUICK_FAULTS: readonly Fault[] = STORM_FAULTS.filter(
+  (f) => f.kind !== "stall" && !(f.kind === "rate_limit" && f.retryAfter === undefined),
+);
