@@ -66,39 +66,47 @@ describe("one huge bad NDJSON line: clear errors, nothing good lost, bounded mem
   });
 
   it("replay: nesting 2·10^6 deep, 2·10^6 objects, 10^6 unknown keys, 2·10^6 prices written 1e2", async () => {
-    const many = await replayChild(objects);
-    expect(many.value).toMatchObject({ code: 2, heights: ["1", "3", "4"], lines: 1 });
-    expect(many.maxRssMB).toBeLessThan(LIMIT_MB);
-    report("replay, objects", many.maxRssMB);
-    const members = await replayChild(keys);
-    expect(members.value).toMatchObject({
-      code: 2,
-      heights: ["3"],
-      first:
-        "line 1: holds more than 64 object members (key: value pairs); a block sample holds 3 objects or arrays and 12 fields, so it is not parsed",
-    });
-    expect(members.maxRssMB).toBeLessThan(LIMIT_MB);
-    report("replay, keys", members.maxRssMB);
-    const nested = await replayChild(deep);
-    expect(nested.value).toMatchObject({
-      code: 2,
-      heights: ["1", "3", "4"],
-      lines: 1,
-      first:
-        "line 2: holds more than 16 objects or arrays; a block sample holds 3 objects or arrays and 12 fields, so it is not parsed",
-    });
-    expect(nested.maxRssMB).toBeLessThan(LIMIT_MB);
-    report("replay, nested", nested.maxRssMB);
-    const odd = await replayChild(exponents);
-    expect(odd.value).toMatchObject({
-      code: 2,
-      heights: ["1", "3", "4"],
-      lines: 1,
-      first:
-        "line 2: holds 2000000 integers written with a fraction, exponent or sign (such as 1e2, 100.0 or -0), more than 1000; integers are written with digits only",
-    });
-    expect(odd.maxRssMB).toBeLessThan(LIMIT_MB);
-    report("replay, 1e2", odd.maxRssMB);
+    const cases: [string, string, object][] = [
+      ["objects", objects, { code: 2, heights: ["1", "3", "4"], lines: 1 }],
+      [
+        "keys",
+        keys,
+        {
+          code: 2,
+          heights: ["3"],
+          first:
+            "line 1: holds more than 64 object members (key: value pairs); a block sample holds 3 objects or arrays and 12 fields, so it is not parsed",
+        },
+      ],
+      [
+        "nested",
+        deep,
+        {
+          code: 2,
+          heights: ["1", "3", "4"],
+          lines: 1,
+          first:
+            "line 2: holds more than 16 objects or arrays; a block sample holds 3 objects or arrays and 12 fields, so it is not parsed",
+        },
+      ],
+      [
+        "1e2",
+        exponents,
+        {
+          code: 2,
+          heights: ["1", "3", "4"],
+          lines: 1,
+          first:
+            "line 2: holds 2000000 integers written with a fraction, exponent or sign (such as 1e2, 100.0 or -0), more than 1000; integers are written with digits only",
+        },
+      ],
+    ];
+    for (const [name, file, expected] of cases) {
+      const { value, maxRssMB } = await replayChild(file);
+      expect(value, name).toMatchObject(expected);
+      expect(maxRssMB, name).toBeLessThan(LIMIT_MB);
+      report(`replay, ${name}`, maxRssMB);
+    }
   });
 
   it("serve: the same line is one short log line, and the blocks after it are served", async () => {
