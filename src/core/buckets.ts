@@ -25,3 +25,16 @@ export function nextBucket(price: bigint, buckets: readonly bigint[]): bigint {
   for (const b of buckets) if (b > price) return b;
   return price;
 }
+
+/**
+ * The smallest bucket at or above `price`, or `price` itself above the last bucket (what a
+ * strategy's `roundToBuckets` serves). `buckets` must be sorted ascending.
+ *
+ * @example
+ * bucketAtOrAbove(150n, DEFAULT_BUCKETS) // 150n
+ * bucketAtOrAbove(151n, DEFAULT_BUCKETS) // 300n
+ */
+export function bucketAtOrAbove(price: bigint, buckets: readonly bigint[]): bigint {
+  for (const b of buckets) if (b >= price) return b;
+  return price;
+}

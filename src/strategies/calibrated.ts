@@ -1,8 +1,10 @@
 import type { BlockSample } from "../core/blockSample.js";
+import { bucketAtOrAbove } from "../core/buckets.js";
 import { clearingPrice } from "../core/clearingPrice.js";
 import type { GasConfig } from "../core/config.js";
 import { effectiveMinPrice } from "../core/estimate.js";
 import { blockFullness } from "../core/fullness.js";
+import { lowestPrices } from "../core/lowestPrices.js";
 import { strategyBuilder } from "../core/strategyBuilder.js";
 import { TIERS, type Tier } from "../core/tiers.js";
 import type { GasEstimate, PromiseRecord, Strategy, StrategyFactory } from "../core/types.js";
@@ -30,32 +32,13 @@ const EXPERTS = [
 const LOWEST = 3;
 
 /** The 3 lowest prices at or above `min` of a full block, else `min` once. */
-function lowestPrices(block: BlockSample, config: GasConfig, min: bigint, out: bigint[]): void {
-  out.length = 0;
-  if (!blockFullness(block, config).full) {
+function blockLowest(block: BlockSample, config: GasConfig, min: bigint, out: bigint[]): void {
+  if (blockFullness(block, config).full) lowestPrices(block.gasUnitPrices, LOWEST, min, out);
+  else {
+    out.length = 0;
     out.push(min);
-    return;
   }
-  for (const p of block.gasUnitPrices) {
-    if (p < min) continue;
-    if (out.length < LOWEST) out.push(p);
-    else if (p < out[LOWEST - 1]!) out[LOWEST - 1] = p;
-    else continue;
-    for (let i = out.length - 1; i > 0 && out[i]! < out[i - 1]!; i--) {
-      const t = out[i]!;
-      out[i] = out[i - 1]!;
-      out[i - 1] = t;
-    }
-  }
-  if (out.length === 0) out.push(min);
 }
-
-/** The smallest bucket at or above `price` (the price itself above the last bucket). */
-function bucketAtOrAbove(price: bigint, buckets: readonly bigint[]): bigint {
-  for (const b of buckets) if (b >= price) return b;
-  return price;
-}
-
 /**
  * The calibrated strategy: every tier is a promise, "a bid at this price gets in within
  * `withinBlocks` blocks with `probability`" (defaults: prioritized 99 % in 1 block, regular
@@ -138,7 +121,7 @@ function createCalibrated(settings: CalibratedConfig, config: GasConfig): Strate
       clearing[head] = clearingPrice(block, config);
       head = (head + 1) % horizon;
       for (const learner of learners) learner.settle(outcome);
-      lowestPrices(block, config, min, lowest);
+      blockLowest(block, config, min, lowest);
       one[0] = clearing[(head - 1 + horizon) % horizon]!;
       for (let i = 0; i < EXPERTS.length; i++)
         samples[i]!.push(EXPERTS[i]!.sample === "lowest" ? lowest : one);

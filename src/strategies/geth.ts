@@ -4,6 +4,7 @@ import type { GasConfig } from "../core/config.js";
 import { InvalidConfigError } from "../core/errors.js";
 import { defaultEstimate, effectiveMinPrice, servedEstimate } from "../core/estimate.js";
 import { blockFullness } from "../core/fullness.js";
+import { lowestPrices } from "../core/lowestPrices.js";
 import { strategyBuilder } from "../core/strategyBuilder.js";
 import type { GasEstimate, Strategy, StrategyFactory } from "../core/types.js";
 import { validateShape } from "../core/validate.js";
@@ -128,7 +129,7 @@ function createGethStrategy(o: ResolvedGethOptions, config: GasConfig): Strategy
     ingest(block: BlockSample) {
       const floor = effectiveMinPrice(block, config);
       ring[head] = blockFullness(block, config).full
-        ? lowest(block.gasUnitPrices, k, floor)
+        ? lowestPrices(block.gasUnitPrices, k, floor)
         : [floor];
       head = (head + 1) % capacity;
       if (size < capacity) size++;
@@ -152,29 +153,4 @@ function createGethStrategy(o: ResolvedGethOptions, config: GasConfig): Strategy
       size = 0;
     },
   };
-}
-
-/** The `k` lowest prices at or above `floor`, ascending; `[floor]` when there is none. */
-function lowest(prices: readonly bigint[], k: number, floor: bigint): readonly bigint[] {
-  const out: bigint[] = [];
-  for (const p of prices) {
-    if (p < floor) continue;
-    if (out.length < k) {
-      out.push(p);
-      // Insertion keeps `out` ascending; k is small.
-      for (let i = out.length - 1; i > 0 && out[i]! < out[i - 1]!; i--) {
-        const t = out[i]!;
-        out[i] = out[i - 1]!;
-        out[i - 1] = t;
-      }
-    } else if (p < out[k - 1]!) {
-      let i = k - 1;
-      while (i > 0 && out[i - 1]! > p) {
-        out[i] = out[i - 1]!;
-        i--;
-      }
-      out[i] = p;
-    }
-  }
-  return out.length > 0 ? out : [floor];
 }

@@ -1,0 +1,33 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { lowestPrices } from "../../src/core/lowestPrices.js";
+import { fcParams } from "../helpers/fcSeed.js";
+
+describe("lowestPrices", () => {
+  it("keeps the k lowest prices at or above the floor, ascending, else the floor", () => {
+    expect(lowestPrices([300n, 90n, 150n, 100n, 120n], 3, 100n)).toEqual([100n, 120n, 150n]);
+    expect(lowestPrices([50n, 60n], 3, 100n)).toEqual([100n]);
+    expect(lowestPrices([], 3, 7n)).toEqual([7n]);
+    const out = [1n, 2n, 3n, 4n];
+    expect(lowestPrices([500n, 200n], 3, 100n, out)).toBe(out);
+    expect(out).toEqual([200n, 500n]);
+  });
+
+  it("equals sorting the prices at or above the floor and taking the first k", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.bigInt({ min: 0n, max: 1000n }), { maxLength: 60 }),
+        fc.integer({ min: 1, max: 8 }),
+        fc.bigInt({ min: 0n, max: 1000n }),
+        (prices, k, floor) => {
+          const kept = prices
+            .filter((p) => p >= floor)
+            .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+          const expected = kept.length > 0 ? kept.slice(0, k) : [floor];
+          expect(lowestPrices(prices, k, floor)).toEqual(expected);
+        },
+      ),
+      fcParams(300),
+    );
+  });
+});
