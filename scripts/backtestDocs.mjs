@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { formatFrontier } from "../dist/backtest/formatFrontier.js";
 import { formatTable } from "../dist/backtest/formatTable.js";
+import { reachesTarget } from "../dist/backtest/frontierResult.js";
 import { generatedSection } from "./backtestSection.mjs";
 import { frontierSvg } from "./frontierSvg.mjs";
 
@@ -157,6 +158,6 @@ if (a < 0 || b < a) {
   console.error(`docs/backtest.md has no "${START}" ... "${END}" section`);
   process.exit(1);
 }
-const section = generatedSection(runs, stats, { formatTable, formatFrontier });
+const section = generatedSection(runs, stats, { formatTable, formatFrontier, reachesTarget });
 writeFileSync(docPath, `${doc.slice(0, a + START.length)}\n${section}\n${doc.slice(b)}`);
 console.error("docs/backtest.md and docs/backtest/*.svg written");

@@ -13,11 +13,6 @@ const GOALS = [
   { tier: "deprioritized", k: 10, target: 0.9 },
 ];
 
-/** A reading counts only where it reaches the target. */
-const reaches = (r) =>
-  r.overpay !== null &&
-  (r.kind === "point" ? r.inclusion !== null && r.inclusion >= r.target : r.kind !== "unreached");
-
 /** The least inclusion any strategy's cheapest setting gets at horizon k (what the floor allows). */
 function floorInclusion(frontier, k) {
   const firsts = frontier.curves
@@ -54,7 +49,7 @@ function promiseTable(runs) {
   return { table: rows.join("\n"), notes };
 }
 
-function winnerTable(runs) {
+function winnerTable(runs, reaches) {
   const rows = [
     "| history | prioritized: in 1 at 99 % | regular: in 3 at 95 % | deprioritized: in 10 at 90 % |",
     "|---|---|---|---|",
@@ -87,9 +82,9 @@ function winnerTable(runs) {
 /**
  * @param {{ name: string, title: string, input?: string, config?: string, scenario?: string, run: any }[]} runs
  * @param {string} stats the text of `gasdigest stats --input <real> --compare <congested>`
- * @param {{ formatTable: (r: any) => string, formatFrontier: (f: any) => string }} format
+ * @param {{ formatTable: (r: any) => string, formatFrontier: (f: any) => string, reachesTarget: (r: any) => boolean }} format
  */
-export function generatedSection(runs, stats, { formatTable, formatFrontier }) {
+export function generatedSection(runs, stats, { formatTable, formatFrontier, reachesTarget }) {
   // The largest difference between the scenario and the real history, leaving out the block
   // count and the minimum price itself (its scale differs by design: octas against wei).
   const differences = stats
@@ -100,7 +95,7 @@ export function generatedSection(runs, stats, { formatTable, formatFrontier }) {
     .map((m) => Math.abs(Number(m[1])));
   const worst = Math.max(...differences);
   const promises = promiseTable(runs);
-  const winners = winnerTable(runs);
+  const winners = winnerTable(runs, reachesTarget);
   const parts = [
     "### Promises kept",
     "",

@@ -1,4 +1,4 @@
-import type { FrontierReading, FrontierResult } from "./frontierResult.js";
+import { type FrontierReading, type FrontierResult, reachesTarget } from "./frontierResult.js";
 import { HORIZONS } from "./types.js";
 
 /** What the frontier table's marks mean, printed under it. */
@@ -16,13 +16,6 @@ function cell(r: FrontierReading | undefined): string {
   if (r.kind === "floor") return `${v}*`;
   if (r.kind === "point") return `${v} (${r.inclusion === null ? "-" : pct(r.inclusion)})`;
   return v;
-}
-
-/** The reading that counts for "lowest": it must reach the target. */
-function reaches(r: FrontierReading): boolean {
-  if (r.overpay === null) return false;
-  if (r.kind === "point") return r.inclusion !== null && r.inclusion >= r.target;
-  return r.kind !== "unreached";
 }
 
 /**
@@ -52,7 +45,7 @@ export function formatFrontier(frontier: FrontierResult): string {
     "",
     ...columns.map(({ k, t }) => {
       const candidates = frontier.readings
-        .filter((r) => r.horizon === k && r.target === t && reaches(r))
+        .filter((r) => r.horizon === k && r.target === t && reachesTarget(r))
         .sort((a, b) => a.overpay! - b.overpay!);
       const best = candidates[0];
       if (!best) return "-";

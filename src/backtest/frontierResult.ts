@@ -49,6 +49,19 @@ export interface FrontierResult {
   readonly readings: readonly FrontierReading[];
 }
 
+/**
+ * Whether a reading counts at its target: a point only where its inclusion reaches the target,
+ * a curve unless no knob value reached it (what "lowest" compares).
+ *
+ * @example
+ * frontier.readings.filter(reachesTarget).sort((a, b) => a.overpay! - b.overpay!)[0];
+ */
+export function reachesTarget(r: FrontierReading): boolean {
+  if (r.overpay === null) return false;
+  if (r.kind === "point") return r.inclusion !== null && r.inclusion >= r.target;
+  return r.kind !== "unreached";
+}
+
 const withinK = (t: TierResult, k: Horizon) =>
   k === 1 ? t.inclusion.within1 : k === 3 ? t.inclusion.within3 : t.inclusion.within10;
 
