@@ -62,8 +62,12 @@ export const calibratedOptionsShape = {
       prioritized: promise(1, 0.99),
     })
     .prefault({}),
-  /** Step of each sample's own quantile level per resolved bid (adaptive conformal inference). @default 0.005 */
-  learningRate: rate.default(0.005),
+  /**
+   * Step of each sample's own quantile level per resolved bid (adaptive conformal inference).
+   * Smaller than `correctionRate` on purpose: an expert's level only has to follow the slow drift
+   * of its own calibration, and a level that wanders crosses price steps. @default 0.002
+   */
+  learningRate: rate.default(0.002),
   /** Step of the tier's final level correction per resolved bid: what the guarantee rests on. @default 0.005 */
   correctionRate: rate.default(0.005),
   /**
