@@ -15,6 +15,7 @@ import {
   type TestRedis,
   useSharedRedis,
 } from "../helpers/redisServer.js";
+import { until } from "../helpers/until.js";
 
 const skip = redisSkipReason();
 const STREAM = "gasdigest:blocks";
@@ -26,14 +27,6 @@ const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
   for (const f of cleanup.splice(0).reverse()) await f();
 });
-
-async function until(check: () => boolean | Promise<boolean>, ms = 15_000, what = "condition") {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 function collector() {
   const chunks: string[] = [];

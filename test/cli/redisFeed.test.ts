@@ -1,12 +1,10 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { encodeEstimateJson } from "../../src/http/encodeEstimate.js";
 import { aip34, createEngine, parseBlockSample, serializeBlockSample } from "../../src/index.js";
-import { runCli } from "../helpers/cli.js";
 import { type CliProcess, spawnCli } from "../helpers/cliProcess.js";
 import { freePort, redisSkipReason, startRedis } from "../helpers/redisServer.js";
+import { replayedEstimate } from "../helpers/replayCli.js";
+import { until } from "../helpers/until.js";
 import { type FakeNode, QUICK_FAULTS, startFakeNode } from "../sources/fakeNode.js";
 
 const skip = redisSkipReason();
@@ -15,14 +13,6 @@ const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const f of cleanup.splice(0).reverse()) await f();
 });
-
-async function until(check: () => boolean | Promise<boolean>, ms = 30_000, what = "condition") {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 interface Served {
   status: number;
@@ -41,21 +31,6 @@ function expectedAt(node: FakeNode, to: bigint): unknown {
   const engine = createEngine({ strategy: aip34() });
   for (const b of node.chain.expectedSamples(node.chain.blocks[0]!.height, to)) engine.ingest(b);
   return JSON.parse(encodeEstimateJson(engine.snapshot()!.estimate!));
-}
-
-/** `gasdigest replay` of the fake chain's blocks from its first to `to`: the last estimate. */
-async function replayed(node: FakeNode, to: bigint) {
-  const dir = mkdtempSync(join(tmpdir(), "gasdigest-redis-feed-"));
-  const file = join(dir, "chain.ndjson");
-  const lines = node.chain
-    .expectedSamples(node.chain.blocks[0]!.height, to)
-    .map((b) => serializeBlockSample(parseBlockSample(b)));
-  writeFileSync(file, `${lines.join("\n")}\n`);
-  const r = await runCli(["replay", "--input", file]);
-  expect(r.code).toBe(0);
-  const { height, ...estimate } = JSON.parse(r.stdout.trim().split("\n").pop()!);
-  expect(height).toBe(String(to));
-  return estimate;
 }
 
 describe.skipIf(skip)("the Redis feed: publishers, replicas and their failures", () => {
@@ -158,7 +133,10 @@ describe.skipIf(skip)("the Redis feed: publishers, replicas and their failures",
     expect(node.requests.filter((r) => typeof r.outcome !== "number").length).toBeGreaterThan(10);
     const tip = node.chain.tip;
     await until(() => allAt(urls(), tip), 30_000, "every replica at the tip");
-    const expected = await replayed(node, tip);
+    const expected = await replayedEstimate(
+      node.chain.expectedSamples(node.chain.blocks[0]!.height, tip),
+      tip,
+    );
     for (const url of urls()) {
       const s = await served(url);
       expect(s.height).toBe(tip);

@@ -5,6 +5,7 @@ import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ServeHandle, startServe } from "../../src/cli/serve.js";
 import { runCli } from "../helpers/cli.js";
+import { until } from "../helpers/until.js";
 
 const fixture = (name: string) => join(import.meta.dirname, "..", "fixtures", name);
 const handles: ServeHandle[] = [];
@@ -22,14 +23,6 @@ async function start(argv: string[]) {
   });
   handles.push(handle);
   return { handle, logs };
-}
-
-async function until(check: () => boolean, ms = 5000) {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 describe("gasdigest serve", () => {

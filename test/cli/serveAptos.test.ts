@@ -1,40 +1,18 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ServeHandle, startServe } from "../../src/cli/serve.js";
-import { parseBlockSample, serializeBlockSample } from "../../src/index.js";
 import { runCli } from "../helpers/cli.js";
-import { type FakeNode, QUICK_FAULTS, startFakeNode } from "../sources/fakeNode.js";
+import { replayedEstimate } from "../helpers/replayCli.js";
+import { until } from "../helpers/until.js";
+import { QUICK_FAULTS, startFakeNode } from "../sources/fakeNode.js";
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   await Promise.all(cleanup.splice(0).map((f) => f()));
 });
-
-async function until(check: () => boolean | Promise<boolean>, ms = 30_000) {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-/** `gasdigest replay` of the fake node's blocks `from..to`: the last estimate line. */
-async function replayedEstimate(node: FakeNode, from: bigint, to: bigint) {
-  const dir = mkdtempSync(join(tmpdir(), "gasdigest-serve-aptos-"));
-  const file = join(dir, "chain.ndjson");
-  const lines = node.chain
-    .expectedSamples(from, to)
-    .map((b) => serializeBlockSample(parseBlockSample(b)));
-  writeFileSync(file, `${lines.join("\n")}\n`);
-  const r = await runCli(["replay", "--input", file]);
-  expect(r.code).toBe(0);
-  const { height, ...estimate } = JSON.parse(r.stdout.trim().split("\n").pop()!);
-  expect(height).toBe(String(to));
-  return estimate;
-}
 
 async function served(handle: ServeHandle) {
   const res = await fetch(`${handle.url}/v1/estimate_gas_price`);
@@ -71,18 +49,22 @@ describe("gasdigest serve --source aptos:URL", () => {
 
     // Backfill: the last aggressiveBlockHistory + 1 = 121 blocks, then the estimate is right.
     const first = tip();
-    await until(() => height() === first);
+    await until(() => height() === first, 30_000);
     const from = first - 120n;
-    expect((await served(handle)).body).toEqual(await replayedEstimate(node, from, first));
+    expect((await served(handle)).body).toEqual(
+      await replayedEstimate(node.chain.expectedSamples(from, first), first),
+    );
 
     // A storm of faults while the chain grows: nothing lost, nothing duplicated.
     node.storm({ rate: 0.3, seed: 3, kinds: QUICK_FAULTS });
     node.grow(20, 1);
-    await until(() => height() !== undefined && height()! >= first + 60n);
+    await until(() => height() !== undefined && height()! >= first + 60n, 30_000);
     node.stopGrowing();
     node.storm(undefined);
-    await until(() => height() === tip());
-    expect((await served(handle)).body).toEqual(await replayedEstimate(node, from, tip()));
+    await until(() => height() === tip(), 30_000);
+    expect((await served(handle)).body).toEqual(
+      await replayedEstimate(node.chain.expectedSamples(from, tip()), tip()),
+    );
     const faulted = node.requests.filter((r) => typeof r.outcome !== "number");
     expect(faulted.length).toBeGreaterThan(10);
     expect(handle.engine.counters()).toMatchObject({ duplicate: 0, rejected: 0 });
@@ -100,7 +82,9 @@ describe("gasdigest serve --source aptos:URL", () => {
     await until(() => height() === tip(), 30_000);
     const after = await served(handle);
     expect(after.status).toBe(200);
-    expect(after.body).toEqual(await replayedEstimate(node, from, tip()));
+    expect(after.body).toEqual(
+      await replayedEstimate(node.chain.expectedSamples(from, tip()), tip()),
+    );
     const text = logs.join("");
     expect(text).toContain('"event":"unreachable"');
     expect(text).toContain('"event":"recovered"');

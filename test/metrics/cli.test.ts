@@ -11,6 +11,7 @@ import { type ServeHandle, startServe } from "../../src/cli/serve.js";
 import { parseBlockSample, serializeBlockSample } from "../../src/core/blockSample.js";
 import { block } from "../helpers/blocks.js";
 import { redisSkipReason, startRedis } from "../helpers/redisServer.js";
+import { until } from "../helpers/until.js";
 import { parsePrometheusText, sampleValue } from "./parsePrometheusText.js";
 
 const dir = mkdtempSync(join(tmpdir(), "gasdigest-metrics-"));
@@ -47,14 +48,6 @@ async function serve(argv: string[]): Promise<ServeHandle> {
   return handle;
 }
 
-async function until(check: () => boolean, what: string) {
-  const end = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 async function scrape(url: string) {
   const res = await fetch(url);
   expect(res.status).toBe(200);
@@ -79,7 +72,7 @@ describe("gasdigest serve --metrics", () => {
   it("serves /metrics on the main port with the history's counters and the requests", async () => {
     const handle = await serve(["--metrics", "--max-staleness-ms", "0"]);
     expect(handle.metricsUrl).toBe(`${handle.url}/metrics`);
-    await until(() => handle.engine.sourcesCompleted, "the file to be read");
+    await until(() => handle.engine.sourcesCompleted, 10_000, "the file to be read");
     // A completed file is served however old its newest block (--max-staleness-ms 0).
     expect((await fetch(`${handle.url}/v1/estimate_gas_price`)).status).toBe(200);
     expect((await fetch(`${handle.url}/v1/estimate_gas_price`, { method: "POST" })).status).toBe(
@@ -98,7 +91,7 @@ describe("gasdigest serve --metrics", () => {
     const metricsUrl = handle.metricsUrl!;
     expect(metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
     expect(new URL(metricsUrl).port).not.toBe(new URL(handle.url).port);
-    await until(() => handle.engine.sourcesCompleted, "the file to be read");
+    await until(() => handle.engine.sourcesCompleted, 10_000, "the file to be read");
     expect((await fetch(`${handle.url}/metrics`)).status).toBe(404);
     await fetch(`${handle.url}/v1/estimate_gas_price`);
     const m = await scrape(metricsUrl);

@@ -15,6 +15,7 @@ import {
   type TestRedis,
   useSharedRedis,
 } from "../helpers/redisServer.js";
+import { until } from "../helpers/until.js";
 
 const skip = redisSkipReason();
 const STREAM = "gasdigest:blocks";
@@ -34,14 +35,6 @@ const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
   for (const f of cleanup.splice(0).reverse()) await f();
 });
-
-async function until(check: () => boolean | Promise<boolean>, ms = 10_000) {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /** Subscribe a source and collect what it emits and reports. */
 function follow(url: string, options: Parameters<typeof redisStream>[1] = {}) {
