@@ -124,6 +124,9 @@ export function createBacktest(options: CreateBacktestOptions): Backtest {
   let blocks = 0;
   let duplicates = 0;
   let atMinimum = 0;
+  // Sum of the scored blocks' clearing prices (a float: only their mean is reported).
+  let clearingSum = 0;
+  let scored = 0;
   // Only what the order checks and the result need of the first and newest blocks.
   let firstHeight: bigint | undefined;
   let last: { height: bigint; epoch: bigint } | undefined;
@@ -160,6 +163,8 @@ export function createBacktest(options: CreateBacktestOptions): Backtest {
       const phase = detector.next(clearing <= min);
       // After a resync the published estimates belong to the dropped newest block: not scored.
       if (blocks > 0 && place === "next") {
+        clearingSum += Number(clearing);
+        scored++;
         for (let l = 0; l < lanes.length; l++) {
           const lane = lanes[l]!;
           if (verify) verifyLane(lane, block, (blocks - 1) % verifyEvery === 0);
@@ -197,6 +202,7 @@ export function createBacktest(options: CreateBacktestOptions): Backtest {
       return "accepted";
     },
     result(): BacktestResult {
+      const meanClearing = scored > 0 ? clearingSum / scored : null;
       return {
         blocks,
         duplicates,
@@ -205,9 +211,10 @@ export function createBacktest(options: CreateBacktestOptions): Backtest {
         firstHeight: firstHeight === undefined ? null : firstHeight.toString(),
         lastHeight: last ? last.height.toString() : null,
         blocksAtMinimum: atMinimum,
+        meanClearingPrice: meanClearing,
         calmBlocks,
         spikes: detector.spikes,
-        strategies: lanes.map(laneResult),
+        strategies: lanes.map((lane) => laneResult(lane, meanClearing)),
       };
     },
     stats: () => ({ blocks, pendingBids: pending(), maxPendingBids: maxPending }),

@@ -101,18 +101,21 @@ export function verifyLane(lane: Lane, block: BlockSample, ask: boolean): void {
 }
 
 /**
- * The scores of a lane, per tier.
+ * The scores of a lane, per tier; `meanClearing` (the mean clearing price of the scored blocks)
+ * is the unit of each tier's `cost`.
  *
  * @example
- * const result = laneResult(lane);
+ * const result = laneResult(lane, 120);
  */
-export function laneResult(lane: Lane): StrategyResult {
+export function laneResult(lane: Lane, meanClearing: number | null): StrategyResult {
   const tiers = {} as Record<Tier, StrategyResult["tiers"][Tier]>;
   const promises = lane.published?.promises;
   TIERS.forEach((tier, t) => {
     const promise = promises?.[tier];
+    const { meanPaid, ...score } = lane.scores[t]!.result();
     tiers[tier] = {
-      ...lane.scores[t]!.result(),
+      ...score,
+      cost: meanPaid === null || !meanClearing ? null : meanPaid / meanClearing,
       promise: promise
         ? {
             withinBlocks: promise.withinBlocks,

@@ -13,8 +13,13 @@ export interface TierScore {
   observe(bid: bigint | undefined, clearing: bigint): void;
   /** Bids waiting for their 10-block outcome (at most {@link LOOKAHEAD_BLOCKS}). */
   pending(): number;
-  /** Inclusion counts, shares and overpayment so far (pending bids left out). */
-  result(): Pick<TierResult, "bids" | "included" | "inclusion" | "overpayment">;
+  /**
+   * Inclusion counts, shares and overpayment so far (pending bids left out), and `meanPaid`: the
+   * mean price of the bids included within 10 blocks (`null` when none got in).
+   */
+  result(): Pick<TierResult, "bids" | "included" | "inclusion" | "overpayment"> & {
+    meanPaid: number | null;
+  };
   /** Share of settled bids included within `k` blocks (1..10); `null` without bids. */
   within(k: number): number | null;
 }
@@ -22,9 +27,10 @@ export interface TierScore {
 /**
  * Score one tier's bids in bounded memory. A bid `p` made before block `t` is included
  * within `k` blocks iff `p >= clearing(t + j)` for some `j` in `0..k-1`; its overpayment is
- * `p / clearing` of the first block it got into. A bid is counted once it has seen 10 blocks
- * (or got in earlier and then seen them), so at most 10 bids wait at any time; the ratios go
- * into a t-digest (exact for fewer than {@link OVERPAYMENT_COMPRESSION} distinct ratios).
+ * `p / clearing` of the first block it got into, and it pays `p` (a first-price auction). A
+ * bid is counted once it has seen 10 blocks (or got in earlier and then seen them), so at most
+ * 10 bids wait at any time; the ratios go into a t-digest (exact for fewer than
+ * {@link OVERPAYMENT_COMPRESSION} distinct ratios).
  *
  * @example
  * const score = createTierScore();
@@ -44,6 +50,7 @@ export function createTierScore(): TierScore {
   // Settled bids that got in after waiting exactly j blocks, j = 0..9.
   const waited = new Float64Array(n);
   let ratioSum = 0;
+  let paidSum = 0;
   const digest = createTDigest({ compression: OVERPAYMENT_COMPRESSION });
 
   function settle(slot: number) {
@@ -53,6 +60,7 @@ export function createTierScore(): TierScore {
     waited[w]!++;
     digest.add(ratio[slot]!);
     ratioSum += ratio[slot]!;
+    paidSum += Number(price[slot]!);
   }
 
   return {
@@ -109,6 +117,7 @@ export function createTierScore(): TierScore {
                 mean: ratioSum / within10,
               }
             : null,
+        meanPaid: within10 > 0 ? paidSum / within10 : null,
       };
     },
   };

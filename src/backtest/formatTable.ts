@@ -12,6 +12,7 @@ export const TABLE_COLUMNS: readonly string[] = Object.freeze([
   "over p50",
   "over p90",
   "over mean",
+  "paid",
   "cover p50",
   "covered",
   "back p50",
@@ -21,7 +22,7 @@ export const TABLE_COLUMNS: readonly string[] = Object.freeze([
 /** What the columns mean, printed under the table. */
 export const TABLE_LEGEND =
   "in k: share of bids included within k blocks. promise: what the tier promises (calibrated); kept: its share of bids included within the promised blocks.\n" +
-  "over: estimate / clearing price of the block it got into (median, p90, mean).\n" +
+  "over: estimate / clearing price of the block it got into (median, p90, mean). paid: mean price paid by the included bids, in mean clearing prices.\n" +
   "cover: blocks from a spike's start until the tier's bid gets into a spike block (median; spikes covered / spikes).\n" +
   "back: blocks from a spike's end until the tier is back at its idle value (median; spikes it came back after / spikes).";
 
@@ -33,7 +34,8 @@ const share = (r: SpikeResponse) => `${r.hits}/${r.spikes}`;
 
 /**
  * The cells of the results table: one row per strategy and tier, columns as
- * {@link TABLE_COLUMNS}: inclusion within 1/3/10 blocks, overpayment median, p90 and mean, median
+ * {@link TABLE_COLUMNS}: inclusion within 1/3/10 blocks, overpayment median, p90 and mean, mean
+ * price paid (`cost`), median
  * blocks to cover a spike and spikes covered, median blocks back to the idle value after a
  * spike and spikes after which it came back.
  *
@@ -58,6 +60,7 @@ export function tableRows(result: BacktestResult): string[][] {
         ratio(t.overpayment?.median),
         ratio(t.overpayment?.p90),
         ratio(t.overpayment?.mean),
+        ratio(t.cost ?? undefined),
         blocks(t.spikeCover.median),
         share(t.spikeCover),
         blocks(t.spikeReturn.median),
@@ -89,8 +92,9 @@ export function describeResult(result: BacktestResult): string {
 /**
  * The results as a plain-text table (strategy × tier × metric) with a short header, for a
  * terminal. Columns: inclusion within 1, 3 and 10 blocks; overpayment (estimate / clearing
- * price of the block it got into) median, p90 and mean; blocks to cover a spike (median, and spikes
- * covered / spikes); blocks back at the idle value after a spike (median, and how often).
+ * price of the block it got into) median, p90 and mean; mean price paid (in mean clearing
+ * prices); blocks to cover a spike (median, and spikes covered / spikes); blocks back at the
+ * idle value after a spike (median, and how often).
  *
  * @example
  * process.stdout.write(formatTable(await runBacktest(history, options)));

@@ -49,7 +49,9 @@ export const FRONTIER_KNOBS: Readonly<Record<string, FrontierKnob>> = Object.fre
   },
   geth: {
     name: "percentile",
-    values: [0, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60, 65, 70, 75, 80, 85, 90, 95, 97, 99, 100],
+    values: [
+      0, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60, 65, 70, 75, 80, 85, 90, 95, 97, 99, 100,
+    ],
     perHorizon: false,
     make: (p, _k, s) =>
       geth({
@@ -59,7 +61,10 @@ export const FRONTIER_KNOBS: Readonly<Record<string, FrontierKnob>> = Object.fre
   },
   tdigest: {
     name: "quantile",
-    values: [0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.97, 0.99, 1],
+    values: [
+      0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8,
+      0.85, 0.9, 0.95, 0.97, 0.99, 1,
+    ],
     perHorizon: false,
     make: (q, _k, s) => {
       const o = (s.tdigest ?? {}) as TDigestStrategyOptions;
@@ -71,7 +76,9 @@ export const FRONTIER_KNOBS: Readonly<Record<string, FrontierKnob>> = Object.fre
   },
   "last-block": {
     name: "multiplier",
-    values: [1, 1.05, 1.1, 1.15, 1.2, 1.25, 1.35, 1.5, 1.75, 2, 2.5, 3, 4, 5, 7, 10, 15, 20, 30, 50],
+    values: [
+      1, 1.05, 1.1, 1.15, 1.2, 1.25, 1.35, 1.5, 1.75, 2, 2.5, 3, 4, 5, 7, 10, 15, 20, 30, 50,
+    ],
     perHorizon: false,
     make: (m, _k, s) => lastBlock({ ...(s["last-block"] as LastBlockOptions), multiplier: m }),
   },

@@ -13,6 +13,8 @@ export interface FrontierPoint {
   readonly inclusion: number | null;
   /** Median overpayment of the included bids; `null` when none got in. */
   readonly overpay: number | null;
+  /** Mean price paid by the included bids, in mean clearing prices (`TierResult.cost`). */
+  readonly cost: number | null;
 }
 
 /** A strategy's inclusion-against-overpayment curve for one horizon. */
@@ -38,6 +40,8 @@ export interface FrontierReading {
    */
   readonly kind: "interpolated" | "floor" | "point" | "unreached";
   readonly overpay: number | null;
+  /** The mean price paid at that inclusion (`TierResult.cost`), read off the same way. */
+  readonly cost: number | null;
   /** The inclusion the overpayment belongs to (the target, or where the point/floor sits). */
   readonly inclusion: number | null;
 }
@@ -70,12 +74,31 @@ function read(curve: FrontierCurve, target: number): Omit<FrontierReading, "stra
   const pts = curve.points.filter((p) => p.inclusion !== null && p.overpay !== null);
   if (curve.knob === null) {
     const p = curve.points.find((q) => q.at === HORIZON_TIER[curve.horizon]);
-    return { target, kind: "point", overpay: p?.overpay ?? null, inclusion: p?.inclusion ?? null };
+    return {
+      target,
+      kind: "point",
+      overpay: p?.overpay ?? null,
+      cost: p?.cost ?? null,
+      inclusion: p?.inclusion ?? null,
+    };
   }
+  const unreached = {
+    target,
+    kind: "unreached",
+    overpay: null,
+    cost: null,
+    inclusion: null,
+  } as const;
   const first = pts[0];
-  if (!first) return { target, kind: "unreached", overpay: null, inclusion: null };
+  if (!first) return unreached;
   if (first.inclusion! >= target)
-    return { target, kind: "floor", overpay: first.overpay, inclusion: first.inclusion };
+    return {
+      target,
+      kind: "floor",
+      overpay: first.overpay,
+      cost: first.cost,
+      inclusion: first.inclusion,
+    };
   for (let i = 1; i < pts.length; i++) {
     const a = pts[i - 1]!;
     const b = pts[i]!;
@@ -86,16 +109,18 @@ function read(curve: FrontierCurve, target: number): Omit<FrontierReading, "stra
       target,
       kind: "interpolated",
       overpay: a.overpay! + f * (b.overpay! - a.overpay!),
+      cost: a.cost === null || b.cost === null ? null : a.cost + f * (b.cost - a.cost),
       inclusion: target,
     };
   }
-  return { target, kind: "unreached", overpay: null, inclusion: null };
+  return unreached;
 }
 
 /**
  * Turn a frontier run's backtest result into curves (inclusion within k against median
  * overpayment, one per strategy and horizon) and readings at 90, 95 and 99 % inclusion,
- * linearly interpolated between the two knob values around each target.
+ * linearly interpolated between the two knob values around each target (the mean price paid,
+ * `cost`, is read at the same place on the same line).
  *
  * @example
  * const frontier = frontierResult(run.result(), plan);
@@ -120,6 +145,7 @@ export function frontierResult(result: BacktestResult, plan: FrontierPlan): Fron
               at: tier,
               inclusion: withinK(t, k),
               overpay: t.overpayment?.median ?? null,
+              cost: t.cost,
             });
           }
         else {
@@ -128,6 +154,7 @@ export function frontierResult(result: BacktestResult, plan: FrontierPlan): Fron
             at: lane.value,
             inclusion: withinK(t, k),
             overpay: t.overpayment?.median ?? null,
+            cost: t.cost,
           });
         }
       }

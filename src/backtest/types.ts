@@ -49,6 +49,14 @@ export interface TierResult {
     readonly mean: number;
   } | null;
   /**
+   * What the tier costs its users: the mean price paid by the bids included within 10 blocks
+   * (each pays its bid), over the mean clearing price of the scored blocks (`meanClearingPrice`).
+   * Where `overpayment` says how far above the block it got into each bid paid, this says how
+   * much it paid: a cheap bid that waits for an empty block overpays that block many times
+   * over and still costs less than a dear bid that gets in at once. `null` when no bid got in.
+   */
+  readonly cost: number | null;
+  /**
    * The tier's promise, for strategies that make promises (`calibrated`), and the share of its
    * bids that kept it: included within `withinBlocks` (`null` when that is beyond the 10 blocks
    * scored, or without bids). `null` for strategies without promises.
@@ -92,6 +100,8 @@ export interface BacktestResult {
   readonly lastHeight: string | null;
   /** Blocks whose clearing price was the minimum gas unit price. */
   readonly blocksAtMinimum: number;
+  /** Mean clearing price of the scored blocks, the unit of each tier's `cost`; `null` before any. */
+  readonly meanClearingPrice: number | null;
   /** The spike rule: blocks at the minimum that must precede a spike and that end it. */
   readonly calmBlocks: number;
   /** Spikes that started in the history. */

@@ -32,7 +32,8 @@ what it overpaid against the clearing price, and how it followed price spikes (d
                  (1 = every block; each check costs one more estimate) (default 10)
   --frontier     also sweep each strategy's own knob (calibrated: probability, geth: percentile,
                  tdigest: quantile, last-block: multiplier; aip34: its tiers as points) and print
-                 the median overpayment of each at 90/95/99 % inclusion within 1, 3 and 10 blocks
+                 the median overpayment and the mean price paid of each at 90/95/99 % inclusion
+                 within 1, 3 and 10 blocks
   --json         print the results as JSON instead of a table
   --report       also write a self-contained HTML report with charts
 Rejected lines go to stderr as "line N: <field path>: <problem>" (the first 1000 lines; the rest

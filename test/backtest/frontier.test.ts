@@ -5,20 +5,24 @@ import { frontierResult } from "../../src/backtest/frontierResult.js";
 import type { BacktestResult, StrategyResult, TierResult } from "../../src/backtest/types.js";
 import { aip34 } from "../../src/index.js";
 
-/** A tier result with the given inclusion (same within 1, 3 and 10) and median overpayment. */
-function tier(inclusion: number, median: number): TierResult {
+/**
+ * A tier result with the given inclusion (same within 1, 3 and 10) and median overpayment; its
+ * mean price paid is `cost`, or half the median.
+ */
+function tier(inclusion: number, median: number, cost = median / 2): TierResult {
   const none = { spikes: 0, hits: 0, median: null, mean: null, max: null };
   return {
     bids: 100,
     included: { within1: inclusion * 100, within3: inclusion * 100, within10: inclusion * 100 },
     inclusion: { within1: inclusion, within3: inclusion, within10: inclusion },
     overpayment: { median, p90: median, mean: median },
+    cost,
     promise: null,
     spikeCover: none,
     spikeReturn: none,
   };
 }
-const lane = (name: string, t: [number, number][]): StrategyResult => ({
+const lane = (name: string, t: [number, number, number?][]): StrategyResult => ({
   name,
   strategy: name,
   failures: 0,
@@ -89,6 +93,43 @@ describe("frontier", () => {
     // At 99 % within 1 block: aip34's prioritized point (3.000 at 99.5 %) reaches it.
     expect(table).toContain("3.000 (99.5%)");
     expect(lowest.split(/\s{2,}/).length).toBeGreaterThan(3);
+  });
+
+  it("reads the mean price paid at the same place, and names who pays least by each measure", () => {
+    // last-block overpays little but bids dear (cost 10 × its multiplier); aip34 the reverse.
+    const dear = {
+      strategies: [
+        lane("aip34 (frontier)", [
+          [0.9, 1.2, 0.5],
+          [0.95, 1.5, 0.6],
+          [0.995, 3, 0.7],
+        ]),
+        ...values.map((v, i) =>
+          lane(`last-block@${v}`, [
+            [0, 0],
+            [inclusion[i]!, v, 10 * v],
+            [0, 0],
+          ]),
+        ),
+      ],
+    } as unknown as BacktestResult;
+    const f = frontierResult(dear, plan);
+    const i = inclusion.findIndex((x) => x >= 0.95);
+    const frac = (0.95 - inclusion[i - 1]!) / (inclusion[i]! - inclusion[i - 1]!);
+    const lb = f.readings.find(
+      (r) => r.strategy === "last-block" && r.horizon === 3 && r.target === 0.95,
+    )!;
+    expect(lb.cost).toBeCloseTo(10 * (values[i - 1]! + frac * (values[i]! - values[i - 1]!)), 12);
+    const table = formatFrontier(f);
+    expect(table).toContain("Frontier: median overpayment at equal inclusion");
+    expect(table).toContain("Frontier: mean price paid at equal inclusion");
+    // Column "in 1 @90%": by median overpayment last-block (1.250 against 3.000), by price paid
+    // aip34 (0.700 against 12.5).
+    const lowest = table
+      .split("\n")
+      .filter((l) => /^lowest\s{2}/.test(l))
+      .map((l) => l.split(/\s{2,}/)[1]);
+    expect(lowest).toEqual(["last-block", "aip34"]);
   });
 
   it("reports a floor when even the cheapest setting includes more, and - when none reaches", () => {

@@ -14,6 +14,8 @@ describe("backtest metrics on hand-computed histories", () => {
    *   ratios 1, 1, 1, 150/100 = 1.5 -> median (index 2 of 4) 1, p90 (index 3) 1.5, mean 1.125.
    * prioritized 300: before b2 at once (300/200 = 1.5), before b3 at b4 (300/150 = 2), before
    *   b4 at once (2), before b5 at once (3) -> median 2, p90 3, mean 2.125.
+   * The scored blocks b2..b14 clear at 1750 / 13 on average; each included bid pays its bid, so
+   * the tiers cost 100, 150 and 300 of that.
    */
   const prices = [100, 200, 400, 150, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100];
 
@@ -36,6 +38,10 @@ describe("backtest metrics on hand-computed histories", () => {
     expect(regular.overpayment).toEqual({ median: 1, p90: 1.5, mean: 1.125 });
     expect(high.included).toEqual({ within1: 3, within3: 4, within10: 4 });
     expect(high.overpayment).toEqual({ median: 2, p90: 3, mean: 2.125 });
+    expect(r.meanClearingPrice).toBeCloseTo(1750 / 13, 12);
+    expect(low.cost).toBeCloseTo((100 * 13) / 1750, 12);
+    expect(regular.cost).toBeCloseTo((150 * 13) / 1750, 12);
+    expect(high.cost).toBeCloseTo((300 * 13) / 1750, 12);
   });
 
   it("a bid counts as included within 10 blocks only if one of its next 10 blocks clears at or below it", async () => {
@@ -61,6 +67,7 @@ describe("backtest metrics on hand-computed histories", () => {
       within10: 0,
     });
     expect(never.strategies[0]!.tiers.regular.overpayment).toBeNull();
+    expect(never.strategies[0]!.tiers.regular.cost).toBeNull();
   });
 
   it("fewer than 10 blocks: no bid is settled, every share is null", async () => {

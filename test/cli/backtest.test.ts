@@ -40,6 +40,7 @@ describe("gasdigest backtest", () => {
       "over p50",
       "over p90",
       "over mean",
+      "paid",
       "cover p50",
       "covered",
       "back p50",
@@ -62,7 +63,8 @@ describe("gasdigest backtest", () => {
     for (const c of rows) {
       expect(c.slice(2, 5).every((v) => /^\d+\.\d\d%$/.test(v))).toBe(true);
       expect(c.slice(5, 7)).toEqual(["-", "-"]); // no promises
-      expect(c[11]).toMatch(/^\d+\/3$/);
+      expect(c[10]).toMatch(/^\d+\.\d{3}$/); // mean price paid
+      expect(c[12]).toMatch(/^\d+\/3$/);
     }
     // The same numbers as the library computes on the same file.
     const result = await runBacktest(blocksOf(SPIKE), {
@@ -108,6 +110,7 @@ describe("gasdigest backtest", () => {
       "included",
       "inclusion",
       "overpayment",
+      "cost",
       "promise",
       "spikeCover",
       "spikeReturn",
@@ -115,6 +118,8 @@ describe("gasdigest backtest", () => {
     expect(tier.bids).toBe(490);
     expect(tier.inclusion.within1).toBeCloseTo(tier.included.within1 / 490, 12);
     expect(tier.overpayment.median).toBeGreaterThanOrEqual(1);
+    expect(json.meanClearingPrice).toBeGreaterThan(0);
+    expect(tier.cost).toBeGreaterThan(0);
     expect(Object.keys(tier.spikeCover)).toEqual(["spikes", "hits", "median", "mean", "max"]);
     expect(tier.promise).toBeNull();
   });
