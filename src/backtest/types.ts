@@ -53,7 +53,8 @@ export interface TierResult {
    * (each pays its bid), over the mean clearing price of the scored blocks (`meanClearingPrice`).
    * Where `overpayment` says how far above the block it got into each bid paid, this says how
    * much it paid: a cheap bid that waits for an empty block overpays that block many times
-   * over and still costs less than a dear bid that gets in at once. `null` when no bid got in.
+   * over and still costs less than a dear bid that gets in at once. `null` when no bid got in,
+   * or when every scored block cleared at 0 (a chain whose minimum is 0: no unit to count in).
    */
   readonly cost: number | null;
   /**

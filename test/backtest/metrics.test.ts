@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { runBacktest } from "../../src/backtest/runBacktest.js";
 import { lastBlock } from "../../src/strategies/lastBlock.js";
+import { block } from "../helpers/blocks.js";
 import { constant, history } from "./helpers.js";
 
 describe("backtest metrics on hand-computed histories", () => {
@@ -68,6 +69,19 @@ describe("backtest metrics on hand-computed histories", () => {
     });
     expect(never.strategies[0]!.tiers.regular.overpayment).toBeNull();
     expect(never.strategies[0]!.tiers.regular.cost).toBeNull();
+  });
+
+  it("a chain whose minimum is 0: ratios count a 0 clearing price as 1, the price paid has no unit", async () => {
+    const idle = Array.from({ length: 14 }, (_, i) => block(i + 1, { gas_unit_prices: ["3"] }));
+    const r = await runBacktest(idle, {
+      config: { minGasUnitPrice: "0" },
+      strategies: [{ name: "fixed", strategy: constant(0, 5, 10) }],
+    });
+    expect(r.meanClearingPrice).toBe(0);
+    const { regular, prioritized } = r.strategies[0]!.tiers;
+    expect(regular.overpayment).toEqual({ median: 5, p90: 5, mean: 5 });
+    expect(prioritized.overpayment?.median).toBe(10);
+    expect(regular.cost).toBeNull();
   });
 
   it("fewer than 10 blocks: no bid is settled, every share is null", async () => {
