@@ -18,7 +18,7 @@ export interface RenderReportOptions {
   title?: string;
   /** What was replayed (e.g. the input file name), shown under the title. @default undefined */
   source?: string;
-  /** A frontier run (`--frontier`): adds its table and one chart per horizon. @default undefined */
+  /** A frontier run (`--frontier`): adds its tables and two charts per horizon. @default undefined */
   frontier?: FrontierResult;
 }
 
@@ -107,10 +107,12 @@ export function renderReport(options: RenderReportOptions): string {
   const timelines = series.strategies
     .map((s, i) => `<h3>${escapeHtml(s.name)}</h3>\n<div class="chart" id="timeline-${i}"></div>`)
     .join("\n");
-  const scatters = HORIZONS.map(
-    (h) =>
-      `<h3>within ${h} block${h === 1 ? "" : "s"}</h3>\n<div class="chart" id="scatter-${h}"></div>`,
-  ).join("\n");
+  // One chart per horizon, each under its heading, the chart element's id `${prefix}-${h}`.
+  const perHorizon = (prefix: string) =>
+    HORIZONS.map(
+      (h) =>
+        `<h3>within ${h} block${h === 1 ? "" : "s"}</h3>\n<div class="chart" id="${prefix}-${h}"></div>`,
+    ).join("\n");
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -137,12 +139,15 @@ ${body}
 ${timelines}
 <h2>Inclusion against overpayment</h2>
 <p class="note">One point per strategy (colour) and tier (size: deprioritized smallest, prioritized largest): the share of its bids included against the mean of estimate / clearing price over the bids that got in. Up and to the left is better.</p>
-${scatters}
+${perHorizon("scatter")}
 ${
   frontier
     ? `<h2>Frontier: inclusion against median overpayment</h2>
 <p class="note">Each strategy's own knob swept (calibrated: probability; geth: percentile; tdigest: quantile; last-block: multiplier); a strategy without one shows its three tiers as points. Down and to the right is better: more inclusion for less overpayment.</p>
-${HORIZONS.map((h) => `<h3>within ${h} block${h === 1 ? "" : "s"}</h3>\n<div class="chart" id="frontier-${h}"></div>`).join("\n")}
+${perHorizon("frontier")}
+<h2>Frontier: inclusion against price paid</h2>
+<p class="note">The same curves by the mean price the included bids paid, in mean clearing prices of the history: a cheap bid that waits for a block at the minimum overpays that block many times over, and still costs less.</p>
+${perHorizon("frontier-cost")}
 <pre id="frontier-table">${escapeHtml(formatFrontier(frontier))}</pre>`
     : ""
 }

@@ -1,6 +1,6 @@
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,6 +20,7 @@ const fixture = (name: string) => join(import.meta.dirname, "..", "fixtures", na
 
 let browser: Browser;
 let reportPath: string;
+let frontierPath: string;
 
 beforeAll(async () => {
   reportPath = join(mkdtempSync(join(tmpdir(), "gasdigest-report-")), "report.html");
@@ -34,6 +35,18 @@ beforeAll(async () => {
   ]);
   expect(r.stderr).toContain(`report written to ${reportPath}`);
   expect(r.code).toBe(0);
+  frontierPath = join(dirname(reportPath), "frontier.html");
+  const f = await runCli([
+    "backtest",
+    "--input",
+    fixture("scenario-mixed-500.ndjson"),
+    "--strategies",
+    "aip34,last-block,calibrated",
+    "--frontier",
+    "--report",
+    frontierPath,
+  ]);
+  expect(f.code).toBe(0);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ["--no-sandbox", "--headless", "--disable-gpu", "--no-first-run"],
@@ -96,6 +109,52 @@ describe("the backtest report in a headless browser", () => {
       path: join(import.meta.dirname, "..", "..", ".tmp", "report.png"),
       fullPage: true,
     });
+    await page.close();
+  });
+  it("draws a frontier report's curves against median overpayment and against price paid", async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    const problems: string[] = [];
+    page.on("console", (m) => {
+      if (m.type() === "error") problems.push(m.text());
+    });
+    page.on("pageerror", (e) => problems.push(String(e)));
+    await page.goto(pathToFileURL(frontierPath).href);
+    await page.waitForSelector("body[data-charts]");
+    expect(problems).toEqual([]);
+    // Three timelines, three scatters, then two frontier charts per horizon.
+    expect(await page.getAttribute("body", "data-charts")).toBe("12");
+    for (const id of ["frontier", "frontier-cost"])
+      for (const h of [1, 3, 10]) {
+        const legend = await page.locator(`#${id}-${h} .u-legend`).textContent();
+        for (const label of [
+          "aip34 (tiers)",
+          "last-block (multiplier)",
+          "calibrated (probability)",
+        ])
+          expect(legend).toContain(label);
+      }
+    // Both measures drawn, and not the same picture: the price paid is its own data.
+    const ink = (id: string) =>
+      page.$eval(`#${id} canvas`, (c) => {
+        const canvas = c as unknown as Canvas;
+        const px = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+        let n = 0;
+        let weighted = 0;
+        for (let i = 3; i < px.length; i += 4)
+          if (px[i]! > 0) {
+            n++;
+            weighted += i;
+          }
+        return { n, weighted };
+      });
+    const median = await ink("frontier-3");
+    const paid = await ink("frontier-cost-3");
+    expect(median.n).toBeGreaterThan(1000);
+    expect(paid.n).toBeGreaterThan(1000);
+    expect(paid.weighted).not.toBe(median.weighted);
+    expect(await page.locator("#frontier-table").textContent()).toContain(
+      "Frontier: mean price paid at equal inclusion",
+    );
     await page.close();
   });
 });

@@ -4,7 +4,8 @@
 // it). It reads the JSON data block `#backtest-data` and draws, with uPlot, one chart per
 // strategy of its three tiers against the clearing price over time, one scatter chart per
 // horizon of inclusion against mean overpayment (one point per strategy and tier), and with a
-// frontier run one chart per horizon of each strategy's curve. scripts/buildBrowserScripts.mjs
+// frontier run, per horizon, two charts of each strategy's curve: inclusion against median
+// overpayment and against mean price paid. scripts/buildBrowserScripts.mjs
 // copies its text into a string module at build time; renderReport inlines it.
 
 /**
@@ -14,7 +15,7 @@
  * @typedef {{ strategy: string, strategyIndex: number, tier: Tier, overpayment: number | null, inclusion: Inclusion }} Point
  * @typedef {{ name: string } & Record<Tier, (number | null)[]>} StrategySeries
  * @typedef {{ heights: number[], blocksPerPoint: number, clearing: (number | null)[], strategies: StrategySeries[] }} Series
- * @typedef {{ at: number | string, inclusion: number | null, overpay: number | null }} FrontierPoint
+ * @typedef {{ at: number | string, inclusion: number | null, overpay: number | null, cost: number | null }} FrontierPoint
  * @typedef {{ strategy: string, knob: string | null, horizon: Horizon, points: FrontierPoint[] }} FrontierCurve
  * @typedef {{ horizons: Horizon[], series: Series, points: Point[], frontier: FrontierCurve[] | null }} ReportData
  */
@@ -113,51 +114,57 @@
     charts.push(new uPlot(opts, [xs, ...ys], el));
   }
 
+  /** The frontier's two measures: the element id prefix, the point field and the axis label. */
+  const measures = /** @type {const} */ ([
+    { id: "frontier", key: "overpay", label: "median overpayment" },
+    { id: "frontier-cost", key: "cost", label: "mean price paid (mean clearing prices)" },
+  ]);
   const frontier = data.frontier;
   if (frontier)
-    for (const h of data.horizons) {
-      const el = byId(`frontier-${h}`);
-      const curves = frontier.filter((c) => c.horizon === h);
-      /** @type {number[]} */
-      const xs = [];
-      for (const c of curves)
-        for (const p of c.points)
-          if (p.inclusion !== null && p.overpay !== null && !xs.includes(p.inclusion))
-            xs.push(p.inclusion);
-      xs.sort((a, b) => a - b);
-      /** @type {(number | null)[][]} */
-      const ys = [];
-      /** @type {uPlot.Series[]} */
-      const series = [{ label: `% included within ${h}` }];
-      curves.forEach((c, i) => {
-        ys.push(
-          xs.map((x) => {
-            /** @type {number | null} */
-            let hit = null;
-            for (const p of c.points) if (p.inclusion === x && p.overpay !== null) hit = p.overpay;
-            return hit;
-          }),
-        );
-        const color = palette[i % palette.length];
-        series.push({
-          label: c.strategy + (c.knob ? ` (${c.knob})` : " (tiers)"),
-          stroke: color,
-          width: 1.5,
-          spanGaps: true,
-          paths: c.knob ? undefined : noLine,
-          points: { show: true, size: c.knob ? 5 : 11, stroke: color, fill: color },
+    for (const m of measures)
+      for (const h of data.horizons) {
+        const el = byId(`${m.id}-${h}`);
+        const curves = frontier.filter((c) => c.horizon === h);
+        /** @type {number[]} */
+        const xs = [];
+        for (const c of curves)
+          for (const p of c.points)
+            if (p.inclusion !== null && p[m.key] !== null && !xs.includes(p.inclusion))
+              xs.push(p.inclusion);
+        xs.sort((a, b) => a - b);
+        /** @type {(number | null)[][]} */
+        const ys = [];
+        /** @type {uPlot.Series[]} */
+        const series = [{ label: `% included within ${h}` }];
+        curves.forEach((c, i) => {
+          ys.push(
+            xs.map((x) => {
+              /** @type {number | null} */
+              let hit = null;
+              for (const p of c.points) if (p.inclusion === x && p[m.key] !== null) hit = p[m.key];
+              return hit;
+            }),
+          );
+          const color = palette[i % palette.length];
+          series.push({
+            label: c.strategy + (c.knob ? ` (${c.knob})` : " (tiers)"),
+            stroke: color,
+            width: 1.5,
+            spanGaps: true,
+            paths: c.knob ? undefined : noLine,
+            points: { show: true, size: c.knob ? 5 : 11, stroke: color, fill: color },
+          });
         });
-      });
-      /** @type {uPlot.Options} */
-      const opts = {
-        width: widthOf(el),
-        height: 320,
-        scales: { x: { time: false }, y: { distr: distrOf(ys) } },
-        axes: [{ label: withinLabel(h) }, { label: "median overpayment", size: 60 }],
-        series,
-      };
-      charts.push(new uPlot(opts, [xs.map(percent), ...ys], el));
-    }
+        /** @type {uPlot.Options} */
+        const opts = {
+          width: widthOf(el),
+          height: 320,
+          scales: { x: { time: false }, y: { distr: distrOf(ys) } },
+          axes: [{ label: withinLabel(h) }, { label: m.label, size: 60 }],
+          series,
+        };
+        charts.push(new uPlot(opts, [xs.map(percent), ...ys], el));
+      }
 
   window.addEventListener("resize", () => {
     for (const chart of charts) {
