@@ -3,7 +3,7 @@
 // the real history next to the congested scenario's, one SVG of frontier charts per history,
 // and the generated section of docs/backtest.md (between its two `generated` markers).
 //
-//   npm run docs:backtest                                     # run everything (10-20 min)
+//   npm run docs:backtest                                     # run everything (about 8 min)
 //   node scripts/backtestDocs.mjs --only eth-2017-12,spike    # re-run some histories
 //   node scripts/backtestDocs.mjs --only stats                # only the stats side by side
 //   node scripts/backtestDocs.mjs --render                    # only redraw from docs/backtest/*.json
