@@ -8,6 +8,7 @@ import { InvalidConfigError } from "../../src/core/errors.js";
 import { parseJsonLossless } from "../../src/core/parseJsonLossless.js";
 import { type InvalidLineError, ndjsonFile } from "../../src/sources/ndjsonFile.js";
 import { block } from "../helpers/blocks.js";
+import { until } from "../helpers/until.js";
 
 const fixture = (name: string) => join(import.meta.dirname, "..", "fixtures", name);
 
@@ -107,10 +108,13 @@ describe("ndjsonFile", () => {
     const before = timers();
     const first = await firstValueFrom(ndjsonFile(path, { speed: 1 }).pipe(take(1)));
     expect(first.height).toBe(1n);
-    const sub = ndjsonFile(path, { speed: 1 }).subscribe();
-    await new Promise((r) => setTimeout(r, 50));
-    expect(timers()).toBeGreaterThan(before);
+    let delivered = 0;
+    const sub = ndjsonFile(path, { speed: 1 }).subscribe(() => delivered++);
+    // The first block comes at once, the second waits an hour on the pacing timer. Polled, not
+    // slept on: on a busy machine reading the file can take longer than any fixed pause.
+    await until(() => delivered === 1 && timers() > before, 10_000, "the pacing timer");
     sub.unsubscribe();
+    expect(delivered).toBe(1);
     await new Promise((r) => setImmediate(r));
     expect(timers()).toBe(before);
   });
