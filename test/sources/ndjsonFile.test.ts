@@ -1,7 +1,8 @@
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { firstValueFrom, lastValueFrom, take, toArray } from "rxjs";
+import { lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { parseBlockSample, serializeBlockSample } from "../../src/core/blockSample.js";
 import { InvalidConfigError } from "../../src/core/errors.js";
@@ -102,20 +103,44 @@ describe("ndjsonFile", () => {
     );
   });
 
-  it("cancels the pacing timer when unsubscribed", async () => {
+  it("cancels the pacing timer when unsubscribed: nothing is left to keep the process alive", async () => {
+    // The second block is an hour after the first: at speed 1 the source waits an hour for it.
+    // Run in a child against the built package, so "cancelled" is what a user sees (the process
+    // exits), not a count of timers that other tests' leftovers can disturb.
     const path = file([at(1, 0n), at(2, 3_600_000_000n)]);
-    const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
-    const before = timers();
-    const first = await firstValueFrom(ndjsonFile(path, { speed: 1 }).pipe(take(1)));
-    expect(first.height).toBe(1n);
-    let delivered = 0;
-    const sub = ndjsonFile(path, { speed: 1 }).subscribe(() => delivered++);
-    // The first block comes at once, the second waits an hour on the pacing timer. Polled, not
-    // slept on: on a busy machine reading the file can take longer than any fixed pause.
-    await until(() => delivered === 1 && timers() > before, 10_000, "the pacing timer");
-    sub.unsubscribe();
-    expect(delivered).toBe(1);
-    await new Promise((r) => setImmediate(r));
-    expect(timers()).toBe(before);
-  });
+    const child = (unsubscribe: boolean) => {
+      const script = `
+        import { ndjsonFile } from ${JSON.stringify(new URL("../../dist/node.js", import.meta.url).href)};
+        const sub = ndjsonFile(${JSON.stringify(path)}, { speed: 1 }).subscribe((b) => {
+          process.stdout.write("block " + b.height + "\\n");
+          ${unsubscribe ? "setImmediate(() => sub.unsubscribe());" : ""}
+        });`;
+      const proc = spawn(process.execPath, ["--input-type=module", "-e", script], {
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      let stdout = "";
+      proc.stdout.on("data", (d) => {
+        stdout += String(d);
+      });
+      const exited = new Promise<number | null>((r) => proc.on("close", r));
+      return { proc, exited, stdout: () => stdout };
+    };
+    const cancelled = child(true);
+    const held = child(false);
+    let deadline: NodeJS.Timeout | undefined;
+    const late = new Promise<string>((r) => {
+      deadline = setTimeout(() => r("still running 20 s after unsubscribing"), 20_000);
+    });
+    try {
+      expect(await Promise.race([cancelled.exited, late])).toBe(0);
+      expect(cancelled.stdout()).toBe("block 1\n");
+      // The control: still subscribed, the same source holds the process open for its hour.
+      await until(() => held.stdout() === "block 1\n", 30_000, "the first block");
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(held.proc.exitCode).toBeNull();
+    } finally {
+      clearTimeout(deadline);
+      for (const { proc } of [cancelled, held]) if (proc.exitCode === null) proc.kill("SIGKILL");
+    }
+  }, 60_000);
 });
