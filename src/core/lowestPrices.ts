@@ -1,3 +1,7 @@
+import type { BlockSample } from "./blockSample.js";
+import type { GasConfig } from "./config.js";
+import { blockFullness } from "./fullness.js";
+
 /**
  * The `k` lowest of `prices` at or above `floor`, ascending, written into `out` (cleared
  * first); `[floor]` when none is. One pass with an insertion into at most `k` slots, so a block
@@ -27,5 +31,26 @@ export function lowestPrices(
     }
   }
   if (out.length === 0) out.push(floor);
+  return out;
+}
+
+/**
+ * What a block says about the price needed to get in: its `k` lowest prices at or above `floor`
+ * when it was full ({@link blockFullness}), else `floor` once (a block with room left took
+ * anything at the floor). Written into `out`, as {@link lowestPrices}.
+ *
+ * @example
+ * blockLowestPrices(block, config, 3, effectiveMinPrice(block, config)); // [100n, 120n, 150n]
+ */
+export function blockLowestPrices(
+  block: BlockSample,
+  config: GasConfig,
+  k: number,
+  floor: bigint,
+  out: bigint[] = [],
+): bigint[] {
+  if (blockFullness(block, config).full) return lowestPrices(block.gasUnitPrices, k, floor, out);
+  out.length = 0;
+  out.push(floor);
   return out;
 }

@@ -3,8 +3,7 @@ import { bucketAtOrAbove } from "../core/buckets.js";
 import { clearingPrice } from "../core/clearingPrice.js";
 import type { GasConfig } from "../core/config.js";
 import { effectiveMinPrice } from "../core/estimate.js";
-import { blockFullness } from "../core/fullness.js";
-import { lowestPrices } from "../core/lowestPrices.js";
+import { blockLowestPrices } from "../core/lowestPrices.js";
 import { strategyBuilder } from "../core/strategyBuilder.js";
 import { TIERS, type Tier } from "../core/tiers.js";
 import type { GasEstimate, PromiseRecord, Strategy, StrategyFactory } from "../core/types.js";
@@ -31,14 +30,6 @@ const EXPERTS = [
 ] as const;
 const LOWEST = 3;
 
-/** The 3 lowest prices at or above `min` of a full block, else `min` once. */
-function blockLowest(block: BlockSample, config: GasConfig, min: bigint, out: bigint[]): void {
-  if (blockFullness(block, config).full) lowestPrices(block.gasUnitPrices, LOWEST, min, out);
-  else {
-    out.length = 0;
-    out.push(min);
-  }
-}
 /**
  * The calibrated strategy: every tier is a promise, "a bid at this price gets in within
  * `withinBlocks` blocks with `probability`" (defaults: prioritized 99 % in 1 block, regular
@@ -121,7 +112,7 @@ function createCalibrated(settings: CalibratedConfig, config: GasConfig): Strate
       clearing[head] = clearingPrice(block, config);
       head = (head + 1) % horizon;
       for (const learner of learners) learner.settle(outcome);
-      blockLowest(block, config, min, lowest);
+      blockLowestPrices(block, config, LOWEST, min, lowest);
       one[0] = clearing[(head - 1 + horizon) % horizon]!;
       for (let i = 0; i < EXPERTS.length; i++)
         samples[i]!.push(EXPERTS[i]!.sample === "lowest" ? lowest : one);

@@ -3,8 +3,7 @@ import type { BlockSample } from "../core/blockSample.js";
 import type { GasConfig } from "../core/config.js";
 import { InvalidConfigError } from "../core/errors.js";
 import { defaultEstimate, effectiveMinPrice, servedEstimate } from "../core/estimate.js";
-import { blockFullness } from "../core/fullness.js";
-import { lowestPrices } from "../core/lowestPrices.js";
+import { blockLowestPrices } from "../core/lowestPrices.js";
 import { strategyBuilder } from "../core/strategyBuilder.js";
 import type { GasEstimate, Strategy, StrategyFactory } from "../core/types.js";
 import { validateShape } from "../core/validate.js";
@@ -128,9 +127,7 @@ function createGethStrategy(o: ResolvedGethOptions, config: GasConfig): Strategy
     name: "geth",
     ingest(block: BlockSample) {
       const floor = effectiveMinPrice(block, config);
-      ring[head] = blockFullness(block, config).full
-        ? lowestPrices(block.gasUnitPrices, k, floor)
-        : [floor];
+      ring[head] = blockLowestPrices(block, config, k, floor);
       head = (head + 1) % capacity;
       if (size < capacity) size++;
     },

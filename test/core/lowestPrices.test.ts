@@ -1,6 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { lowestPrices } from "../../src/core/lowestPrices.js";
+import { parseBlockSample } from "../../src/core/blockSample.js";
+import { parseGasConfig } from "../../src/core/config.js";
+import { blockLowestPrices, lowestPrices } from "../../src/core/lowestPrices.js";
+import { block } from "../helpers/blocks.js";
 import { fcParams } from "../helpers/fcSeed.js";
 
 describe("lowestPrices", () => {
@@ -29,5 +32,23 @@ describe("lowestPrices", () => {
       ),
       fcParams(300),
     );
+  });
+});
+
+describe("blockLowestPrices", () => {
+  const config = parseGasConfig({});
+  const sample = (full: boolean) =>
+    parseBlockSample(
+      block(5, { gas_unit_prices: ["300", "90", "150", "100"], block_gas_limit_reached: full }),
+    );
+
+  it("a full block gives its k lowest prices at or above the floor", () => {
+    expect(blockLowestPrices(sample(true), config, 2, 100n)).toEqual([100n, 150n]);
+  });
+
+  it("a block with room left gives the floor once, whatever it holds", () => {
+    const out = [1n, 2n, 3n];
+    expect(blockLowestPrices(sample(false), config, 2, 100n, out)).toBe(out);
+    expect(out).toEqual([100n]);
   });
 });
