@@ -35,9 +35,8 @@ const share = (r: SpikeResponse) => `${r.hits}/${r.spikes}`;
 /**
  * The cells of the results table: one row per strategy and tier, columns as
  * {@link TABLE_COLUMNS}: inclusion within 1/3/10 blocks, overpayment median, p90 and mean, mean
- * price paid (`cost`), median
- * blocks to cover a spike and spikes covered, median blocks back to the idle value after a
- * spike and spikes after which it came back.
+ * price paid (`cost`), median blocks to cover a spike and spikes covered, median blocks back to
+ * the idle value after a spike and spikes after which it came back.
  *
  * @example
  * tableRows(result)[0]; // ["aip34", "deprioritized", "90.17%", ...]
