@@ -5,6 +5,7 @@ import {
   DEFAULT_GAS_CONFIG,
   type GasConfig,
   gasConfigShape,
+  markParsed,
 } from "../core/config.js";
 import { shorten } from "../core/describeValue.js";
 import { BaseError, InvalidConfigError } from "../core/errors.js";
@@ -40,7 +41,7 @@ function parseConfigObject(input: unknown): ConfigFile {
     strategies[k] = gas[k];
     delete gas[k];
   }
-  return { gas: Object.freeze(gas) as GasConfig, strategies };
+  return { gas: markParsed(gas as GasConfig), strategies };
 }
 
 /**

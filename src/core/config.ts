@@ -163,9 +163,22 @@ const INTEGER_SETTINGS = [
  * const config = parseGasConfig({ lowBlockHistory: 5, minGasUnitPrice: "150" });
  */
 export function parseGasConfig(input: unknown = {}): GasConfig {
+  // A config this function returned is valid as it is; parsing it again would read its
+  // `staticOverride` (held in tier names) as the node names a user writes, and fail.
+  if (typeof input === "object" && input !== null && PARSED.has(input)) return input as GasConfig;
   const r = validateShape(gasConfigShape, input, crossCheckGasConfig);
   if (!r.ok) throw new InvalidConfigError(r.issues);
-  return Object.freeze(r.value) as GasConfig;
+  return markParsed(r.value as GasConfig);
+}
+
+/** Configs returned by {@link parseGasConfig} or {@link markParsed}: frozen, already valid. */
+const PARSED = new WeakSet<object>();
+
+/** Freeze a validated config and remember it as one, so parsing it again returns it. */
+export function markParsed(config: GasConfig): GasConfig {
+  Object.freeze(config);
+  PARSED.add(config);
+  return config;
 }
 
 /** The default configuration. */

@@ -110,6 +110,29 @@ describe("gasdigest replay", () => {
     expect(paid.stdout).not.toEqual(exact.stdout);
   });
 
+  it("serves a config file's staticOverride after every block, in the node's names", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gasdigest-replay-"));
+    writeFileSync(
+      join(dir, "o.json"),
+      '{"staticOverride": {"low": 110, "market": "220", "aggressive": 18446744073709551615}}',
+    );
+    const r = await runCli([
+      "replay",
+      "--input",
+      fixture("hand.ndjson"),
+      "--config",
+      join(dir, "o.json"),
+    ]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split("\n");
+    expect(lines.length).toBeGreaterThan(5);
+    for (const line of lines)
+      expect(line).toMatch(
+        /^\{"height":"\d+","deprioritized_gas_estimate":110,"gas_estimate":220,"prioritized_gas_estimate":18446744073709551615\}$/,
+      );
+  });
+
   it("exits 1 on unusable arguments, an unreadable file or a bad config, naming the problem", async () => {
     const none = await runCli(["replay"]);
     expect(none.code).toBe(1);

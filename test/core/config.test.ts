@@ -39,6 +39,14 @@ describe("config", () => {
     expect(c.staticOverride).toEqual({ deprioritized: 1n, regular: 2n, prioritized: 3n });
   });
 
+  it("returns a config it already parsed as it is, staticOverride included", () => {
+    const c = parseGasConfig({ staticOverride: { low: 1, market: 2, aggressive: 3 } });
+    expect(parseGasConfig(c)).toBe(c);
+    expect(Object.isFrozen(c)).toBe(true);
+    // A look-alike that parseGasConfig did not make is validated as user input.
+    expect(() => parseGasConfig({ ...c })).toThrow(/staticOverride.low: required/);
+  });
+
   it("lists every problem, per field and across fields", () => {
     expect(
       problems({
