@@ -8,17 +8,17 @@ import {
   markParsed,
 } from "../core/config.js";
 import { shorten } from "../core/describeValue.js";
-import { BaseError, InvalidConfigError } from "../core/errors.js";
+import { BaseError, InvalidConfigError, type ValidationIssue } from "../core/errors.js";
 import { parseJsonLossless } from "../core/parseJsonLossless.js";
 import { validateShape } from "../core/validate.js";
-import type { StrategySettings } from "../strategies/registry.js";
+import { resolveStrategy, type StrategySettings } from "../strategies/registry.js";
 
 /** What a `--config FILE.json` holds: the AIP-34 keys at the top, strategy blocks beside them. */
 interface ConfigFile {
   gas: GasConfig;
   /**
    * The strategy blocks (`tdigest`, `calibrated`, `geth`, `last-block`), each validated by its
-   * strategy when that strategy is selected.
+   * strategy when the file is read, whichever strategy runs.
    */
   strategies: StrategySettings;
 }
@@ -34,7 +34,8 @@ function parseConfigObject(input: unknown): ConfigFile {
   if (typeof input !== "object" || input === null || Array.isArray(input))
     throw new InvalidConfigError([{ path: "", message: "the config must be a JSON object" }]);
   const r = validateShape(fileShape, input, crossCheckGasConfig);
-  if (!r.ok) throw new InvalidConfigError(r.issues);
+  const issues = [...(r.ok ? [] : r.issues), ...strategyBlockIssues(input)];
+  if (!r.ok || issues.length > 0) throw new InvalidConfigError(issues);
   const gas: Record<string, unknown> = { ...r.value };
   const strategies: Record<string, unknown> = {};
   for (const k of STRATEGY_BLOCKS) {
@@ -42,6 +43,25 @@ function parseConfigObject(input: unknown): ConfigFile {
     delete gas[k];
   }
   return { gas: markParsed(gas as GasConfig), strategies };
+}
+
+/**
+ * Every strategy block the file has is checked, whichever strategy runs: a mistake in a block
+ * is reported when the file is read, not the day someone selects that strategy.
+ */
+function strategyBlockIssues(input: object): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  for (const k of STRATEGY_BLOCKS) {
+    const block = (input as Record<string, unknown>)[k];
+    if (block === undefined) continue;
+    try {
+      resolveStrategy(k, { [k]: block });
+    } catch (e) {
+      if (!(e instanceof InvalidConfigError)) throw e;
+      issues.push(...e.issues);
+    }
+  }
+  return issues;
 }
 
 /**

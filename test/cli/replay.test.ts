@@ -156,6 +156,22 @@ describe("gasdigest replay", () => {
     expect(bad.stderr).toBe(
       "gasdigest replay: invalid configuration:\n  lowBlockHistory: must be at least 1\n  nope: unknown field\n  buckets[1]: buckets must be strictly ascending: 1 follows 5\n",
     );
+    // Every strategy block is checked, not only the selected strategy's (aip34 here).
+    writeFileSync(
+      join(dir, "s.json"),
+      '{"lowBlockHistory": 0, "calibrated": {"tiers": {"regular": {"probability": 2}}}, "geth": {"nope": 1}}',
+    );
+    const blocks = await runCli([
+      "replay",
+      "--input",
+      fixture("hand.ndjson"),
+      "--config",
+      join(dir, "s.json"),
+    ]);
+    expect(blocks).toMatchObject({ code: 1, stdout: "" });
+    expect(blocks.stderr).toBe(
+      "gasdigest replay: invalid configuration:\n  lowBlockHistory: must be at least 1\n  calibrated.tiers.regular.probability: must be a probability between 0 and 1, got 2\n  geth.nope: unknown field\n",
+    );
     const strategy = await runCli([
       "replay",
       "--input",
