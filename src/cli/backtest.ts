@@ -16,7 +16,7 @@ import { createLineReport, duplicateLine, issueLine } from "./lineMessages.js";
 import { loadConfigFile } from "./loadConfigFile.js";
 import { isStrategyPath, loadStrategyModule } from "./loadStrategyModule.js";
 
-export const BACKTEST_USAGE = `Usage: gasdigest backtest --input FILE.ndjson [--strategies aip34,tdigest,geth,last-block]
+export const BACKTEST_USAGE = `Usage: gasdigest backtest --input FILE.ndjson [--strategies aip34,calibrated,geth,...]
                           [--config FILE.json] [--calm-blocks 10] [--verify-every 10]
                           [--frontier] [--json] [--report out.html]
 

@@ -76,12 +76,13 @@ function createProgress(io: CliIo, total: number) {
   return {
     log: (line: string) => io.stderr.write(`${line}\n`),
     update(n: number, height: bigint) {
-      while (nextStep <= 10 && n >= Math.ceil((total * nextStep) / 10)) {
-        nextStep++;
-        io.stderr.write(
-          `recorded ${n}/${total} blocks (${Math.floor((n * 100) / total)}%), height ${height}\n`,
-        );
-      }
+      // One line when a block crosses one or more 10 % steps (with under 10 blocks, each
+      // block crosses several).
+      if (nextStep > 10 || n < Math.ceil((total * nextStep) / 10)) return;
+      while (nextStep <= 10 && n >= Math.ceil((total * nextStep) / 10)) nextStep++;
+      io.stderr.write(
+        `recorded ${n}/${total} blocks (${Math.floor((n * 100) / total)}%), height ${height}\n`,
+      );
     },
     stop() {},
   };

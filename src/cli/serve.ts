@@ -41,7 +41,8 @@ Options:
   --stream KEY          redis: the stream key (default gasdigest:blocks)
   --header-prefix P     chain-state header prefix (default X-Aptos-)
   --base-path PATH      path of the routes (default /v1)
-  --max-staleness-ms N  503 health_check_failed when the newest block is older (default 30000)
+  --max-staleness-ms N  503 health_check_failed when the newest block is older (default 30000;
+                        0: never stale)
   --log-level LEVEL     fatal|error|warn|info|debug|trace|silent (default info; debug logs every request)
 
 Limits (see docs/http.md):
@@ -144,7 +145,9 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
     values.strategy,
     values.config,
   );
-  const maxStalenessMs = intFlag("max-staleness-ms", values["max-staleness-ms"], 0);
+  // 0 turns the check off: "stale the moment a block arrives" would only ever answer 503.
+  const staleness = intFlag("max-staleness-ms", values["max-staleness-ms"], 0);
+  const maxStalenessMs = staleness === 0 ? false : staleness;
   const limits: NodeServerOptions = {};
   for (const [flag, [option, min]] of Object.entries(LIMIT_FLAGS))
     limits[option] = intFlag(flag, values[flag as LimitFlag], min);

@@ -23,7 +23,7 @@ Writes N simulated blocks as NDJSON (one block sample per line) to FILE, or to s
 
 const wholeNumber = (flag: string, value: string): number => {
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)))
-    throw new UsageError(`${flag} must be a whole number, got "${value}"`);
+    throw new UsageError(`${flag} must be a whole number from 0 to 2^53-1, got "${value}"`);
   return Number(value);
 };
 

@@ -61,10 +61,19 @@ export function createChainRoutes(
     return lastEncoded;
   }
 
-  function error(status: number, code: ErrorCode, message: string, head = false): HandlerResponse {
+  function error(
+    status: number,
+    code: ErrorCode,
+    message: string,
+    head = false,
+    extra?: Readonly<Record<string, string>>,
+  ): HandlerResponse {
     const s = engine.snapshot();
-    return pick(errorPair(status, code, message, s ? encoded(s).headers : common), head);
+    const headers = s ? encoded(s).headers : common;
+    return pick(errorPair(status, code, message, extra ? { ...headers, ...extra } : headers), head);
   }
+  // A refused format depends on the request's Accept, like the estimate itself.
+  const byAccept = { Vary: estimateExtra.Vary };
 
   function isStale(s: Snapshot): boolean {
     return (
@@ -125,6 +134,7 @@ export function createChainRoutes(
         "api_disabled",
         "JSON output is disabled on this server; ask for application/x-bcs",
         head,
+        byAccept,
       );
     if (format === "bcs" && !o.bcsOutput)
       return error(
@@ -132,6 +142,7 @@ export function createChainRoutes(
         "api_disabled",
         "BCS output is disabled on this server; ask for application/json",
         head,
+        byAccept,
       );
     const s = engine.snapshot();
     if (!s) return pick(noBlock, head);

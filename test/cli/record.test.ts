@@ -116,6 +116,19 @@ describe("gasdigest record", () => {
     expect((await replayLines(file)).length).toBe(350);
   });
 
+  it("writes one progress line per block crossing a 10 % step, even with fewer than 10 blocks", async () => {
+    const file = join(tmp(), "few.ndjson");
+    const r = await record(["--source", "sim", "--blocks", "4", "--out", file]);
+    expect(r.code).toBe(0);
+    const progress = r.stderr.split("\n").filter((l) => l.startsWith("recorded "));
+    expect(progress).toEqual([
+      "recorded 1/4 blocks (25%), height 1",
+      "recorded 2/4 blocks (50%), height 2",
+      "recorded 3/4 blocks (75%), height 3",
+      "recorded 4/4 blocks (100%), height 4",
+    ]);
+  });
+
   it("draws a progress bar on a terminal", async () => {
     const file = join(tmp(), "tty.ndjson");
     const r = await record(["--source", "sim", "--blocks", "20", "--out", file], true);

@@ -119,6 +119,20 @@ describe("gasdigest serve", () => {
     expect(res.headers.get("x-aptos-chain-id")).toBe("4");
   });
 
+  it("--max-staleness-ms 0 never goes stale; 1 does as soon as the chain pauses", async () => {
+    // One block now, the next an hour away.
+    const slow = ["--interval-ms", "3600000", "--seed", "3"];
+    const never = await start([...slow, "--max-staleness-ms", "0"]);
+    const soon = await start([...slow, "--max-staleness-ms", "1"]);
+    await until(() => never.handle.engine.snapshot() !== undefined);
+    await until(() => soon.handle.engine.snapshot() !== undefined);
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await fetch(`${never.handle.url}/v1/estimate_gas_price`)).status).toBe(200);
+    const stale = await fetch(`${soon.handle.url}/v1/estimate_gas_price`);
+    expect(stale.status).toBe(503);
+    expect(await stale.json()).toMatchObject({ error_code: "health_check_failed" });
+  });
+
   it("rejects unusable flags with exit code 1 and the reason", async () => {
     for (const [argv, message] of [
       [

@@ -55,8 +55,14 @@ describe("gasdigest simulate", () => {
   it("exits 1 naming the problem", async () => {
     const cases: [string[], string][] = [
       [["simulate", "--scenario", "spike"], "--blocks N is required"],
-      [["simulate", "--blocks", "1e3"], '--blocks must be a whole number, got "1e3"'],
-      [["simulate", "--blocks", "5", "--seed=-1"], '--seed must be a whole number, got "-1"'],
+      [
+        ["simulate", "--blocks", "1e3"],
+        '--blocks must be a whole number from 0 to 2^53-1, got "1e3"',
+      ],
+      [
+        ["simulate", "--blocks", "5", "--seed=-1"],
+        '--seed must be a whole number from 0 to 2^53-1, got "-1"',
+      ],
       [
         ["simulate", "--blocks", "5", "--scenario", "calm"],
         '--scenario must be one of quiet, busy, spike, mixed, congested, got "calm"',

@@ -253,6 +253,15 @@ describe("estimate errors (status table of interface.md)", () => {
       errorBody("api_disabled", "BCS output is disabled on this server; ask for application/json"),
     );
     expect(noBcs.get("/v1/estimate_gas_price").status).toBe(200);
+    // The refusal depends on Accept, so a cache must key it on Accept; the disabled endpoint
+    // answers the same whatever the request asks for.
+    expect(noBcs.get("/v1/estimate_gas_price", { accept: "application/x-bcs" }).headers.Vary).toBe(
+      "Accept",
+    );
+    expect(noJson.get("/v1/estimate_gas_price").headers.Vary).toBe("Accept");
+    const off = setup({ estimateEnabled: false });
+    off.blocks(1, 1);
+    expect(off.get("/v1/estimate_gas_price").headers.Vary).toBeUndefined();
   });
 
   it("404 web_framework_error on an unknown path, with chain headers once the ledger is known", () => {
