@@ -220,6 +220,16 @@ describe("hedged", () => {
     expect(aborted).toEqual([]);
   });
 
+  it("settles when the first try fails after the hedge it was waiting on already failed", async () => {
+    // The first try gets its headers (so the hedge's failure waits for it), then fails itself:
+    // nothing is left to wait for. (This once never settled, and a live-node source stopped.)
+    const run = tries([
+      { ms: 400, headersMs: 20, value: "failed-first" },
+      { ms: 200, value: "failed-hedge" },
+    ]);
+    expect(await hedged(run, ok, 10, never)).toEqual({ result: "failed-first", hedged: true });
+  });
+
   it("rejects with the parent's reason when it aborts, aborting every try", async () => {
     const aborted: number[] = [];
     const parent = new AbortController();

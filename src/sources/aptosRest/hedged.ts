@@ -28,8 +28,8 @@ export function hedged<R>(
   parent: AbortSignal,
 ): Promise<HedgedResult<R>> {
   return new Promise<HedgedResult<R>>((resolve, reject) => {
-    /** Tries still running, each with whether it has called `onHeaders`. */
-    const pending = new Map<AbortController, { answering: boolean }>();
+    /** Tries still running, each with its order and whether it has called `onHeaders`. */
+    const pending = new Map<AbortController, { order: number; answering: boolean }>();
     let tries = 0;
     let settled = false;
     let answered = false;
@@ -49,9 +49,9 @@ export function hedged<R>(
     };
     const start = () => {
       const controller = new AbortController();
-      const state = { answering: false };
-      pending.set(controller, state);
       const order = tries++;
+      const state = { order, answering: false };
+      pending.set(controller, state);
       const onHeaders = () => {
         state.answering = true;
         answered = true;
@@ -61,9 +61,10 @@ export function hedged<R>(
         (result) => {
           pending.delete(controller);
           if (settled) return;
-          // A failure waits for a try started after it (a hedge still on its way) or one that
-          // is answering, never for a straggler still without headers.
-          const worthWaiting = order < tries - 1 || [...pending.values()].some((p) => p.answering);
+          // A failure waits for a try still running that was started after it (a hedge on its
+          // way) or that is answering, never for a straggler still without headers, nor for a
+          // try that has already finished (it will never report again).
+          const worthWaiting = [...pending.values()].some((p) => p.order > order || p.answering);
           if (succeeded(result) || !worthWaiting)
             finish(() => resolve({ result, hedged: tries > 1 }));
         },
