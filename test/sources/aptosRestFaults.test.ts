@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { BlockSample } from "../../src/core/blockSample.js";
 import type { InvalidConfigError } from "../../src/core/errors.js";
 import { backoffDelay } from "../../src/sources/aptosRest/backoff.js";
 import {
@@ -202,6 +203,32 @@ describe("aptosRest: throughput under faults", () => {
     expect(Math.max(...ahead.map(Number))).toBe(Number(from() + 9n));
     await until(() => expect(got).toHaveLength(30));
     sub.unsubscribe();
+  });
+
+  it("holds at most (concurrency + 4) x maxBlockTransactions transactions ahead of a stalled block", async () => {
+    // Blocks of 22 transactions (20 users), maxBlockTransactions 25, concurrency 2: room for
+    // 150 transactions, so 6 heights are fetched, not the 10 of the lookahead, and no more once
+    // the 5 behind the stalled one hold 110.
+    const node = await fakeNode({ blocks: 60, pageSize: 10_000, usersPerBlock: [20, 20] });
+    node.inject({ kind: "stall" }, { route: "block" });
+    const { source$, from } = follow(node, {
+      backfillBlocks: 30,
+      lookaheadBlocks: 10,
+      concurrency: 2,
+      maxBlockTransactions: 25,
+      timeoutMs: 1_500,
+      hedgeAfterMs: 1_500, // no hedge: the stall lasts until the timeout
+    });
+    const got: BlockSample[] = [];
+    const sub = source$.subscribe((b) => got.push(b));
+    await until(() => expect(new Set(blockPaths(node)).size).toBe(6));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(got).toEqual([]);
+    expect(new Set(blockPaths(node)).size).toBe(6);
+    await until(() => expect(got).toHaveLength(30));
+    sub.unsubscribe();
+    expect(asJson(got)).toEqual(expected(node, from(), from() + 29n));
+    expect(got.every((b) => b.gasUnitPrices.length === 20)).toBe(true);
   });
 
   it("re-reads the tip in the background when the window reaches it, so new blocks are fetched meanwhile", async () => {

@@ -212,6 +212,23 @@ describe("reading the node's answers", () => {
     ]);
   });
 
+  it("refuses a block spanning more versions than maxBlockTransactions, before paging through them", () => {
+    const huge = block([meta], { last_version: String(100 + 1e15) });
+    expect(parseBlock(huge, 5n)).toEqual({
+      ok: false,
+      issues: [
+        {
+          path: "last_version",
+          message:
+            "must be within 100000 versions of first_version (100: maxBlockTransactions), got 1000000000000100, a block of 1000000000000001 transactions",
+        },
+      ],
+    });
+    const three = block([meta, user(101, "100"), user(102, "100")]);
+    expect(parseBlock(three, 5n, 3).ok).toBe(true);
+    expect(parseBlock(three, 5n, 2).ok).toBe(false);
+  });
+
   it("checks a transactions page continues the block where it was cut", () => {
     const b = parseBlock(block([meta], { last_version: "103" }), 5n);
     if (!b.ok) throw new Error("block");
@@ -373,7 +390,11 @@ describe("aptosRest options", () => {
       timeoutMs: 10_000,
       maxBackoffMs: 10_000,
       startHeight: undefined,
+      maxBlockTransactions: 100_000,
     });
+    expect(() => resolveAptosRestOptions("http://node", { maxBlockTransactions: 0 })).toThrow(
+      "maxBlockTransactions: must be at least 1",
+    );
     expect(resolveAptosRestOptions("http://h:1/prefix/v1").baseUrl).toBe("http://h:1/prefix");
   });
 });

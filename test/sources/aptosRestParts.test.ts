@@ -1,5 +1,6 @@
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
+import { createBlockBudget } from "../../src/sources/aptosRest/createBlockBudget.js";
 import { createHedgeDelay } from "../../src/sources/aptosRest/createHedgeDelay.js";
 import { createSlots } from "../../src/sources/aptosRest/createSlots.js";
 import { discardBody } from "../../src/sources/aptosRest/discardBody.js";
@@ -239,6 +240,60 @@ describe("hedged", () => {
     parent.abort(new Error("stop"));
     await expect(p).rejects.toThrow("stop");
     expect(aborted.sort()).toEqual([0, 1]);
+  });
+});
+
+describe("createBlockBudget", () => {
+  it("admits fetches while the held blocks and one block per fetch fit, the next block always", async () => {
+    let next = 10n;
+    // Room for 4 blocks of up to 100 transactions.
+    const budget = createBlockBudget(400, 100, () => next);
+    const admitted: bigint[] = [];
+    const ask = (h: bigint) => budget.admit(h).then(() => admitted.push(h));
+    for (let h = 10n; h < 20n; h++) void ask(h);
+    await Promise.resolve();
+    expect(admitted).toEqual([10n, 11n, 12n, 13n]);
+    // 11 and 12 finish small: their reservations shrink to what they hold (5 each), room for 14.
+    budget.finished(11n, 5);
+    budget.finished(12n, 5);
+    await Promise.resolve();
+    expect(admitted).toEqual([10n, 11n, 12n, 13n, 14n]);
+    expect(budget.usage()).toEqual({ held: 10, fetching: 3 });
+    // 13 and 14 finish huge: 15 does not fit while 10, the one everything waits for, is out.
+    budget.finished(13n, 100);
+    budget.finished(14n, 100);
+    await Promise.resolve();
+    expect(admitted).toHaveLength(5);
+    expect(budget.usage()).toEqual({ held: 210, fetching: 1 });
+    budget.finished(10n, 3);
+    await Promise.resolve();
+    expect(admitted).toHaveLength(6);
+    // 10..14 are emitted: what they held is free, and the waiters go in height order.
+    for (const h of [10n, 11n, 12n, 13n, 14n]) {
+      next = h + 1n;
+      budget.emitted(h);
+    }
+    await Promise.resolve();
+    expect(admitted).toEqual([10n, 11n, 12n, 13n, 14n, 15n, 16n, 17n, 18n]);
+    expect(budget.usage()).toEqual({ held: 0, fetching: 4 });
+  });
+
+  it("always admits the next block to emit, and forgets its waiters on reset", async () => {
+    const next = 1n;
+    const budget = createBlockBudget(100, 100, () => next);
+    const admitted: bigint[] = [];
+    void budget.admit(2n).then(() => admitted.push(2n));
+    void budget.admit(3n).then(() => admitted.push(3n));
+    await Promise.resolve();
+    expect(admitted).toEqual([2n]);
+    void budget.admit(1n).then(() => admitted.push(1n));
+    await Promise.resolve();
+    expect(admitted).toEqual([2n, 1n]);
+    budget.reset();
+    expect(budget.usage()).toEqual({ held: 0, fetching: 0 });
+    budget.finished(2n, 1); // a fetch of the cleared window: not counted again
+    await Promise.resolve();
+    expect(admitted).toEqual([2n, 1n]);
   });
 });
 

@@ -151,7 +151,8 @@ export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient 
 
     async block(height, signal) {
       const path = `/v1/blocks/by_height/${height}?with_transactions=true`;
-      const r = await call(path, (v) => parseBlock(v, height), [404, 410], height, signal);
+      const parse = (v: unknown) => parseBlock(v, height, options.maxBlockTransactions);
+      const r = await call(path, parse, [404, 410], height, signal);
       if (r.status === 200) return { kind: "block", block: r.value! };
       return r.status === 410 ? { kind: "pruned" } : { kind: "not_found" };
     },

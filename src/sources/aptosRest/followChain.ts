@@ -1,6 +1,7 @@
 import { setMaxListeners } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { BlockSample } from "../../core/blockSample.js";
+import { createBlockBudget } from "./createBlockBudget.js";
 import { createEpochPrices } from "./createEpochPrices.js";
 import { createNodeClient } from "./createNodeClient.js";
 import { type Fetched, fetchCompleteBlock } from "./fetchCompleteBlock.js";
@@ -78,6 +79,12 @@ export async function followChain(
   const lookahead = BigInt(options.lookaheadBlocks);
   // Blocks being fetched from `next` on, by height; cleared (and aborted) on a skip or a 404.
   let window = new Map<bigint, Promise<Fetched>>();
+  // What the window may hold, in transactions: huge blocks cannot fill the whole lookahead.
+  const budget = createBlockBudget(
+    (options.concurrency + 4) * options.maxBlockTransactions,
+    options.maxBlockTransactions,
+    () => next,
+  );
   // Each fetch of the window listens to its signal (a place in line, a request, a hedge).
   const listeners = 4 * options.lookaheadBlocks + 16;
   const windowController = () => {
@@ -96,6 +103,7 @@ export async function followChain(
     windowAbort = windowController();
     generation++;
     epochOf.clear();
+    budget.reset();
   };
   const fill = () => {
     const last = next + lookahead - 1n;
@@ -103,15 +111,21 @@ export async function followChain(
     for (let h = next; h <= upTo; h++) {
       if (window.has(h)) continue;
       const started = generation;
-      const p = fetchCompleteBlock(client, h, windowAbort.signal);
+      const windowSignal = windowAbort.signal;
+      const p = budget.admit(h).then(() => fetchCompleteBlock(client, h, windowSignal));
       p.then(
         (r) => {
-          if (r.kind !== "block" || started !== generation) return;
+          if (started !== generation) return;
+          budget.finished(h, r.kind === "block" ? r.block.transactions.length : undefined);
+          if (r.kind !== "block") return;
           epochOf.set(h, { epoch: r.epoch, version: r.block.firstVersion });
           checkEpochStart(h);
           checkEpochStart(h + 1n);
         },
-        () => undefined, // aborted fetches of a cleared window are not awaited
+        () => {
+          // Aborted fetches of a cleared window are not awaited.
+          if (started === generation) budget.finished(h, undefined);
+        },
       );
       window.set(h, p);
     }
@@ -195,6 +209,7 @@ export async function followChain(
         window.delete(next);
         epochOf.delete(next - 1n);
         next++;
+        budget.emitted(next - 1n);
         if (catchingUp) caughtUpBlocks++;
       } else if (r.kind === "not_found") {
         // The node that answered is behind the tip we were told: wait a poll interval for it.

@@ -3,6 +3,7 @@ import { InvalidConfigError, type ValidationIssue } from "../../core/errors.js";
 import { fnOption, msOption, u64Option, wholeOption } from "../../core/optionSchemas.js";
 import { validateShape } from "../../core/validate.js";
 import type { InvalidResponseError, SourceRequestError } from "./errors.js";
+import { DEFAULT_MAX_BLOCK_TRANSACTIONS } from "./transactions.js";
 
 /** Something the source did that an operator wants in the log. */
 export type AptosRestEvent =
@@ -78,6 +79,17 @@ const shape = {
    * slower one (stalled, retried) is still coming, and the other requests keep going. @default 128
    */
   lookaheadBlocks: wholeOption("blocks").min(1, "must be at least 1").max(4096).default(128),
+  /**
+   * Most transactions one block may span (`last_version - first_version + 1`); a block answer
+   * spanning more is invalid, like any answer that does not fit, and retried. Aptos blocks hold
+   * at most about 10,000. Also sets how much the lookahead holds: fetched blocks wait for their
+   * turn until they hold 5 times this many transactions in all, then only the next block to
+   * emit is fetched. @default 100000
+   */
+  maxBlockTransactions: wholeOption("transactions")
+    .min(1, "must be at least 1")
+    .max(10_000_000)
+    .default(DEFAULT_MAX_BLOCK_TRANSACTIONS),
   /** Per-request timeout (headers and body), in ms. @default 10000 */
   timeoutMs: msOption(600_000, 1).default(10_000),
   /**

@@ -200,8 +200,19 @@ const blockSchema = z.object({
   transactions: z.array(z.unknown()),
 });
 
-/** Parse a block fetched by height; its height must be the one asked for. */
-export function parseBlock(value: unknown, height: bigint): Parsed<NodeBlock> {
+/** Default of the source's `maxBlockTransactions`: 10 times the largest Aptos block. */
+export const DEFAULT_MAX_BLOCK_TRANSACTIONS = 100_000;
+
+/**
+ * Parse a block fetched by height; its height must be the one asked for, and it may span at
+ * most `maxTransactions` versions (a block claiming more would make the source page through
+ * them all).
+ */
+export function parseBlock(
+  value: unknown,
+  height: bigint,
+  maxTransactions = DEFAULT_MAX_BLOCK_TRANSACTIONS,
+): Parsed<NodeBlock> {
   const r = parseWith(blockSchema, value);
   if (!r.ok) return r;
   const v = r.value;
@@ -216,6 +227,12 @@ export function parseBlock(value: unknown, height: bigint): Parsed<NodeBlock> {
     return issue(
       ["last_version"],
       `must not be below first_version (${firstVersion}), got ${lastVersion}`,
+    );
+  const span = lastVersion - firstVersion + 1n;
+  if (span > BigInt(maxTransactions))
+    return issue(
+      ["last_version"],
+      `must be within ${maxTransactions} versions of first_version (${firstVersion}: maxBlockTransactions), got ${lastVersion}, a block of ${span} transactions`,
     );
   const txns = parseTransactionRun(v.transactions, firstVersion, lastVersion, true, [
     "transactions",
