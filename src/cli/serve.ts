@@ -46,8 +46,9 @@ Options:
   --log-level LEVEL     fatal|error|warn|info|debug|trace|silent (default info; debug logs every request)
 
 Limits (see docs/http.md):
-  --max-connections N          connections open at once; then the longest idle one is closed,
-                               or the new one refused with 503 (default 256)
+  --max-connections N          connections open at once; then the longest idle (or stuck, or
+                               slowest-arriving) one is closed, or the new one refused with
+                               503 (default 256)
   --write-idle-timeout-ms N    destroy a connection whose client reads nothing of a pending
                                answer for N ms (default 10000)
   --max-body-size N            request body bytes; larger: 413 or closed (default 16384)

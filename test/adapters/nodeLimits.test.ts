@@ -3,7 +3,7 @@
 // server hold. Issue 13, items 4 to 9; the same defects against a child `gasdigest serve`
 // with memory measured are in nodeAbuse.test.ts.
 import net from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   createServer,
   type GasdigestServer,
@@ -294,6 +294,29 @@ describe("connections (issue 13, items 4 and 5)", () => {
     // The first idle connection was the one closed.
     await closed(idle[0]!);
     expect(idle.slice(1).every((s) => !s.destroyed)).toBe(true);
+  });
+
+  it("at maxConnections closes the connection whose request head has been arriving the longest (slow loris), not a fresh one", async () => {
+    const { port } = await start({ maxConnections: 20 });
+    // 20 connections that send part of a request head and nothing more.
+    const loris = await Promise.all(Array.from({ length: 20 }, () => connect(port)));
+    for (const s of loris) {
+      s.resume(); // read what comes, so a close by the server is seen
+      s.write("GET /v1/estimate_gas_price HTTP/1.1\r\nHost: x\r\nX-");
+    }
+    await sleep(100);
+    // Fresh ones are not closed for a newcomer: it is refused.
+    const refused = await exchange(port, [GET()], { timeoutMs: 2000 });
+    expect(refused.responses.map((x) => x.status)).toEqual([503]);
+    await sleep(1100);
+    // Older than a second: the newcomer closes one of them and is answered.
+    const served = await exchange(port, [GET()], { halfClose: true });
+    expect(served.responses.map((x) => x.status)).toEqual([200]);
+    await vi.waitFor(() => expect(loris.filter((s) => s.closed)).toHaveLength(1), {
+      timeout: 10_000,
+    });
+    await sleep(100);
+    expect(loris.filter((s) => s.closed)).toHaveLength(1);
   });
 
   it("destroys a connection whose client stops reading after writeIdleTimeout, and not one that reads slowly", async () => {

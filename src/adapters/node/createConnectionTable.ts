@@ -46,9 +46,11 @@ export interface ConnectionTable {
   /**
    * The connection to close to make room for a new one: the one idle the longest, if it has
    * been idle for `minAge` ms; else one whose client has read nothing of an answer waiting for
-   * it, with no progress for `minAge` ms; else the one holding the most pipelined requests not
-   * parsed yet (a backlog no client behind a load balancer builds). `undefined` when there is
-   * none.
+   * it, with no progress for `minAge` ms; else the one whose request has been arriving the
+   * longest, owing no answer and with no progress for `minAge` ms (a head sent a few bytes at a
+   * time: a slow-loris client holding its place); else the one holding the most pipelined
+   * requests not parsed yet (a backlog no client behind a load balancer builds). `undefined`
+   * when there is none.
    */
   evictable(minAge: number): TrackedConnection | undefined;
   [Symbol.iterator](): IterableIterator<TrackedConnection>;
@@ -109,14 +111,19 @@ export function createConnectionTable(now: () => number): ConnectionTable {
       const before = now() - minAge;
       let idle: TrackedConnection | undefined;
       let stalled: TrackedConnection | undefined;
+      let arriving: TrackedConnection | undefined;
       let greedy: TrackedConnection | undefined;
       for (const c of connections.values()) {
         if (isIdle(c)) {
           if (c.idleSince <= before && c.idleSince < (idle?.idleSince ?? before + 1)) idle = c;
         } else if (c.socket.writableLength > 0 && c.lastProgress <= before) stalled ??= c;
-        else if (c.held > (greedy?.held ?? 0)) greedy = c;
+        else if (c.socket.writableLength === 0 && c.inFlight === 0 && c.held === 0) {
+          // Only the bytes of a request still arriving keep it from being idle.
+          if (c.lastProgress <= before && c.lastProgress < (arriving?.lastProgress ?? before + 1))
+            arriving = c;
+        } else if (c.held > (greedy?.held ?? 0)) greedy = c;
       }
-      return idle ?? stalled ?? greedy;
+      return idle ?? stalled ?? arriving ?? greedy;
     },
     [Symbol.iterator]: () => connections.values(),
   };

@@ -26,8 +26,10 @@ export interface NodeServerOptions extends HandlerOptions {
    */
   maxBodySize?: number;
   /**
-   * Connections open at once. At the cap, a new connection closes the one idle the longest;
-   * when none is idle, it is refused with 503 `web_framework_error`. Keep it well below the
+   * Connections open at once. At the cap, a new connection closes the one idle the longest
+   * (else one stuck on a client that reads nothing, or a request head arriving for over a
+   * second, or the deepest pipelined backlog); when there is none, it is refused with 503
+   * `web_framework_error`. Keep it well below the
    * open-file limit (`ulimit -n`).
    * @default 256
    */
