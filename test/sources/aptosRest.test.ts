@@ -228,6 +228,32 @@ describe("aptosRest against the fake node", () => {
     expect(events.at(-1)).toMatchObject({ type: "caught_up", blocks: 40 });
   });
 
+  it("reports a node that answers its ledger info but no block as unreachable once, and back once blocks come", async () => {
+    const node = await fakeNode({ blocks: 60 });
+    const { source$, events, from } = follow(node, { backfillBlocks: 10, unreachableAfter: 3 });
+    const got: BlockSample[] = [];
+    const sub = source$.subscribe((b) => got.push(b));
+    await until(() => expect(got).toHaveLength(10));
+    // New blocks, every answer for them of the wrong type for a while, while the tip is read
+    // (and answered) in the background all along.
+    node.inject({ kind: "wrong_type" }, { route: "block", times: 30 });
+    const ledgerReads = node.requests.filter((r) => r.route === "ledger").length;
+    node.chain.addBlocks(5);
+    await until(() => expect(got).toHaveLength(15));
+    sub.unsubscribe();
+    expect(asJson(got)).toEqual(expected(node, from(), node.chain.tip));
+    expect(node.requests.filter((r) => r.route === "ledger").length - ledgerReads).toBeGreaterThan(
+      3,
+    );
+    const types = events.map((e) => e.type).filter((t) => t !== "retrying");
+    expect(types.filter((t) => t === "unreachable")).toHaveLength(1);
+    expect(types.filter((t) => t === "recovered")).toHaveLength(1);
+    // Back only once the blocks came.
+    const back = events.findIndex((e) => e.type === "recovered");
+    const lastRetry = events.findLastIndex((e) => e.type === "retrying");
+    expect(back).toBeGreaterThan(lastRetry);
+  });
+
   it("skips heights the node pruned while it was away (410), logging the skip", async () => {
     const node = await fakeNode({ blocks: 60 });
     const { source$, events, from } = follow(node, { backfillBlocks: 10 });

@@ -69,8 +69,13 @@ export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient 
   let failures = 0;
   let downSince = 0;
   let reported = false;
+  // Requests whose latest attempt failed and that are still being retried: the node is back
+  // when none is left, not when the ledger info answers while every block is refused (that
+  // alternated "unusable" and "back" lines with each poll of the tip).
+  let failing = 0;
 
   function succeeded(url: string) {
+    if (failing > 0) return;
     if (reported)
       onEvent({ type: "recovered", url, failures, downMs: Math.max(0, now() - downSince) });
     failures = 0;
@@ -123,22 +128,32 @@ export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient 
     signal: AbortSignal,
   ): Promise<Answer<T>> {
     const url = baseUrl + path;
-    for (let n = 1; ; n++) {
-      const r = await attempt(url, parse, accept, priority, signal);
-      if (r.ok) {
-        succeeded(url);
-        return r.answer;
+    let failingNow = false;
+    try {
+      for (let n = 1; ; n++) {
+        const r = await attempt(url, parse, accept, priority, signal);
+        if (r.ok) {
+          if (failingNow) failing--;
+          failingNow = false;
+          succeeded(url);
+          return r.answer;
+        }
+        if (!failingNow) failing++;
+        failingNow = true;
+        failed(url, r.error);
+        // Retry-After may ask for more than the backoff, never for less: "0" or a past date
+        // from an overloaded node must not turn the retries into a flood.
+        const backoff = backoffDelay(n, options);
+        const delayMs =
+          r.retryAfterMs !== undefined
+            ? Math.max(backoff, Math.min(r.retryAfterMs, options.maxRetryAfterMs))
+            : backoff;
+        onEvent({ type: "retrying", url, attempt: n, delayMs, error: r.error });
+        await sleep(delayMs, undefined, { signal });
       }
-      failed(url, r.error);
-      // Retry-After may ask for more than the backoff, never for less: "0" or a past date
-      // from an overloaded node must not turn the retries into a flood.
-      const backoff = backoffDelay(n, options);
-      const delayMs =
-        r.retryAfterMs !== undefined
-          ? Math.max(backoff, Math.min(r.retryAfterMs, options.maxRetryAfterMs))
-          : backoff;
-      onEvent({ type: "retrying", url, attempt: n, delayMs, error: r.error });
-      await sleep(delayMs, undefined, { signal });
+    } finally {
+      // Given up (aborted with its window, or the source stopped): no longer failing.
+      if (failingNow) failing--;
     }
   }
 
