@@ -65,6 +65,8 @@ function relativeLinks(file: string): Link[] {
 function problem({ from, target }: Link): string | undefined {
   const [path, anchor] = target.split("#", 2) as [string, string | undefined];
   const file = path === "" ? from : resolve(dirname(from), decodeURIComponent(path));
+  // A clone of the repository (or its page on GitHub) has nothing outside it.
+  if (relative(ROOT, file).startsWith("..")) return "outside the repository";
   if (!existsSync(file)) return "no such file";
   if (anchor === undefined || !file.endsWith(".md")) return undefined;
   return anchorsOf(file).has(anchor) ? undefined : `no heading #${anchor}`;
@@ -101,5 +103,8 @@ describe("documentation links", () => {
       }),
     ).toBeUndefined();
     expect(problem({ from: readme, target: "docs/nothing.md" })).toBe("no such file");
+    expect(problem({ from: readme, target: "../shared/docs/interface.md" })).toBe(
+      "outside the repository",
+    );
   });
 });
