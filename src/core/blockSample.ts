@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { capIssues } from "./createIssueList.js";
+import { shorten, thrownText } from "./describeValue.js";
 import { BaseError, InvalidBlockSampleError, type ValidationIssue } from "./errors.js";
 import {
   hasIntegersWrittenOddly,
@@ -178,6 +179,18 @@ export type BlockSampleResult =
  */
 export function safeParseBlockSample(input: unknown): BlockSampleResult {
   if (isBlockSample(input)) return { ok: true, block: input };
+  // An object whose getters or proxy traps throw is a bad block like any other.
+  try {
+    return parseUnchecked(input);
+  } catch (cause) {
+    return {
+      ok: false,
+      issues: [{ path: "", message: `cannot be read: ${shorten(thrownText(cause), 120)}` }],
+    };
+  }
+}
+
+function parseUnchecked(input: unknown): BlockSampleResult {
   const odd = integersWrittenOddly(input);
   // Too many to locate: the line is rejected whatever else is wrong, and checking the rest
   // would turn millions of them into BigInts first.

@@ -1,4 +1,4 @@
-import { describeValue } from "./describeValue.js";
+import { describeValue, thrownText } from "./describeValue.js";
 import { StrategyError } from "./errors.js";
 import type { GasEstimate, Strategy } from "./types.js";
 import { U64_MAX } from "./u64.js";
@@ -36,7 +36,7 @@ export function checkEstimate(
     return {
       failure: new StrategyError(`strategy ${name} failed to estimate`, {
         cause,
-        details: String(cause),
+        details: thrownText(cause),
       }),
     };
   }

@@ -4,9 +4,11 @@ import type { GasConfig, GasConfigInput } from "./config.js";
 import { createBlockOrder } from "./createBlockOrder.js";
 import { createLedger } from "./createLedger.js";
 import { createStrategyRunner } from "./createStrategyRunner.js";
+import { describeValue, shorten, thrownText } from "./describeValue.js";
 import {
   BaseError,
   type BlockOrderError,
+  InvalidArgumentError,
   InvalidBlockSampleError,
   type StrategyError,
 } from "./errors.js";
@@ -134,11 +136,49 @@ export function createEngine(options: CreateEngineOptions): Engine {
     }
   }
 
+  /** `now()`, checked: a finite number of ms. */
+  function readClock(): number {
+    let t: unknown;
+    try {
+      t = now();
+    } catch (cause) {
+      throw new InvalidArgumentError([
+        { path: "now", message: `the engine's clock threw: ${shorten(thrownText(cause), 120)}` },
+      ]);
+    }
+    if (typeof t !== "number" || !Number.isFinite(t))
+      throw new InvalidArgumentError([
+        {
+          path: "now",
+          message: `the engine's clock must return a finite number of ms, got ${describeValue(t)}`,
+        },
+      ]);
+    return t;
+  }
+
+  // A strategy that feeds its own engine (ingest called from its ingest, estimate or reset)
+  // would publish snapshots out of order: refused, as a failure of that strategy.
+  let strategyRunning = false;
+  function inStrategy<T>(call: () => T): T {
+    strategyRunning = true;
+    try {
+      return call();
+    } finally {
+      strategyRunning = false;
+    }
+  }
+
   function ingest(input: unknown): IngestOutcome {
     if (closed) throw new BaseError("the engine is closed");
+    if (strategyRunning)
+      throw new BaseError(
+        "engine.ingest was called from inside the engine's strategy; a strategy must not feed its own engine",
+      );
     const parsed = safeParseBlockSample(input);
     if (!parsed.ok) reject(new InvalidBlockSampleError(parsed.issues));
     const block = parsed.block;
+    // Read the clock before anything changes: a clock that fails leaves the engine as it was.
+    const receivedAtMs = readClock();
     const where = place(block);
     if (where === "duplicate") {
       duplicate++;
@@ -168,13 +208,13 @@ export function createEngine(options: CreateEngineOptions): Engine {
     // be partial on a live node), so no strategy has to implement the rule itself.
     const toFeed = config.skipLatestBlock ? deferred : block;
     if (config.skipLatestBlock) deferred = block;
-    const fed = runner.feed(toFeed);
+    const fed = inStrategy(() => runner.feed(toFeed));
     accepted++;
     order.accept(block);
     newest = block;
     ledger.record(block);
     const min = effectiveMinPrice(block, config);
-    const { estimate, failure, promises } = runner.outcome(min, fed);
+    const { estimate, failure, promises } = inStrategy(() => runner.outcome(min, fed));
     if (failure) {
       strategyFailures++;
       events.next({ type: "strategy_failed", error: failure });
@@ -185,7 +225,7 @@ export function createEngine(options: CreateEngineOptions): Engine {
       ledger: ledger.state(block),
       minGasUnitPrice: min,
       strategy: name,
-      receivedAtMs: now(),
+      receivedAtMs,
       sequence: ++sequence,
       promises,
     });

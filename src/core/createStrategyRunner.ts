@@ -1,6 +1,7 @@
 import type { BlockSample } from "./blockSample.js";
 import { checkEstimate } from "./checkEstimate.js";
 import type { GasConfig } from "./config.js";
+import { thrownText } from "./describeValue.js";
 import { StrategyError } from "./errors.js";
 import { defaultEstimate } from "./estimate.js";
 import type { Tier } from "./tiers.js";
@@ -44,7 +45,10 @@ export function createStrategyRunner(strategy: Strategy, config: GasConfig): Str
   let resetPending = false;
 
   const failed = (what: string, cause: unknown) =>
-    new StrategyError(`strategy ${name} failed to ${what}`, { cause, details: String(cause) });
+    new StrategyError(`strategy ${name} failed to ${what}`, {
+      cause,
+      details: thrownText(cause),
+    });
 
   function estimate(min: bigint): { estimate?: GasEstimate; failure?: StrategyError } {
     if (!config.enabled) return { estimate: defaultEstimate(min, config.buckets) };
@@ -76,15 +80,18 @@ export function createStrategyRunner(strategy: Strategy, config: GasConfig): Str
     outcome(min, failure) {
       if (failure) return { estimate: undefined, failure, promises: undefined };
       const r = estimate(min);
-      if (r.failure || !strategy.promises)
-        return { estimate: r.estimate, failure: r.failure, promises: undefined };
-      // A strategy that makes promises reports them once per block; one that throws there fails
-      // like any other strategy method (the block is kept, the snapshot carries the failure).
+      if (r.failure) return { estimate: r.estimate, failure: r.failure, promises: undefined };
+      // A strategy that makes promises reports them once per block; one that throws there (or
+      // whose `promises` cannot be read) fails like any other strategy method (the block is
+      // kept, the snapshot carries the failure). The records are copied and frozen: a snapshot
+      // never changes, whatever the strategy does with the objects it returned.
       try {
+        if (!strategy.promises)
+          return { estimate: r.estimate, failure: undefined, promises: undefined };
         return {
           estimate: r.estimate,
           failure: undefined,
-          promises: Object.freeze({ ...strategy.promises() }),
+          promises: frozenPromises(strategy.promises()),
         };
       } catch (cause) {
         return {
@@ -95,4 +102,13 @@ export function createStrategyRunner(strategy: Strategy, config: GasConfig): Str
       }
     },
   };
+}
+
+function frozenPromises(
+  promises: Readonly<Record<Tier, PromiseRecord>>,
+): Readonly<Record<Tier, PromiseRecord>> {
+  const out: Partial<Record<Tier, PromiseRecord>> = {};
+  for (const [tier, record] of Object.entries(promises))
+    out[tier as Tier] = Object.freeze({ ...record });
+  return Object.freeze(out) as Readonly<Record<Tier, PromiseRecord>>;
 }

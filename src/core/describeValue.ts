@@ -68,3 +68,20 @@ function showBigInt(v: bigint): string {
 export function shorten(text: string, max = 200): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
+
+/**
+ * Text of a thrown value, whatever it is: `String(value)` when that works, else a description
+ * (a strategy may throw `Object.create(null)`, or an object whose `toString` throws, and the
+ * error that reports it must not throw in turn).
+ *
+ * @example
+ * thrownText(new Error("boom")); // "Error: boom"
+ * thrownText(Object.create(null)); // "a thrown object that cannot be shown as text"
+ */
+export function thrownText(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return `a thrown ${value === null ? "null" : typeof value} that cannot be shown as text`;
+  }
+}

@@ -1,5 +1,5 @@
 import type { GasConfig } from "./config.js";
-import { describeValue } from "./describeValue.js";
+import { describeValue, thrownText } from "./describeValue.js";
 import { BaseError, InvalidConfigError, StrategyError } from "./errors.js";
 import type { Strategy } from "./types.js";
 
@@ -28,7 +28,10 @@ export function resolveEngineStrategy(factory: unknown, config: GasConfig): Stra
     made = factory(config);
   } catch (cause) {
     if (cause instanceof BaseError) throw cause;
-    throw new StrategyError("the strategy factory failed", { cause, details: String(cause) });
+    throw new StrategyError("the strategy factory failed", {
+      cause,
+      details: thrownText(cause),
+    });
   }
   const problem = strategyProblem(made);
   if (problem)
@@ -47,7 +50,7 @@ function strategyProblem(s: unknown): string | undefined {
     if (missing.length > 0)
       return `returned a strategy without the method${missing.length > 1 ? "s" : ""} ${missing.join(", ")}`;
   } catch (cause) {
-    return `returned a strategy that cannot be read (${describeValue(String(cause))})`;
+    return `returned a strategy that cannot be read (${describeValue(thrownText(cause))})`;
   }
   return undefined;
 }

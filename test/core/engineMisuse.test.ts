@@ -5,6 +5,7 @@ import {
   aip34,
   BaseError,
   createEngine,
+  DEFAULT_GAS_CONFIG,
   type EngineEvent,
   InvalidArgumentError,
   InvalidConfigError,
@@ -75,6 +76,148 @@ describe("a strategy's estimate is read inside the guard", () => {
     });
     engine.ingest(idleBlock(1));
     expect(engine.snapshot()!.estimate!.prioritized).toBe(U64_MAX);
+  });
+});
+
+describe("whatever a strategy throws, the engine keeps going", () => {
+  /** A value whose text cannot be made: String() throws on it. */
+  const unprintable = () => Object.create(null) as unknown;
+  const throwing =
+    (where: "ingest" | "estimate" | "reset"): StrategyFactory =>
+    () => ({
+      name: "hostile",
+      ingest() {
+        if (where === "ingest") throw unprintable();
+      },
+      estimate: (min: bigint) => {
+        if (where === "estimate") throw unprintable();
+        return { deprioritized: min, regular: min, prioritized: min };
+      },
+      reset() {
+        if (where === "reset") throw unprintable();
+      },
+    });
+
+  it("an unprintable throw from ingest, estimate or reset is a strategy failure; the block is kept", () => {
+    for (const where of ["ingest", "estimate", "reset"] as const) {
+      const engine = createEngine({
+        strategy: throwing(where),
+        config: { skipLatestBlock: false },
+      });
+      expect(engine.ingest(idleBlock(1))).toBe("accepted");
+      // An epoch change resets the strategy.
+      expect(engine.ingest({ ...idleBlock(2), epoch: "2" })).toBe("accepted");
+      const s = engine.snapshot()!;
+      expect(s.ledger.blockHeight, where).toBe(2n);
+      expect(s.failure, where).toBeInstanceOf(StrategyError);
+      expect(s.failure!.message).toContain("a thrown object that cannot be shown as text");
+      expect(engine.ingest({ ...idleBlock(3), epoch: "2" })).toBe("accepted");
+      expect(engine.snapshot()!.ledger.blockHeight).toBe(3n);
+    }
+    const factory = thrown(() =>
+      createEngine({
+        strategy: () => {
+          throw unprintable();
+        },
+      }),
+    );
+    expect(factory.name).toBe("StrategyError");
+  });
+
+  it("a promises getter that throws is a strategy failure, and published promises never change", () => {
+    const broken = createEngine({
+      strategy: () => ({
+        ...throwing("ingest")(DEFAULT_GAS_CONFIG),
+        ingest() {},
+        get promises(): never {
+          throw new Error("no promises today");
+        },
+      }),
+    });
+    expect(broken.ingest(idleBlock(1))).toBe("accepted");
+    expect(broken.snapshot()!.failure!.message).toContain("no promises today");
+
+    // A strategy that hands out the same record every time cannot rewrite an old snapshot.
+    const record = {
+      withinBlocks: 1,
+      probability: 0.9,
+      bids: 1,
+      included: 1,
+      rate: 1,
+      recentBids: 1,
+      recentRate: 1,
+    };
+    const engine = createEngine({
+      strategy: () => ({
+        ...throwing("ingest")(DEFAULT_GAS_CONFIG),
+        ingest() {},
+        promises: () => ({ deprioritized: record, regular: record, prioritized: record }),
+      }),
+    });
+    engine.ingest(idleBlock(1));
+    const first = engine.snapshot()!;
+    record.bids = 5;
+    engine.ingest(idleBlock(2));
+    expect(first.promises!.regular.bids).toBe(1);
+    expect(engine.snapshot()!.promises!.regular.bids).toBe(5);
+    expect(Object.isFrozen(first.promises!.regular)).toBe(true);
+  });
+
+  it("a strategy that feeds its own engine fails; snapshots stay in height order", () => {
+    let engine: ReturnType<typeof createEngine> | undefined;
+    let fed = false;
+    engine = createEngine({
+      strategy: fixed(() => {
+        if (!fed) {
+          fed = true;
+          engine!.ingest(idleBlock(9));
+        }
+        return { deprioritized: 100n, regular: 100n, prioritized: 150n };
+      }),
+    });
+    const heights: bigint[] = [];
+    engine.snapshots$.subscribe((s) => heights.push(s.ledger.blockHeight));
+    engine.ingest(idleBlock(1));
+    engine.ingest(idleBlock(2));
+    expect(heights).toEqual([1n, 2n]);
+    expect(engine.snapshot()!.estimate).toBeDefined();
+    expect(engine.counters().strategyFailures).toBe(1);
+  });
+
+  it("a clock that throws or returns no number rejects the block and changes nothing", () => {
+    let t: unknown = 1000;
+    const engine = createEngine({
+      strategy: aip34(),
+      now: (() => {
+        if (t === "throw") throw unprintable();
+        return t;
+      }) as () => number,
+    });
+    engine.ingest(idleBlock(1));
+    for (const bad of [Number.NaN, "x", undefined, "throw"]) {
+      t = bad;
+      expect(thrown(() => engine.ingest(idleBlock(2))).name).toBe("InvalidArgumentError");
+      expect(engine.snapshot()!.ledger.blockHeight).toBe(1n);
+    }
+    t = 2000;
+    expect(engine.ingest(idleBlock(2))).toBe("accepted");
+    expect(engine.snapshot()!.receivedAtMs).toBe(2000);
+  });
+
+  it("a block whose getters throw is an invalid block sample", () => {
+    const engine = createEngine({ strategy: aip34() });
+    const trap = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error("trap");
+        },
+      },
+    );
+    const e = thrown(() => engine.ingest(trap));
+    expect(e.name).toBe("InvalidBlockSampleError");
+    expect(e.message).toContain("cannot be read: Error: trap");
+    expect(engine.counters().rejected).toBe(1);
   });
 });
 
