@@ -235,6 +235,13 @@ export function createEngine(options: CreateEngineOptions): Engine {
 
   function connect(source$: Observable<unknown>): Subscription {
     if (closed) throw new BaseError("the engine is closed");
+    if (typeof (source$ as Partial<Observable<unknown>> | null)?.subscribe !== "function")
+      throw new InvalidArgumentError([
+        {
+          path: "source$",
+          message: `must be an Observable of blocks, such as simulator() or pushSource() (got ${describeValue(source$)})`,
+        },
+      ]);
     connected++;
     let done = false;
     let sub: Subscription | undefined;

@@ -1,11 +1,12 @@
-import { describeValue } from "../core/describeValue.js";
-import { InvalidArgumentError, InvalidConfigError } from "../core/errors.js";
+import { describeValue, shorten, thrownText } from "../core/describeValue.js";
+import { InvalidArgumentError, InvalidConfigError, type ValidationIssue } from "../core/errors.js";
 import { CHAIN_STATE_HEADERS } from "./chainStateHeaders.js";
 import { createChainRoutes } from "./createChainRoutes.js";
 import { createOpenApiDocument } from "./createOpenApiDocument.js";
 import { createStaticRoutes } from "./createStaticRoutes.js";
 import { EXPLORER_OFF_MESSAGE } from "./explorer.js";
 import { type HandlerOptions, parseHandlerOptions, silentLogger } from "./handlerOptions.js";
+import { originForm } from "./mount.js";
 import { errorPair, pick, type Route, responsePair } from "./responses.js";
 import type {
   ErrorCode,
@@ -116,10 +117,10 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
         head,
       );
     if (url.charCodeAt(0) !== 47) {
-      const m = /^https?:\/\/[^/?#]*/i.exec(url);
-      if (!m) return error(400, "web_framework_error", "invalid request target", head);
-      url = url.slice(m[0].length) || "/";
-      if (url.charCodeAt(0) === 63) url = `/${url}`;
+      const origin = originForm(url);
+      if (origin === undefined)
+        return error(400, "web_framework_error", "invalid request target", head);
+      url = origin;
     }
     const q = url.indexOf("?");
     let path = q === -1 ? url : url.slice(0, q);
@@ -149,7 +150,7 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
 
   function answer(request: HandlerRequest): HandlerResponse {
     const misuse = requestProblem(request);
-    if (misuse) throw new InvalidArgumentError([{ path: "request", message: misuse }]);
+    if (misuse) throw new InvalidArgumentError([misuse]);
     let res: HandlerResponse;
     try {
       res = route(request);
@@ -223,7 +224,11 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
     });
   }
   const namespace = bp === "" ? undefined : `${bp}/`;
-  function owns(url: string) {
+  function owns(target: string) {
+    if (typeof target !== "string") return false;
+    // An absolute-form target (`http://host/v1/...`) is the route its path names, as `route` reads it.
+    const url = target.charCodeAt(0) === 47 ? target : originForm(target);
+    if (url === undefined) return false;
     const q = url.indexOf("?");
     const path = q === -1 ? url : url.slice(0, q);
     try {
@@ -235,7 +240,9 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
   return Object.assign(handler, {
     respond,
     owns,
-    claims: (url: string) => (namespace !== undefined && url.startsWith(namespace)) || owns(url),
+    claims: (url: string) =>
+      (namespace !== undefined && typeof url === "string" && url.startsWith(namespace)) ||
+      owns(url),
     errorResponse: (status: number, code: ErrorCode, message: string) =>
       error(status, code, message),
     document,
@@ -247,14 +254,28 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
  * Why a handler argument is not a {@link HandlerRequest}: not an object, or no string `method`
  * and `url`. (A request whose fields cannot be read is a request that fails: 500.)
  */
-function requestProblem(request: unknown): string | undefined {
-  if (typeof request === "object" && request !== null) {
-    try {
-      const r = request as Partial<Record<keyof HandlerRequest, unknown>>;
-      if (typeof r.method === "string" && typeof r.url === "string") return undefined;
-    } catch {
-      return undefined;
-    }
+function requestProblem(request: unknown): ValidationIssue | undefined {
+  if (typeof request !== "object" || request === null)
+    return {
+      path: "request",
+      message: `must be a request object { method, url, headers } (got ${describeValue(request)})`,
+    };
+  try {
+    const r = request as Partial<Record<keyof HandlerRequest, unknown>>;
+    if (typeof r.method !== "string")
+      return {
+        path: "request.method",
+        message: `must be a string (got ${describeValue(r.method)})`,
+      };
+    if (typeof r.url !== "string")
+      return { path: "request.url", message: `must be a string (got ${describeValue(r.url)})` };
+    if (typeof r.headers !== "object" || r.headers === null)
+      return {
+        path: "request.headers",
+        message: `must be an object of headers, names in lower case (got ${describeValue(r.headers)})`,
+      };
+  } catch (cause) {
+    return { path: "request", message: `cannot be read: ${shorten(thrownText(cause), 120)}` };
   }
-  return `must be a request object { method, url, headers } with string method and url (got ${describeValue(request)})`;
+  return undefined;
 }

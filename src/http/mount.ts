@@ -38,8 +38,11 @@ export function splitMountOptions<T extends HandlerOptions & { prefix?: string }
  * `url` (path and query) relative to `prefix`, or `undefined` when it lies outside it
  * (`/chain` holds `/chain`, `/chain/...` and `/chain?...`, not `/chainx`).
  */
-export function stripPrefix(url: string, prefix: string): string | undefined {
-  if (prefix === "") return url;
+export function stripPrefix(target: string, prefix: string): string | undefined {
+  if (prefix === "") return target;
+  // An absolute-form target (`http://host/chain/v1/...`) lies where its path does.
+  const url = target.charCodeAt(0) === 47 ? target : originForm(target);
+  if (url === undefined) return undefined;
   if (!url.startsWith(prefix)) return undefined;
   const after = url.charCodeAt(prefix.length);
   if (!(Number.isNaN(after) || after === 47 /* / */ || after === 63) /* ? */) return undefined;
@@ -61,4 +64,18 @@ export function parseCloseEngine(value: unknown, issues: ValidationIssue[]): boo
   if (typeof value === "boolean") return value;
   issues.push({ path: "closeEngine", message: `must be true or false (got ${String(value)})` });
   return true;
+}
+
+/**
+ * The path and query of an absolute-form request target (`http://host/v1/x?y` -> `/v1/x?y`),
+ * or `undefined` when `url` is not one.
+ *
+ * @example
+ * originForm("http://h/v1?x=1"); // "/v1?x=1"
+ */
+export function originForm(url: string): string | undefined {
+  const m = /^https?:\/\/[^/?#]*/i.exec(url);
+  if (!m) return undefined;
+  const rest = url.slice(m[0].length) || "/";
+  return rest.charCodeAt(0) === 63 ? `/${rest}` : rest;
 }

@@ -14,7 +14,8 @@ const BCS_TYPE = "application/x-bcs";
  * negotiateFormat("text/html,*\/*;q=0.8"); // "json"
  */
 export function negotiateFormat(accept: string | readonly string[] | undefined): EstimateFormat {
-  if (accept === undefined) return "json";
+  // Anything but a string or a list of them (a caller's own headers object) reads as no Accept.
+  if (typeof accept !== "string" && !Array.isArray(accept)) return "json";
   const list = typeof accept === "string" ? accept : accept.join(",");
   if (!/x-bcs/i.test(list)) return "json";
   let best: EstimateFormat = "json";

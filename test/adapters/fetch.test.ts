@@ -62,6 +62,20 @@ describe("createFetchHandler without a server", () => {
     expect(Buffer.from(await bcs.arrayBuffer()).toString("hex")).toBe(BCS);
   });
 
+  it("rejects what is not a Request with an InvalidArgumentError naming it", async () => {
+    const handler = createFetchHandler(engine);
+    for (const bad of [
+      null,
+      undefined,
+      "https://node.example/v1",
+      new URL("https://node.example/v1"),
+    ])
+      await expect(handler(bad as never)).rejects.toThrow(
+        /^invalid argument: request: must be a fetch Request \(url, method and Headers\) \(got .+\)$/,
+      );
+    expect((await get(handler, "https://node.example/v1")).status).toBe(200);
+  });
+
   it("gives HEAD, 204 and 304 responses no body", async () => {
     const handler = createFetchHandler(engine, { maxStalenessMs: false });
     const head = await get(handler, "http://x/v1/estimate_gas_price", { method: "HEAD" });

@@ -1,3 +1,4 @@
+import { of } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { U64_MAX } from "../../src/core/u64.js";
 import { createHandler } from "../../src/http/createHandler.js";
@@ -204,6 +205,19 @@ describe("whatever a strategy throws, the engine keeps going", () => {
     expect(engine.snapshot()!.receivedAtMs).toBe(2000);
   });
 
+  it("connect with something that is not an Observable is refused and counts nothing", () => {
+    const engine = createEngine({ strategy: aip34() });
+    for (const bad of [null, undefined, [idleBlock(1)], { next() {} }]) {
+      const e = thrown(() => engine.connect(bad as never));
+      expect(e.name).toBe("InvalidArgumentError");
+      expect(e.message).toMatch(/^invalid argument: source\$: must be an Observable of blocks/);
+    }
+    engine.ingest(idleBlock(1));
+    expect(engine.sourcesCompleted).toBe(false);
+    engine.connect(of(idleBlock(2)));
+    expect(engine.sourcesCompleted).toBe(true);
+  });
+
   it("a block whose getters throw is an invalid block sample", () => {
     const engine = createEngine({ strategy: aip34() });
     const trap = new Proxy(
@@ -285,16 +299,39 @@ describe("misuse gives named errors with the usual message shape", () => {
   it("handler(null) and other non-requests", () => {
     const engine = createEngine({ strategy: aip34() });
     const handler = createHandler(engine);
-    for (const bad of [null, undefined, "GET /", { method: "GET" }, { url: 5, method: "GET" }]) {
+    for (const bad of [null, undefined, "GET /"]) {
       const e = thrown(() => handler(bad as never));
       expect(e.name).toBe("InvalidArgumentError");
       expect(e.message).toMatch(
-        /^invalid argument: request: must be a request object \{ method, url, headers \} with string method and url \(got .+\)$/,
+        /^invalid argument: request: must be a request object \{ method, url, headers \} \(got .+\)$/,
       );
     }
+    const problems: [unknown, string][] = [
+      [{ url: "/v1" }, "request.method: must be a string (got nothing)"],
+      [{ url: 5, method: "GET" }, "request.url: must be a string (got 5)"],
+      [
+        { url: "/v1", method: "GET" },
+        "request.headers: must be an object of headers, names in lower case (got nothing)",
+      ],
+      [
+        { url: "/v1", method: "GET", headers: null },
+        "request.headers: must be an object of headers, names in lower case (got null)",
+      ],
+    ];
+    for (const [bad, message] of problems)
+      expect(thrown(() => handler(bad as never)).message).toBe(`invalid argument: ${message}`);
+    // A header of the wrong type reads as absent: the estimate is answered, as JSON.
+    engine.ingest(idleBlock(1));
+    const odd = handler({
+      method: "GET",
+      url: "/v1/estimate_gas_price",
+      headers: { accept: 5 } as never,
+    });
+    expect(odd.status).toBe(200);
+    expect(odd.headers["Content-Type"]).toBe("application/json");
     expect(() => handler(null as never)).toThrow(InvalidArgumentError);
     expect(() => createHandler(null as never)).toThrow(InvalidConfigError);
     // A real request is still answered.
-    expect(handler({ method: "GET", url: "/v1/-/healthy", headers: {} }).status).toBe(503);
+    expect(handler({ method: "GET", url: "/v1/-/healthy", headers: {} }).status).toBe(200);
   });
 });

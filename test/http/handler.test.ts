@@ -375,9 +375,15 @@ describe("estimate errors (status table of interface.md)", () => {
       const request = {
         method,
         url: "/v1/estimate_gas_price",
-        get headers(): never {
-          throw new Error("headers unreadable");
-        },
+        // Every header read throws (a broken adapter): the routing fails, not the request's shape.
+        headers: new Proxy(
+          {},
+          {
+            get(): never {
+              throw new Error("headers unreadable");
+            },
+          },
+        ),
       };
       const res = s.handler(request);
       expect(res.status, method).toBe(500);

@@ -400,6 +400,19 @@ describe("mount helpers for adapters", () => {
     expect(stripPrefix("/chainx/v1", "/chain")).toBeUndefined();
     expect(stripPrefix("/other", "/chain")).toBeUndefined();
     expect(stripPrefix("/v1/x", "")).toBe("/v1/x");
+    // An absolute-form target lies where its path does.
+    expect(stripPrefix("http://h/chain/v1/x?y=1", "/chain")).toBe("/v1/x?y=1");
+    expect(stripPrefix("http://h/chainx/v1", "/chain")).toBeUndefined();
+    expect(stripPrefix("nonsense", "/chain")).toBeUndefined();
+  });
+
+  it("owns and claims read an absolute-form target by its path; anything else is not theirs", () => {
+    const s = setup();
+    expect(s.handler.owns("http://h/v1/estimate_gas_price")).toBe(true);
+    expect(s.handler.owns("https://h:8/v1?x=1")).toBe(true);
+    expect(s.handler.owns("http://h/other")).toBe(false);
+    expect(s.handler.owns(null as never)).toBe(false);
+    expect(s.handler.claims(5 as never)).toBe(false);
   });
 
   it("splitMountOptions validates prefix and handler options together", () => {

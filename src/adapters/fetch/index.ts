@@ -3,6 +3,7 @@
 import { createHandler } from "../../http/createHandler.js";
 import type { HandlerOptions } from "../../http/handlerOptions.js";
 import { splitMountOptions, stripPrefix } from "../../http/mount.js";
+import { notARequest } from "../../http/notARequest.js";
 import type { HandlerEngine, HandlerRequest } from "../../http/types.js";
 
 /** Options of {@link createFetchHandler}: every handler option, plus `prefix`. */
@@ -57,6 +58,8 @@ export function createFetchHandler(
   const handler = createHandler(engine, handlerOptions);
 
   return async function gasdigestFetch(request: Request): Promise<Response> {
+    if (!isFetchRequest(request))
+      throw notARequest("a fetch Request (url, method and Headers)", request);
     const full = request.url;
     // The path and query of an absolute URL (fetch always hands one over).
     const slash = full.indexOf("/", full.indexOf("//") + 2);
@@ -73,4 +76,21 @@ export function createFetchHandler(
       headers: res.headers,
     });
   };
+}
+
+/** Whether `r` looks like a fetch `Request`: string `url` and `method`, `headers.get`. */
+function isFetchRequest(r: unknown): r is Request {
+  if (typeof r !== "object" || r === null) return false;
+  try {
+    const o = r as Partial<Request>;
+    return (
+      typeof o.url === "string" &&
+      typeof o.method === "string" &&
+      typeof o.headers === "object" &&
+      o.headers !== null &&
+      typeof o.headers.get === "function"
+    );
+  } catch {
+    return false;
+  }
 }
