@@ -5,6 +5,7 @@ import { createBlockOrder } from "../core/createBlockOrder.js";
 import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
 import { defaultEstimate, effectiveMinPrice } from "../core/estimate.js";
 import type { GasEstimate, StrategyFactory } from "../core/types.js";
+import { checkBacktestOptions } from "./backtestOptions.js";
 import { createLane, laneResult, verifyLane } from "./createLane.js";
 import { createSpikeDetector } from "./createSpikeDetector.js";
 import { type BacktestBlock, type BacktestResult, LOOKAHEAD_BLOCKS, TIERS } from "./types.js";
@@ -84,22 +85,10 @@ export interface Backtest {
  * bt.result().strategies[0].tiers.regular.inclusion.within1;
  */
 export function createBacktest(options: CreateBacktestOptions): Backtest {
+  checkBacktestOptions(options);
   const issues: ValidationIssue[] = [];
   const calmBlocks = options.calmBlocks ?? 10;
   const verifyEvery = options.verifyEvery ?? 1;
-  if (!Number.isInteger(verifyEvery) || verifyEvery < 1)
-    issues.push({
-      path: "verifyEvery",
-      message: `must be a whole number of blocks >= 1, got ${verifyEvery}`,
-    });
-  if (!Number.isInteger(calmBlocks) || calmBlocks < 1)
-    issues.push({
-      path: "calmBlocks",
-      message: `must be a whole number of blocks >= 1, got ${calmBlocks}`,
-    });
-  if (!Array.isArray(options.strategies) || options.strategies.length === 0)
-    issues.push({ path: "strategies", message: "must list at least one strategy" });
-  if (issues.length > 0) throw new InvalidConfigError(issues);
   const truth = parseGasConfig(options.config ?? {});
   const verify = options.verify ?? true;
   // Every engine follows the main config's ordering rules, so that all of them (and the

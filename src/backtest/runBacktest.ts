@@ -1,4 +1,6 @@
 import type { BlockSample, BlockSampleInput } from "../core/blockSample.js";
+import { describeValue } from "../core/describeValue.js";
+import { InvalidArgumentError } from "../core/errors.js";
 import { type CreateBacktestOptions, createBacktest } from "./createBacktest.js";
 import type { BacktestResult } from "./types.js";
 
@@ -25,6 +27,17 @@ export async function runBacktest(
   options: CreateBacktestOptions,
 ): Promise<BacktestResult> {
   const backtest = createBacktest(options);
+  if (
+    typeof history !== "object" ||
+    history === null ||
+    !(Symbol.asyncIterator in history || Symbol.iterator in history)
+  )
+    throw new InvalidArgumentError([
+      {
+        path: "history",
+        message: `must be an iterable or async iterable of blocks, such as simulateBlocks() or readHistory(file) (got ${describeValue(history)})`,
+      },
+    ]);
   if (Symbol.asyncIterator in history) for await (const block of history) backtest.push(block);
   else for (const block of history) backtest.push(block);
   return backtest.result();

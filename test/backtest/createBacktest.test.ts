@@ -196,16 +196,56 @@ describe("createBacktest: input and options", () => {
     expect(
       issues(() => createBacktest({ strategies: [], calmBlocks: 0, verifyEvery: 0.5 })),
     ).toEqual([
-      { path: "verifyEvery", message: "must be a whole number of blocks >= 1, got 0.5" },
-      { path: "calmBlocks", message: "must be a whole number of blocks >= 1, got 0" },
       { path: "strategies", message: "must list at least one strategy" },
+      { path: "calmBlocks", message: "must be a whole number of blocks >= 1, got 0" },
+      { path: "verifyEvery", message: "must be a whole number of blocks >= 1, got 0.5" },
     ]);
+    expect(
+      issues(() =>
+        createBacktest({
+          strategies: [null, {}, { strategy: aip34, name: 5 }, { strategy: aip34(), extra: 1 }],
+          config: { lowBlockHistory: 0 },
+          verify: "yes",
+          onBlock: 5,
+          nope: true,
+        } as never),
+      ),
+    ).toEqual([
+      { path: "nope", message: "unknown field" },
+      {
+        path: "strategies[0]",
+        message: "must be { strategy, name?, config? } such as { strategy: aip34() } (got null)",
+      },
+      {
+        path: "strategies[1].strategy",
+        message: "must be a strategy such as aip34() (got nothing)",
+      },
+      { path: "strategies[2].name", message: "must be a non-empty string (got 5)" },
+      { path: "strategies[3].extra", message: "unknown field" },
+      expect.objectContaining({ path: "config.lowBlockHistory" }),
+      { path: "verify", message: 'must be true or false, got "yes"' },
+      { path: "onBlock", message: "must be a function of each scored block, got 5" },
+    ]);
+    expect(issues(() => createBacktest(null as never))[0]!.message).toMatch(
+      /^createBacktest takes an options object/,
+    );
     expect(
       issues(() => createBacktest({ strategies: [{ strategy: aip34() }, { strategy: aip34() }] })),
     ).toEqual([{ path: "strategies[1].name", message: '"aip34" is used twice' }]);
-    expect(() =>
-      createBacktest({ strategies: [{ strategy: aip34(), config: { lowBlockHistory: 0 } }] }),
-    ).toThrow(InvalidConfigError);
+    expect(
+      issues(() =>
+        createBacktest({ strategies: [{ strategy: aip34(), config: { lowBlockHistory: 0 } }] }),
+      ),
+    ).toEqual([expect.objectContaining({ path: "strategies[0].config.lowBlockHistory" })]);
+  });
+
+  it("runBacktest refuses a history that is not iterable, naming it", async () => {
+    for (const bad of [null, 5, "abc", {}])
+      await expect(
+        runBacktest(bad as never, { strategies: [{ strategy: aip34() }] }),
+      ).rejects.toThrow(
+        /^invalid argument: history: must be an iterable or async iterable of blocks/,
+      );
   });
 
   it("a strategy that fails places no bid and is counted", async () => {
