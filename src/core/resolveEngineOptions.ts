@@ -27,6 +27,14 @@ export function resolveEngineOptions(options: unknown): {
       },
     ]);
   const o = options as { strategy?: unknown; config?: unknown; now?: unknown };
+  const unknown = Object.keys(o).filter((k) => k !== "strategy" && k !== "config" && k !== "now");
+  if (unknown.length > 0)
+    throw new InvalidConfigError(
+      unknown.map((k) => ({
+        path: k,
+        message: "unknown field (createEngine takes strategy, config and now)",
+      })),
+    );
   const builder = builderName(o.strategy);
   if (builder)
     throw new InvalidConfigError([

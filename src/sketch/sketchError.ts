@@ -35,3 +35,17 @@ export function checkWeight(field: string, weight: unknown): asserts weight is n
       `must be a finite number greater than 0, got ${describeValue(weight)}`,
     );
 }
+
+/**
+ * A sketch's options must be an object holding only the names it knows (a misspelt option
+ * would otherwise be ignored without a word).
+ *
+ * @throws {SketchError} naming the first unknown option, or `options` when it is no object.
+ */
+export function checkOptionKeys(options: unknown, known: readonly string[]): void {
+  if (typeof options !== "object" || options === null || Array.isArray(options))
+    throw new SketchError("options", `must be an object, got ${describeValue(options)}`);
+  for (const key of Object.keys(options))
+    if (!known.includes(key))
+      throw new SketchError(key, `is not an option (known: ${known.join(", ")})`);
+}

@@ -8,7 +8,7 @@ import {
 } from "./centroids.js";
 import { maxCentroids } from "./compressCentroids.js";
 import { emptyList, mergeCentroidLists } from "./mergeCentroidLists.js";
-import { checkFinite, SketchError } from "./sketchError.js";
+import { checkFinite, checkOptionKeys, SketchError } from "./sketchError.js";
 import { createTDigest, type TDigest } from "./tdigest.js";
 
 /** Options of {@link createSlidingDigest}. */
@@ -98,8 +98,7 @@ function wholeNumber(field: string, value: unknown, min: number): number {
  * window.quantile(0.5, 100); // 150
  */
 export function createSlidingDigest(options: SlidingDigestOptions): SlidingDigest {
-  if (typeof options !== "object" || options === null)
-    throw new SketchError("options", `must be an object, got ${describeValue(options)}`);
+  checkOptionKeys(options, ["windowBlocks", "chunks", "exactUpTo", "compression"]);
   const windowBlocks = wholeNumber("windowBlocks", options.windowBlocks, 1);
   const chunks = wholeNumber("chunks", options.chunks ?? 32, 1);
   const exactUpTo = wholeNumber("exactUpTo", options.exactUpTo ?? 1024, 0);

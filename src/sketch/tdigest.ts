@@ -1,7 +1,7 @@
 import { describeValue } from "../core/describeValue.js";
 import type { Centroids } from "./centroids.js";
 import { MergingDigest } from "./mergingDigest.js";
-import { SketchError } from "./sketchError.js";
+import { checkOptionKeys, SketchError } from "./sketchError.js";
 
 /** Options of {@link createTDigest}. */
 export interface TDigestOptions {
@@ -77,6 +77,7 @@ const MAX_COMPRESSION = 100_000;
  * digest.quantile(0.5); // 150 (exact: fewer distinct values than the compression)
  */
 export function createTDigest(options: TDigestOptions = {}): TDigest {
+  checkOptionKeys(options, ["compression", "bufferSize"]);
   const compression = options.compression ?? 500;
   if (
     typeof compression !== "number" ||

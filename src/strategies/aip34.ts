@@ -1,5 +1,7 @@
 import type { BlockSample } from "../core/blockSample.js";
 import type { GasConfig } from "../core/config.js";
+import { describeValue } from "../core/describeValue.js";
+import { InvalidConfigError } from "../core/errors.js";
 import { defaultEstimate, servedEstimate } from "../core/estimate.js";
 import { minInclusionPrice } from "../core/fullness.js";
 import { strategyBuilder } from "../core/strategyBuilder.js";
@@ -16,7 +18,17 @@ const byValue = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
  * @example
  * const engine = createEngine({ strategy: aip34(), config: { lowBlockHistory: 5 } });
  */
-export const aip34: () => StrategyFactory = strategyBuilder("aip34", () => createAip34);
+export const aip34: () => StrategyFactory = strategyBuilder("aip34", (...args: unknown[]) => {
+  // Its settings are the engine's config: an argument here is a mistake that would be ignored.
+  if (args.length > 0 && args[0] !== undefined)
+    throw new InvalidConfigError([
+      {
+        path: "",
+        message: `aip34() takes no options; its settings (lowBlockHistory, fullBlockTxns, ...) are the engine's config (got ${describeValue(args[0])})`,
+      },
+    ]);
+  return createAip34;
+});
 
 function createAip34(config: GasConfig): Strategy {
   const capacity = config.aggressiveBlockHistory;

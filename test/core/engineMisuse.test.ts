@@ -254,6 +254,16 @@ describe("misuse gives named errors with the usual message shape", () => {
     );
   });
 
+  it("an unknown option of createEngine, or an argument to aip34(), is refused, not ignored", () => {
+    expect(thrown(() => createEngine({ strategy: aip34(), confg: {} } as never)).message).toBe(
+      "invalid configuration: confg: unknown field (createEngine takes strategy, config and now)",
+    );
+    expect(thrown(() => (aip34 as (o: unknown) => unknown)({ lowBlockHistory: 5 })).message).toBe(
+      "invalid configuration: aip34() takes no options; its settings (lowBlockHistory, fullBlockTxns, ...) are the engine's config (got an object)",
+    );
+    expect(() => createEngine({ strategy: aip34() })).not.toThrow();
+  });
+
   it("a factory returning null, a broken strategy, or a factory that throws", () => {
     expect(thrown(() => createEngine({ strategy: () => null as never }))).toEqual({
       name: "InvalidConfigError",

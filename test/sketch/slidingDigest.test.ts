@@ -214,6 +214,16 @@ describe("createSlidingDigest: accuracy and memory", () => {
         "compression must be a number from 10 to 100000, got 1",
       ],
       [
+        () => createSlidingDigest({ windowBlocks: 10, window: 5 } as never),
+        "window is not an option (known: windowBlocks, chunks, exactUpTo, compression)",
+      ],
+      [() => createSlidingDigest(null as never), "options must be an object, got null"],
+      [
+        () => createTDigest({ compresion: 100 } as never),
+        "compresion is not an option (known: compression, bufferSize)",
+      ],
+      [() => createTDigest(5 as never), "options must be an object, got 5"],
+      [
         () => createSlidingDigest({ windowBlocks: 10 }).addBlock([1, Number.NaN]),
         "values[1] must be a finite number, got NaN",
       ],
