@@ -78,8 +78,9 @@ function createProgress(io: CliIo, total: number) {
     update(n: number, height: bigint) {
       // One line when a block crosses one or more 10 % steps (with under 10 blocks, each
       // block crosses several).
-      if (nextStep > 10 || n < Math.ceil((total * nextStep) / 10)) return;
+      const step = nextStep;
       while (nextStep <= 10 && n >= Math.ceil((total * nextStep) / 10)) nextStep++;
+      if (nextStep === step) return;
       io.stderr.write(
         `recorded ${n}/${total} blocks (${Math.floor((n * 100) / total)}%), height ${height}\n`,
       );

@@ -156,17 +156,10 @@ export function createEngine(options: CreateEngineOptions): Engine {
     return t;
   }
 
-  // A strategy that feeds its own engine (ingest called from its ingest, estimate or reset)
-  // would publish snapshots out of order: refused, as a failure of that strategy.
+  // Set while the strategy runs: a strategy that feeds its own engine (ingest called from its
+  // ingest, estimate or reset) would publish snapshots out of order, so that ingest is refused
+  // (and fails the strategy like any throw).
   let strategyRunning = false;
-  function inStrategy<T>(call: () => T): T {
-    strategyRunning = true;
-    try {
-      return call();
-    } finally {
-      strategyRunning = false;
-    }
-  }
 
   function ingest(input: unknown): IngestOutcome {
     if (closed) throw new BaseError("the engine is closed");
@@ -208,13 +201,21 @@ export function createEngine(options: CreateEngineOptions): Engine {
     // be partial on a live node), so no strategy has to implement the rule itself.
     const toFeed = config.skipLatestBlock ? deferred : block;
     if (config.skipLatestBlock) deferred = block;
-    const fed = inStrategy(() => runner.feed(toFeed));
-    accepted++;
-    order.accept(block);
-    newest = block;
-    ledger.record(block);
-    const min = effectiveMinPrice(block, config);
-    const { estimate, failure, promises } = inStrategy(() => runner.outcome(min, fed));
+    strategyRunning = true;
+    let outcome: ReturnType<typeof runner.outcome>;
+    let min: bigint;
+    try {
+      const fed = runner.feed(toFeed);
+      accepted++;
+      order.accept(block);
+      newest = block;
+      ledger.record(block);
+      min = effectiveMinPrice(block, config);
+      outcome = runner.outcome(min, fed);
+    } finally {
+      strategyRunning = false;
+    }
+    const { estimate, failure, promises } = outcome;
     if (failure) {
       strategyFailures++;
       events.next({ type: "strategy_failed", error: failure });
