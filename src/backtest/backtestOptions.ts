@@ -1,6 +1,7 @@
 import { parseGasConfig } from "../core/config.js";
 import { describeValue } from "../core/describeValue.js";
 import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
+import { unreadableOptions } from "../core/readOptions.js";
 
 const KNOWN = new Set(["strategies", "config", "calmBlocks", "verify", "verifyEvery", "onBlock"]);
 const STRATEGY_KNOWN = new Set(["name", "strategy", "config"]);
@@ -66,6 +67,8 @@ export function checkBacktestOptions(options: unknown): void {
         message: `createBacktest takes an options object such as { strategies: [{ strategy: aip34() }] } (got ${describeValue(options)})`,
       },
     ]);
+  const unreadable = unreadableOptions(options);
+  if (unreadable) throw new InvalidConfigError([unreadable]);
   const o = options as Record<string, unknown>;
   const issues: ValidationIssue[] = Object.keys(o)
     .filter((k) => !KNOWN.has(k))

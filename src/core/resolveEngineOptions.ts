@@ -1,6 +1,7 @@
 import { type GasConfig, parseGasConfig } from "./config.js";
 import { describeValue } from "./describeValue.js";
 import { InvalidConfigError } from "./errors.js";
+import { unreadableOptions } from "./readOptions.js";
 import { resolveEngineStrategy } from "./resolveEngineStrategy.js";
 import { builderName } from "./strategyBuilder.js";
 import type { Strategy } from "./types.js";
@@ -26,6 +27,8 @@ export function resolveEngineOptions(options: unknown): {
         message: `createEngine takes an options object such as { strategy: aip34() } (got ${describeValue(options)})`,
       },
     ]);
+  const unreadable = unreadableOptions(options);
+  if (unreadable) throw new InvalidConfigError([unreadable]);
   const o = options as { strategy?: unknown; config?: unknown; now?: unknown };
   const unknown = Object.keys(o).filter((k) => k !== "strategy" && k !== "config" && k !== "now");
   if (unknown.length > 0)

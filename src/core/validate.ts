@@ -1,11 +1,13 @@
 import { z } from "zod";
 import { capIssues } from "./createIssueList.js";
 import type { ValidationIssue } from "./errors.js";
+import { unreadableOptions } from "./readOptions.js";
 import { issuesFromZod } from "./zodIssues.js";
 
 /**
  * Validate each field on its own, then the cross-field rules (which also get the raw input);
- * returns the issues found, at most 20 plus a count of the rest. Every options type is such a
+ * returns the issues found, at most 20 plus a count of the rest (or the one field whose reading
+ * threw: a getter or a proxy trap). Every options type is such a
  * shape: its TypeScript types are `z.input`/`z.output` of `z.strictObject(shape)`.
  *
  * @example
@@ -18,6 +20,9 @@ export function validateShape<S extends z.ZodRawShape>(
   crossCheck: (fields: Partial<Record<keyof S, unknown>>, input: unknown) => ValidationIssue[],
   prefix: readonly PropertyKey[] = [],
 ): { ok: true; value: z.output<z.ZodObject<S>> } | { ok: false; issues: ValidationIssue[] } {
+  // A getter or proxy trap that throws is named as an issue, before zod reads the input.
+  const unreadable = unreadableOptions(input, prefix);
+  if (unreadable) return { ok: false, issues: [unreadable] };
   const schema = z.strictObject(shape);
   const r = schema.safeParse(input ?? {});
   const issues = r.success ? [] : issuesFromZod(r.error, prefix);

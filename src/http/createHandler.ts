@@ -40,7 +40,7 @@ const TOKEN_LIST = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|~
  * res.status; // 200 (after the first block)
  */
 export function createHandler(engine: HandlerEngine, options?: HandlerOptions): Handler {
-  if (typeof (engine as Partial<HandlerEngine> | undefined)?.snapshot !== "function")
+  if (!isEngine(engine))
     throw new InvalidConfigError([
       { path: "engine", message: "must be an engine made by createEngine()" },
     ]);
@@ -278,4 +278,13 @@ function requestProblem(request: unknown): ValidationIssue | undefined {
     return { path: "request", message: `cannot be read: ${shorten(thrownText(cause), 120)}` };
   }
   return undefined;
+}
+
+/** Whether `engine` has the methods the handler calls (a hostile proxy's throw counts as no). */
+function isEngine(engine: unknown): boolean {
+  try {
+    return typeof (engine as Partial<HandlerEngine> | undefined)?.snapshot === "function";
+  } catch {
+    return false;
+  }
 }

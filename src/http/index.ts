@@ -2,7 +2,9 @@
 // Not a package entry point: the handler's public API is exported from the root (src/index.ts).
 // createNodeHandler reads files with node:fs, so the runtime-neutral fetch adapter imports
 // createHandler and the plumbing from their own modules, never from here.
+export { describeValue } from "../core/describeValue.js";
 export { InvalidArgumentError, InvalidConfigError, type ValidationIssue } from "../core/errors.js";
+export { unreadableOptions } from "../core/readOptions.js";
 export { CHAIN_STATE_HEADERS, chainStateHeaders } from "./chainStateHeaders.js";
 export { createHandler } from "./createHandler.js";
 export { createNodeHandler } from "./createNodeHandler.js";

@@ -1,4 +1,6 @@
+import { describeValue } from "../core/describeValue.js";
 import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
+import { unreadableOptions } from "../core/readOptions.js";
 import { type HandlerOptions, safeParseHandlerOptions } from "./handlerOptions.js";
 
 /**
@@ -19,6 +21,8 @@ export function splitMountOptions<T extends HandlerOptions & { prefix?: string }
     const h = safeParseHandlerOptions(options);
     throw new InvalidConfigError([...extraIssues, ...(h.ok ? [] : h.issues)]);
   }
+  const unreadable = unreadableOptions(options);
+  if (unreadable) throw new InvalidConfigError([...extraIssues, unreadable]);
   const { prefix: given, ...rest } = options;
   const issues: ValidationIssue[] = [];
   let prefix = "";
@@ -62,7 +66,10 @@ export function stripPrefix(target: string, prefix: string): string | undefined 
 export function parseCloseEngine(value: unknown, issues: ValidationIssue[]): boolean {
   if (value === undefined) return true;
   if (typeof value === "boolean") return value;
-  issues.push({ path: "closeEngine", message: `must be true or false (got ${String(value)})` });
+  issues.push({
+    path: "closeEngine",
+    message: `must be true or false (got ${describeValue(value)})`,
+  });
   return true;
 }
 

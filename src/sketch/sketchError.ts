@@ -1,10 +1,11 @@
 import { describeValue } from "../core/describeValue.js";
 import { BaseError } from "../core/errors.js";
+import { unreadableOptions } from "../core/readOptions.js";
 
 /**
  * An invalid argument given to a sketch (t-digest or sliding window); `field` names the
- * argument. The sketch layer imports nothing of the project but the error root and
- * `describeValue`, so it stays usable on its own.
+ * argument. The sketch layer imports nothing of the project but the error root, `describeValue`
+ * and `readOptions` (which import nothing else), so it stays usable on its own.
  *
  * @example
  * try { digest.add(Number.NaN) } catch (e) { if (e instanceof SketchError) console.error(e.field) }
@@ -45,6 +46,8 @@ export function checkWeight(field: string, weight: unknown): asserts weight is n
 export function checkOptionKeys(options: unknown, known: readonly string[]): void {
   if (typeof options !== "object" || options === null || Array.isArray(options))
     throw new SketchError("options", `must be an object, got ${describeValue(options)}`);
+  const unreadable = unreadableOptions(options);
+  if (unreadable) throw new SketchError(unreadable.path || "options", unreadable.message);
   for (const key of Object.keys(options))
     if (!known.includes(key))
       throw new SketchError(key, `is not an option (known: ${known.join(", ")})`);

@@ -1,7 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { Observable } from "rxjs";
 import type { BlockSample } from "../core/blockSample.js";
+import { describeValue } from "../core/describeValue.js";
 import { InvalidBlockSampleError, InvalidConfigError } from "../core/errors.js";
+import { checkNdjsonOptions, ndjsonFileShape } from "./ndjsonOptions.js";
 import { readNdjson } from "./readNdjson.js";
 
 /** A rejected line of an NDJSON file. */
@@ -34,17 +36,19 @@ export interface NdjsonFileOptions {
  * completes at the end of the file. Bad lines are reported through `onInvalidLine` and skipped;
  * a file that cannot be read errors the Observable.
  *
- * @throws {InvalidConfigError} at call time when `speed` is not a positive number.
+ * @throws {InvalidConfigError} at call time when the path or an option is invalid (`speed` not a
+ * positive number, an unknown key, ...), listing every problem.
  * @example
  * engine.connect(ndjsonFile("history.ndjson", { onInvalidLine: (e) => console.error(e.message) }));
  * engine.connect(ndjsonFile("history.ndjson", { speed: 10 })); // ten times real time
  */
 export function ndjsonFile(path: string, options: NdjsonFileOptions = {}): Observable<BlockSample> {
-  const speed = options.speed;
-  if (speed !== undefined && !(typeof speed === "number" && speed > 0))
+  if (typeof path !== "string" || path === "")
     throw new InvalidConfigError([
-      { path: "speed", message: `must be a number above 0 (got ${String(speed)})` },
+      { path: "path", message: `must be a file path (got ${describeValue(path)})` },
     ]);
+  const o = checkNdjsonOptions(ndjsonFileShape, options);
+  const speed = o.speed;
   const paced = speed !== undefined && Number.isFinite(speed);
   return new Observable<BlockSample>((subscriber) => {
     const abort = new AbortController();
@@ -54,11 +58,11 @@ export function ndjsonFile(path: string, options: NdjsonFileOptions = {}): Obser
     (async () => {
       for await (const entry of readNdjson(path, {
         signal: abort.signal,
-        maxLineBytes: options.maxLineBytes,
+        maxLineBytes: o.maxLineBytes,
       })) {
         if (subscriber.closed) return;
         if (!entry.ok) {
-          options.onInvalidLine?.(new InvalidLineError(entry.line, entry.issues));
+          o.onInvalidLine?.(new InvalidLineError(entry.line, entry.issues));
           continue;
         }
         const ts = entry.block.timestampUsec;

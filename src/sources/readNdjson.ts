@@ -1,4 +1,5 @@
 import { createReadStream } from "node:fs";
+import { checkNdjsonOptions, readNdjsonShape } from "./ndjsonOptions.js";
 import {
   DEFAULT_MAX_LINE_BYTES,
   type NdjsonLine,
@@ -41,7 +42,8 @@ const EMPTY = new Uint8Array(0);
  * read in 1 MiB chunks, so memory is one chunk plus the longest line (at most `maxLineBytes`:
  * a longer line is forgotten as it comes and rejected with its number).
  *
- * @throws the file system error when the file cannot be opened or read.
+ * @throws {InvalidConfigError} on the first read when an option is invalid (every problem named);
+ * the file system error when the file cannot be opened or read.
  * @example
  * for await (const entry of readNdjson("history.ndjson")) if (!entry.ok) console.error(entry.line, entry.issues);
  */
@@ -49,9 +51,10 @@ export async function* readNdjson(
   path: string,
   options: ReadNdjsonOptions = {},
 ): AsyncGenerator<NdjsonLine> {
-  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-  const parse = { fastPath: options.fastPath };
-  const stream = createReadStream(path, { highWaterMark: 1 << 20, signal: options.signal });
+  const o = checkNdjsonOptions(readNdjsonShape, options);
+  const maxLineBytes = o.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const parse = { fastPath: o.fastPath };
+  const stream = createReadStream(path, { highWaterMark: 1 << 20, signal: o.signal });
   // The start of the current line, in pieces: only new bytes are searched for a newline, and a
   // long line is joined once, so a line costs time in proportion to its length.
   let parts: Buffer[] = [];
@@ -97,7 +100,7 @@ export async function* readNdjson(
           partsBytes = 0;
         }
       }
-      options.onBytes?.(bytesRead);
+      o.onBytes?.(bytesRead);
     }
     if (parts.length > 0) {
       const e = entry(oversized ? EMPTY : Buffer.concat(parts));

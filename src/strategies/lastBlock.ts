@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { BlockSample } from "../core/blockSample.js";
 import { clearingPrice } from "../core/clearingPrice.js";
 import type { GasConfig } from "../core/config.js";
+import { describeValue } from "../core/describeValue.js";
 import { InvalidConfigError } from "../core/errors.js";
 import { defaultEstimate, servedEstimate } from "../core/estimate.js";
 import { strategyBuilder } from "../core/strategyBuilder.js";
@@ -12,10 +13,14 @@ import { validateShape } from "../core/validate.js";
 const lastBlockShape = {
   /** Bid this multiple of the last block's clearing price (rounded up). @default 1 */
   multiplier: z
-    .number({ error: (iss) => `must be a number from 1 to 1000000, got ${String(iss.input)}` })
-    .min(1, { error: (iss) => `must be a number from 1 to 1000000, got ${String(iss.input)}` })
+    .number({
+      error: (iss) => `must be a number from 1 to 1000000, got ${describeValue(iss.input)}`,
+    })
+    .min(1, {
+      error: (iss) => `must be a number from 1 to 1000000, got ${describeValue(iss.input)}`,
+    })
     .max(1_000_000, {
-      error: (iss) => `must be a number from 1 to 1000000, got ${String(iss.input)}`,
+      error: (iss) => `must be a number from 1 to 1000000, got ${describeValue(iss.input)}`,
     })
     .default(1),
 };

@@ -417,6 +417,24 @@ describe("options and listen", () => {
     await other.shutdown();
   });
 
+  it("listen rejects a bad host or port, and an unknown option, naming each", async () => {
+    const server = http.createServer();
+    let error: unknown;
+    await listen(server, { port: "8080", hots: "::1", host: "" } as never).catch((e) => {
+      error = e;
+    });
+    expect(error).toBeInstanceOf(InvalidConfigError);
+    expect((error as InvalidConfigError).issues).toEqual([
+      { path: "hots", message: "unknown field (listen takes host and port)" },
+      { path: "host", message: 'must be a non-empty string (got "")' },
+      { path: "port", message: 'must be a whole number from 0 to 65535 (got "8080")' },
+    ]);
+    await expect(listen(server, { port: 65536 })).rejects.toThrow(
+      "port: must be a whole number from 0 to 65535 (got 65536)",
+    );
+    expect(server.listening).toBe(false);
+  });
+
   it("serves under a custom base path and header prefix", async () => {
     const { base } = await start({ basePath: "/chain/v2", headerPrefix: "X-Chain-" });
     const res = await request(base, "/chain/v2/estimate_gas_price");

@@ -374,7 +374,7 @@ describe("options", () => {
       { path: "maxConnections", message: "must be a whole number >= 1 (got 0)" },
       { path: "maxBodySize", message: "must be a whole number >= 0 (got -1)" },
       { path: "maxPipelinedRequests", message: "must be a whole number >= 1 (got 1.5)" },
-      { path: "writeIdleTimeout", message: "must be a whole number >= 1 (got soon)" },
+      { path: "writeIdleTimeout", message: 'must be a whole number >= 1 (got "soon")' },
     ]);
   });
 

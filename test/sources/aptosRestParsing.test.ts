@@ -353,6 +353,14 @@ describe("aptosRest options", () => {
     expect(message("http://node/v1?x=1")).toEqual([
       { path: "url", message: "must not carry a query or fragment" },
     ]);
+    expect(message(new URL("http://node") as never)).toEqual([
+      {
+        path: "url",
+        message: "must be an http(s) URL string such as http://127.0.0.1:8080 (got an object)",
+      },
+    ]);
+    // A long bad URL is echoed cut to fit a log line.
+    expect(message(`x${"y".repeat(10_000)}`)[0]!.message).toMatch(/\(10001 characters\)\)$/);
   });
 
   it("lists every bad option and fills in the defaults", () => {

@@ -103,6 +103,24 @@ describe("ndjsonFile", () => {
     );
   });
 
+  it("refuses an unknown option, a callback that is not a function and a bad maxLineBytes, all at once", () => {
+    let error: unknown;
+    try {
+      ndjsonFile("x.ndjson", { onInvalidLine: "log", maxLineBytes: 0, sped: 2 } as never);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(InvalidConfigError);
+    expect((error as InvalidConfigError).issues.map((i) => `${i.path}: ${i.message}`)).toEqual([
+      "maxLineBytes: must be at least 1",
+      "onInvalidLine: must be a function taking an InvalidLineError",
+      "sped: unknown field",
+    ]);
+    expect(() => ndjsonFile("", {})).toThrow('path: must be a file path (got "")');
+    // Infinity: as fast as the subscriber takes them.
+    expect(() => ndjsonFile("x.ndjson", { speed: Number.POSITIVE_INFINITY })).not.toThrow();
+  });
+
   it("cancels the pacing timer when unsubscribed: nothing is left to keep the process alive", async () => {
     // The second block is an hour after the first: at speed 1 the source waits an hour for it.
     // Run in a child against the built package, so "cancelled" is what a user sees (the process

@@ -25,6 +25,20 @@ const tooLong = (n: number, max: number): NdjsonLine => ({
   issues: [{ path: "", message: `line longer than ${max} bytes`, code: "too_large" }],
 });
 
+describe("readNdjson options", () => {
+  it("are checked on the first read, every problem named, before the file is opened", async () => {
+    const read = readNdjson("/no/such/file.ndjson", {
+      maxLineBytes: 1.5,
+      signal: "stop",
+      fastPath: 1,
+      onByte: () => {},
+    } as never);
+    await expect(read.next()).rejects.toThrow(
+      "invalid configuration: maxLineBytes: must be a whole number of bytes; signal: must be an AbortSignal; fastPath: must be true or false; onByte: unknown field",
+    );
+  });
+});
+
 describe("readNdjson maxLineBytes", () => {
   it("rejects a long line inside one chunk with its number, and reads on", async () => {
     const long = line(2, 3000); // ~18 KB, far inside the first 1 MiB chunk

@@ -1,5 +1,11 @@
 import type http from "node:http";
 import type { AddressInfo } from "node:net";
+import {
+  describeValue,
+  InvalidConfigError,
+  unreadableOptions,
+  type ValidationIssue,
+} from "../../http/index.js";
 
 /** Options of {@link listen}. */
 export interface ListenOptions {
@@ -13,11 +19,20 @@ export interface ListenOptions {
  * Start listening and resolve with the bound address once the server accepts connections
  * (rejects with the socket error, e.g. `EADDRINUSE`).
  *
+ * Rejects with {@link InvalidConfigError} when `host` is not a non-empty string, `port` not a
+ * whole number from 0 to 65535, or an option is unknown (every problem named).
+ *
  * @example
  * const { address, port } = await listen(server, { port: 0 });
  */
 export function listen(server: http.Server, options: ListenOptions = {}): Promise<AddressInfo> {
-  const { host = "127.0.0.1", port = 8080 } = options;
+  let checked: ListenOptions;
+  try {
+    checked = checkListenOptions(options);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  const { host = "127.0.0.1", port = 8080 } = checked;
   return new Promise((resolve, reject) => {
     const onError = (err: Error) => {
       server.off("listening", onListening);
@@ -37,4 +52,36 @@ export function listen(server: http.Server, options: ListenOptions = {}): Promis
       reject(err);
     }
   });
+}
+
+function checkListenOptions(options: unknown): ListenOptions {
+  if (typeof options !== "object" || options === null || Array.isArray(options))
+    throw new InvalidConfigError([
+      {
+        path: "",
+        message: `must be an object such as { port: 0 } (got ${describeValue(options)})`,
+      },
+    ]);
+  const unreadable = unreadableOptions(options);
+  if (unreadable) throw new InvalidConfigError([unreadable]);
+  const o = options as Record<string, unknown>;
+  const issues: ValidationIssue[] = Object.keys(o)
+    .filter((k) => k !== "host" && k !== "port")
+    .map((k) => ({ path: k, message: "unknown field (listen takes host and port)" }));
+  if (o.host !== undefined && (typeof o.host !== "string" || o.host === ""))
+    issues.push({
+      path: "host",
+      message: `must be a non-empty string (got ${describeValue(o.host)})`,
+    });
+  const port = o.port;
+  if (
+    port !== undefined &&
+    !(Number.isInteger(port) && (port as number) >= 0 && (port as number) <= 65535)
+  )
+    issues.push({
+      path: "port",
+      message: `must be a whole number from 0 to 65535 (got ${describeValue(port)})`,
+    });
+  if (issues.length > 0) throw new InvalidConfigError(issues);
+  return o as ListenOptions;
 }

@@ -1,8 +1,10 @@
 import {
+  describeValue,
   type HandlerOptions,
   InvalidConfigError,
   parseCloseEngine,
   safeParseHandlerOptions,
+  unreadableOptions,
   type ValidationIssue,
 } from "../../http/index.js";
 
@@ -113,6 +115,8 @@ export function parseServerOptions(input: NodeServerOptions | undefined): {
 } {
   if (input !== undefined && (typeof input !== "object" || input === null))
     throw new InvalidConfigError([{ path: "", message: "options must be an object" }]);
+  const unreadable = unreadableOptions(input);
+  if (unreadable) throw new InvalidConfigError([unreadable]);
   const issues: ValidationIssue[] = [];
   const server: Record<string, unknown> = { ...SERVER_DEFAULTS };
   const handler: Record<string, unknown> = {};
@@ -132,7 +136,7 @@ export function parseServerOptions(input: NodeServerOptions | undefined): {
     else
       issues.push({
         path: key,
-        message: `must be a whole number >= ${min} (got ${String(value)})`,
+        message: `must be a whole number >= ${min} (got ${describeValue(value)})`,
       });
   }
   const h = safeParseHandlerOptions(handler);

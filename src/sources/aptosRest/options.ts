@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { describeValue } from "../../core/describeValue.js";
 import { InvalidConfigError, type ValidationIssue } from "../../core/errors.js";
 import { fnOption, msOption, u64Option, wholeOption } from "../../core/optionSchemas.js";
 import { validateShape } from "../../core/validate.js";
@@ -169,6 +170,13 @@ function crossCheck(f: Partial<Record<keyof typeof shape, unknown>>): Validation
  * @throws {InvalidConfigError} (path `url`) when it is not an http(s) URL.
  */
 export function normaliseNodeUrl(url: string): string {
+  if (typeof url !== "string")
+    throw new InvalidConfigError([
+      {
+        path: "url",
+        message: `must be an http(s) URL string such as http://127.0.0.1:8080 (got ${describeValue(url)})`,
+      },
+    ]);
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -176,7 +184,7 @@ export function normaliseNodeUrl(url: string): string {
     throw new InvalidConfigError([
       {
         path: "url",
-        message: `must be an http(s) URL such as http://127.0.0.1:8080 (got "${url}")`,
+        message: `must be an http(s) URL such as http://127.0.0.1:8080 (got ${describeValue(url)})`,
       },
     ]);
   }

@@ -1,3 +1,4 @@
+import { describeValue } from "../../core/describeValue.js";
 import { InvalidConfigError } from "../../core/errors.js";
 
 /** A validated Redis URL. */
@@ -24,15 +25,18 @@ const bad = (message: string) => new InvalidConfigError([{ path: "url", message 
  * parseRedisUrl("redis://127.0.0.1:6379/2"); // { host: "127.0.0.1", port: 6379, db: 2, ... }
  */
 export function parseRedisUrl(url: string): RedisTarget {
+  if (typeof url !== "string")
+    throw bad(`must be a URL string such as redis://127.0.0.1:6379 (got ${describeValue(url)})`);
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw bad(`must be a URL such as redis://127.0.0.1:6379 (got "${url}")`);
+    throw bad(`must be a URL such as redis://127.0.0.1:6379 (got ${describeValue(url)})`);
   }
   if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:")
     throw bad(`must use redis or rediss (got "${parsed.protocol.slice(0, -1)}")`);
-  if (!parsed.hostname) throw bad(`must name a host, as in redis://127.0.0.1:6379 (got "${url}")`);
+  if (!parsed.hostname)
+    throw bad(`must name a host, as in redis://127.0.0.1:6379 (got ${describeValue(url)})`);
   if (parsed.search || parsed.hash) throw bad("must not carry a query or fragment");
   const path = parsed.pathname.replace(/^\/+/, "");
   if (path !== "" && !/^\d{1,9}$/.test(path))

@@ -3,6 +3,7 @@ import {
   safeParseBlockSample,
   serializeBlockSample,
 } from "../../core/blockSample.js";
+import { describeValue } from "../../core/describeValue.js";
 import type { ValidationIssue } from "../../core/errors.js";
 import { parseJsonLossless } from "../../core/parseJsonLossless.js";
 
@@ -66,7 +67,10 @@ export function decodeStreamEntry(id: string, fields: readonly string[]): Decode
   const parts = splitId(id);
   const height = parts?.[1] === 0n ? parts[0] : undefined;
   if (height === undefined)
-    return { ok: false, issues: [{ path: "id", message: `must be <height>-0 (got "${id}")` }] };
+    return {
+      ok: false,
+      issues: [{ path: "id", message: `must be <height>-0 (got ${describeValue(id)})` }],
+    };
   let text: string | undefined;
   for (let i = 0; i + 1 < fields.length; i += 2)
     if (fields[i] === BLOCK_FIELD) text = fields[i + 1];

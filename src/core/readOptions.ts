@@ -1,0 +1,60 @@
+import { thrownText } from "./describeValue.js";
+import type { ValidationIssue } from "./errors.js";
+
+/** Deepest nesting of plain objects and arrays read; deeper values are not read. */
+const MAX_DEPTH = 16;
+
+/**
+ * Where reading an options value throws, if it does: every own enumerable key of its plain
+ * objects and arrays is read once, as validation will read them (class instances, functions,
+ * Observables and signals are not looked into). A getter or a proxy trap that throws then gives
+ * an issue naming the field, not a raw error from inside validation.
+ *
+ * @example
+ * unreadableOptions({ tiers: { get regular() { throw new Error("boom"); } } }, ["calibrated"]);
+ * // { path: "calibrated.tiers.regular", message: "cannot be read: Error: boom", code: "unreadable" }
+ * unreadableOptions({ n: 1 }); // undefined
+ */
+export function unreadableOptions(
+  value: unknown,
+  prefix: readonly PropertyKey[] = [],
+): ValidationIssue | undefined {
+  const path: PropertyKey[] = [...prefix];
+  try {
+    visit(value, path, 0);
+    return undefined;
+  } catch (error) {
+    return {
+      path: showPath(path),
+      message: `cannot be read: ${thrownText(error)}`,
+      code: "unreadable",
+    };
+  }
+}
+
+function visit(value: unknown, path: PropertyKey[], depth: number): void {
+  if (typeof value !== "object" || value === null || depth >= MAX_DEPTH) return;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      path.push(i);
+      visit(value[i], path, depth + 1);
+      path.pop();
+    }
+    return;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return;
+  for (const key of Object.keys(value)) {
+    path.push(key);
+    visit((value as Record<string, unknown>)[key], path, depth + 1);
+    path.pop();
+  }
+}
+
+/** `a.b[3].c`, as validation issues name paths (the sketches use this file without zod). */
+function showPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const key of path)
+    out += typeof key === "number" ? `[${key}]` : out ? `.${String(key)}` : String(key);
+  return out;
+}

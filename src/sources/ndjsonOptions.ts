@@ -1,0 +1,51 @@
+import { constants } from "node:buffer";
+import { z } from "zod";
+import { describeValue } from "../core/describeValue.js";
+import { InvalidConfigError } from "../core/errors.js";
+import { wholeOption } from "../core/optionSchemas.js";
+import { validateShape } from "../core/validate.js";
+import type { InvalidLineError } from "./ndjsonFile.js";
+
+const fn = <T>(what: string) =>
+  z.custom<T>((v) => typeof v === "function", `must be a function ${what}`);
+
+/** The options of `readNdjson` (and the `maxLineBytes` that `ndjsonFile` passes on). */
+export const readNdjsonShape = {
+  maxLineBytes: wholeOption("bytes")
+    .min(1, "must be at least 1")
+    .max(constants.MAX_LENGTH, `must be at most ${constants.MAX_LENGTH} (the largest Buffer)`)
+    .optional(),
+  signal: z
+    .custom<AbortSignal>((v) => v instanceof AbortSignal, "must be an AbortSignal")
+    .optional(),
+  onBytes: fn<(bytesRead: number) => void>("taking the bytes read so far").optional(),
+  fastPath: z.boolean({ error: "must be true or false" }).optional(),
+};
+
+/** The options of `ndjsonFile`. */
+export const ndjsonFileShape = {
+  maxLineBytes: readNdjsonShape.maxLineBytes,
+  onInvalidLine: fn<(error: InvalidLineError) => void>("taking an InvalidLineError").optional(),
+  // `Infinity` is allowed (as fast as the subscriber takes them), which `z.number()` refuses.
+  speed: z
+    .custom<number>((v) => typeof v === "number" && v > 0, {
+      error: (iss) => `must be a number above 0 (got ${describeValue(iss.input)})`,
+    })
+    .optional(),
+};
+
+/**
+ * Validate NDJSON reading options against `shape`: every problem named (unknown keys too).
+ *
+ * @throws {InvalidConfigError} listing them.
+ * @example
+ * const o = checkNdjsonOptions(ndjsonFileShape, { speed: 10 });
+ */
+export function checkNdjsonOptions<S extends z.ZodRawShape>(
+  shape: S,
+  options: unknown,
+): z.output<z.ZodObject<S>> {
+  const r = validateShape(shape, options, () => []);
+  if (!r.ok) throw new InvalidConfigError(r.issues);
+  return r.value;
+}
