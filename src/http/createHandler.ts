@@ -8,12 +8,13 @@ import { EXPLORER_OFF_MESSAGE } from "./explorer.js";
 import { type HandlerOptions, parseHandlerOptions, silentLogger } from "./handlerOptions.js";
 import { originForm } from "./mount.js";
 import { errorPair, pick, type Route, responsePair } from "./responses.js";
-import type {
-  ErrorCode,
-  Handler,
-  HandlerEngine,
-  HandlerRequest,
-  HandlerResponse,
+import {
+  ERROR_CODES,
+  type ErrorCode,
+  type Handler,
+  type HandlerEngine,
+  type HandlerRequest,
+  type HandlerResponse,
 } from "./types.js";
 
 const ALLOW = "GET, HEAD, OPTIONS";
@@ -243,11 +244,36 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
     claims: (url: string) =>
       (namespace !== undefined && typeof url === "string" && url.startsWith(namespace)) ||
       owns(url),
-    errorResponse: (status: number, code: ErrorCode, message: string) =>
-      error(status, code, message),
+    errorResponse: (status: number, code: ErrorCode, message: string) => {
+      const issues = errorResponseProblems(status, code, message);
+      if (issues.length > 0) throw new InvalidArgumentError(issues);
+      return error(status, code, message);
+    },
     document,
     options: o,
   });
+}
+
+/** What is wrong with `errorResponse`'s arguments: an error status, a known code, a message. */
+function errorResponseProblems(
+  status: unknown,
+  code: unknown,
+  message: unknown,
+): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  if (!(Number.isInteger(status) && (status as number) >= 400 && (status as number) <= 599))
+    issues.push({
+      path: "status",
+      message: `must be an error status from 400 to 599 (got ${describeValue(status)})`,
+    });
+  if (!(ERROR_CODES as readonly unknown[]).includes(code))
+    issues.push({
+      path: "errorCode",
+      message: `must be one of the node's error codes such as "internal_error" (got ${describeValue(code)})`,
+    });
+  if (typeof message !== "string")
+    issues.push({ path: "message", message: `must be a string (got ${describeValue(message)})` });
+  return issues;
 }
 
 /**

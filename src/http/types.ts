@@ -86,6 +86,9 @@ export interface Handler {
   /**
    * An error object response (JSON, with CORS and, when known, chain-state headers), for hosts
    * that must answer outside the handler (for example a malformed request head).
+   *
+   * @throws {InvalidArgumentError} when `status` is not from 400 to 599, `errorCode` not one of
+   * {@link ERROR_CODES} or `message` not a string.
    */
   errorResponse(status: number, errorCode: ErrorCode, message: string): HandlerResponse;
   /**

@@ -1,5 +1,5 @@
 import { describeValue } from "../core/describeValue.js";
-import { SketchError } from "./sketchError.js";
+import { MAX_LIST_WEIGHT, SketchError } from "./sketchError.js";
 
 /**
  * A list of centroids sorted by mean, the state of a t-digest. An *exact* centroid holds
@@ -23,9 +23,17 @@ export interface Centroids {
   readonly max: number;
 }
 
-/** Linear interpolation of y at x between (x0, y0) and (x1, y1); y1 when the span is empty. */
+/**
+ * Linear interpolation of y at x between (x0, y0) and (x1, y1); y1 when the span is empty.
+ * Spans wider than the largest double (-1e308 to 1e308) are taken in halves, so values near the
+ * ends of the number line interpolate instead of giving NaN.
+ */
 function lerp(x0: number, y0: number, x1: number, y1: number, x: number): number {
-  return x1 > x0 ? y0 + ((x - x0) / (x1 - x0)) * (y1 - y0) : y1;
+  if (!(x1 > x0)) return y1;
+  let t = (x - x0) / (x1 - x0);
+  if (t - t !== 0) t = (x / 2 - x0 / 2) / (x1 / 2 - x0 / 2);
+  const dy = y1 - y0;
+  return dy - dy === 0 ? y0 + t * dy : y0 * (1 - t) + y1 * t;
 }
 
 /**
@@ -223,4 +231,6 @@ export function checkCentroids(field: string, value: unknown): asserts value is 
       at(`count`),
       `must equal the sum of the weights (${sum}), got ${describeValue(count)}`,
     );
+  if (count > MAX_LIST_WEIGHT)
+    throw new SketchError(at(`count`), `must be at most 2^64, got ${count}`);
 }

@@ -74,7 +74,9 @@ export function compressCentroids(
     if (soFar + cw + w <= limit) {
       ce = ce === 1 && exact[r] === 1 && v === cm ? 1 : 0;
       cw += w;
-      cm += ((v - cm) * w) / cw;
+      const step = ((v - cm) * w) / cw;
+      // Near ±1.8e308 the difference (or its product with w) can pass the largest double.
+      cm = step - step === 0 ? cm + step : cm * ((cw - w) / cw) + v * (w / cw);
     } else {
       means[out] = cm;
       weights[out] = cw;

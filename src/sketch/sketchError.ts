@@ -28,14 +28,23 @@ export function checkFinite(field: string, value: unknown): asserts value is num
     throw new SketchError(field, `must be a finite number, got ${describeValue(value)}`);
 }
 
-/** Throw unless `weight` is a finite number greater than 0. */
+/** Throw unless `weight` is a number greater than 0 and at most {@link MAX_WEIGHT}. */
 export function checkWeight(field: string, weight: unknown): asserts weight is number {
-  if (typeof weight !== "number" || !(weight > 0) || weight === Number.POSITIVE_INFINITY)
+  if (typeof weight !== "number" || !(weight > 0) || weight > MAX_WEIGHT)
     throw new SketchError(
       field,
-      `must be a finite number greater than 0, got ${describeValue(weight)}`,
+      `must be a number greater than 0 and at most 2^53, got ${describeValue(weight)}`,
     );
 }
+
+/**
+ * Largest weight of one added value: weights are counts, and with this bound no sum of them
+ * (a digest's total, a window's) can overflow to Infinity, which would turn every quantile
+ * into NaN. A centroid list from outside may weigh at most {@link MAX_LIST_WEIGHT} in all.
+ */
+export const MAX_WEIGHT = 2 ** 53;
+/** Largest total weight of a centroid list given to `merge`, `tdigestFromJSON` or a window. */
+export const MAX_LIST_WEIGHT = 2 ** 64;
 
 /**
  * A sketch's options must be an object holding only the names it knows (a misspelt option

@@ -389,6 +389,10 @@ describe("options", () => {
     expect(res.status).toBe(400);
     expect(text(res)).toBe(errorBody("web_framework_error", "request head too large"));
     expect(res.headers).toMatchObject(chainHeadersAfter3());
+    // Its arguments are checked, every problem named: a host's typo never goes out on the wire.
+    expect(() => s.handler.errorResponse(200, "oops" as never, 5 as never)).toThrow(
+      'invalid argument: status: must be an error status from 400 to 599 (got 200); errorCode: must be one of the node\'s error codes such as "internal_error" (got "oops"); message: must be a string (got 5)',
+    );
   });
 });
 

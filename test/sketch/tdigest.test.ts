@@ -307,12 +307,26 @@ describe("createTDigest: rejects bad input with a clear error", () => {
       'value must be a finite number, got "12"',
     ],
     ["a bigint", (t) => t.add(12n as unknown as number), "value must be a finite number, got 12"],
-    ["weight 0", (t) => t.add(1, 0), "weight must be a finite number greater than 0, got 0"],
-    ["weight -1", (t) => t.add(1, -1), "weight must be a finite number greater than 0, got -1"],
+    [
+      "weight 0",
+      (t) => t.add(1, 0),
+      "weight must be a number greater than 0 and at most 2^53, got 0",
+    ],
+    [
+      "weight -1",
+      (t) => t.add(1, -1),
+      "weight must be a number greater than 0 and at most 2^53, got -1",
+    ],
+    [
+      // Weights are counts: a total past the largest double would make every quantile NaN.
+      "weight 1e300",
+      (t) => t.add(1, 1e300),
+      "weight must be a number greater than 0 and at most 2^53, got 1e+300",
+    ],
     [
       "weight NaN",
       (t) => t.add(1, Number.NaN),
-      "weight must be a finite number greater than 0, got NaN",
+      "weight must be a number greater than 0 and at most 2^53, got NaN",
     ],
     [
       "NaN in addMany",
@@ -337,7 +351,7 @@ describe("createTDigest: rejects bad input with a clear error", () => {
     [
       "a zero weight",
       (t) => t.addMany([4, 5], [1, 0]),
-      "weights[1] must be a finite number greater than 0, got 0",
+      "weights[1] must be a number greater than 0 and at most 2^53, got 0",
     ],
     ["q above 1", (t) => t.quantile(1.5), "q must be a number from 0 to 1, got 1.5"],
     ["q NaN", (t) => t.quantile(Number.NaN), "q must be a number from 0 to 1, got NaN"],
@@ -400,5 +414,40 @@ describe("createTDigest: rejects bad input with a clear error", () => {
     ];
     for (const [json, message] of bad)
       expect(() => tdigestFromJSON(json), message).toThrow(message);
+  });
+});
+
+describe("createTDigest: the ends of the number line", () => {
+  it("values spread over ±1.79e308 keep finite centroids and ordered quantiles (no overflow to NaN)", () => {
+    const t = createTDigest({ compression: 10 });
+    for (let i = 0; i < 10_000; i++) t.add((i / 10_000) * 1.79e308 * (i % 2 ? 1 : -1));
+    const qs = [0, 0.1, 0.25, 0.5, 0.75, 0.9, 1].map((q) => t.quantile(q));
+    for (const q of qs) expect(Number.isFinite(q)).toBe(true);
+    for (let i = 1; i < qs.length; i++) expect(qs[i]!).toBeGreaterThanOrEqual(qs[i - 1]!);
+    // Uniform over [-1.79e308, 1.79e308]: the quartiles near ∓0.9e308, the median near 0.
+    expect(qs[2]! / 1.79e308).toBeCloseTo(-0.5, 1);
+    expect(qs[4]! / 1.79e308).toBeCloseTo(0.5, 1);
+    expect(Math.abs(qs[3]! / 1.79e308)).toBeLessThan(0.05);
+    expect(t.cdf(0)).toBeCloseTo(0.5, 1);
+    // Its own JSON loads again.
+    expect(tdigestFromJSON(JSON.parse(JSON.stringify(t.toJSON()))).quantile(0.5)).toBe(qs[3]);
+  });
+
+  it("a centroid list weighing more than 2^64 is refused before anything is merged", () => {
+    const t = createTDigest().add(5);
+    const heavy = {
+      means: new Float64Array([1, 2]),
+      weights: new Float64Array([2 ** 64, 2 ** 64]),
+      exact: new Uint8Array([1, 1]),
+      length: 2,
+      count: 2 ** 65,
+      min: 1,
+      max: 2,
+    };
+    expect(() => t.merge(heavy)).toThrow(
+      "other.count must be at most 2^64, got 36893488147419103000",
+    );
+    expect(t.count).toBe(1);
+    expect(t.quantile(0.5)).toBe(5);
   });
 });
