@@ -1,3 +1,5 @@
+import { InvalidConfigError } from "../core/errors.js";
+import { unreadableOptions } from "../core/readOptions.js";
 import { createHandler } from "./createHandler.js";
 import type { HandlerOptions } from "./handlerOptions.js";
 import { swaggerUiFiles } from "./swaggerUiFiles.js";
@@ -14,6 +16,8 @@ import type { Handler, HandlerEngine } from "./types.js";
  */
 export function createNodeHandler(engine: HandlerEngine, options?: HandlerOptions): Handler {
   // Anything but an options object is left to createHandler, which names the problem.
+  const unreadable = unreadableOptions(options);
+  if (unreadable) throw new InvalidConfigError([unreadable]);
   if (options === undefined) return createHandler(engine, { explorerAssets: swaggerUiFiles() });
   if (
     typeof options === "object" &&

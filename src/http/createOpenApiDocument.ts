@@ -1,7 +1,10 @@
 import { z } from "zod";
 import { createDocument, type oas31, type ZodOpenApiResponseObject } from "zod-openapi";
+import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
+import { unreadableOptions } from "../core/readOptions.js";
 import { VERSION } from "../version.js";
 import { CHAIN_STATE_HEADERS } from "./chainStateHeaders.js";
+import { safeParseHandlerOptions } from "./handlerOptions.js";
 import {
   errorObjectSchema,
   gasEstimationSchema,
@@ -11,6 +14,30 @@ import {
 
 /** An OpenAPI 3.1 document. */
 export type OpenApiDocument = oas31.OpenAPIObject;
+
+/** The options with the handler's own rules for `basePath` and `headerPrefix`; nothing else. */
+function checkDocumentOptions(options: unknown): { basePath: string; headerPrefix: string } {
+  const unreadable = unreadableOptions(options);
+  if (unreadable) throw new InvalidConfigError([unreadable]);
+  const issues: ValidationIssue[] =
+    typeof options === "object" && options !== null
+      ? Object.keys(options)
+          .filter((k) => k !== "basePath" && k !== "headerPrefix")
+          .map((k) => ({ path: k, message: "unknown field (takes basePath and headerPrefix)" }))
+      : [];
+  const o = (typeof options === "object" && options !== null ? options : {}) as Record<
+    string,
+    unknown
+  >;
+  const checked = safeParseHandlerOptions(
+    typeof options === "object" && options !== null
+      ? { basePath: o.basePath, headerPrefix: o.headerPrefix }
+      : options,
+  );
+  if (!checked.ok) issues.push(...checked.issues);
+  if (issues.length > 0 || !checked.ok) throw new InvalidConfigError(issues);
+  return checked.value;
+}
 
 /** Options of {@link createOpenApiDocument}. */
 export interface CreateOpenApiDocumentOptions {
@@ -57,13 +84,14 @@ function errorResponse(
  * The OpenAPI 3.1 document of the served interface, built from the zod schemas of the wire
  * objects. Paths are relative to `servers[0].url` (the base path).
  *
+ * @throws {InvalidConfigError} when `basePath` or `headerPrefix` breaks the handler's rules for
+ * them, or another key is given (every problem named).
  * @example
  * const doc = createOpenApiDocument({ basePath: "/v1", headerPrefix: "X-Aptos-" });
  * doc.paths["/estimate_gas_price"].get.operationId; // "estimate_gas_price"
  */
 export function createOpenApiDocument(options: CreateOpenApiDocumentOptions = {}): OpenApiDocument {
-  const basePath = options.basePath ?? "/v1";
-  const prefix = options.headerPrefix ?? "X-Aptos-";
+  const { basePath, headerPrefix: prefix } = checkDocumentOptions(options);
   const allow = z
     .string()
     .meta({ description: "Methods the path accepts.", example: "GET, HEAD, OPTIONS" });

@@ -2,6 +2,7 @@ import http from "node:http";
 import type { Socket } from "node:net";
 import { describeValue } from "../core/describeValue.js";
 import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
+import { unreadableOptions } from "../core/readOptions.js";
 import { encodeErrorObject } from "../http/encodeErrorObject.js";
 import type { HandlerMetrics } from "../http/types.js";
 
@@ -150,16 +151,28 @@ function reply(
   }
 }
 
+/** Whether `value` has these methods (a hostile proxy's throw counts as no). */
+function hasMethods(value: unknown, ...names: string[]): boolean {
+  try {
+    return names.every(
+      (n) => typeof (value as Record<string, unknown> | undefined)?.[n] === "function",
+    );
+  } catch {
+    return false;
+  }
+}
+
 function parseOptions(metrics: HandlerMetrics, options: MetricsServerOptions) {
   const issues: ValidationIssue[] = [];
-  const m = metrics as Partial<HandlerMetrics> | undefined;
-  if (typeof m?.scrape !== "function" || typeof m?.observeRequest !== "function")
+  if (!hasMethods(metrics, "scrape", "observeRequest"))
     issues.push({
       path: "metrics",
       message: `must be metrics with observeRequest and scrape methods, such as createMetrics() (got ${describeValue(metrics)})`,
     });
   if (typeof options !== "object" || options === null)
     throw new InvalidConfigError([...issues, { path: "", message: "options must be an object" }]);
+  const unreadable = unreadableOptions(options);
+  if (unreadable) throw new InvalidConfigError([...issues, unreadable]);
   const path = options.path ?? "/metrics";
   if (typeof path !== "string" || !PATH.test(path))
     issues.push({

@@ -2,6 +2,7 @@ import type { Registry } from "prom-client";
 import type { Engine } from "../core/createEngine.js";
 import { describeValue } from "../core/describeValue.js";
 import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
+import { unreadableOptions } from "../core/readOptions.js";
 import { REQUEST_DURATION_BUCKETS } from "./createRequestMetrics.js";
 
 /** What the metrics read of an engine, at scrape time only. */
@@ -78,6 +79,8 @@ export function resolveMetricsOptions(input: CreateMetricsOptions): ResolvedMetr
     throw new InvalidConfigError([
       { path: "", message: `options must be an object (got ${describeValue(input)})` },
     ]);
+  const unreadable = unreadableOptions(input);
+  if (unreadable) throw new InvalidConfigError([unreadable]);
   const issues: ValidationIssue[] = [];
   const bad = (path: string, message: string, value: unknown) =>
     issues.push({ path, message: `${message} (got ${describeValue(value)})` });

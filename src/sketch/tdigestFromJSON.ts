@@ -1,4 +1,5 @@
 import { describeValue } from "../core/describeValue.js";
+import { unreadableOptions } from "../core/readOptions.js";
 import { type Centroids, checkCentroids } from "./centroids.js";
 import type { MergingDigest } from "./mergingDigest.js";
 import { SketchError } from "./sketchError.js";
@@ -15,6 +16,8 @@ import { createTDigest, type TDigest } from "./tdigest.js";
 export function tdigestFromJSON(json: unknown): TDigest {
   if (typeof json !== "object" || json === null || Array.isArray(json))
     throw new SketchError("json", `must be an object, got ${describeValue(json)}`);
+  const unreadable = unreadableOptions(json);
+  if (unreadable) throw new SketchError(unreadable.path || "json", unreadable.message);
   const o = json as Record<string, unknown>;
   if (o.type !== "tdigest")
     throw new SketchError("type", `must be "tdigest", got ${describeValue(o.type)}`);

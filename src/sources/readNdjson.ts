@@ -1,4 +1,6 @@
 import { createReadStream } from "node:fs";
+import { describeValue } from "../core/describeValue.js";
+import { InvalidConfigError } from "../core/errors.js";
 import { checkNdjsonOptions, readNdjsonShape } from "./ndjsonOptions.js";
 import {
   DEFAULT_MAX_LINE_BYTES,
@@ -51,6 +53,10 @@ export async function* readNdjson(
   path: string,
   options: ReadNdjsonOptions = {},
 ): AsyncGenerator<NdjsonLine> {
+  if (typeof path !== "string" || path === "")
+    throw new InvalidConfigError([
+      { path: "path", message: `must be a file path (got ${describeValue(path)})` },
+    ]);
   const o = checkNdjsonOptions(readNdjsonShape, options);
   const maxLineBytes = o.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const parse = { fastPath: o.fastPath };

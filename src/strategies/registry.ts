@@ -1,4 +1,5 @@
-import { BaseError, InvalidConfigError } from "../core/errors.js";
+import { describeValue } from "../core/describeValue.js";
+import { BaseError, InvalidArgumentError, InvalidConfigError } from "../core/errors.js";
 import type { StrategyFactory } from "../core/types.js";
 import { aip34 } from "./aip34.js";
 import type { CalibratedOptions } from "./calibrated/options.js";
@@ -53,8 +54,25 @@ export function strategyNames(): string[] {
   return [...makers.keys()];
 }
 
-/** Make a strategy known to {@link resolveStrategy} (and so to the CLI's `--strategy`). */
+/**
+ * Make a strategy known to {@link resolveStrategy} (and so to the CLI's `--strategy`); a name
+ * given again replaces the earlier maker.
+ *
+ * @throws {InvalidArgumentError} when `name` is not a non-empty string or `maker` not a function.
+ */
 export function registerStrategy(name: string, maker: StrategyMaker): void {
+  const issues = [];
+  if (typeof name !== "string" || name === "")
+    issues.push({
+      path: "name",
+      message: `must be a non-empty string (got ${describeValue(name)})`,
+    });
+  if (typeof maker !== "function")
+    issues.push({
+      path: "maker",
+      message: `must be a function (settings) => strategy factory (got ${describeValue(maker)})`,
+    });
+  if (issues.length > 0) throw new InvalidArgumentError(issues);
   makers.set(name, maker);
 }
 
@@ -66,9 +84,9 @@ export function registerStrategy(name: string, maker: StrategyMaker): void {
  * const engine = createEngine({ strategy: resolveStrategy("aip34") });
  */
 export function resolveStrategy(name: string, settings: StrategySettings = {}): StrategyFactory {
-  const maker = makers.get(name);
+  const maker = typeof name === "string" ? makers.get(name) : undefined;
   if (!maker)
-    throw new BaseError(`unknown strategy "${name}"`, {
+    throw new BaseError(`unknown strategy ${describeValue(name)}`, {
       details: `known strategies: ${strategyNames().join(", ")}`,
     });
   return maker(settings);

@@ -14,16 +14,21 @@ import {
   calibrated,
   createEngine,
   createHandler,
+  createOpenApiDocument,
   createSlidingDigest,
   createTDigest,
   geth,
   lastBlock,
   parseGasConfig,
+  registerStrategy,
+  resolveStrategy,
   simulator,
   tdigest,
 } from "../../src/index.js";
+import { createMetrics, createMetricsServer } from "../../src/metrics.js";
 import { aptosRest, ndjsonFile, readNdjson } from "../../src/node.js";
 import { redisStream, redisStreamSink } from "../../src/redis.js";
+import { tdigestFromJSON } from "../../src/sketch/tdigestFromJSON.js";
 
 const boom = () => {
   throw new Error("boom");
@@ -118,6 +123,18 @@ describe("every entry that takes options names a field that cannot be read", () 
       () => redisStreamSink("redis://127.0.0.1:1", throwingAt("stream")),
       "stream",
     ],
+    ["createOpenApiDocument", () => createOpenApiDocument(throwingAt("basePath")), "basePath"],
+    ["createMetrics", () => createMetrics(throwingAt("prefix")), "prefix"],
+    [
+      "createMetricsServer",
+      () => createMetricsServer(createMetrics({ defaultMetrics: false }), throwingAt("path")),
+      "path",
+    ],
+    [
+      "tdigestFromJSON",
+      () => tdigestFromJSON({ type: "tdigest", centroids: throwingAt("means") }),
+      "centroids.means",
+    ],
     [
       "createBacktest",
       () => createBacktest({ strategies: [throwingAt("name", { strategy: aip34() })] } as never),
@@ -139,7 +156,40 @@ describe("every entry that takes options names a field that cannot be read", () 
       () => createTDigest(hostileProxy),
       () => createServer(engine, hostileProxy as never),
       () => createHandler(hostileProxy as never),
+      () => createMetricsServer(hostileProxy as never),
     ])
       expect((await thrown(call)).name).toMatch(/InvalidConfigError|SketchError/);
+  });
+});
+
+describe("the other public entries name what is wrong with their arguments", () => {
+  it("registerStrategy refuses a name that is not a string and a maker that is not a function", async () => {
+    expect((await thrown(() => registerStrategy("" as never, 5 as never))).message).toBe(
+      'invalid argument: name: must be a non-empty string (got ""); maker: must be a function (settings) => strategy factory (got 5)',
+    );
+    // Nothing was registered: resolving still names the known strategies.
+    expect((await thrown(() => resolveStrategy(undefined as never))).message).toMatch(
+      /^unknown strategy nothing\n\nDetails: known strategies: aip34, tdigest, geth, calibrated, last-block$/,
+    );
+  });
+
+  it("createOpenApiDocument applies the handler's rules to basePath and headerPrefix, and refuses other keys", async () => {
+    expect(
+      (
+        await thrown(() =>
+          createOpenApiDocument({ basePath: "v1", headerPrefix: "X Bad", x: 1 } as never),
+        )
+      ).message,
+    ).toMatch(
+      /^invalid configuration: x: unknown field \(takes basePath and headerPrefix\); basePath: must be a path such as "\/v1".*; headerPrefix: must hold only header-name characters/,
+    );
+    expect(createOpenApiDocument({ basePath: "/chain/" }).servers?.[0]?.url).toBe("/chain");
+    expect(createOpenApiDocument().servers?.[0]?.url).toBe("/v1");
+  });
+
+  it("readNdjson refuses a path that is not a string before opening anything", async () => {
+    await expect(readNdjson(5 as never).next()).rejects.toThrow(
+      "invalid configuration: path: must be a file path (got 5)",
+    );
   });
 });

@@ -9,6 +9,7 @@ import {
   parseCloseEngine,
   splitMountOptions,
   stripPrefix,
+  unreadableOptions,
   type ValidationIssue,
 } from "../../http/index.js";
 
@@ -36,6 +37,8 @@ declare module "fastify" {
 function parseOptions(opts: FastifyGasdigestOptions, fastify: FastifyInstance) {
   if (typeof opts !== "object" || opts === null)
     throw new InvalidConfigError([{ path: "", message: "options must be an object" }]);
+  const unreadable = unreadableOptions(opts);
+  if (unreadable) throw new InvalidConfigError([unreadable]);
   const { engine, closeEngine: givenCloseEngine, decorator = "gasdigest", ...rest } = opts;
   const issues: ValidationIssue[] = [];
   const closeEngine = parseCloseEngine(givenCloseEngine, issues);
