@@ -1,4 +1,6 @@
-import { InvalidConfigError } from "../core/errors.js";
+import { describeValue } from "../core/describeValue.js";
+import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
+import { unreadableOptions } from "../core/readOptions.js";
 import { type BacktestBlock, TIERS } from "./types.js";
 
 /** Options of {@link createSeriesRecorder}. */
@@ -49,11 +51,25 @@ export interface SeriesRecorder {
  * const backtest = createBacktest({ strategies: [{ strategy: aip34() }], onBlock: recorder.record });
  */
 export function createSeriesRecorder(options: SeriesRecorderOptions): SeriesRecorder {
-  const maxPoints = options.maxPoints ?? 5000;
-  if (!Number.isInteger(maxPoints) || maxPoints < 2 || maxPoints % 2 !== 0)
+  if (typeof options !== "object" || options === null)
     throw new InvalidConfigError([
-      { path: "maxPoints", message: `must be an even whole number >= 2, got ${maxPoints}` },
+      { path: "", message: `must be { strategies, maxPoints? } (got ${describeValue(options)})` },
     ]);
+  const unreadable = unreadableOptions(options);
+  if (unreadable) throw new InvalidConfigError([unreadable]);
+  const maxPoints = options.maxPoints ?? 5000;
+  const issues: ValidationIssue[] = [];
+  if (!Number.isInteger(maxPoints) || maxPoints < 2 || maxPoints % 2 !== 0)
+    issues.push({
+      path: "maxPoints",
+      message: `must be an even whole number >= 2, got ${describeValue(maxPoints)}`,
+    });
+  if (!Array.isArray(options.strategies) || !options.strategies.every((n) => typeof n === "string"))
+    issues.push({
+      path: "strategies",
+      message: `must be the strategies' names, an array of strings (got ${describeValue(options.strategies)})`,
+    });
+  if (issues.length > 0) throw new InvalidConfigError(issues);
   const names = [...options.strategies];
   const lanes = names.length * TIERS.length;
   const heights: number[] = [];

@@ -58,5 +58,9 @@ describe("createSeriesRecorder", () => {
     expect(() => createSeriesRecorder({ strategies: [], maxPoints: 0 })).toThrow(
       "maxPoints: must be an even whole number >= 2, got 0",
     );
+    expect(() => createSeriesRecorder({ strategies: "ab", maxPoints: "4" } as never)).toThrow(
+      'maxPoints: must be an even whole number >= 2, got "4"; strategies: must be the strategies\' names, an array of strings (got "ab")',
+    );
+    expect(() => createSeriesRecorder(undefined as never)).toThrow(InvalidConfigError);
   });
 });
