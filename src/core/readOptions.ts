@@ -21,7 +21,7 @@ export function unreadableOptions(
 ): ValidationIssue | undefined {
   const path: PropertyKey[] = [...prefix];
   try {
-    visit(value, path, 0);
+    visit(value, path, 0, new Set());
     return undefined;
   } catch (error) {
     return {
@@ -32,12 +32,15 @@ export function unreadableOptions(
   }
 }
 
-function visit(value: unknown, path: PropertyKey[], depth: number): void {
+function visit(value: unknown, path: PropertyKey[], depth: number, seen: Set<object>): void {
   if (typeof value !== "object" || value === null || depth >= MAX_DEPTH) return;
+  // An object met again (shared, or a cycle) was read the first time.
+  if (seen.has(value)) return;
+  seen.add(value);
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       path.push(i);
-      visit(value[i], path, depth + 1);
+      visit(value[i], path, depth + 1, seen);
       path.pop();
     }
     return;
@@ -46,7 +49,7 @@ function visit(value: unknown, path: PropertyKey[], depth: number): void {
   if (proto !== Object.prototype && proto !== null) return;
   for (const key of Object.keys(value)) {
     path.push(key);
-    visit((value as Record<string, unknown>)[key], path, depth + 1);
+    visit((value as Record<string, unknown>)[key], path, depth + 1, seen);
     path.pop();
   }
 }

@@ -1,9 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { Observable } from "rxjs";
 import type { BlockSample } from "../core/blockSample.js";
-import { describeValue } from "../core/describeValue.js";
-import { InvalidBlockSampleError, InvalidConfigError } from "../core/errors.js";
-import { checkNdjsonOptions, ndjsonFileShape } from "./ndjsonOptions.js";
+import { InvalidBlockSampleError } from "../core/errors.js";
+import { checkNdjsonOptions, checkNdjsonPath, ndjsonFileShape } from "./ndjsonOptions.js";
 import { readNdjson } from "./readNdjson.js";
 
 /** A rejected line of an NDJSON file. */
@@ -43,10 +42,7 @@ export interface NdjsonFileOptions {
  * engine.connect(ndjsonFile("history.ndjson", { speed: 10 })); // ten times real time
  */
 export function ndjsonFile(path: string, options: NdjsonFileOptions = {}): Observable<BlockSample> {
-  if (typeof path !== "string" || path === "")
-    throw new InvalidConfigError([
-      { path: "path", message: `must be a file path (got ${describeValue(path)})` },
-    ]);
+  checkNdjsonPath(path);
   const o = checkNdjsonOptions(ndjsonFileShape, options);
   const speed = o.speed;
   const paced = speed !== undefined && Number.isFinite(speed);

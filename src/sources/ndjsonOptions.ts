@@ -35,6 +35,18 @@ export const ndjsonFileShape = {
 };
 
 /**
+ * Refuse a file path that is not a non-empty string, before anything is opened.
+ *
+ * @throws {InvalidConfigError} naming `path`.
+ */
+export function checkNdjsonPath(path: unknown): void {
+  if (typeof path !== "string" || path === "")
+    throw new InvalidConfigError([
+      { path: "path", message: `must be a file path (got ${describeValue(path)})` },
+    ]);
+}
+
+/**
  * Validate NDJSON reading options against `shape`: every problem named (unknown keys too).
  *
  * @throws {InvalidConfigError} listing them.

@@ -1,7 +1,5 @@
 import { createReadStream } from "node:fs";
-import { describeValue } from "../core/describeValue.js";
-import { InvalidConfigError } from "../core/errors.js";
-import { checkNdjsonOptions, readNdjsonShape } from "./ndjsonOptions.js";
+import { checkNdjsonOptions, checkNdjsonPath, readNdjsonShape } from "./ndjsonOptions.js";
 import {
   DEFAULT_MAX_LINE_BYTES,
   type NdjsonLine,
@@ -53,10 +51,7 @@ export async function* readNdjson(
   path: string,
   options: ReadNdjsonOptions = {},
 ): AsyncGenerator<NdjsonLine> {
-  if (typeof path !== "string" || path === "")
-    throw new InvalidConfigError([
-      { path: "path", message: `must be a file path (got ${describeValue(path)})` },
-    ]);
+  checkNdjsonPath(path);
   const o = checkNdjsonOptions(readNdjsonShape, options);
   const maxLineBytes = o.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const parse = { fastPath: o.fastPath };

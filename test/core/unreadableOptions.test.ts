@@ -75,6 +75,12 @@ describe("unreadableOptions", () => {
     expect(unreadableOptions({ engine: new Engine(), fn: boom, n: 1, s: "x" })).toBeUndefined();
   });
 
+  it("reads each object once: shared and cyclic options cost one visit each", () => {
+    const shared: Record<string, unknown> = { n: 1 };
+    for (let i = 0; i < 30; i++) shared[`k${i}`] = shared; // 30^16 paths, one object
+    expect(unreadableOptions({ a: shared, b: [shared, shared] })).toBeUndefined();
+  });
+
   it("a value whose text cannot be made is still described", () => {
     const o = Object.defineProperty({}, "x", {
       enumerable: true,
