@@ -6,7 +6,14 @@ import {
   redisEventFields,
 } from "../sources/redisStream.js";
 
-const WARN = new Set(["unreachable", "stream_empty", "rejected", "dropped"]);
+const WARN = new Set([
+  "unreachable",
+  "stream_empty",
+  "stream_rewound",
+  "stream_ahead",
+  "rejected",
+  "dropped",
+]);
 
 /**
  * A logger for the events of the Redis source or sink: retries at debug, trouble at warn. `also`

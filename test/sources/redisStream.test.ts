@@ -1,6 +1,12 @@
 import { firstValueFrom, from, lastValueFrom, Subject, toArray } from "rxjs";
 import { afterEach, describe, expect, it } from "vitest";
-import { type BlockSample, InvalidConfigError, parseBlockSample } from "../../src/index.js";
+import {
+  aip34,
+  type BlockSample,
+  createEngine,
+  InvalidConfigError,
+  parseBlockSample,
+} from "../../src/index.js";
 import {
   type RedisPublishResult,
   type RedisSinkEvent,
@@ -170,6 +176,73 @@ describe.skipIf(skip)("Redis Stream sink and source", () => {
     await publish(redis.url, blocks(1, 5), { stream: "elsewhere" });
     await until(() => source.got.length === 5);
     expect(source.heights()).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it("a chain reset: the key deleted and written again from lower heights is read again, and the engine follows it", async () => {
+    await publish(redis.url, blocks(500, 520));
+    const source = follow(redis.url, { warmStartBlocks: 12 });
+    await until(() => source.got.length === 12);
+    // Without the rewind check the source would wait after entry 520-0 for good.
+    await redis.client.del(STREAM);
+    const reset = Array.from({ length: 15 }, (_, i) =>
+      parseBlockSample({
+        height: String(i + 1),
+        epoch: "1",
+        chain_id: 5,
+        gas_unit_prices: ["900"],
+      }),
+    );
+    await publish(redis.url, reset);
+    await until(() => source.events.some((e) => e.type === "stream_rewound"));
+    expect(source.events.find((e) => e.type === "stream_rewound")).toEqual({
+      type: "stream_rewound",
+      stream: STREAM,
+      from: "520-0",
+      to: "15-0",
+    });
+    // It warm-starts from the new stream as a fresh replica would: its newest 12 entries.
+    await until(() => source.got.length === 24);
+    expect(source.heights().slice(12)).toEqual(reset.slice(3).map((b) => Number(b.height)));
+    // An engine fed by the source follows the new chain after resyncAfterBlocks (10) of its blocks.
+    const engine = createEngine({ strategy: aip34(), config: { resyncAfterBlocks: 10 } });
+    for (const b of source.got) {
+      try {
+        engine.ingest(b);
+      } catch {}
+    }
+    expect(engine.snapshot()?.ledger.blockHeight).toBe(15n);
+    expect(engine.counters().resyncs).toBe(1);
+  });
+
+  it("a publisher far behind the stream (a chain reset) warns once that every XADD is refused", async () => {
+    await publish(redis.url, blocks(500, 520), { retain: 10 });
+    const events: RedisSinkEvent[] = [];
+    const results = await publish(redis.url, blocks(1, 250), {
+      retain: 10,
+      batchSize: 100,
+      onEvent: (e: RedisSinkEvent) => events.push(e),
+    });
+    expect(results.every((r) => r.outcome === "already_published")).toBe(true);
+    expect(events.filter((e) => e.type === "stream_ahead")).toEqual([
+      { type: "stream_ahead", stream: STREAM, height: 100n, top: "520-0" },
+    ]);
+    // A second publisher a few heights behind (the normal two-publisher case) does not warn.
+    const quiet: RedisSinkEvent[] = [];
+    await publish(redis.url, blocks(515, 522), {
+      retain: 10,
+      onEvent: (e: RedisSinkEvent) => quiet.push(e),
+    });
+    expect(quiet.map((e) => e.type)).not.toContain("stream_ahead");
+  });
+
+  it("a replica started at a height the stream has not reached waits for it (no rewind)", async () => {
+    await publish(redis.url, blocks(1, 3));
+    const source = follow(redis.url, { startHeight: 10n });
+    await new Promise((r) => setTimeout(r, 1200)); // two idle XREADs of 500 ms
+    await publish(redis.url, blocks(4, 11));
+    await until(() => source.got.length === 2);
+    expect(source.heights()).toEqual([10, 11]);
+    expect(source.events.map((e) => e.type)).not.toContain("stream_rewound");
   });
 
   it("Redis refusing connections at start: retries, then warm-starts once it is up", async () => {

@@ -12,6 +12,8 @@ export function describeRedisSinkEvent(event: RedisSinkEvent): string {
   switch (event.type) {
     case "dropped":
       return `Redis stayed away too long: dropped the ${event.count} oldest waiting blocks (heights ${event.from}..${event.to})`;
+    case "stream_ahead":
+      return `stream ${event.stream} ends at entry ${event.top}, far above height ${event.height}: every XADD is refused; if the chain was reset, stop the publishers, delete the stream key and start them again`;
     case "rejected":
       return `not a block sample, skipped: ${formatIssues(event.issues, "; ")}`;
     default:

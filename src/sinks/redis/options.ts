@@ -13,6 +13,14 @@ export type RedisSinkEvent =
   | RedisConnectionEvent
   /** Redis stayed away while `maxPending` blocks waited: the oldest `count` (heights `from`..`to`) were dropped. */
   | { type: "dropped"; count: number; from: bigint; to: bigint }
+  /**
+   * Redis refused the `XADD` of `height` while the stream's newest entry (`top`) is more than
+   * `retain` heights above it: no retained entry can be that block, so the stream belongs to a
+   * chain that is further along (the chain was reset, or an old history is being replayed into
+   * a live stream). Reported once until a block is published again; docs/operations.md says
+   * what to do.
+   */
+  | { type: "stream_ahead"; stream: string; height: bigint; top: string }
   /** A value that is not a valid block sample was given to the sink and skipped. */
   | { type: "rejected"; issues: readonly ValidationIssue[] };
 

@@ -28,9 +28,25 @@ export async function publishBlocks(
   const url = options.target.display;
   const outage = createOutageTracker({ ...options, url, onEvent });
   const retain = String(options.retain);
+  // Whether `stream_ahead` was reported since the last block published.
+  let warnedAhead = false;
   let conn: RedisConnection | undefined;
   const closeOnAbort = () => conn?.close();
   signal.addEventListener("abort", closeOnAbort, { once: true });
+  /** After a refused XADD: is the stream's top beyond anything this block could duplicate? */
+  async function checkAhead(c: RedisConnection, height: bigint): Promise<void> {
+    const top = (await c.call((r) => r.xrevrange(stream, "+", "-", "COUNT", 1))) as [
+      string,
+      string[],
+    ][];
+    const topId = top[0]?.[0];
+    const topHeight = topId === undefined ? undefined : BigInt(topId.split("-")[0]!);
+    if (topHeight !== undefined && topHeight - height > BigInt(options.retain)) {
+      warnedAhead = true;
+      onEvent({ type: "stream_ahead", stream, height, top: topId! });
+    }
+  }
+
   try {
     while (!signal.aborted) {
       if (queue.length === 0) {
@@ -72,6 +88,7 @@ export async function publishBlocks(
         });
         let done = 0;
         let failure: Error | undefined;
+        let refused: bigint | undefined;
         for (const b of batch) {
           const [error] = replies?.[done] ?? [new Error("no answer in the pipeline")];
           if (error && !error.message.includes(REFUSED)) {
@@ -85,6 +102,8 @@ export async function publishBlocks(
               id: entryId(b.height),
               outcome: error ? "already_published" : "published",
             });
+          if (error) refused = b.height;
+          else if (b.height !== 0n) warnedAhead = false;
           done++;
         }
         batch = batch.slice(done);
@@ -95,6 +114,7 @@ export async function publishBlocks(
             { details: failure.message, cause: failure },
           );
         outage.succeeded();
+        if (refused !== undefined && !warnedAhead) await checkAhead(conn, refused);
       } catch (e) {
         queue.putBack(batch);
         conn?.close();

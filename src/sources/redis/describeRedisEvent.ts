@@ -26,6 +26,8 @@ export function describeRedisEvent(event: RedisStreamEvent | RedisConnectionEven
       return `warm start: ${event.blocks} blocks (heights ${event.from}..${event.to}) from stream ${event.stream}`;
     case "stream_empty":
       return `stream ${event.stream} at ${event.url} is empty or absent; waiting for the first entry (is the stream key right?)`;
+    case "stream_rewound":
+      return `stream ${event.stream} now ends at entry ${event.to}, below entry ${event.from} read before (deleted and written again?): reading it again from its newest entries`;
     case "resumed":
       return `reading stream ${event.stream} again after entry ${event.afterId}`;
     case "rejected":

@@ -5,7 +5,7 @@ import { connectRedis, type RedisConnection } from "./connectRedis.js";
 import { createOutageTracker } from "./createOutageTracker.js";
 import { RedisFeedError } from "./errors.js";
 import type { ResolvedRedisStreamOptions } from "./options.js";
-import { decodeStreamEntry, entryId, previousId } from "./streamEntry.js";
+import { decodeStreamEntry, entryId, idBefore, previousId } from "./streamEntry.js";
 
 type Entry = [id: string, fields: string[]];
 
@@ -28,9 +28,12 @@ export async function followStream(
   let lastId: string | undefined =
     start === undefined ? undefined : (previousId(entryId(start)) ?? "0-0");
   let connectedBefore = false;
+  // Whether lastId is an entry actually read (not a startHeight still ahead of the stream).
+  let read = false;
 
   const deliver = ([id, fields]: Entry): BlockSample | undefined => {
     lastId = id;
+    read = true;
     const entry = decodeStreamEntry(id, fields);
     if (!entry.ok) {
       onEvent({ type: "rejected", id, issues: entry.issues });
@@ -98,7 +101,21 @@ export async function followStream(
             c.xread("COUNT", options.batchSize, "BLOCK", options.blockMs, "STREAMS", stream, after),
           options.blockMs,
         )) as [key: string, entries: Entry[]][] | null;
-        if (!reply || signal.aborted) continue;
+        if (signal.aborted) continue;
+        if (!reply) {
+          // Nothing new for blockMs: is the stream now below what was read (deleted and written
+          // again from lower heights, after a chain reset)? One XREVRANGE per idle wait.
+          if (read) {
+            const top = (await conn.call((c) =>
+              c.xrevrange(stream, "+", "-", "COUNT", 1),
+            )) as Entry[];
+            if (top.length > 0 && idBefore(top[0]![0], after)) {
+              onEvent({ type: "stream_rewound", stream, from: after, to: top[0]![0] });
+              lastId = await warmStart(conn);
+            }
+          }
+          continue;
+        }
         for (const [, entries] of reply) for (const entry of entries) deliver(entry);
       }
     } catch (e) {

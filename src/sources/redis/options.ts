@@ -20,6 +20,12 @@ export type RedisStreamEvent =
   | { type: "warm_start"; stream: string; blocks: number; from: bigint; to: bigint }
   /** At start the stream key was absent or empty: the source waits for the first entry. */
   | { type: "stream_empty"; url: string; stream: string }
+  /**
+   * The stream's newest entry (`to`) is below the last entry read (`from`): the key was deleted
+   * and written again from lower heights (a chain reset, see docs/operations.md). The source
+   * warm-starts from the new entries; the engine follows them after `resyncAfterBlocks`.
+   */
+  | { type: "stream_rewound"; stream: string; from: string; to: string }
   /** After a reconnection, reading goes on after the last entry seen (height `after`). */
   | { type: "resumed"; stream: string; afterId: string }
   /** An entry that is not a valid block was skipped; `issues` name the field (`id`, `block.<path>`). */

@@ -36,6 +36,19 @@ export function previousId(id: string): string | undefined {
   return ms > 0n ? `${ms - 1n}-${MAX_SEQ}` : undefined;
 }
 
+/**
+ * Whether stream id `a` comes before `b` (ids compare as their two numbers, not as text).
+ *
+ * @example
+ * idBefore("99-0", "100-0"); // true
+ */
+export function idBefore(a: string, b: string): boolean {
+  const x = splitId(a);
+  const y = splitId(b);
+  if (!x || !y) return false;
+  return x[0] < y[0] || (x[0] === y[0] && x[1] < y[1]);
+}
+
 function splitId(id: string): [bigint, bigint] | undefined {
   const m = /^(\d+)-(\d+)$/.exec(id);
   return m ? [BigInt(m[1]!), BigInt(m[2]!)] : undefined;
