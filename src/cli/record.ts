@@ -202,6 +202,14 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
             throw new BaseError(`cannot append to ${out}: it holds blocks of chain ${chain}`, {
               details: `the source serves chain ${block.chainId}`,
             });
+          // A history file holds one chain, heights increasing: a source that goes back (a
+          // Redis stream deleted and written again after a chain reset) ends the recording.
+          const after = newest ?? last?.block.height;
+          if (after !== undefined && block.height <= after)
+            throw new BaseError(
+              `the source went back from height ${after} to ${block.height} (a chain reset?); stopped`,
+              { details: `${out} holds the blocks up to height ${after}` },
+            );
           if (writeError) throw writeError;
           if (!stream.write(`${serializeBlockSample(block)}\n`)) await once(stream, "drain");
           written++;

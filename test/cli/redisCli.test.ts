@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -245,6 +245,32 @@ describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", (
     // A block whose XADD reply was lost in the restart is sent again and counted as already published.
     const counts = pub.handle.counts();
     expect(counts.published + counts.already_published).toBeGreaterThanOrEqual(all.at(-1)!);
+  });
+
+  it("record stops when the stream goes back to lower heights (a chain reset), keeping what it wrote", async () => {
+    const line = (h: number) =>
+      JSON.stringify({ height: String(h), epoch: "1", gas_unit_prices: ["100"] });
+    for (let h = 500; h <= 520; h++) await redis.client.xadd(STREAM, `${h}-0`, "block", line(h));
+    const out = join(mkdtempSync(join(tmpdir(), "gasdigest-record-reset-")), "rec.ndjson");
+    const recording = runCli(["record", "--source", redis.url, "--blocks", "100", "--out", out]);
+    await until(
+      () => existsSync(out) && readFileSync(out, "utf8").split("\n").length > 21,
+      15_000,
+      "the warm start written",
+    );
+    await redis.client.del(STREAM);
+    for (let h = 1; h <= 5; h++) await redis.client.xadd(STREAM, `${h}-0`, "block", line(h));
+    const r = await recording;
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("stream gasdigest:blocks now ends at entry 5-0, below entry 520-0");
+    expect(r.stderr).toContain(
+      "the source went back from height 520 to 1 (a chain reset?); stopped",
+    );
+    const heights = readFileSync(out, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => Number(JSON.parse(l).height));
+    expect(heights).toEqual(Array.from({ length: 21 }, (_, i) => 500 + i));
   });
 
   it("compose.yaml: its publisher and replica commands and the replica health check work", async () => {
