@@ -26,9 +26,12 @@ export function logRedisEvent(
   return (event: RedisStreamEvent | RedisSinkEvent) => {
     also?.(event);
     const level = event.type === "retrying" ? "debug" : WARN.has(event.type) ? "warn" : "info";
+    // The sink's own events (a sink's `rejected` has no entry id); the rest read alike.
     const text =
-      event.type === "dropped" || (event.type === "rejected" && !("id" in event))
-        ? describeRedisSinkEvent(event)
+      event.type === "dropped" ||
+      event.type === "stream_ahead" ||
+      (event.type === "rejected" && !("id" in event))
+        ? describeRedisSinkEvent(event as RedisSinkEvent)
         : describeRedisEvent(event as RedisStreamEvent);
     log[level]({ event: event.type, ...redisEventFields(event) }, text);
   };

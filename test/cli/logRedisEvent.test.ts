@@ -1,0 +1,45 @@
+import { PassThrough } from "node:stream";
+import pino from "pino";
+import { describe, expect, it } from "vitest";
+import { logRedisEvent } from "../../src/cli/logRedisEvent.js";
+
+/** A pino logger writing JSON lines into an array. */
+function capture() {
+  const lines: Record<string, unknown>[] = [];
+  const out = new PassThrough();
+  out.on("data", (chunk: Buffer) => {
+    for (const l of chunk.toString().split("\n")) if (l) lines.push(JSON.parse(l));
+  });
+  return { log: pino({ level: "debug" }, out), lines };
+}
+
+describe("logRedisEvent", () => {
+  it("logs the chain-reset events at warn with their own text, and tells the listener first", async () => {
+    const { log, lines } = capture();
+    const seen: string[] = [];
+    const onEvent = logRedisEvent(log, (e) => seen.push(e.type));
+    onEvent({ type: "stream_ahead", stream: "s", height: 100n, top: "520-0" });
+    onEvent({ type: "stream_rewound", stream: "s", from: "520-0", to: "15-0" });
+    onEvent({ type: "dropped", count: 2, from: 1n, to: 2n });
+    await new Promise((r) => setImmediate(r));
+    expect(seen).toEqual(["stream_ahead", "stream_rewound", "dropped"]);
+    expect(lines.map((l) => [l.level, l.event, l.msg])).toEqual([
+      [
+        40,
+        "stream_ahead",
+        "stream s ends at entry 520-0, far above height 100: every XADD is refused; if the chain was reset, stop the publishers, delete the stream key and start them again",
+      ],
+      [
+        40,
+        "stream_rewound",
+        "stream s now ends at entry 15-0, below entry 520-0 read before (deleted and written again?): reading it again from its newest entries",
+      ],
+      [
+        40,
+        "dropped",
+        "Redis stayed away too long: dropped the 2 oldest waiting blocks (heights 1..2)",
+      ],
+    ]);
+    expect(lines[0]!.height).toBe("100");
+  });
+});
