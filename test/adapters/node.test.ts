@@ -419,16 +419,15 @@ describe("options and listen", () => {
 
   it("listen rejects a bad host or port, and an unknown option, naming each", async () => {
     const server = http.createServer();
-    let error: unknown;
-    await listen(server, { port: "8080", hots: "::1", host: "" } as never).catch((e) => {
-      error = e;
+    const bad = listen(server, { port: "8080", hots: "::1", host: "" } as never);
+    await expect(bad).rejects.toBeInstanceOf(InvalidConfigError);
+    await expect(bad).rejects.toMatchObject({
+      issues: [
+        { path: "hots", message: "unknown field (listen takes host and port)" },
+        { path: "host", message: 'must be a non-empty string (got "")' },
+        { path: "port", message: 'must be a whole number from 0 to 65535 (got "8080")' },
+      ],
     });
-    expect(error).toBeInstanceOf(InvalidConfigError);
-    expect((error as InvalidConfigError).issues).toEqual([
-      { path: "hots", message: "unknown field (listen takes host and port)" },
-      { path: "host", message: 'must be a non-empty string (got "")' },
-      { path: "port", message: 'must be a whole number from 0 to 65535 (got "8080")' },
-    ]);
     await expect(listen(server, { port: 65536 })).rejects.toThrow(
       "port: must be a whole number from 0 to 65535 (got 65536)",
     );
