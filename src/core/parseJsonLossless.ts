@@ -1,4 +1,5 @@
-import { InvalidJsonError } from "./errors.js";
+import { describeValue } from "./describeValue.js";
+import { InvalidArgumentError, InvalidJsonError, type ValidationIssue } from "./errors.js";
 
 /**
  * Where parsed JSON held an integer written otherwise than as plain digits (`1e2`, `100.0`,
@@ -16,6 +17,31 @@ const overflowing = new WeakMap<object, number>();
  * {@link integersWrittenOddly}) and none is located (that takes a second parse).
  */
 export const MAX_LOCATED = 1000;
+
+const NO_OPTIONS: ParseJsonOptions = Object.freeze({});
+
+/** A few checks per call (it runs once per NDJSON line): an object of the two known limits. */
+function checkParseOptions(options: unknown): void {
+  if (typeof options !== "object" || options === null)
+    throw new InvalidArgumentError([
+      { path: "options", message: `must be an object (got ${describeValue(options)})` },
+    ]);
+  const issues: ValidationIssue[] = [];
+  for (const key of Object.keys(options)) {
+    const v = (options as Record<string, unknown>)[key];
+    if (key !== "maxContainers" && key !== "maxMembers")
+      issues.push({ path: key, message: "unknown field (takes maxContainers and maxMembers)" });
+    else if (
+      v !== undefined &&
+      !(typeof v === "number" && v >= 0 && (Number.isInteger(v) || v === Number.POSITIVE_INFINITY))
+    )
+      issues.push({
+        path: key,
+        message: `must be a whole number >= 0 or Infinity (got ${describeValue(v)})`,
+      });
+  }
+  if (issues.length > 0) throw new InvalidArgumentError(issues);
+}
 
 /** Options of {@link parseJsonLossless}. */
 export interface ParseJsonOptions {
@@ -45,11 +71,17 @@ export interface ParseJsonOptions {
  *
  * @throws {InvalidJsonError} with code `invalid_json` (and `JSON.parse`'s message) when the text
  * is not JSON; code `too_large` when it holds more than `maxContainers` objects and arrays, or
- * more than `maxMembers` object members.
+ * more than `maxMembers` object members. {@link InvalidArgumentError} when `text` is not a
+ * string or an option is not a whole number >= 0 (or `Infinity`), or unknown.
  * @example
  * parseJsonLossless('{"p": 18446744073709551615}') // { p: "18446744073709551615" }
  */
-export function parseJsonLossless(text: string, options: ParseJsonOptions = {}): unknown {
+export function parseJsonLossless(text: string, options: ParseJsonOptions = NO_OPTIONS): unknown {
+  if (typeof text !== "string")
+    throw new InvalidArgumentError([
+      { path: "text", message: `must be a string of JSON text (got ${describeValue(text)})` },
+    ]);
+  if (options !== NO_OPTIONS) checkParseOptions(options);
   const maxContainers = options.maxContainers ?? Number.POSITIVE_INFINITY;
   const maxMembers = options.maxMembers ?? Number.POSITIVE_INFINITY;
   const limited =

@@ -41,3 +41,21 @@ describe("parseJsonLossless errors", () => {
     );
   });
 });
+
+describe("parseJsonLossless arguments", () => {
+  it("refuses text that is not a string (JSON.parse would read 5 as '5') and bad limits, naming each", () => {
+    expect(() => parseJsonLossless(5 as never)).toThrow(
+      "invalid argument: text: must be a string of JSON text (got 5)",
+    );
+    expect(() => parseJsonLossless("{}", null as never)).toThrow(
+      "invalid argument: options: must be an object (got null)",
+    );
+    expect(() =>
+      parseJsonLossless("{}", { maxContainers: "1", maxMembers: -1, maxDepth: 3 } as never),
+    ).toThrow(
+      'invalid argument: maxContainers: must be a whole number >= 0 or Infinity (got "1"); maxMembers: must be a whole number >= 0 or Infinity (got -1); maxDepth: unknown field (takes maxContainers and maxMembers)',
+    );
+    expect(parseJsonLossless("[1]", { maxContainers: Number.POSITIVE_INFINITY })).toEqual([1]);
+    expect(() => parseJsonLossless("[[]]", { maxContainers: 1 })).toThrow(InvalidJsonError);
+  });
+});
