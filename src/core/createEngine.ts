@@ -13,6 +13,7 @@ import {
   type StrategyError,
 } from "./errors.js";
 import { effectiveMinPrice } from "./estimate.js";
+import { hasMethods } from "./readOptions.js";
 import { resolveEngineOptions } from "./resolveEngineOptions.js";
 import type { Snapshot, StrategyFactory } from "./types.js";
 
@@ -236,7 +237,7 @@ export function createEngine(options: CreateEngineOptions): Engine {
 
   function connect(source$: Observable<unknown>): Subscription {
     if (closed) throw new BaseError("the engine is closed");
-    if (typeof (source$ as Partial<Observable<unknown>> | null)?.subscribe !== "function")
+    if (!hasMethods(source$, "subscribe"))
       throw new InvalidArgumentError([
         {
           path: "source$",

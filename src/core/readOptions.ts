@@ -61,3 +61,21 @@ function showPath(path: readonly PropertyKey[]): string {
     out += typeof key === "number" ? `[${key}]` : out ? `.${String(key)}` : String(key);
   return out;
 }
+
+/**
+ * Whether `value` has these methods: the check of an engine, a source or a metrics object given
+ * as an argument. A getter or proxy trap that throws counts as no, so the caller's named error
+ * is what the user sees.
+ *
+ * @example
+ * hasMethods(engine, "snapshot", "counters"); // true for an engine made by createEngine()
+ */
+export function hasMethods(value: unknown, ...names: string[]): boolean {
+  try {
+    return names.every(
+      (n) => typeof (value as Record<string, unknown> | undefined)?.[n] === "function",
+    );
+  } catch {
+    return false;
+  }
+}

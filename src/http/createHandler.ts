@@ -1,5 +1,6 @@
 import { describeValue, shorten, thrownText } from "../core/describeValue.js";
 import { InvalidArgumentError, InvalidConfigError, type ValidationIssue } from "../core/errors.js";
+import { hasMethods } from "../core/readOptions.js";
 import { CHAIN_STATE_HEADERS } from "./chainStateHeaders.js";
 import { createChainRoutes } from "./createChainRoutes.js";
 import { createOpenApiDocument } from "./createOpenApiDocument.js";
@@ -41,7 +42,7 @@ const TOKEN_LIST = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|~
  * res.status; // 200 (after the first block)
  */
 export function createHandler(engine: HandlerEngine, options?: HandlerOptions): Handler {
-  if (!isEngine(engine))
+  if (!hasMethods(engine, "snapshot"))
     throw new InvalidConfigError([
       { path: "engine", message: "must be an engine made by createEngine()" },
     ]);
@@ -304,13 +305,4 @@ function requestProblem(request: unknown): ValidationIssue | undefined {
     return { path: "request", message: `cannot be read: ${shorten(thrownText(cause), 120)}` };
   }
   return undefined;
-}
-
-/** Whether `engine` has the methods the handler calls (a hostile proxy's throw counts as no). */
-function isEngine(engine: unknown): boolean {
-  try {
-    return typeof (engine as Partial<HandlerEngine> | undefined)?.snapshot === "function";
-  } catch {
-    return false;
-  }
 }

@@ -19,23 +19,18 @@ export type OpenApiDocument = oas31.OpenAPIObject;
 function checkDocumentOptions(options: unknown): { basePath: string; headerPrefix: string } {
   const unreadable = unreadableOptions(options);
   if (unreadable) throw new InvalidConfigError([unreadable]);
-  const issues: ValidationIssue[] =
-    typeof options === "object" && options !== null
-      ? Object.keys(options)
-          .filter((k) => k !== "basePath" && k !== "headerPrefix")
-          .map((k) => ({ path: k, message: "unknown field (takes basePath and headerPrefix)" }))
-      : [];
-  const o = (typeof options === "object" && options !== null ? options : {}) as Record<
-    string,
-    unknown
-  >;
+  // Not an object: the handler's validation names the problem with the whole value.
+  const { basePath, headerPrefix, ...rest } =
+    typeof options === "object" && options !== null ? (options as Record<string, unknown>) : {};
+  const issues: ValidationIssue[] = Object.keys(rest).map((k) => ({
+    path: k,
+    message: "unknown field (takes basePath and headerPrefix)",
+  }));
   const checked = safeParseHandlerOptions(
-    typeof options === "object" && options !== null
-      ? { basePath: o.basePath, headerPrefix: o.headerPrefix }
-      : options,
+    typeof options === "object" && options !== null ? { basePath, headerPrefix } : options,
   );
   if (!checked.ok) issues.push(...checked.issues);
-  if (issues.length > 0 || !checked.ok) throw new InvalidConfigError(issues);
+  if (!checked.ok || issues.length > 0) throw new InvalidConfigError(issues);
   return checked.value;
 }
 

@@ -2,7 +2,7 @@ import http from "node:http";
 import type { Socket } from "node:net";
 import { describeValue } from "../core/describeValue.js";
 import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
-import { unreadableOptions } from "../core/readOptions.js";
+import { hasMethods, unreadableOptions } from "../core/readOptions.js";
 import { encodeErrorObject } from "../http/encodeErrorObject.js";
 import type { HandlerMetrics } from "../http/types.js";
 
@@ -148,17 +148,6 @@ function reply(
     res.end(body);
   } catch {
     res.destroy();
-  }
-}
-
-/** Whether `value` has these methods (a hostile proxy's throw counts as no). */
-function hasMethods(value: unknown, ...names: string[]): boolean {
-  try {
-    return names.every(
-      (n) => typeof (value as Record<string, unknown> | undefined)?.[n] === "function",
-    );
-  } catch {
-    return false;
   }
 }
 

@@ -2,7 +2,7 @@ import type { Registry } from "prom-client";
 import type { Engine } from "../core/createEngine.js";
 import { describeValue } from "../core/describeValue.js";
 import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
-import { unreadableOptions } from "../core/readOptions.js";
+import { hasMethods, unreadableOptions } from "../core/readOptions.js";
 import { REQUEST_DURATION_BUCKETS } from "./createRequestMetrics.js";
 
 /** What the metrics read of an engine, at scrape time only. */
@@ -88,12 +88,9 @@ export function resolveMetricsOptions(input: CreateMetricsOptions): ResolvedMetr
     if (!KEYS.includes(key)) issues.push({ path: key, message: "unknown option" });
   const { engine, registry, prefix = "gasdigest_", defaultMetrics = true, now = Date.now } = input;
   const { maxStalenessMs = 30_000, requestDurationBuckets = REQUEST_DURATION_BUCKETS } = input;
-  if (
-    engine !== undefined &&
-    (typeof engine?.snapshot !== "function" || typeof engine?.counters !== "function")
-  )
+  if (engine !== undefined && !hasMethods(engine, "snapshot", "counters"))
     bad("engine", "must be an engine made by createEngine()", engine);
-  if (registry !== undefined && typeof (registry as Partial<Registry>)?.metrics !== "function")
+  if (registry !== undefined && !hasMethods(registry, "metrics"))
     bad("registry", "must be a prom-client Registry", registry);
   if (typeof prefix !== "string" || !NAME_PREFIX.test(prefix))
     bad(

@@ -2,12 +2,9 @@ import { constants } from "node:buffer";
 import { z } from "zod";
 import { describeValue } from "../core/describeValue.js";
 import { InvalidConfigError } from "../core/errors.js";
-import { wholeOption } from "../core/optionSchemas.js";
+import { fnOption, wholeOption } from "../core/optionSchemas.js";
 import { validateShape } from "../core/validate.js";
 import type { InvalidLineError } from "./ndjsonFile.js";
-
-const fn = <T>(what: string) =>
-  z.custom<T>((v) => typeof v === "function", `must be a function ${what}`);
 
 /** The options of `readNdjson` (and the `maxLineBytes` that `ndjsonFile` passes on). */
 export const readNdjsonShape = {
@@ -18,14 +15,20 @@ export const readNdjsonShape = {
   signal: z
     .custom<AbortSignal>((v) => v instanceof AbortSignal, "must be an AbortSignal")
     .optional(),
-  onBytes: fn<(bytesRead: number) => void>("taking the bytes read so far").optional(),
+  onBytes: fnOption<((bytesRead: number) => void) | undefined>(
+    "taking the bytes read so far",
+    undefined,
+  ),
   fastPath: z.boolean({ error: "must be true or false" }).optional(),
 };
 
 /** The options of `ndjsonFile`. */
 export const ndjsonFileShape = {
   maxLineBytes: readNdjsonShape.maxLineBytes,
-  onInvalidLine: fn<(error: InvalidLineError) => void>("taking an InvalidLineError").optional(),
+  onInvalidLine: fnOption<((error: InvalidLineError) => void) | undefined>(
+    "taking an InvalidLineError",
+    undefined,
+  ),
   // `Infinity` is allowed (as fast as the subscriber takes them), which `z.number()` refuses.
   speed: z
     .custom<number>((v) => typeof v === "number" && v > 0, {

@@ -4,7 +4,7 @@ import { checkStreamKey } from "../../sources/redis/checkStreamKey.js";
 import { connectRedis, type RedisConnection } from "../../sources/redis/connectRedis.js";
 import { createOutageTracker } from "../../sources/redis/createOutageTracker.js";
 import { RedisFeedError } from "../../sources/redis/errors.js";
-import { encodeStreamEntry, entryId } from "../../sources/redis/streamEntry.js";
+import { encodeStreamEntry, entryId, idHeight } from "../../sources/redis/streamEntry.js";
 import type { PendingQueue } from "./createPendingQueue.js";
 import type { RedisPublishResult, ResolvedRedisStreamSinkOptions } from "./options.js";
 
@@ -40,10 +40,10 @@ export async function publishBlocks(
       string[],
     ][];
     const topId = top[0]?.[0];
-    const topHeight = topId === undefined ? undefined : BigInt(topId.split("-")[0]!);
-    if (topHeight !== undefined && topHeight - height > BigInt(options.retain)) {
+    const topHeight = topId === undefined ? undefined : idHeight(topId);
+    if (topId !== undefined && topHeight !== undefined && topHeight - height > BigInt(retain)) {
       warnedAhead = true;
-      onEvent({ type: "stream_ahead", stream, height, top: topId! });
+      onEvent({ type: "stream_ahead", stream, height, top: topId });
     }
   }
 

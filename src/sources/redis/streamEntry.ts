@@ -37,6 +37,16 @@ export function previousId(id: string): string | undefined {
 }
 
 /**
+ * The height of an entry id (`<height>-<seq>`), or `undefined` for a text that is not an id.
+ *
+ * @example
+ * idHeight("520-0"); // 520n
+ */
+export function idHeight(id: string): bigint | undefined {
+  return splitId(id)?.[0];
+}
+
+/**
  * Whether stream id `a` comes before `b` (ids compare as their two numbers, not as text).
  *
  * @example
