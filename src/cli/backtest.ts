@@ -152,7 +152,7 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
       try {
         if (run.push(entry.block) === "duplicate") {
           problems++;
-          await report(entry.line, () => [duplicateLine(entry.line, entry.block.height)]);
+          await report(entry.line, () => [duplicateLine(entry.line, entry.block.height)], true);
         }
       } catch (e) {
         if (!(e instanceof BlockOrderError)) throw e;

@@ -88,7 +88,7 @@ export async function replay(argv: string[], io: CliIo): Promise<number> {
         continue;
       }
       if (outcome === "duplicate") {
-        await report(entry.line, () => [duplicateLine(entry.line, entry.block.height)]);
+        await report(entry.line, () => [duplicateLine(entry.line, entry.block.height)], true);
         continue;
       }
       const snap = engine.snapshot()!;

@@ -3,10 +3,12 @@ import type { OpenApiDocument } from "./createOpenApiDocument.js";
 import type { ResolvedHandlerOptions } from "./handlerOptions.js";
 
 /**
- * What the handler needs from an engine: the latest snapshot, whether every source has
- * completed (a finished file never goes stale), and `close()` (used by servers on shutdown).
+ * What the handler needs from an engine: the latest snapshot and whether every source has
+ * completed (a finished file never goes stale). `close()`, when there is one, is what servers
+ * call on shutdown (`closeEngine`); an object without it is served the same.
  */
-export type HandlerEngine = Pick<Engine, "snapshot" | "sourcesCompleted" | "close">;
+export type HandlerEngine = Pick<Engine, "snapshot" | "sourcesCompleted"> &
+  Partial<Pick<Engine, "close">>;
 
 /**
  * A request as every host can describe it. `url` is the path and query relative to where the

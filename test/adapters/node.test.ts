@@ -386,6 +386,20 @@ describe("graceful shutdown details", () => {
     expect(() => engine.ingest(block(4))).not.toThrow();
     expect(server.shutdown()).toBe(server.shutdown());
   });
+
+  it("serves and shuts down an engine-like object without close()", async () => {
+    const engine = createEngine({ strategy: aip34() });
+    engine.ingest(block(1));
+    // Only what the handler reads: the type accepts it, and shutdown has nothing to close.
+    const server = createServer({
+      snapshot: () => engine.snapshot(),
+      sourcesCompleted: false,
+    });
+    const { origin } = await listenLocal(server);
+    const res = await fetch(`${origin}/v1/estimate_gas_price`);
+    expect(res.status).toBe(200);
+    await expect(server.shutdown()).resolves.toBeUndefined();
+  });
 });
 
 describe("options and listen", () => {

@@ -52,6 +52,30 @@ describe("gasdigest replay", () => {
     ]);
   });
 
+  it("past --max-reported, counts rejected lines and repeated heights apart; repeats alone keep exit 0", async () => {
+    const r = await runCli([
+      "replay",
+      "--input",
+      fixture("bad-lines.ndjson"),
+      "--max-reported",
+      "2",
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split("\n").at(-1)).toBe(
+      "3 more rejected lines and 1 more line repeating the newest height not reported one by one (lines 5 to 9); --max-reported 0 reports every one",
+    );
+    const dir = mkdtempSync(join(tmpdir(), "gasdigest-"));
+    const line = readFileSync(fixture("bad-lines.ndjson"), "utf8").split("\n")[0]!;
+    const repeats = join(dir, "repeats.ndjson");
+    writeFileSync(repeats, `${line}\n${line}\n${line}\n${line}\n`);
+    const d = await runCli(["replay", "--input", repeats, "--max-reported", "1"]);
+    expect(d.code).toBe(0);
+    expect(d.stderr.trim().split("\n")).toEqual([
+      "line 2: height: duplicate of the newest height 1, ignored",
+      "2 more lines repeating the newest height not reported one by one (lines 3 to 4); --max-reported 0 reports every one",
+    ]);
+  });
+
   it("--strategy tdigest replays to exactly the aip34 estimates on default settings", async () => {
     // Windows of 10/30/120 blocks are exact in the t-digest strategy (below exactUpTo), and
     // the simulated prices stay far below 2^53, where the sketch's float64 is exact.

@@ -76,7 +76,7 @@ export const gasdigest: FastifyPluginAsync<FastifyGasdigestOptions> = fp(
     const handler = createNodeHandler(engine, handlerOptions);
     const basePath = handler.options.basePath;
     if (decorator !== false) fastify.decorate(decorator, engine);
-    if (closeEngine) fastify.addHook("onClose", async () => engine.close());
+    if (closeEngine) fastify.addHook("onClose", async () => engine.close?.());
 
     await fastify.register(
       async function gasdigestRoutes(routes) {

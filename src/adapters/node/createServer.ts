@@ -150,7 +150,7 @@ export function createServer(engine: HandlerEngine, options?: NodeServerOptions)
     draining = true;
     if (o.closeEngine) {
       try {
-        engine.close();
+        engine.close?.();
       } catch (err) {
         logger.error({ err }, "closing the engine failed");
       }
