@@ -120,10 +120,18 @@ export function exchange(
     timeoutMs = 2000,
     halfClose = false,
     gapMs = 0,
-  }: { methods?: readonly string[]; timeoutMs?: number; halfClose?: boolean; gapMs?: number } = {},
+    from,
+  }: {
+    methods?: readonly string[];
+    timeoutMs?: number;
+    halfClose?: boolean;
+    gapMs?: number;
+    /** The local address to connect from (another loopback address is another peer). */
+    from?: string;
+  } = {},
 ): Promise<{ responses: RawResponse[]; rest: Buffer; closedByServer: boolean; error?: string }> {
   return new Promise((resolve) => {
-    const socket = net.connect(port, "127.0.0.1");
+    const socket = net.connect({ port, host: "127.0.0.1", localAddress: from });
     const received: Buffer[] = [];
     let error: string | undefined;
     let closedByServer = false;

@@ -1,8 +1,11 @@
 import type { Socket } from "node:net";
+import { peerKey } from "./peerKey.js";
 
 /** What the node server knows about one open connection. */
 export interface TrackedConnection {
   readonly socket: Socket;
+  /** The peer it counts against for fair shares ({@link peerKey}). */
+  readonly peer: string;
   /** Requests answered (or being answered) whose response has not been handed to the kernel yet. */
   inFlight: number;
   /**
@@ -53,6 +56,13 @@ export interface ConnectionTable {
    * when there is none.
    */
   evictable(minAge: number): TrackedConnection | undefined;
+  /**
+   * Fair shares at the cap, when {@link evictable} found nothing: if one peer holds at least
+   * two connections more than the peer `newcomer` holds (so that the two end at most equal),
+   * the connection of that peer to close: one owing no answer (a request arriving, or idle) with the oldest progress,
+   * else its connection with the oldest progress. `undefined` when no peer holds that many.
+   */
+  crowding(newcomer: string): TrackedConnection | undefined;
   [Symbol.iterator](): IterableIterator<TrackedConnection>;
 }
 
@@ -67,6 +77,16 @@ export interface ConnectionTable {
  */
 export function createConnectionTable(now: () => number): ConnectionTable {
   const connections = new Map<Socket, TrackedConnection>();
+  /** Connections tracked per peer. */
+  const perPeer = new Map<string, number>();
+  function forget(socket: Socket) {
+    const c = connections.get(socket);
+    if (c === undefined) return;
+    connections.delete(socket);
+    const n = perPeer.get(c.peer)! - 1;
+    if (n === 0) perPeer.delete(c.peer);
+    else perPeer.set(c.peer, n);
+  }
 
   const isIdle = (c: TrackedConnection) =>
     c.inFlight === 0 &&
@@ -81,6 +101,7 @@ export function createConnectionTable(now: () => number): ConnectionTable {
     add(socket) {
       const connection: TrackedConnection = {
         socket,
+        peer: peerKey(socket.remoteAddress),
         inFlight: 0,
         mark: 0,
         idleSince: now(),
@@ -92,16 +113,16 @@ export function createConnectionTable(now: () => number): ConnectionTable {
         held: 0,
         pump: () => {},
       };
+      forget(socket);
       connections.set(socket, connection);
+      perPeer.set(connection.peer, (perPeer.get(connection.peer) ?? 0) + 1);
       socket.once("close", () => {
-        if (connections.get(socket) === connection) connections.delete(socket);
+        if (connections.get(socket) === connection) forget(socket);
       });
       return connection;
     },
     get: (socket) => connections.get(socket),
-    delete(socket) {
-      connections.delete(socket);
-    },
+    delete: forget,
     isIdle,
     settled(connection, time) {
       connection.served = true;
@@ -124,6 +145,26 @@ export function createConnectionTable(now: () => number): ConnectionTable {
         } else if (c.held > (greedy?.held ?? 0)) greedy = c;
       }
       return idle ?? stalled ?? arriving ?? greedy;
+    },
+    crowding(newcomer) {
+      let peer: string | undefined;
+      let most = 0;
+      for (const [p, n] of perPeer)
+        if (n > most) {
+          peer = p;
+          most = n;
+        }
+      if (peer === undefined || most < (perPeer.get(newcomer) ?? 0) + 2) return undefined;
+      let quiet: TrackedConnection | undefined;
+      let any: TrackedConnection | undefined;
+      for (const c of connections.values()) {
+        if (c.peer !== peer) continue;
+        if (c.lastProgress < (any?.lastProgress ?? Number.POSITIVE_INFINITY)) any = c;
+        const owesNothing = c.inFlight === 0 && c.socket.writableLength === 0;
+        if (owesNothing && c.lastProgress < (quiet?.lastProgress ?? Number.POSITIVE_INFINITY))
+          quiet = c;
+      }
+      return quiet ?? any;
     },
     [Symbol.iterator]: () => connections.values(),
   };

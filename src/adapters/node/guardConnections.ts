@@ -5,6 +5,7 @@ import type { ConnectionTable, TrackedConnection } from "./createConnectionTable
 import type { TurnBudget } from "./createTurnBudget.js";
 import { paceRequests } from "./paceRequests.js";
 import { pauseWhenBusy } from "./pauseWhenBusy.js";
+import { peerKey } from "./peerKey.js";
 import { rawResponse } from "./rawResponse.js";
 
 /** Options of {@link guardConnections}. */
@@ -20,9 +21,10 @@ export interface ConnectionGuardOptions {
 }
 
 /** The record of a connection that takes no request at all (a refused one). */
-function closedConnection(socket: Socket): TrackedConnection {
+function closedConnection(socket: Socket, peer: string): TrackedConnection {
   return {
     socket,
+    peer,
     inFlight: 0,
     mark: 0,
     idleSince: 0,
@@ -55,6 +57,12 @@ const REFUSAL_LINGER_MS = 1000;
 /** At most this many refused connections linger at once; node drops connections beyond that. */
 const MAX_LINGERING_REFUSALS = 64;
 /**
+ * At most this many of them from one peer: beyond it, that peer's refused connections are
+ * closed at once, so that one peer reconnecting in a loop cannot fill node's backstop, which
+ * would drop everyone's new connections unanswered.
+ */
+const MAX_LINGERING_PER_PEER = 8;
+/**
  * A connection must have been idle, or stalled on a client that reads nothing, for this long
  * before a new one may close it (a burst of new connections does not close each other).
  */
@@ -67,7 +75,8 @@ const LOG_EVERY_MS = 10_000;
 /**
  * Bound what connections can hold on a node server: at most `maxConnections` tracked at once
  * (at the cap a new one closes the connection idle the longest, else one whose client reads
- * nothing, or is refused with the 503 error object when there is none), requests parsed only as fast as they are answered
+ * nothing, else one of a peer holding at least two more connections than the newcomer's peer,
+ * or is refused with the 503 error object when there is none), requests parsed only as fast as they are answered
  * (`paceRequests`), and a write-idle timeout (node's socket timeout, which
  * counts write progress as activity): a connection whose client stops reading an answer is
  * destroyed, as are keep-alive connections idle past their timeout.
@@ -84,6 +93,7 @@ export function guardConnections(
   const { maxConnections, logger } = options;
   const refused = new WeakSet<Socket>();
   let lingering = 0;
+  const lingeringPerPeer = new Map<string, number>();
   // A flood of connections must not become a flood of log lines: one line per LOG_EVERY_MS.
   const unlogged = { refused: 0, dropped: 0 };
   let logTimer: NodeJS.Timeout | undefined;
@@ -108,18 +118,27 @@ export function guardConnections(
   // node's own cap, as a backstop on open files: it closes accepted sockets beyond it at once.
   server.maxConnections = maxConnections + MAX_LINGERING_REFUSALS;
 
-  function refuse(socket: Socket) {
+  function refuse(socket: Socket, peer: string) {
     refused.add(socket);
+    socket.on("error", () => {});
+    const ofPeer = lingeringPerPeer.get(peer) ?? 0;
+    if (ofPeer >= MAX_LINGERING_PER_PEER) {
+      socket.destroy();
+      return logRefusals("dropped");
+    }
     lingering++;
+    lingeringPerPeer.set(peer, ofPeer + 1);
     const timer = setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS);
     timer.unref();
     socket.once("close", () => {
       lingering--;
+      const n = lingeringPerPeer.get(peer)! - 1;
+      if (n === 0) lingeringPerPeer.delete(peer);
+      else lingeringPerPeer.set(peer, n);
       clearTimeout(timer);
     });
-    socket.on("error", () => {});
     // Parse nothing it sends (node would hold every request of a read until the socket closes).
-    paceRequests(socket, closedConnection(socket), 0, options.budget)?.();
+    paceRequests(socket, closedConnection(socket, peer), 0, options.budget)?.();
     socket.end(rawResponse(options.refusal(), { "Retry-After": "1" }));
     logRefusals("refused");
   }
@@ -136,11 +155,12 @@ export function guardConnections(
 
   server.on("connection", (socket: Socket) => {
     if (connections.size >= maxConnections) {
-      const victim = connections.evictable(EVICT_AFTER_MS);
-      if (victim === undefined) return refuse(socket);
+      const peer = peerKey(socket.remoteAddress);
+      const victim = connections.evictable(EVICT_AFTER_MS) ?? connections.crowding(peer);
+      if (victim === undefined) return refuse(socket, peer);
       logger.debug(
-        { open: connections.size, idle: connections.isIdle(victim) },
-        "closed an idle or stalled connection to make room for a new one",
+        { open: connections.size, idle: connections.isIdle(victim), peer: victim.peer },
+        "closed an idle, stalled or crowding connection to make room for a new one",
       );
       connections.delete(victim.socket);
       victim.socket.destroy();
