@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { z } from "zod";
+import * as z from "zod";
 import {
   crossCheckGasConfig,
   DEFAULT_GAS_CONFIG,

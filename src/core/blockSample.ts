@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { capIssues } from "./createIssueList.js";
 import { shorten, thrownText } from "./describeValue.js";
 import { BaseError, InvalidBlockSampleError, type ValidationIssue } from "./errors.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { DEFAULT_BUCKETS } from "./buckets.js";
 import { moreIssues } from "./createIssueList.js";
 import { InvalidConfigError, MAX_ISSUES, type ValidationIssue } from "./errors.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { U64Input } from "./blockSample.js";
 import { u64Schema } from "./u64Schema.js";
 

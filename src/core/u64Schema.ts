@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { describeValue } from "./describeValue.js";
 import type { ValidationIssue } from "./errors.js";
 import { MAX_ISSUES } from "./errors.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { capIssues } from "./createIssueList.js";
 import type { ValidationIssue } from "./errors.js";
 import { unreadableOptions } from "./readOptions.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { createDocument, type oas31, type ZodOpenApiResponseObject } from "zod-openapi";
 import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
 import { unreadableOptions } from "../core/readOptions.js";

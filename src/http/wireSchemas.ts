@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type {} from "zod-openapi";
 import { ERROR_CODES } from "./types.js";
 

@@ -1,5 +1,5 @@
 import { constants } from "node:buffer";
-import { z } from "zod";
+import * as z from "zod";
 import { describeValue } from "../core/describeValue.js";
 import { InvalidConfigError } from "../core/errors.js";
 import { fnOption, wholeOption } from "../core/optionSchemas.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { BlockSample } from "../core/blockSample.js";
 import type { GasConfig } from "../core/config.js";
 import { InvalidConfigError } from "../core/errors.js";

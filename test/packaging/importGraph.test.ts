@@ -154,4 +154,34 @@ export function run() {
     expect(Object.keys(served)).toEqual(["aip34", "tdigest", "geth", "last-block"]);
     for (const [name, line] of Object.entries(served)) expect(line, name).toContain(idle);
   });
+
+  it("a bundle of the engine and a strategy leaves out zod's other locales (import * as z keeps zod tree-shakable)", async () => {
+    const dir = mkdtempSync(join(isolatedParent(), "gasdigest-zod-"));
+    temp.push(dir);
+    writeFileSync(
+      join(dir, "app.mjs"),
+      `import { createEngine, aip34 } from ${JSON.stringify(fileOf("."))};
+export const engine = createEngine({ strategy: aip34() });`,
+    );
+    const result = await build({
+      entryPoints: [join(dir, "app.mjs")],
+      write: false,
+      bundle: true,
+      minify: true,
+      format: "esm",
+      platform: "neutral",
+      mainFields: ["module", "main"],
+      conditions: ["worker", "browser"],
+      metafile: true,
+      logLevel: "silent",
+    });
+    const outputs = Object.values(result.metafile.outputs);
+    const included = outputs.flatMap((o) => Object.keys(o.inputs));
+    expect(included.some((f) => f.includes("node_modules/zod/"))).toBe(true);
+    // The English messages (zod's default) and none of the others.
+    const locales = included.filter((f) => /node_modules\/zod\/.*\/locales\//.test(f));
+    expect(locales.map((f) => f.replace(/.*\/locales\//, ""))).toEqual(["en.js"]);
+    // About 100 KB minified; with zod's 60-odd locales it was about 480 KB.
+    expect(outputs[0]!.bytes).toBeLessThan(250_000);
+  });
 });

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { describeValue } from "../../core/describeValue.js";
 import { InvalidConfigError, type ValidationIssue } from "../../core/errors.js";
 import { fnOption, msOption, u64Option, wholeOption } from "../../core/optionSchemas.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { notChecked } from "../../core/createIssueList.js";
 import { describeValue } from "../../core/describeValue.js";
 import { MAX_ISSUES, type ValidationIssue } from "../../core/errors.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { InvalidConfigError, type ValidationIssue } from "../../core/errors.js";
 import { fnOption, msOption, wholeOption } from "../../core/optionSchemas.js";
 import { validateShape } from "../../core/validate.js";

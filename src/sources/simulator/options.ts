@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { U64Input } from "../../core/blockSample.js";
 import { InvalidConfigError, type ValidationIssue } from "../../core/errors.js";
 import { u64Schema as u64 } from "../../core/u64Schema.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { describeValue } from "../../core/describeValue.js";
 import { InvalidConfigError } from "../../core/errors.js";
 import type { Tier } from "../../core/tiers.js";
