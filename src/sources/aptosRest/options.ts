@@ -84,8 +84,8 @@ const shape = {
    * Most transactions one block may span (`last_version - first_version + 1`); a block answer
    * spanning more is invalid, like any answer that does not fit, and retried. Aptos blocks hold
    * at most about 10,000. Also sets how much the lookahead holds: fetched blocks wait for their
-   * turn until they hold 5 times this many transactions in all, then only the next block to
-   * emit is fetched. @default 100000
+   * turn until they hold `concurrency + 4` times this many transactions in all, then only the
+   * next block to emit is fetched. @default 100000
    */
   maxBlockTransactions: wholeOption("transactions")
     .min(1, "must be at least 1")
