@@ -45,7 +45,7 @@ export {
 } from "./core/errors.js";
 export { servedEstimate } from "./core/estimate.js";
 export { blockFullness, type FullnessRule, minInclusionPrice } from "./core/fullness.js";
-export { parseJsonLossless } from "./core/parseJsonLossless.js";
+export { type ParseJsonOptions, parseJsonLossless } from "./core/parseJsonLossless.js";
 export { TIERS, type Tier } from "./core/tiers.js";
 export type {
   GasEstimate,
@@ -79,6 +79,7 @@ export type {
   MetricsScrape,
   ResolvedHandlerOptions,
 } from "./http/types.js";
+export type { Centroids } from "./sketch/centroids.js";
 export { SketchError } from "./sketch/sketchError.js";
 export {
   createSlidingDigest,
@@ -104,10 +105,11 @@ export { aip34 } from "./strategies/aip34.js";
 export type { CalibratedOptions } from "./strategies/calibrated/options.js";
 export { calibrated } from "./strategies/calibrated.js";
 export { type GethOptions, geth } from "./strategies/geth.js";
-export { lastBlock } from "./strategies/lastBlock.js";
+export { type LastBlockOptions, lastBlock } from "./strategies/lastBlock.js";
 export {
   registerStrategy,
   resolveStrategy,
+  type StrategyMaker,
   type StrategySettings,
 } from "./strategies/registry.js";
 export { type TDigestStrategy, tdigest } from "./strategies/tdigest.js";

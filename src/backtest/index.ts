@@ -16,6 +16,13 @@ export {
   type StrategySeries,
 } from "./createSeriesRecorder.js";
 export { formatTable } from "./formatTable.js";
+export type { Horizon } from "./frontierPlan.js";
+export type {
+  FrontierCurve,
+  FrontierPoint,
+  FrontierReading,
+  FrontierResult,
+} from "./frontierResult.js";
 export { LookaheadError } from "./lookaheadError.js";
 export { type ReadHistoryOptions, readHistory } from "./readHistory.js";
 export { type RenderReportOptions, renderReport } from "./renderReport.js";

@@ -21,7 +21,8 @@ export interface StrategySettings {
   "last-block"?: unknown;
 }
 
-type StrategyMaker = (settings: StrategySettings) => StrategyFactory;
+/** Makes a strategy factory from the settings of a config file (see {@link registerStrategy}). */
+export type StrategyMaker = (settings: StrategySettings) => StrategyFactory;
 
 const makers = new Map<string, StrategyMaker>([
   ["aip34", () => aip34()],

@@ -1,0 +1,65 @@
+// Every named type a public function or class uses in its signature (parameters, return type,
+// and the members of option and result objects, one level down) can be imported by name from
+// some entry point: a user must be able to write the type of what they pass and get back.
+// Reads the built declarations (npm test builds first).
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+import { repoRoot } from "../helpers/isolatedProject.js";
+
+const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
+  exports: Record<string, string | { types: string }>;
+};
+const entries = Object.entries(pkg.exports)
+  .filter((e): e is [string, { types: string }] => typeof e[1] === "object")
+  .map(([name, e]) => [name, join(repoRoot, e.types)] as const);
+
+/** Names of types declared in our own `dist` that signatures of exports use but no entry exports. */
+function unnameable(): string[] {
+  const program = ts.createProgram(
+    entries.map(([, file]) => file),
+    { strict: true, noEmit: true, skipLibCheck: true, module: ts.ModuleKind.NodeNext },
+  );
+  const checker = program.getTypeChecker();
+  const exported = new Set<ts.Symbol>();
+  const values: ts.Symbol[] = [];
+  for (const [, file] of entries) {
+    const source = program.getSourceFile(file)!;
+    for (const s of checker.getExportsOfModule(checker.getSymbolAtLocation(source)!)) {
+      const target = s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s;
+      exported.add(target);
+      if (target.flags & (ts.SymbolFlags.Function | ts.SymbolFlags.Class | ts.SymbolFlags.Variable))
+        values.push(target);
+    }
+  }
+  const ours = (d: ts.Declaration) => d.getSourceFile().fileName.startsWith(join(repoRoot, "dist"));
+  const missing = new Set<string>();
+  const seen = new Set<ts.Node>();
+  // Visit the type nodes written in a declaration; named references to our own types must be
+  // exported, and their own declarations are followed `depth` more levels.
+  function visit(node: ts.Node, depth: number) {
+    if (seen.has(node)) return;
+    seen.add(node);
+    if (ts.isTypeReferenceNode(node) || ts.isExpressionWithTypeArguments(node)) {
+      const name = ts.isTypeReferenceNode(node) ? node.typeName : node.expression;
+      let symbol = checker.getSymbolAtLocation(name);
+      if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+      const decl = symbol?.declarations?.[0];
+      if (symbol && decl && ours(decl) && !(symbol.flags & ts.SymbolFlags.TypeParameter)) {
+        if (!exported.has(symbol)) missing.add(symbol.name);
+        else if (depth > 0) for (const d of symbol.declarations ?? []) visit(d, depth - 1);
+      }
+    }
+    if (ts.isFunctionBody?.(node) || ts.isBlock(node)) return;
+    ts.forEachChild(node, (child) => visit(child, depth));
+  }
+  for (const s of values) for (const d of s.declarations ?? []) visit(d, 1);
+  return [...missing].sort();
+}
+
+describe("public types", () => {
+  it("every type in an exported signature can be imported by name from an entry point", () => {
+    expect(unnameable()).toEqual([]);
+  });
+});
