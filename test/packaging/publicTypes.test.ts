@@ -51,7 +51,7 @@ function unnameable(): string[] {
         else if (depth > 0) for (const d of symbol.declarations ?? []) visit(d, depth - 1);
       }
     }
-    if (ts.isFunctionBody?.(node) || ts.isBlock(node)) return;
+    if (ts.isBlock(node)) return;
     ts.forEachChild(node, (child) => visit(child, depth));
   }
   for (const s of values) for (const d of s.declarations ?? []) visit(d, 1);
