@@ -35,9 +35,15 @@ export interface Answerer {
   /**
    * An error reply written straight to the socket (node has no response object for it: a
    * malformed request, CONNECT). Answers already queued on the connection go out first;
-   * nothing after it is answered, and the connection closes.
+   * nothing after it is answered, and the connection closes. `undefined`: close without a reply.
    */
-  replyRaw(socket: Socket, response: HandlerResponse): void;
+  replyRaw(socket: Socket, response: HandlerResponse | undefined): void;
+  /**
+   * Whether the newest request node parsed on `socket` is still receiving its body. A parse
+   * error then lies in that body, and the request has its answer already (no route waits for a
+   * body): a second status line would answer a request the client never sent.
+   */
+  inBody(socket: Socket): boolean;
   /** A `web_framework_error` error object response. */
   error(status: number, message: string): HandlerResponse;
 }
@@ -55,6 +61,8 @@ export function createAnswerer(context: AnswererContext): Answerer {
   const { handler, options: o, connections, guard, budget } = context;
   const logger = handler.options.logger;
 
+  /** The newest request parsed on each socket (see `inBody`). */
+  const newest = new WeakMap<Socket, http.IncomingMessage>();
   const error = (status: number, message: string) =>
     handler.errorResponse(status, "web_framework_error", message);
 
@@ -145,9 +153,9 @@ export function createAnswerer(context: AnswererContext): Answerer {
    * An error reply written straight to the socket (node has no response object for it). Answers
    * already queued on the connection go out first; nothing after it is answered.
    */
-  function replyRaw(socket: Socket, response: HandlerResponse) {
+  function replyRaw(socket: Socket, response: HandlerResponse | undefined) {
     const c = connections.get(socket);
-    const bytes = rawResponse(response);
+    const bytes = response === undefined ? Buffer.alloc(0) : rawResponse(response);
     if (c !== undefined) {
       closeAfter(c);
       if (c.inFlight > 0) {
@@ -197,6 +205,7 @@ export function createAnswerer(context: AnswererContext): Answerer {
     respond?: () => HandlerResponse,
   ) {
     const socket = req.socket;
+    newest.set(socket, req);
     budget.spend();
     const c = connections.get(socket);
     if (c === undefined && guard.isRefused(socket)) return;
@@ -250,5 +259,9 @@ export function createAnswerer(context: AnswererContext): Answerer {
     else send(req, res, response);
   }
 
-  return { onRequest, replyRaw, error };
+  const inBody = (socket: Socket) => {
+    const req = newest.get(socket);
+    return req !== undefined && !req.complete;
+  };
+  return { onRequest, replyRaw, inBody, error };
 }

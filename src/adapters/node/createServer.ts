@@ -135,6 +135,8 @@ export function createServer(engine: HandlerEngine, options?: NodeServerOptions)
     // Already closing: node reports the same parse error again for every later chunk.
     if (connections.get(socket)?.closing) return;
     logger.debug({ err: { code, message: err.message } }, "rejected a malformed request");
+    // Bad framing of a body whose request was answered: close after that answer, no second one.
+    if (answerer.inBody(socket)) return replyRaw(socket, undefined);
     replyRaw(
       socket,
       code === "HPE_HEADER_OVERFLOW"
