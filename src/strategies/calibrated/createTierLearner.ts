@@ -63,8 +63,19 @@ export function missBound(
   );
 }
 
-/** EW decay of each expert's pinball loss per outcome (about the last 50 outcomes matter). */
-const LOSS_DECAY = 0.02;
+/**
+ * Most EW decay of each expert's pinball loss per outcome (about the last 50 outcomes matter).
+ * A promise with a small `1 − p` decays slower: see `lossDecay`.
+ */
+const MAX_LOSS_DECAY = 0.02;
+/**
+ * The decay of the experts' losses for miss rate `alpha`: at most {@link MAX_LOSS_DECAY}, and
+ * slow enough that the weighted memory (about `2 / decay` outcomes) holds at least 3 expected
+ * misses. At 99 % a fixed 0.02 ranked experts on about one miss, so which one was chosen was
+ * noise, and on heavy-tailed prices the tier kept switching to windows whose top is a poor
+ * guide. Tiers at 95 % and below keep 0.02 (5 misses or more).
+ */
+const lossDecay = (alpha: number) => Math.min(MAX_LOSS_DECAY, (2 * alpha) / 3);
 /** Lowest quantile level an expert may drift to (a quarter below its window's minimum). */
 const MIN_LEVEL = -0.25;
 /** Lowest final correction: the guarantee needs no bound below, this keeps recovery quick. */
@@ -105,6 +116,7 @@ export function createTierLearner(o: TierLearnerOptions): TierLearner {
   const alpha = 1 - o.probability;
   const p = o.probability;
   const delay = o.lag + o.withinBlocks;
+  const decay = lossDecay(alpha);
   const levels = new Float64Array(o.experts);
   const losses = new Float64Array(o.experts);
   const pending: Pending[] = [];
@@ -152,7 +164,7 @@ export function createTierLearner(o: TierLearnerOptions): TierLearner {
       for (let i = 0; i < o.experts; i++) {
         const f = logPrice(bid.experts[i]!);
         const loss = f >= logY ? (1 - p) * (f - logY) : p * (logY - f);
-        losses[i] = (1 - LOSS_DECAY) * losses[i]! + LOSS_DECAY * loss;
+        losses[i] = (1 - decay) * losses[i]! + decay * loss;
         const level = levels[i]! + o.learningRate * ((bid.experts[i]! < y ? 1 : 0) - alpha);
         levels[i] = level < MIN_LEVEL ? MIN_LEVEL : level;
       }
