@@ -3,7 +3,7 @@
 // swagger-ui-dist package at build time, so the explorer works on runtimes with no file system
 // (Workers) and never loads anything from a CDN. Text files are kept as string literals (no
 // base64 growth), images as byte arrays.
-import { readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -70,3 +70,10 @@ export declare const swaggerUiVersion: string;
 
 writeFileSync(join(root, "dist/explorerAssets.js"), js);
 writeFileSync(join(root, "dist/explorerAssets.d.ts"), dts);
+
+// The same files as files, with Swagger UI's license, for the node hosts to read on demand
+// (src/http/swaggerUiFiles.ts): swagger-ui-dist is a build-time dependency only, so an install of
+// gasdigest does not pull it in (nor the install-time analytics script it depends on).
+mkdirSync(join(root, "dist/swagger-ui"), { recursive: true });
+for (const name of [...FILES, "LICENSE", "NOTICE"])
+  copyFileSync(join(folder, name), join(root, "dist/swagger-ui", name));

@@ -7,7 +7,7 @@ import type { Handler, HandlerEngine } from "./types.js";
 
 /**
  * {@link createHandler} for the node hosts (the node server, Express, Fastify, Koa): the same
- * handler, with `explorerAssets` read from the installed `swagger-ui-dist` when left out, so the
+ * handler, with `explorerAssets` read from the package's copy of Swagger UI when left out, so the
  * explorer works with no configuration. Internal: not exported from a package entry point.
  *
  * @throws {InvalidConfigError} listing every invalid option.

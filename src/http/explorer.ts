@@ -19,7 +19,7 @@ export type ExplorerFile = Uint8Array | string | (() => Uint8Array | string);
 /**
  * The files behind the explorer page (`<basePath>/spec`), by name: the handler option
  * `explorerAssets`. `gasdigest/explorer-assets` exports them built into a module (any runtime);
- * the node hosts read them from the installed `swagger-ui-dist` when the option is left out.
+ * the node hosts read the package's copy of them when the option is left out.
  */
 export type ExplorerAssets = Readonly<Record<SwaggerUiFile, ExplorerFile>>;
 

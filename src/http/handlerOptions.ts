@@ -138,9 +138,9 @@ const handlerOptionsShape = {
    * The Swagger UI files of the explorer page (`<basePath>/spec`), by name: `explorerAssets`
    * from `gasdigest/explorer-assets` (a module, so it works where there is no file system), or
    * your own. Without them the page answers 404 and names this option; the document stays at
-   * `spec.json`. The node server and the Express, Fastify and Koa adapters read the installed
-   * `swagger-ui-dist` when it is left out.
-   * @default none (node server, Express, Fastify, Koa: the files of the installed swagger-ui-dist)
+   * `spec.json`. The node server and the Express, Fastify and Koa adapters read the package's own
+   * copy of Swagger UI when it is left out.
+   * @default none (node server, Express, Fastify, Koa: the package's copy of Swagger UI)
    */
   explorerAssets: refined<ExplorerAssets>(checkExplorerAssets).optional(),
   /**

@@ -1,6 +1,7 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { type ExplorerAssets, SWAGGER_UI_FILES, type SwaggerUiFile } from "./explorer.js";
 
 const cache = new Map<SwaggerUiFile, Uint8Array>();
@@ -9,7 +10,7 @@ let folder: string | undefined;
 function read(name: SwaggerUiFile): Uint8Array {
   let bytes = cache.get(name);
   if (bytes === undefined) {
-    folder ??= dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+    folder ??= swaggerUiFolder();
     bytes = new Uint8Array(readFileSync(join(folder, name)));
     cache.set(name, bytes);
   }
@@ -17,7 +18,18 @@ function read(name: SwaggerUiFile): Uint8Array {
 }
 
 /**
- * The explorer's files read from the installed `swagger-ui-dist` package (node only): each is
+ * Where the files are: `dist/swagger-ui`, copied there from swagger-ui-dist by the build (an
+ * installed gasdigest has no swagger-ui-dist), else, running from the sources, the dev
+ * dependency itself.
+ */
+function swaggerUiFolder(): string {
+  const own = fileURLToPath(new URL("../swagger-ui/", import.meta.url));
+  if (existsSync(join(own, SWAGGER_UI_FILES[0]))) return own;
+  return dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+}
+
+/**
+ * The explorer's Swagger UI files (node only), as copied into the package at build time: each is
  * read on its first request and kept for the life of the process. What the node server and the
  * Express, Fastify and Koa adapters use when `explorerAssets` is left out.
  *

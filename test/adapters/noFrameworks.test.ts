@@ -27,6 +27,18 @@ engine.ingest({ height: "1", epoch: "1", chain_id: 4, timestamp_usec: "170000000
   first_version: "1", last_version: "2", gas_unit_prices: [] });
 const estimate = await fetchHandler(new Request("http://x/v1/estimate_gas_price"));
 results.served = { spec: spec.status, title: (await spec.json()).info.title, estimate: await estimate.text() };
+// The node hosts' explorer files come with the package: swagger-ui-dist is not installed here.
+const { createServer, listen } = await import("gasdigest/node");
+const server = createServer(engine, { closeEngine: false });
+const { port } = await listen(server, { host: "127.0.0.1", port: 0 });
+const bundle = await fetch("http://127.0.0.1:" + port + "/v1/spec/assets/swagger-ui-bundle.js");
+const bundleBytes = (await bundle.arrayBuffer()).byteLength;
+const page = await fetch("http://127.0.0.1:" + port + "/v1/spec");
+await page.arrayBuffer();
+await server.shutdown();
+let swaggerUiDist = "installed";
+try { await import("swagger-ui-dist/package.json", { with: { type: "json" } }); } catch (err) { swaggerUiDist = err.code; }
+results.explorer = { bundle: bundle.status, bytes: bundleBytes, page: page.status, swaggerUiDist };
 // The CLI without prom-client: --metrics stops before anything starts, naming the package.
 const { main } = await import("./node_modules/gasdigest/dist/cli/main.js");
 const { PassThrough } = await import("node:stream");
@@ -40,7 +52,10 @@ console.log(JSON.stringify(results));
 
 describe("gasdigest in a project without any framework", () => {
   let project: IsolatedProject | undefined;
-  let results: Record<string, { ok: boolean; code?: string; message?: string; exports?: string[] }>;
+  let results: Record<
+    string,
+    { ok: boolean; code?: string; message?: string; exports?: string[]; bytes?: number }
+  >;
 
   beforeAll(() => {
     project = makeIsolatedProject("gasdigest-noframeworks-");
@@ -99,6 +114,16 @@ describe("gasdigest in a project without any framework", () => {
       estimate:
         '{"deprioritized_gas_estimate":100,"gas_estimate":100,"prioritized_gas_estimate":150}',
     });
+  });
+
+  it("the node hosts serve the explorer's files without swagger-ui-dist installed (a build-time dependency)", () => {
+    expect(results.explorer).toEqual({
+      bundle: 200,
+      bytes: expect.any(Number),
+      page: 200,
+      swaggerUiDist: "ERR_MODULE_NOT_FOUND",
+    });
+    expect(results.explorer!.bytes).toBeGreaterThan(1_000_000);
   });
 
   it("gasdigest/http is gone (the handler is in the root entry) and internal modules are closed", () => {
