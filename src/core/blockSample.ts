@@ -176,6 +176,10 @@ export type BlockSampleResult =
  * a validated {@link BlockSample} is returned as it is. At most 20 issues are listed (the rest
  * are counted in a last `too_many_issues` issue), and the cost is one pass over the input
  * whatever is wrong with it.
+ *
+ * @example
+ * const r = safeParseBlockSample({ height: "7", epoch: "1", gas_unit_prices: ["-5"] });
+ * if (!r.ok) console.log(r.issues[0]); // { path: "gas_unit_prices[0]", message: 'must not be negative (got "-5")', code: "custom" }
  */
 export function safeParseBlockSample(input: unknown): BlockSampleResult {
   if (isBlockSample(input)) return { ok: true, block: input };
@@ -258,7 +262,13 @@ export function toBlockSampleJson(block: BlockSample): Record<string, unknown> {
   return out;
 }
 
-/** One NDJSON line (no trailing newline) for a block sample. */
+/**
+ * One NDJSON line (no trailing newline) for a block sample.
+ *
+ * @example
+ * serializeBlockSample(parseBlockSample({ height: "7", epoch: "1", gas_unit_prices: ["100"] }));
+ * // '{"height":"7","epoch":"1","gas_unit_prices":["100"]}'
+ */
 export function serializeBlockSample(block: BlockSample): string {
   return JSON.stringify(toBlockSampleJson(block));
 }

@@ -16,6 +16,9 @@ export type FullnessRule =
  * `incorporateReorderingEffects`); (b) at least `fullBlockTxns` user transactions: full;
  * (c) the block says whether it hit its gas/output limit: that; (d) a block gas limit is known
  * and `gas_used` is given: full when their sum reaches the limit; (e) otherwise not full.
+ *
+ * @example
+ * blockFullness(block, parseGasConfig({})); // { full: true, rule: "txn_count" } for 250 user transactions
  */
 export function blockFullness(
   block: BlockSample,
@@ -52,6 +55,9 @@ export function minPrice(prices: readonly bigint[]): bigint {
  * A block's minimum inclusion price as AIP-34 defines it: for a full block with user
  * transactions, `nextBucket(min gas unit price)`; otherwise `undefined`, which stands for the
  * chain's minimum gas unit price at estimate time.
+ *
+ * @example
+ * minInclusionPrice(fullBlockClearingAt120, parseGasConfig({})); // 150n (the bucket above 120)
  */
 export function minInclusionPrice(
   block: BlockSample,

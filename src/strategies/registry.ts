@@ -60,6 +60,9 @@ export function strategyNames(): string[] {
  * given again replaces the earlier maker.
  *
  * @throws {InvalidArgumentError} when `name` is not a non-empty string or `maker` not a function.
+ * @example
+ * registerStrategy("floor", () => lastBlock({ multiplier: 1 }));
+ * createEngine({ strategy: resolveStrategy("floor") });
  */
 export function registerStrategy(name: string, maker: StrategyMaker): void {
   const issues = [];
