@@ -59,8 +59,9 @@ export interface ConnectionTable {
   /**
    * Fair shares at the cap, when {@link evictable} found nothing: if one peer holds at least
    * two connections more than the peer `newcomer` holds (so that the two end at most equal),
-   * the connection of that peer to close: one owing no answer (a request arriving, or idle) with the oldest progress,
-   * else its connection with the oldest progress. `undefined` when no peer holds that many.
+   * the connection of that peer to close: one owing no answer (a request arriving, or idle)
+   * with the oldest progress, else its connection with the oldest progress. `undefined` when no
+   * peer holds that many.
    */
   crowding(newcomer: string): TrackedConnection | undefined;
   [Symbol.iterator](): IterableIterator<TrackedConnection>;

@@ -76,8 +76,8 @@ const LOG_EVERY_MS = 10_000;
  * Bound what connections can hold on a node server: at most `maxConnections` tracked at once
  * (at the cap a new one closes the connection idle the longest, else one whose client reads
  * nothing, else one of a peer holding at least two more connections than the newcomer's peer,
- * or is refused with the 503 error object when there is none), requests parsed only as fast as they are answered
- * (`paceRequests`), and a write-idle timeout (node's socket timeout, which
+ * or is refused with the 503 error object when there is none), requests parsed only as fast
+ * as they are answered (`paceRequests`), and a write-idle timeout (node's socket timeout, which
  * counts write progress as activity): a connection whose client stops reading an answer is
  * destroyed, as are keep-alive connections idle past their timeout.
  *
