@@ -34,13 +34,19 @@ export function negotiateFormat(accept: string | readonly string[] | undefined):
   return best;
 }
 
-/** The `q` parameter of a media range's parameters (`q=0.5;level=1`); 1 when absent or malformed. */
+/** A weight as RFC 9110 §12.4.2 writes it: 0 to 1 with at most three decimals. */
+const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
+
+/**
+ * The `q` parameter of a media range's parameters (`q=0.5;level=1`); 1 when absent or
+ * malformed (`q=`, `q=2`, `q=0x1` and `q=.5` included).
+ */
 function qValue(params: string): number {
   for (const param of params.split(";")) {
     const eq = param.indexOf("=");
     if (eq === -1 || param.slice(0, eq).trim().toLowerCase() !== "q") continue;
-    const q = Number(param.slice(eq + 1).trim());
-    return Number.isFinite(q) && q >= 0 && q <= 1 ? q : 1;
+    const text = param.slice(eq + 1).trim();
+    return QVALUE.test(text) ? Number(text) : 1;
   }
   return 1;
 }

@@ -100,6 +100,12 @@ describe("GET /v1/estimate_gas_price", () => {
     ["application/x-bcs;q=0", "application/json"],
     ["text/html, application/x-bcs;q=0.1", "application/x-bcs"],
     ["application/x-bcs ; q=1 ; foo=bar, */*;q=0.1", "application/x-bcs"],
+    // A malformed weight counts as 1, an empty one included (it used to read as 0).
+    ["application/x-bcs;q=", "application/x-bcs"],
+    ["application/x-bcs;q=2", "application/x-bcs"],
+    ["application/x-bcs;q=0x0", "application/x-bcs"],
+    ["application/x-bcs;q=0.0001", "application/x-bcs"],
+    ["application/x-bcs;q=0.000", "application/json"],
   ])("negotiates Accept %j to %s (never 406)", (accept, type) => {
     const s = setup({}, { config: override });
     s.blocks(1, 1);
