@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { build } from "esbuild";
+import { type BuildOptions, build } from "esbuild";
 import { afterAll, describe, expect, it } from "vitest";
 import { isolatedParent, repoRoot } from "../helpers/isolatedProject.js";
 import { importGraph } from "./importGraph.js";
@@ -116,10 +116,31 @@ describe("the check can fail", () => {
   });
 });
 
+/**
+ * Bundle `app` (module text importing the built package) as a Worker would get it: one ESM
+ * file, runtime-neutral, tree-shaken; written to `bundle.mjs` next to it unless `write` is off.
+ */
+async function workerBundle(prefix: string, app: string, extra: BuildOptions = {}) {
+  const dir = mkdtempSync(join(isolatedParent(), prefix));
+  temp.push(dir);
+  writeFileSync(join(dir, "app.mjs"), app);
+  const result = await build({
+    entryPoints: [join(dir, "app.mjs")],
+    outfile: join(dir, "bundle.mjs"),
+    bundle: true,
+    treeShaking: true,
+    format: "esm",
+    platform: "neutral",
+    mainFields: ["module", "main"],
+    conditions: ["worker", "browser"],
+    logLevel: "silent",
+    ...extra,
+  });
+  return { dir, result };
+}
+
 describe("sideEffects: false", () => {
   it("a tree-shaken bundle of the root still knows every built-in strategy and serves", async () => {
-    const dir = mkdtempSync(join(isolatedParent(), "gasdigest-shaken-"));
-    temp.push(dir);
     const app = `
 import { createEngine, createHandler, resolveStrategy } from ${JSON.stringify(fileOf("."))};
 export function run() {
@@ -133,18 +154,7 @@ export function run() {
   }
   return out;
 }`;
-    writeFileSync(join(dir, "app.mjs"), app);
-    await build({
-      entryPoints: [join(dir, "app.mjs")],
-      outfile: join(dir, "bundle.mjs"),
-      bundle: true,
-      treeShaking: true,
-      format: "esm",
-      platform: "neutral",
-      mainFields: ["module", "main"],
-      conditions: ["worker", "browser"],
-      logLevel: "silent",
-    });
+    const { dir } = await workerBundle("gasdigest-shaken-", app);
     const { run } = (await import(pathToFileURL(join(dir, "bundle.mjs")).href)) as {
       run: () => Record<string, string>;
     };
@@ -156,26 +166,13 @@ export function run() {
   });
 
   it("a bundle of the engine and a strategy leaves out zod's other locales (import * as z keeps zod tree-shakable)", async () => {
-    const dir = mkdtempSync(join(isolatedParent(), "gasdigest-zod-"));
-    temp.push(dir);
-    writeFileSync(
-      join(dir, "app.mjs"),
+    const { result } = await workerBundle(
+      "gasdigest-zod-",
       `import { createEngine, aip34 } from ${JSON.stringify(fileOf("."))};
 export const engine = createEngine({ strategy: aip34() });`,
+      { write: false, minify: true, metafile: true },
     );
-    const result = await build({
-      entryPoints: [join(dir, "app.mjs")],
-      write: false,
-      bundle: true,
-      minify: true,
-      format: "esm",
-      platform: "neutral",
-      mainFields: ["module", "main"],
-      conditions: ["worker", "browser"],
-      metafile: true,
-      logLevel: "silent",
-    });
-    const outputs = Object.values(result.metafile.outputs);
+    const outputs = Object.values(result.metafile!.outputs);
     const included = outputs.flatMap((o) => Object.keys(o.inputs));
     expect(included.some((f) => f.includes("node_modules/zod/"))).toBe(true);
     // The English messages (zod's default) and none of the others.
