@@ -61,8 +61,6 @@ export function createAnswerer(context: AnswererContext): Answerer {
   const { handler, options: o, connections, guard, budget } = context;
   const logger = handler.options.logger;
 
-  /** The newest request parsed on each socket (see `inBody`). */
-  const newest = new WeakMap<Socket, http.IncomingMessage>();
   const error = (status: number, message: string) =>
     handler.errorResponse(status, "web_framework_error", message);
 
@@ -205,11 +203,11 @@ export function createAnswerer(context: AnswererContext): Answerer {
     respond?: () => HandlerResponse,
   ) {
     const socket = req.socket;
-    newest.set(socket, req);
     budget.spend();
     const c = connections.get(socket);
     if (c === undefined && guard.isRefused(socket)) return;
     if (c !== undefined) {
+      c.request = req;
       // The connection closes after the answers already queued: leave the rest unanswered.
       if (c.closing) return;
       c.inFlight++;
@@ -259,9 +257,6 @@ export function createAnswerer(context: AnswererContext): Answerer {
     else send(req, res, response);
   }
 
-  const inBody = (socket: Socket) => {
-    const req = newest.get(socket);
-    return req !== undefined && !req.complete;
-  };
+  const inBody = (socket: Socket) => connections.get(socket)?.request?.complete === false;
   return { onRequest, replyRaw, inBody, error };
 }

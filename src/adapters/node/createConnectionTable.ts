@@ -1,11 +1,18 @@
+import type http from "node:http";
 import type { Socket } from "node:net";
 import { peerKey } from "./peerKey.js";
+import { tally } from "./tally.js";
 
 /** What the node server knows about one open connection. */
 export interface TrackedConnection {
   readonly socket: Socket;
   /** The peer it counts against for fair shares ({@link peerKey}). */
   readonly peer: string;
+  /**
+   * The newest request node parsed on it: while it is still receiving its body, a parse error
+   * lies in that body, whose request has its answer already.
+   */
+  request: http.IncomingMessage | undefined;
   /** Requests answered (or being answered) whose response has not been handed to the kernel yet. */
   inFlight: number;
   /**
@@ -37,8 +44,11 @@ export interface TrackedConnection {
 /** The open connections of a node server. */
 export interface ConnectionTable {
   readonly size: number;
-  /** Start tracking a newly accepted socket (it stops being tracked when it closes). */
-  add(socket: Socket): TrackedConnection;
+  /**
+   * Start tracking a newly accepted socket (it stops being tracked when it closes); `peer` is
+   * its {@link peerKey}, computed when not given.
+   */
+  add(socket: Socket, peer?: string): TrackedConnection;
   get(socket: Socket): TrackedConnection | undefined;
   /** Stop tracking `socket` (also done when it closes). */
   delete(socket: Socket): void;
@@ -84,9 +94,7 @@ export function createConnectionTable(now: () => number): ConnectionTable {
     const c = connections.get(socket);
     if (c === undefined) return;
     connections.delete(socket);
-    const n = perPeer.get(c.peer)! - 1;
-    if (n === 0) perPeer.delete(c.peer);
-    else perPeer.set(c.peer, n);
+    tally(perPeer, c.peer, -1);
   }
 
   const isIdle = (c: TrackedConnection) =>
@@ -99,10 +107,11 @@ export function createConnectionTable(now: () => number): ConnectionTable {
     get size() {
       return connections.size;
     },
-    add(socket) {
+    add(socket, peer = peerKey(socket.remoteAddress)) {
       const connection: TrackedConnection = {
         socket,
-        peer: peerKey(socket.remoteAddress),
+        peer,
+        request: undefined,
         inFlight: 0,
         mark: 0,
         idleSince: now(),
@@ -116,7 +125,7 @@ export function createConnectionTable(now: () => number): ConnectionTable {
       };
       forget(socket);
       connections.set(socket, connection);
-      perPeer.set(connection.peer, (perPeer.get(connection.peer) ?? 0) + 1);
+      tally(perPeer, peer, 1);
       socket.once("close", () => {
         if (connections.get(socket) === connection) forget(socket);
       });

@@ -7,6 +7,7 @@ import { paceRequests } from "./paceRequests.js";
 import { pauseWhenBusy } from "./pauseWhenBusy.js";
 import { peerKey } from "./peerKey.js";
 import { rawResponse } from "./rawResponse.js";
+import { tally } from "./tally.js";
 
 /** Options of {@link guardConnections}. */
 export interface ConnectionGuardOptions {
@@ -25,6 +26,7 @@ function closedConnection(socket: Socket, peer: string): TrackedConnection {
   return {
     socket,
     peer,
+    request: undefined,
     inFlight: 0,
     mark: 0,
     idleSince: 0,
@@ -121,20 +123,17 @@ export function guardConnections(
   function refuse(socket: Socket, peer: string) {
     refused.add(socket);
     socket.on("error", () => {});
-    const ofPeer = lingeringPerPeer.get(peer) ?? 0;
-    if (ofPeer >= MAX_LINGERING_PER_PEER) {
+    if ((lingeringPerPeer.get(peer) ?? 0) >= MAX_LINGERING_PER_PEER) {
       socket.destroy();
       return logRefusals("dropped");
     }
     lingering++;
-    lingeringPerPeer.set(peer, ofPeer + 1);
+    tally(lingeringPerPeer, peer, 1);
     const timer = setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS);
     timer.unref();
     socket.once("close", () => {
       lingering--;
-      const n = lingeringPerPeer.get(peer)! - 1;
-      if (n === 0) lingeringPerPeer.delete(peer);
-      else lingeringPerPeer.set(peer, n);
+      tally(lingeringPerPeer, peer, -1);
       clearTimeout(timer);
     });
     // Parse nothing it sends (node would hold every request of a read until the socket closes).
@@ -154,8 +153,8 @@ export function guardConnections(
   }
 
   server.on("connection", (socket: Socket) => {
+    const peer = peerKey(socket.remoteAddress);
     if (connections.size >= maxConnections) {
-      const peer = peerKey(socket.remoteAddress);
       const victim = connections.evictable(EVICT_AFTER_MS) ?? connections.crowding(peer);
       if (victim === undefined) return refuse(socket, peer);
       logger.debug(
@@ -165,7 +164,7 @@ export function guardConnections(
       connections.delete(victim.socket);
       victim.socket.destroy();
     }
-    const c = connections.add(socket);
+    const c = connections.add(socket, peer);
     c.pump = pauseWhenBusy(socket, c, options.maxPipelinedRequests);
     if (Date.now() < shieldedUntil) pace(c);
   });
