@@ -1,4 +1,6 @@
 import { MAX_ECHO } from "../../core/describeValue.js";
+import { InvalidJsonError } from "../../core/errors.js";
+import { parseJsonLossless } from "../../core/parseJsonLossless.js";
 import { parseRetryAfter } from "./backoff.js";
 import { discardBody } from "./discardBody.js";
 import { InvalidResponseError, SourceRequestError } from "./errors.js";
@@ -19,9 +21,26 @@ export type Attempt<T> =
 export type AttemptOptions = Pick<
   ResolvedAptosRestOptions,
   "fetch" | "timeoutMs" | "maxResponseBytes" | "followRedirects" | "now"
-> & { readonly headers: Readonly<Record<string, string>> };
+> & {
+  readonly headers: Readonly<Record<string, string>>;
+  /**
+   * The chain the source follows: an answer whose `X-Aptos-Chain-Id` header names another one
+   * is refused, whatever its body (a block carries no chain id of its own).
+   */
+  readonly chainId?: number;
+};
 
-/** Longest part of a `Location` header or status text echoed in an error (as for any bad value). */
+/**
+ * Bytes of `maxResponseBytes` per object or array a body may hold, and per object member: a
+ * real node's JSON spends more than 50 bytes per object (hex hashes and addresses, field names)
+ * and more than 16 per member, while `{},{},...` spends 3. A body past either count is refused
+ * after one pass over its text, before anything is built: 60 MB of `{}` would otherwise take
+ * 13 s and 1.3 GB of heap to parse (and a larger cap, the whole heap).
+ */
+export const BYTES_PER_CONTAINER = 32;
+export const BYTES_PER_MEMBER = 16;
+
+const CHAIN_ID_HEADER = "x-aptos-chain-id";
 
 function tooLarge(url: string, status: number, limit: number): Attempt<never> {
   return {
@@ -62,14 +81,31 @@ export async function attemptRequest<T>(
       redirect: options.followRedirects ? "follow" : "manual",
     });
     onHeaders?.();
+    if (res.status === 200 || accept.includes(res.status)) {
+      const message = otherChain(res.headers.get(CHAIN_ID_HEADER), options.chainId);
+      if (message !== undefined) {
+        await discardBody(res);
+        const issue = { path: "X-Aptos-Chain-Id", message };
+        return { ok: false, error: new InvalidResponseError(url, [issue]) };
+      }
+    }
     if (res.status === 200) {
       const body = await readBody(res, options.maxResponseBytes);
       if (!body.ok) return tooLarge(url, 200, options.maxResponseBytes);
       let json: unknown;
       try {
-        json = JSON.parse(body.text);
+        json = parseJsonLossless(body.text, {
+          maxContainers: Math.floor(options.maxResponseBytes / BYTES_PER_CONTAINER),
+          maxMembers: Math.floor(options.maxResponseBytes / BYTES_PER_MEMBER),
+        });
       } catch (e) {
-        const issue = { path: "", message: `not valid JSON (${(e as Error).message})` };
+        const issue =
+          e instanceof InvalidJsonError && e.code === "too_large"
+            ? {
+                path: "",
+                message: `${e.message} (one per ${BYTES_PER_CONTAINER} bytes of maxResponseBytes, and one member per ${BYTES_PER_MEMBER}), so it is not parsed: no real answer is built like this`,
+              }
+            : { path: "", message: `not valid JSON (${(e as Error).message})` };
         return { ok: false, error: new InvalidResponseError(url, [issue]) };
       }
       const parsed = parse(json);
@@ -105,4 +141,16 @@ export async function attemptRequest<T>(
   } finally {
     request.dispose();
   }
+}
+
+/** Why a `X-Aptos-Chain-Id` header value is refused, or `undefined` when it is fine or absent. */
+function otherChain(header: string | null, chainId: number | undefined): string | undefined {
+  if (header === null || chainId === undefined) return undefined;
+  const text = header.trim();
+  if (!/^\d{1,3}$/.test(text))
+    return `must be a chain id 0..255 (got ${JSON.stringify(text.slice(0, MAX_ECHO))})`;
+  const id = Number(text);
+  return id === chainId
+    ? undefined
+    : `is ${id}, but the source started on chain ${chainId} (the URL now leads to another network)`;
 }

@@ -6,8 +6,10 @@ export interface EpochPrices {
   prefetch(epoch: bigint, version: bigint): void;
   /** `epoch`'s price: the read started by {@link prefetch}, or one started now at `version`. */
   read(epoch: bigint, version: bigint): Promise<bigint | undefined>;
-  /** Drop the reads of the epochs below `epoch`. */
-  forgetBefore(epoch: bigint): void;
+  /** Drop the reads of every epoch not in `epochs`. */
+  retain(epochs: ReadonlySet<bigint>): void;
+  /** Epochs whose read is held. */
+  readonly size: number;
 }
 
 /**
@@ -34,8 +36,11 @@ export function createEpochPrices(client: NodeClient, signal: AbortSignal): Epoc
       prefetch(epoch, version);
       return reads.get(epoch)!;
     },
-    forgetBefore(epoch) {
-      for (const e of reads.keys()) if (e < epoch) reads.delete(e);
+    get size() {
+      return reads.size;
+    },
+    retain(epochs) {
+      for (const e of reads.keys()) if (!epochs.has(e)) reads.delete(e);
     },
   };
 }

@@ -19,7 +19,11 @@ export type BlockAnswer =
 
 /** The node's REST calls, each retried until it gets a usable answer (or the signal aborts). */
 export interface NodeClient {
-  /** `GET /v1`; with `expectedChainId`, another chain id counts as a bad answer. */
+  /**
+   * `GET /v1`; with `expectedChainId`, another chain id counts as a bad answer. The first
+   * answer's chain id is the client's from then on: any answer whose `X-Aptos-Chain-Id`
+   * header names another chain is refused and retried.
+   */
   ledgerInfo(signal: AbortSignal, expectedChainId?: number): Promise<LedgerInfo>;
   /** `GET /v1/blocks/by_height/{height}?with_transactions=true`. */
   block(height: bigint, signal: AbortSignal): Promise<BlockAnswer>;
@@ -60,10 +64,10 @@ const URGENT = -1n;
  */
 export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient {
   const { baseUrl, onEvent, now } = options;
-  const attemptOptions = {
-    ...options,
-    headers: { accept: "application/json", ...options.headers },
-  };
+  const headers = { accept: "application/json", ...options.headers };
+  // The chain of the first ledger info: from then on every answer naming another one in its
+  // `X-Aptos-Chain-Id` header is refused (block answers have no chain id in their body).
+  let attemptOptions = { ...options, headers, chainId: undefined as number | undefined };
   const slots = createSlots(options.concurrency);
   const hedgeDelay = createHedgeDelay(options.hedgeAfterMs, options.timeoutMs);
   let failures = 0;
@@ -161,6 +165,8 @@ export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient 
     async ledgerInfo(signal, expectedChainId) {
       const parse = (v: unknown) => parseLedgerInfo(v, expectedChainId);
       const r = await call("/v1", parse, [], URGENT, signal);
+      if (attemptOptions.chainId === undefined)
+        attemptOptions = { ...attemptOptions, chainId: r.value!.chainId };
       return r.value!;
     },
 

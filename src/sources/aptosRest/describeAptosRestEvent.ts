@@ -22,6 +22,8 @@ export function describeAptosRestEvent(event: AptosRestEvent): string {
       return `node back after ${event.downMs} ms (${event.failures} failed requests)`;
     case "pruned_skip":
       return `heights ${event.from}..${event.to - 1n} were pruned by the node; skipping to ${event.to}`;
+    case "tip_behind":
+      return `the node's tip went back to height ${event.tip}, below height ${event.height} already read: waiting for it to pass ${event.height} again (a node restored from an older snapshot, or a lagging node behind a load balancer?)`;
     case "caught_up":
       return `caught up at height ${event.height} (${event.blocks} blocks)`;
     case "min_gas_unit_price":

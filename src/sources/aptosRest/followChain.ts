@@ -60,6 +60,8 @@ export async function followChain(
     oldest: info.oldestBlockHeight,
     from: next,
   });
+  // The node's tip is below the last block emitted (reported once per stretch).
+  let behind = false;
   let epoch: bigint | undefined;
   let minPrice: bigint | undefined;
   const prices = createEpochPrices(client, signal);
@@ -186,6 +188,12 @@ export async function followChain(
         lastRead = performance.now();
         tip = info.blockHeight;
         if (known < tip) known = tip;
+        if (tip < next - 1n) {
+          if (!behind) onEvent({ type: "tip_behind", height: next - 1n, tip });
+          behind = true;
+          catchingUp = true;
+          caughtUpBlocks = 0;
+        } else behind = false;
         continue;
       }
       fill();
@@ -194,7 +202,11 @@ export async function followChain(
       if (r.kind === "block") {
         if (r.epoch !== epoch) {
           const value = await prices.read(r.epoch, r.block.firstVersion);
-          prices.forgetBefore(r.epoch);
+          // Keep the reads of this epoch and of the epochs fetched ahead, nothing else: epochs
+          // that go down block after block must not pile up reads.
+          const ahead = new Set([r.epoch]);
+          for (const b of epochOf.values()) ahead.add(b.epoch);
+          prices.retain(ahead);
           onEvent({
             type: "min_gas_unit_price",
             epoch: r.epoch,

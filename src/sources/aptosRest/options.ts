@@ -36,6 +36,13 @@ export type AptosRestEvent =
   | { type: "recovered"; url: string; failures: number; downMs: number }
   /** Heights `from`..`to - 1` were pruned by the node (410) and are skipped. */
   | { type: "pruned_skip"; from: bigint; to: bigint }
+  /**
+   * The node's tip went below `height`, the last block emitted (a node restored from an older
+   * snapshot, a load balancer now on a lagging node, a chain reset without a new chain id): the
+   * source waits for the node to pass `height` again and then goes on (`caught_up`). Reported
+   * once per such stretch.
+   */
+  | { type: "tip_behind"; height: bigint; tip: bigint }
   /** The source reached the tip after the backfill, an outage or a skip. */
   | { type: "caught_up"; height: bigint; blocks: number }
   /** The minimum gas unit price read from the gas schedule (at the first block and each epoch change). */

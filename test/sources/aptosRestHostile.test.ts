@@ -1,0 +1,108 @@
+import { describe, expect, it } from "vitest";
+import type { BlockSample } from "../../src/core/blockSample.js";
+import { describeAptosRestEvent, InvalidResponseError } from "../../src/sources/aptosRest.js";
+import type { Fault } from "./fakeNode.js";
+import { asJson, collect, expected, fakeNode, follow, retries, until } from "./followHelpers.js";
+
+const MIB = 1024 * 1024;
+const invalidAnswers = (events: Parameters<typeof retries>[0]) =>
+  retries(events).flatMap((e) => (e.error instanceof InvalidResponseError ? [e.error] : []));
+
+/** The right answer, sent with `headers` added, or with `body` instead of its own. */
+const replace = (options: { headers?: Record<string, string>; body?: string }): Fault => ({
+  kind: "replace",
+  respond: (right) => ({
+    status: right.status,
+    headers: options.headers,
+    body: options.body ?? JSON.stringify(right.body),
+  }),
+});
+
+describe("aptosRest: a node that changes chains", () => {
+  it("refuses every answer whose X-Aptos-Chain-Id names another chain, and keeps the chain it follows", async () => {
+    const node = await fakeNode({ blocks: 60 });
+    node.inject(replace({ headers: { "x-aptos-chain-id": "5" } }), { route: "block", times: 3 });
+    node.inject(replace({ headers: { "x-aptos-chain-id": "four" } }), {
+      route: "transactions",
+      times: 1,
+    });
+    const { source$, events, from } = follow(node, { backfillBlocks: 20 });
+    const got = await collect(source$, 20);
+    // The right blocks, every one stamped chain 4: none of the refused answers was used.
+    expect(asJson(got)).toEqual(expected(node, from(), node.chain.tip));
+    const refused = invalidAnswers(events);
+    expect(refused).toHaveLength(4);
+    expect(refused.filter((e) => e.issues[0]!.message.startsWith("is 5"))).toHaveLength(3);
+    expect(refused[0]!.shortMessage).toMatch(
+      /^invalid response from .+\/v1\/blocks\/by_height\/\d+\?with_transactions=true: X-Aptos-Chain-Id: is 5, but the source started on chain 4 \(the URL now leads to another network\)$/,
+    );
+    expect(refused.find((e) => e.url.includes("/transactions?"))!.issues).toEqual([
+      { path: "X-Aptos-Chain-Id", message: 'must be a chain id 0..255 (got "four")' },
+    ]);
+  });
+});
+
+describe("aptosRest: bodies built to be expensive to parse", () => {
+  // With a cap of 1 MiB a body may hold 32,768 objects or arrays and 65,536 members.
+  const cases: [string, string, number, string][] = [
+    ["300,000 empty objects", `[${"{},".repeat(300_000)}{}]`, 32_768, "objects or arrays"],
+    [
+      "nesting 400,000 deep",
+      `${"[".repeat(400_000)}${"]".repeat(400_000)}`,
+      32_768,
+      "objects or arrays",
+    ],
+    [
+      "80,000 members of one object",
+      `{${Array.from({ length: 80_000 }, (_, i) => `"k${i}":0`).join(",")}}`,
+      65_536,
+      "object members",
+    ],
+  ];
+  it.each(cases)(
+    "refuses %s before building it, naming the count, and retries",
+    async (_, body, limit, what) => {
+      expect(body.length).toBeLessThan(MIB);
+      const node = await fakeNode({ blocks: 40 });
+      node.inject(replace({ body }), { route: "block", times: 2 });
+      const { source$, events, from } = follow(node, { backfillBlocks: 10, maxResponseBytes: MIB });
+      const got = await collect(source$, 10);
+      expect(asJson(got)).toEqual(expected(node, from(), node.chain.tip));
+      const refused = invalidAnswers(events);
+      expect(refused).toHaveLength(2);
+      const { message } = refused[0]!.issues[0]!;
+      expect(message.startsWith(`holds more than ${limit} ${what}`)).toBe(true);
+      expect(message).toContain("(one per 32 bytes of maxResponseBytes, and one member per 16)");
+    },
+  );
+});
+
+describe("aptosRest: a node whose tip goes back", () => {
+  it("warns once that the tip is below what it read, waits, and goes on when the node passes it again", async () => {
+    const node = await fakeNode({ blocks: 60 });
+    const { source$, events, from } = follow(node, { backfillBlocks: 10 });
+    const got: BlockSample[] = [];
+    const sub = source$.subscribe((b) => got.push(b));
+    await until(() => expect(events.some((e) => e.type === "caught_up")).toBe(true));
+    const read = node.chain.tip;
+    // Eight ledger answers from a node restored from an older snapshot (tip 20 below).
+    const older = (right: { body: unknown }) => ({
+      status: 200,
+      body: JSON.stringify({ ...(right.body as object), block_height: String(read - 20n) }),
+    });
+    node.inject({ kind: "replace", respond: older }, { route: "ledger", times: 8 });
+    await until(() => expect(node.requests.filter((r) => r.outcome === "replace")).toHaveLength(8));
+    node.chain.addBlocks(5);
+    await until(() => expect(got).toHaveLength(15));
+    sub.unsubscribe();
+    expect(asJson(got)).toEqual(expected(node, from(), node.chain.tip));
+    const behind = events.filter((e) => e.type === "tip_behind");
+    expect(behind).toEqual([{ type: "tip_behind", height: read, tip: read - 20n }]);
+    expect(describeAptosRestEvent(behind[0]!)).toBe(
+      `the node's tip went back to height ${read - 20n}, below height ${read} already read: waiting for it to pass ${read} again (a node restored from an older snapshot, or a lagging node behind a load balancer?)`,
+    );
+    // The end of the stretch is told: caught up again at the height it had read.
+    const after = events.slice(events.indexOf(behind[0]!) + 1).filter((e) => e.type !== "retrying");
+    expect(after[0]).toEqual({ type: "caught_up", height: read, blocks: 0 });
+  });
+});
