@@ -10,15 +10,21 @@ export interface LogLimiterOptions {
   windowMs?: number;
 }
 
-/** A logger whose repeated messages are rate-limited; see {@link createLogLimiter}. */
+/**
+ * A logger whose repeated messages are rate-limited; see {@link createLogLimiter}. `key` groups
+ * lines whose text differs (one per event type, say) under one count; it defaults to the text.
+ */
 export interface LimitedLogger {
-  error(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-  info(fields: object, message: string): void;
-  debug(fields: object, message: string): void;
+  error(fields: object, message: string, key?: string): void;
+  warn(fields: object, message: string, key?: string): void;
+  info(fields: object, message: string, key?: string): void;
+  debug(fields: object, message: string, key?: string): void;
   /** Write the summaries of the current window now and stop the timer (idempotent). */
   stop(): void;
 }
+
+/** What the event loggers write to: a {@link LimitedLogger}, or a pino logger (which ignores `key`). */
+export type LineLogger = Omit<LimitedLogger, "stop">;
 
 interface Tally {
   level: Level;
@@ -29,10 +35,10 @@ interface Tally {
 }
 
 /**
- * Rate-limit a pino logger per message: in each window of `windowMs`, the first `perWindow`
- * lines of a message are written, the others only counted; when the window ends, one line per
- * message says how many were not written (`suppressed`), with the fields of the last one
- * (`last`). A file of random bytes then costs a few lines every ten seconds, not one per line.
+ * Rate-limit a pino logger per message (or per `key`): in each window of `windowMs`, the first
+ * `perWindow` lines of a message are written, the others only counted; when the window ends,
+ * one line per message says how many were not written (`suppressed`), with the fields of the
+ * last one (`last`). A file of random bytes then costs a few lines every ten seconds, not one per line.
  * The timer does not keep the process alive.
  *
  * @example
@@ -47,22 +53,22 @@ export function createLogLimiter(log: Logger, options: LogLimiterOptions = {}): 
   let timer: NodeJS.Timeout | undefined;
 
   function summarise() {
-    for (const [message, t] of tallies) {
+    for (const [key, t] of tallies) {
       if (t.suppressed > 0)
         log[t.level](
           { suppressed: t.suppressed, windowMs, last: t.last },
-          `${message}: ${t.suppressed} more not logged in the last ${windowMs / 1000} s`,
+          `${key}: ${t.suppressed} more not logged in the last ${windowMs / 1000} s`,
         );
     }
     tallies.clear();
   }
 
-  function write(level: Level, fields: object, message: string) {
+  function write(level: Level, fields: object, message: string, key = message) {
     if (!log.isLevelEnabled(level)) return;
-    let t = tallies.get(message);
+    let t = tallies.get(key);
     if (!t) {
       t = { level, logged: 0, suppressed: 0, last: undefined };
-      tallies.set(message, t);
+      tallies.set(key, t);
       if (!timer) {
         timer = setInterval(summarise, windowMs);
         timer.unref();
@@ -78,10 +84,10 @@ export function createLogLimiter(log: Logger, options: LogLimiterOptions = {}): 
   }
 
   return {
-    error: (fields, message) => write("error", fields, message),
-    warn: (fields, message) => write("warn", fields, message),
-    info: (fields, message) => write("info", fields, message),
-    debug: (fields, message) => write("debug", fields, message),
+    error: (fields, message, key) => write("error", fields, message, key),
+    warn: (fields, message, key) => write("warn", fields, message, key),
+    info: (fields, message, key) => write("info", fields, message, key),
+    debug: (fields, message, key) => write("debug", fields, message, key),
     stop() {
       if (timer) clearInterval(timer);
       timer = undefined;

@@ -1,25 +1,32 @@
-import type { Logger } from "pino";
 import {
   type AptosRestEvent,
   aptosRestEventFields,
   describeAptosRestEvent,
 } from "../sources/aptosRest.js";
+import type { LineLogger } from "./createLogLimiter.js";
 
 /**
- * A logger for the events of the live-node source: retries at debug, an unreachable node at
- * warn, the rest at info, each with its fields; `also` gets each event first (the metrics).
+ * A logger for the events of the live-node source: retries at debug, an unreachable node or a
+ * tip gone back at warn, the rest at info, each with its fields; `also` gets each event first
+ * (the metrics). Lines are rate-limited per event type: a node that changes epoch every block
+ * costs a few lines every ten seconds, not one per block.
  *
  * @example
- * aptosRest(url, { onEvent: logAptosRestEvent(log) });
+ * aptosRest(url, { onEvent: logAptosRestEvent(createLogLimiter(log)) });
  */
-export function logAptosRestEvent(log: Logger, also?: (event: AptosRestEvent) => void) {
+export function logAptosRestEvent(log: LineLogger, also?: (event: AptosRestEvent) => void) {
   return (event: AptosRestEvent) => {
     also?.(event);
     const level =
-      event.type === "retrying" ? "debug" : event.type === "unreachable" ? "warn" : "info";
+      event.type === "retrying"
+        ? "debug"
+        : event.type === "unreachable" || event.type === "tip_behind"
+          ? "warn"
+          : "info";
     log[level](
       { event: event.type, ...aptosRestEventFields(event) },
       describeAptosRestEvent(event),
+      `source event ${event.type}`,
     );
   };
 }

@@ -1,10 +1,10 @@
-import type { Logger } from "pino";
 import { describeRedisSinkEvent, type RedisSinkEvent } from "../sinks/redisStreamSink.js";
 import {
   describeRedisEvent,
   type RedisStreamEvent,
   redisEventFields,
 } from "../sources/redisStream.js";
+import type { LineLogger } from "./createLogLimiter.js";
 
 const WARN = new Set([
   "unreachable",
@@ -12,15 +12,17 @@ const WARN = new Set([
   "stream_rewound",
   "stream_ahead",
   "rejected",
+  "gap",
   "dropped",
 ]);
 
 /**
  * A logger for the events of the Redis source or sink: retries at debug, trouble at warn. `also`
- * is told every event first (the metrics' listener).
+ * is told every event first (the metrics' listener). Lines are rate-limited per event type: a
+ * stream of 100,000 bad entries costs a few lines every ten seconds, not one per entry.
  */
 export function logRedisEvent(
-  log: Logger,
+  log: LineLogger,
   also?: (event: RedisStreamEvent | RedisSinkEvent) => void,
 ) {
   return (event: RedisStreamEvent | RedisSinkEvent) => {
@@ -33,6 +35,10 @@ export function logRedisEvent(
       (event.type === "rejected" && !("id" in event))
         ? describeRedisSinkEvent(event as RedisSinkEvent)
         : describeRedisEvent(event as RedisStreamEvent);
-    log[level]({ event: event.type, ...redisEventFields(event) }, text);
+    log[level](
+      { event: event.type, ...redisEventFields(event) },
+      text,
+      `redis event ${event.type}`,
+    );
   };
 }

@@ -12,6 +12,7 @@ import { resolveAptosRestOptions } from "../sources/aptosRest.js";
 import { DEFAULT_STREAM, parseRedisUrl } from "../sources/redisStream.js";
 import { APTOS_FLAGS, APTOS_FLAGS_USAGE, parseAptosFlags } from "./aptosFlags.js";
 import { cliMetrics, PUBLISH_METRICS_USAGE } from "./cliMetrics.js";
+import { createLogLimiter } from "./createLogLimiter.js";
 import { type CliIo, UsageError } from "./io.js";
 import { largestWindow } from "./largestWindow.js";
 import { loadConfigFile } from "./loadConfigFile.js";
@@ -122,6 +123,8 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
   const stream = values.stream;
   const makeMetrics = await cliMetrics(values);
   const log = pino({ level, base: { name: "gasdigest-publish" } }, io.stdout);
+  // Repeated lines (bad source lines, a node changing epoch every block) are rate-limited.
+  const limited = createLogLimiter(log);
   const display = parseRedisUrl(to).display;
   // With --metrics-port: the source's and the sink's states, and every block's outcome.
   const metrics = makeMetrics?.({});
@@ -129,7 +132,7 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
   const onSourceEvent = metrics?.metrics.source(spec.kind, {
     newestBlockMs: () => newestSourceBlockMs,
   });
-  const onRedisEvent = logRedisEvent(log, metrics?.metrics.sink("redis"));
+  const onRedisEvent = logRedisEvent(limited, metrics?.metrics.sink("redis"));
   const metricsUrl = await metrics?.listen();
   if (metricsUrl !== undefined) log.info({ metrics: metricsUrl }, `metrics at ${metricsUrl}`);
 
@@ -148,7 +151,7 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
       `the newest entry ${top.id} of stream ${stream} is not a gasdigest block: Redis refuses every XADD at or below its id`,
     );
   const startHeight = top?.ok ? top.height + 1n : undefined;
-  const source$ = publishSource(spec, log, {
+  const source$ = publishSource(spec, limited, {
     startHeight,
     backfill,
     pollIntervalMs: intFlag("poll-ms", values["poll-ms"], 1),
@@ -175,6 +178,7 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
     resolveDone = resolve;
   });
   const finish = (code: number) => {
+    limited.stop();
     log.info({ counts }, "gasdigest publish stopped");
     resolveDone(code);
   };

@@ -1,9 +1,9 @@
-import type pino from "pino";
 import type { Observable } from "rxjs";
 import type { BlockSample } from "../core/blockSample.js";
 import { type AptosRestOptions, aptosRest } from "../sources/aptosRest.js";
 import { ndjsonFile } from "../sources/ndjsonFile.js";
 import { simulator } from "../sources/simulator.js";
+import type { LineLogger } from "./createLogLimiter.js";
 import { UsageError } from "./io.js";
 import { logAptosRestEvent } from "./logAptosRestEvent.js";
 import { logInvalidLine } from "./logInvalidLine.js";
@@ -32,7 +32,7 @@ export interface PublishSourceFlags {
  */
 export function publishSource(
   spec: SourceSpec,
-  log: pino.Logger,
+  log: LineLogger,
   f: PublishSourceFlags,
 ): Observable<BlockSample> {
   switch (spec.kind) {

@@ -191,7 +191,7 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
       metricsPath: metrics?.ownPort ? false : undefined,
     });
     sourceFlags.onEvent = metrics?.metrics.source(spec.kind);
-    source$ = serveSource(spec, engine, log, limited, sourceFlags);
+    source$ = serveSource(spec, engine, limited, sourceFlags);
   } catch (e) {
     abandon();
     throw e;

@@ -1,4 +1,3 @@
-import type pino from "pino";
 import type { Observable } from "rxjs";
 import type { BlockSample } from "../core/blockSample.js";
 import type { Engine } from "../core/createEngine.js";
@@ -28,16 +27,15 @@ export interface ServeSourceFlags {
 }
 
 /**
- * The source `gasdigest serve` reads, its events logged (repeated warnings through `limited`)
- * and told to `flags.onEvent` too (the metrics' source listener).
+ * The source `gasdigest serve` reads, its events logged through `limited` (rate-limited per
+ * event type) and told to `flags.onEvent` too (the metrics' source listener).
  *
  * @example
- * engine.connect(serveSource({ kind: "sim" }, engine, log, limited, flags));
+ * engine.connect(serveSource({ kind: "sim" }, engine, limited, flags));
  */
 export function serveSource(
   spec: SourceSpec,
   engine: Engine,
-  log: pino.Logger,
   limited: LimitedLogger,
   flags: ServeSourceFlags,
 ): Observable<BlockSample> {
@@ -59,13 +57,13 @@ export function serveSource(
         ...flags.aptos,
         backfillBlocks: engine.config.aggressiveBlockHistory + 1,
         pollIntervalMs: flags.pollIntervalMs,
-        onEvent: logAptosRestEvent(log, flags.onEvent),
+        onEvent: logAptosRestEvent(limited, flags.onEvent),
       });
     case "redis":
       return redisStream(spec.url, {
         stream: flags.stream,
         warmStartBlocks: flags.windowBlocks,
-        onEvent: logRedisEvent(log, flags.onEvent),
+        onEvent: logRedisEvent(limited, flags.onEvent),
       });
   }
 }
