@@ -1,5 +1,5 @@
-import { firstValueFrom, from, lastValueFrom, Subject, toArray } from "rxjs";
-import { afterEach, describe, expect, it } from "vitest";
+import { firstValueFrom, from, Subject, toArray } from "rxjs";
+import { describe, expect, it } from "vitest";
 import {
   aip34,
   type BlockSample,
@@ -10,7 +10,6 @@ import {
 import {
   type RedisPublishResult,
   type RedisSinkEvent,
-  type RedisStreamEvent,
   redisStream,
   redisStreamSink,
 } from "../../src/redis.js";
@@ -22,51 +21,9 @@ import {
   useSharedRedis,
 } from "../helpers/redisServer.js";
 import { until } from "../helpers/until.js";
+import { block, blocks, cleanup, follow, publish, STREAM, streamHeights } from "./redisHelpers.js";
 
 const skip = redisSkipReason();
-const STREAM = "gasdigest:blocks";
-
-function block(height: number, prices: number[] = [100 + (height % 7) * 10]): BlockSample {
-  return parseBlockSample({
-    height: String(height),
-    epoch: "1",
-    chain_id: 4,
-    gas_unit_prices: prices.map(String),
-  });
-}
-const blocks = (from: number, to: number) =>
-  Array.from({ length: to - from + 1 }, (_, i) => block(from + i));
-
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const f of cleanup.splice(0).reverse()) await f();
-});
-
-/** Subscribe a source and collect what it emits and reports. */
-function follow(url: string, options: Parameters<typeof redisStream>[1] = {}) {
-  const got: BlockSample[] = [];
-  const events: RedisStreamEvent[] = [];
-  const sub = redisStream(url, {
-    initialBackoffMs: 20,
-    maxBackoffMs: 200,
-    blockMs: 500,
-    ...options,
-    onEvent: (e) => events.push(e),
-  }).subscribe((b) => got.push(b));
-  cleanup.push(() => sub.unsubscribe());
-  return { got, events, heights: () => got.map((b) => Number(b.height)), sub };
-}
-
-async function publish(url: string, input: BlockSample[], options = {}) {
-  return lastValueFrom(
-    from(input).pipe(redisStreamSink(url, { initialBackoffMs: 20, ...options }), toArray()),
-  );
-}
-
-async function streamHeights(redis: TestRedis, key = STREAM) {
-  const entries = await redis.client.xrange(key, "-", "+");
-  return entries.map(([id]) => Number(id.split("-")[0]));
-}
 
 describe.skipIf(skip)("Redis Stream sink and source", () => {
   let redis: TestRedis;

@@ -4,7 +4,12 @@ import { checkStreamKey } from "../../sources/redis/checkStreamKey.js";
 import { connectRedis, type RedisConnection } from "../../sources/redis/connectRedis.js";
 import { createOutageTracker } from "../../sources/redis/createOutageTracker.js";
 import { RedisFeedError } from "../../sources/redis/errors.js";
-import { encodeStreamEntry, entryId, idHeight } from "../../sources/redis/streamEntry.js";
+import {
+  decodeStreamEntry,
+  encodeStreamEntry,
+  entryId,
+  idHeight,
+} from "../../sources/redis/streamEntry.js";
 import type { PendingQueue } from "./createPendingQueue.js";
 import type { RedisPublishResult, ResolvedRedisStreamSinkOptions } from "./options.js";
 
@@ -33,13 +38,17 @@ export async function publishBlocks(
   let conn: RedisConnection | undefined;
   const closeOnAbort = () => conn?.close();
   signal.addEventListener("abort", closeOnAbort, { once: true });
-  /** After a refused XADD: is the stream's top beyond anything this block could duplicate? */
-  async function checkAhead(c: RedisConnection, height: bigint): Promise<void> {
+  /** The stream's newest entry: its id, and whether it is a gasdigest block. */
+  async function readTop(c: RedisConnection) {
     const top = (await c.call((r) => r.xrevrange(stream, "+", "-", "COUNT", 1))) as [
       string,
       string[],
     ][];
-    const topId = top[0]?.[0];
+    const entry = top[0];
+    return entry && { id: entry[0], ours: decodeStreamEntry(entry[0], entry[1]).ok };
+  }
+  /** After a refused XADD: is the stream's top beyond anything this block could duplicate? */
+  function checkAhead(topId: string | undefined, height: bigint): void {
     const topHeight = topId === undefined ? undefined : idHeight(topId);
     if (topId !== undefined && topHeight !== undefined && topHeight - height > BigInt(retain)) {
       warnedAhead = true;
@@ -63,7 +72,8 @@ export async function publishBlocks(
           });
           if (signal.aborted) return;
           await checkStreamKey(conn, url, stream);
-          outage.succeeded();
+          // The outage ends when blocks are written (below), not when a connection is up: a
+          // write refused every time must count as an outage, not as endless reconnections.
           onEvent({ type: "connected", url, stream });
         }
         batch = queue.take(options.batchSize);
@@ -86,6 +96,16 @@ export async function publishBlocks(
             );
           return pipeline.exec();
         });
+        const refusedAny = sent.some((_, i) => replies?.[i]?.[0]?.message.includes(REFUSED));
+        // A refused XADD means "already published" only when the stream's top is one of ours:
+        // an entry written by something else (`XADD key * ...`, a time in ms as its id) makes
+        // Redis refuse every block, and none of them is in the stream.
+        const top = refusedAny ? await readTop(conn) : undefined;
+        if (top && !top.ours)
+          throw new RedisFeedError(url, "command", {
+            message: `the newest entry ${top.id} of stream ${stream} is not a gasdigest block, and Redis refuses every XADD at or below its id`,
+            details: `remove it (XDEL ${stream} ${top.id}) and set the stream's last id back to its newest gasdigest entry (XSETID ${stream} <that id>); the blocks wait in memory meanwhile`,
+          });
         let done = 0;
         let failure: Error | undefined;
         let refused: bigint | undefined;
@@ -114,7 +134,7 @@ export async function publishBlocks(
             { details: failure.message, cause: failure },
           );
         outage.succeeded();
-        if (refused !== undefined && !warnedAhead) await checkAhead(conn, refused);
+        if (refused !== undefined && !warnedAhead) checkAhead(top?.id, refused);
       } catch (e) {
         queue.putBack(batch);
         conn?.close();

@@ -30,6 +30,8 @@ export function describeRedisEvent(event: RedisStreamEvent | RedisConnectionEven
       return `stream ${event.stream} now ends at entry ${event.to}, below entry ${event.from} read before (deleted and written again?): reading it again from its newest entries`;
     case "resumed":
       return `reading stream ${event.stream} again after entry ${event.afterId}`;
+    case "gap":
+      return `heights ${event.from}..${event.to} are missing from stream ${event.stream}: trimmed before this replica read them (it fell behind by more than the stream keeps, see --retain), or never published`;
     case "rejected":
       return `entry ${event.id} skipped: ${formatIssues(event.issues, "; ")}`;
   }

@@ -5,7 +5,7 @@ import { connectRedis, type RedisConnection } from "./connectRedis.js";
 import { createOutageTracker } from "./createOutageTracker.js";
 import { RedisFeedError } from "./errors.js";
 import type { ResolvedRedisStreamOptions } from "./options.js";
-import { decodeStreamEntry, entryId, idBefore, previousId } from "./streamEntry.js";
+import { decodeStreamEntry, entryId, idBefore, idHeight, previousId } from "./streamEntry.js";
 
 type Entry = [id: string, fields: string[]];
 
@@ -89,10 +89,14 @@ export async function followStream(
       });
       if (signal.aborted) break;
       await checkStreamKey(conn, url, stream);
-      outage.succeeded();
       onEvent({ type: "connected", url, stream });
-      if (lastId === undefined) lastId = await warmStart(conn);
-      else if (connectedBefore) onEvent({ type: "resumed", stream, afterId: lastId });
+      // The outage is over once entries can be read, not once the connection is up: a read
+      // that fails every time (an entry too large for the client, an ACL without XREAD) must
+      // count as an outage, with its warning and backoff, not as endless quick reconnections.
+      if (lastId === undefined) {
+        lastId = await warmStart(conn);
+        outage.succeeded();
+      } else if (connectedBefore) onEvent({ type: "resumed", stream, afterId: lastId });
       connectedBefore = true;
       while (!signal.aborted) {
         const after: string = lastId;
@@ -101,6 +105,7 @@ export async function followStream(
             c.xread("COUNT", options.batchSize, "BLOCK", options.blockMs, "STREAMS", stream, after),
           options.blockMs,
         )) as [key: string, entries: Entry[]][] | null;
+        outage.succeeded();
         if (signal.aborted) continue;
         if (!reply) {
           // Nothing new for blockMs: is the stream now below what was read (deleted and written
@@ -116,7 +121,15 @@ export async function followStream(
           }
           continue;
         }
-        for (const [, entries] of reply) for (const entry of entries) deliver(entry);
+        for (const [, entries] of reply) {
+          // Heights missing between the last entry read and the first new one: trimmed by the
+          // publisher's MAXLEN before this replica read them (it fell behind by more than
+          // --retain), or never written.
+          const first = entries[0];
+          const gap = read && first ? missing(after, first[0]) : undefined;
+          if (gap) onEvent({ type: "gap", stream, ...gap });
+          for (const entry of entries) deliver(entry);
+        }
       }
     } catch (e) {
       conn?.close();
@@ -132,4 +145,12 @@ export async function followStream(
       if (signal.aborted) conn?.close();
     }
   }
+}
+
+/** Heights strictly between the entries `before` and `after`, when any (and both are heights). */
+function missing(before: string, after: string): { from: bigint; to: bigint } | undefined {
+  const a = idHeight(before);
+  const b = idHeight(after);
+  if (a === undefined || b === undefined || b <= a + 1n) return undefined;
+  return { from: a + 1n, to: b - 1n };
 }

@@ -1,0 +1,119 @@
+import { Subject } from "rxjs";
+import { describe, expect, it } from "vitest";
+import type { BlockSample } from "../../src/index.js";
+import {
+  describeRedisEvent,
+  type RedisPublishResult,
+  type RedisSinkEvent,
+  redisStreamSink,
+  redisStreamTop,
+} from "../../src/redis.js";
+import { redisSkipReason, type TestRedis, useSharedRedis } from "../helpers/redisServer.js";
+import { until } from "../helpers/until.js";
+import { blocks, cleanup, follow, publish, STREAM, streamHeights } from "./redisHelpers.js";
+
+const skip = redisSkipReason();
+
+describe.skipIf(skip)("Redis feed against a stream others write to", () => {
+  let redis: TestRedis;
+  useSharedRedis((r) => {
+    redis = r;
+  });
+
+  it("a read that fails every time is an outage: backoff grows and unreachable is reported once", async () => {
+    await publish(redis.url, blocks(1, 5));
+    // A replica's user that may connect and look at the key, but not XREAD it.
+    await redis.client.call("ACL", "SETUSER", "noread", "on", ">pw", "~*", "+@all", "-xread");
+    cleanup.push(() => redis.client.call("ACL", "DELUSER", "noread"));
+    const url = redis.url.replace("redis://", "redis://noread:pw@");
+    const source = follow(url, { startHeight: 1n, maxBackoffMs: 100 });
+    await until(() => source.events.filter((e) => e.type === "retrying").length >= 4);
+    const attempts = source.events.flatMap((e) => (e.type === "retrying" ? [e.attempt] : []));
+    expect(attempts.slice(0, 4)).toEqual([1, 2, 3, 4]);
+    const unreachable = source.events.filter((e) => e.type === "unreachable");
+    expect(unreachable).toHaveLength(1);
+    expect(describeRedisEvent(unreachable[0]!)).toMatch(/NOPERM|no permissions/i);
+    expect(source.got).toEqual([]);
+  });
+
+  it("a replica that fell behind the stream's trimming says which heights it never saw", async () => {
+    await publish(redis.url, blocks(1, 5));
+    const source = follow(redis.url);
+    await until(() => source.got.length === 5);
+    // Heights 6..8 were written and trimmed away before this replica read them.
+    await publish(redis.url, blocks(9, 10));
+    await until(() => source.got.length === 7);
+    expect(source.heights()).toEqual([1, 2, 3, 4, 5, 9, 10]);
+    const gaps = source.events.filter((e) => e.type === "gap");
+    expect(gaps).toEqual([{ type: "gap", stream: STREAM, from: 6n, to: 8n }]);
+    expect(describeRedisEvent(gaps[0]!)).toBe(
+      `heights 6..8 are missing from stream ${STREAM}: trimmed before this replica read them (it fell behind by more than the stream keeps, see --retain), or never published`,
+    );
+  });
+
+  it("an entry of thousands of objects is skipped after one pass, like a bad NDJSON line", async () => {
+    await publish(redis.url, blocks(1, 2));
+    await redis.client.xadd(STREAM, "3-0", "block", `[${"{},".repeat(100_000)}{}]`);
+    await publish(redis.url, blocks(4, 4));
+    const source = follow(redis.url);
+    await until(() => source.got.length === 3);
+    const rejected = source.events.filter((e) => e.type === "rejected");
+    expect(rejected.map((e) => [e.id, e.issues[0]!.message])).toEqual([
+      ["3-0", "not JSON: holds more than 16 objects or arrays"],
+    ]);
+  });
+
+  it("a foreign entry on top of the stream: the publisher keeps its blocks and says how to repair, and writes them once repaired", async () => {
+    await publish(redis.url, blocks(1, 5));
+    const foreign = await redis.client.xadd(STREAM, "*", "note", "written by hand");
+    const input = new Subject<BlockSample>();
+    const results: RedisPublishResult[] = [];
+    const events: RedisSinkEvent[] = [];
+    const sub = input
+      .pipe(
+        redisStreamSink(redis.url, {
+          initialBackoffMs: 20,
+          maxBackoffMs: 100,
+          onEvent: (e) => events.push(e),
+        }),
+      )
+      .subscribe((r) => results.push(r));
+    cleanup.push(() => sub.unsubscribe());
+    for (const b of blocks(6, 8)) input.next(b);
+    await until(() => events.some((e) => e.type === "unreachable"));
+    // Nothing was counted as published: the blocks are not in the stream.
+    expect(results).toEqual([]);
+    const unreachable = events.find((e) => e.type === "unreachable")!;
+    expect(describeRedisEvent(unreachable as never)).toContain(
+      `the newest entry ${foreign} of stream ${STREAM} is not a gasdigest block, and Redis refuses every XADD at or below its id (remove it (XDEL ${STREAM} ${foreign}) and set the stream's last id back`,
+    );
+    // The repair the message names.
+    await redis.client.xdel(STREAM, foreign!);
+    await redis.client.call("XSETID", STREAM, "5-0");
+    await until(() => results.length === 3);
+    expect(results.map((r) => r.outcome)).toEqual(["published", "published", "published"]);
+    expect(await streamHeights(redis)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(events.some((e) => e.type === "recovered")).toBe(true);
+  });
+
+  it("the Redis users of docs/operations.md are enough: a publisher writes and a replica reads", async () => {
+    const users = {
+      pub: ["+xadd", "+xrevrange", "+type", "+info", "+client|setname", "+select"],
+      rep: ["+xread", "+xrevrange", "+type", "+info", "+client|setname", "+select"],
+    };
+    for (const [name, commands] of Object.entries(users)) {
+      await redis.client.call("ACL", "SETUSER", name, "on", ">pw", "~gasdigest:*", ...commands);
+      cleanup.push(() => redis.client.call("ACL", "DELUSER", name));
+    }
+    const as = (user: string) => redis.url.replace("redis://", `redis://${user}:pw@`);
+    expect(await redisStreamTop(as("pub"))).toBeUndefined();
+    const written = await publish(as("pub"), blocks(1, 30));
+    expect(written.every((r) => r.outcome === "published")).toBe(true);
+    const source = follow(as("rep"), { warmStartBlocks: 10 });
+    await until(() => source.got.length === 10);
+    await publish(as("pub"), blocks(31, 32));
+    await until(() => source.got.length === 12);
+    expect(source.heights()).toEqual([21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32]);
+    expect(source.events.filter((e) => e.type === "retrying")).toEqual([]);
+  });
+});
