@@ -31,7 +31,12 @@ export async function followStream(
   // Whether lastId is an entry actually read (not a startHeight still ahead of the stream).
   let read = false;
 
+  // The id of the last valid block handed on: where to resume when a foreign entry above it
+  // is deleted again (the repair of docs/operations.md).
+  let lastGood: string | undefined;
+
   const deliver = ([id, fields]: Entry): BlockSample | undefined => {
+    const before = read ? lastId : undefined;
     lastId = id;
     read = true;
     const entry = decodeStreamEntry(id, fields);
@@ -39,6 +44,12 @@ export async function followStream(
       onEvent({ type: "rejected", id, issues: entry.issues });
       return undefined;
     }
+    // Heights with no entry at all between the previous entry and this block: trimmed by the
+    // publisher's MAXLEN before this replica read them (it fell behind by more than --retain),
+    // or never written. (A rejected entry is reported as such, not as a gap.)
+    const gap = before === undefined ? undefined : missing(before, id);
+    if (gap) onEvent({ type: "gap", stream, ...gap });
+    lastGood = id;
     emit(entry.block);
     return entry.block;
   };
@@ -114,22 +125,27 @@ export async function followStream(
             const top = (await conn.call((c) =>
               c.xrevrange(stream, "+", "-", "COUNT", 1),
             )) as Entry[];
-            if (top.length > 0 && idBefore(top[0]![0], after)) {
-              onEvent({ type: "stream_rewound", stream, from: after, to: top[0]![0] });
-              lastId = await warmStart(conn);
+            const topId = top[0]?.[0];
+            if (topId !== undefined && idBefore(topId, after)) {
+              // A foreign entry above the last block was deleted and the blocks go on after
+              // it: read on after the last block, as if the foreign entry had never been.
+              const good = lastGood;
+              const kept =
+                good !== undefined &&
+                !idBefore(topId, good) &&
+                ((await conn.call((c) => c.xrange(stream, good, good))) as Entry[]).length > 0;
+              if (kept) {
+                lastId = good;
+                onEvent({ type: "resumed", stream, afterId: good });
+              } else {
+                onEvent({ type: "stream_rewound", stream, from: after, to: topId });
+                lastId = await warmStart(conn);
+              }
             }
           }
           continue;
         }
-        for (const [, entries] of reply) {
-          // Heights missing between the last entry read and the first new one: trimmed by the
-          // publisher's MAXLEN before this replica read them (it fell behind by more than
-          // --retain), or never written.
-          const first = entries[0];
-          const gap = read && first ? missing(after, first[0]) : undefined;
-          if (gap) onEvent({ type: "gap", stream, ...gap });
-          for (const entry of entries) deliver(entry);
-        }
+        for (const [, entries] of reply) for (const entry of entries) deliver(entry);
       }
     } catch (e) {
       conn?.close();
