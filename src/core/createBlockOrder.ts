@@ -26,7 +26,7 @@ export interface BlockOrder {
  * The engine's ordering rules ({@link checkBlockOrder}, with `maxHeightJump`) plus the way out
  * of a wrong newest block: a run of `resyncAfterBlocks` blocks in a row that are all rejected
  * but in order among themselves (heights increasing by at most `maxHeightJump`, epochs not
- * decreasing) means the newest block was wrong (a poison line at height 2^64-1) or the chain
+ * decreasing nor rising faster than heights, one chain id) means the newest block was wrong (a poison line at height 2^64-1) or the chain
  * was reset (a test network wiped): the last block of the run is accepted as `"resync"`. So no
  * single block can stop a source for good, and one stray old block is still rejected.
  *
@@ -42,7 +42,16 @@ export function createBlockOrder(options: BlockOrderOptions): BlockOrder {
   let runLength = 0;
 
   const follows = (a: BlockPosition, b: BlockPosition) =>
-    b.height > a.height && b.height - a.height <= maxJump && b.epoch >= a.epoch;
+    b.height > a.height &&
+    b.height - a.height <= maxJump &&
+    b.epoch >= a.epoch &&
+    b.epoch - a.epoch <= b.height - a.height &&
+    (a.chainId === undefined || b.chainId === undefined || a.chainId === b.chainId);
+  const position = (b: BlockPosition): BlockPosition => ({
+    height: b.height,
+    epoch: b.epoch,
+    chainId: b.chainId,
+  });
 
   return {
     check(block) {
@@ -52,13 +61,13 @@ export function createBlockOrder(options: BlockOrderOptions): BlockOrder {
         if (runLast && block.height === runLast.height) throw error; // the run's duplicate
         if (runLast && follows(runLast, block)) runLength++;
         else runLength = 1;
-        runLast = { height: block.height, epoch: block.epoch };
+        runLast = position(block);
         if (runLength < options.resyncAfterBlocks) throw error;
         return "resync";
       }
     },
     accept(block) {
-      newest = { height: block.height, epoch: block.epoch };
+      newest = position(block);
       runLast = undefined;
       runLength = 0;
     },

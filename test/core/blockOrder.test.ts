@@ -69,17 +69,46 @@ describe("one poison block cannot stop the engine for good", () => {
     expect(events.filter((e) => e.type === "epoch_changed")).toEqual([]);
   });
 
-  it("a poison epoch is dropped the same way", () => {
-    const { engine, resyncs } = withEvents({ resyncAfterBlocks: 3 });
+  it("a poison epoch is rejected (one epoch per block at most), or dropped like a poison height when it came first", () => {
+    const { engine, events, resyncs } = withEvents({ resyncAfterBlocks: 3 });
     feed(engine, fullBlock(1));
-    expect(feed(engine, fullBlock(2, 100, 250, { epoch: POISON }))).toBe("accepted");
-    expect(feed(engine, fullBlock(3))).toBe(
-      `epoch: 1 is below the current epoch ${POISON} at a higher height (3)`,
+    expect(feed(engine, fullBlock(2, 100, 250, { epoch: "999" }))).toBe(
+      "epoch: 999 is 998 epochs above the current epoch 1 over 1 height(s); a chain changes epoch at most once per block",
     );
-    feed(engine, fullBlock(4));
-    expect(feed(engine, fullBlock(5))).toBe("accepted");
+    // The windows were not thrown away: no epoch change, no resync, the next block goes on.
+    expect(feed(engine, fullBlock(3))).toBe("accepted");
+    expect(feed(engine, fullBlock(5, 100, 250, { epoch: "3" }))).toBe("accepted");
+    expect(events.filter((e) => e.type === "epoch_changed")).toHaveLength(1);
+
+    const first = withEvents({ resyncAfterBlocks: 3 });
+    expect(feed(first.engine, fullBlock(1, 100, 250, { epoch: POISON }))).toBe("accepted");
+    expect(feed(first.engine, fullBlock(2))).toBe(
+      `epoch: 1 is below the current epoch ${POISON} at a higher height (2)`,
+    );
+    feed(first.engine, fullBlock(3));
+    expect(feed(first.engine, fullBlock(4))).toBe("accepted");
+    expect(first.resyncs()).toHaveLength(1);
+    expect(first.engine.snapshot()!.ledger.epoch).toBe(1n);
+    expect(resyncs()).toEqual([]);
+  });
+
+  it("a block of another chain is rejected; ten in a row are followed (the source now reads another network)", () => {
+    const { engine, resyncs } = withEvents();
+    for (let h = 1; h <= 5; h++) feed(engine, fullBlock(h));
+    expect(feed(engine, fullBlock(6, 100, 250, { chain_id: 1 }))).toBe(
+      "chain_id: 1 is not the chain 4 of the newest accepted block",
+    );
+    expect(engine.snapshot()!.ledger.chainId).toBe(4);
+    expect(feed(engine, fullBlock(7))).toBe("accepted");
+    const results = [];
+    for (let h = 8; h <= 17; h++)
+      results.push(feed(engine, fullBlock(h, 100, 250, { chain_id: 1 })));
+    expect(results.slice(0, 9).every((r) => r.startsWith("chain_id: 1 is not the chain 4"))).toBe(
+      true,
+    );
+    expect(results[9]).toBe("accepted");
     expect(resyncs()).toHaveLength(1);
-    expect(engine.snapshot()!.ledger.epoch).toBe(1n);
+    expect(engine.snapshot()!.ledger.chainId).toBe(1);
   });
 
   it("a chain that restarts lower (a test network wiped) is followed after 10 blocks", () => {

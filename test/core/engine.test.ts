@@ -82,7 +82,7 @@ describe("engine", () => {
       blockHeight: 20n,
       oldestBlockHeight: 17n,
     });
-    engine.ingest(idleBlock(21, { epoch: "10" }));
+    engine.ingest(idleBlock(21, { chain_id: 2, epoch: "10" }));
     expect(engine.snapshot()!.ledger).toMatchObject({
       epoch: 10n,
       oldestBlockHeight: 21n,

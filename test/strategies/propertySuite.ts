@@ -220,11 +220,14 @@ export function strategyPropertySuite(
         fc.property(historyArb, historyArb, historyArb, (before1, before2, current) => {
           // Two different pasts, then the same blocks of a later epoch.
           const lastOf = (h: BlockSampleInput[]) => Number(h[h.length - 1]!.height);
+          const epochOf = (h: BlockSampleInput[]) => Number(h[h.length - 1]!.epoch);
           const base = Math.max(lastOf(before1), lastOf(before2));
-          const epoch = 1000;
+          // The next epoch of either past, after a gap of as many heights (a chain changes
+          // epoch at most once per block).
+          const epoch = Math.max(epochOf(before1), epochOf(before2)) + 1;
           const tail = current.map((b, i) => ({
             ...b,
-            height: String(base + 1 + i),
+            height: String(base + epoch + i),
             epoch: String(epoch),
           }));
           const a = run(epochFactory, [...before1, ...tail]).slice(before1.length);
