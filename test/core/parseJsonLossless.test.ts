@@ -40,6 +40,26 @@ describe("parseJsonLossless errors", () => {
       "holds more than 1 object members (key: value pairs)",
     );
   });
+
+  it("maxObjectMembers counts the members of each object on its own, nested ones apart", () => {
+    // 3 members at the top, 3 in the nested object, 3 in each object of the array: fine at 3.
+    const spread =
+      '{"a":{"x":1,"y":2,"z":3},"b":[{"p":1,"q":2,"r":3},{"p":4,"q":5,"r":6}],"c":"{:}"}';
+    expect(parseJsonLossless(spread, { maxObjectMembers: 3 })).toMatchObject({ c: "{:}" });
+    const big = thrown(() =>
+      parseJsonLossless('[{"a":1},{"a":1,"b":2,"c":3,"d":4}]', { maxObjectMembers: 3 }),
+    );
+    expect((big as InvalidJsonError).code).toBe("too_large");
+    expect((big as InvalidJsonError).message).toBe(
+      "holds an object of more than 3 members (key: value pairs)",
+    );
+    // Members after a closed nested object count for the outer one again.
+    const after = '{"a":1,"n":{"x":1,"y":2,"z":3},"b":2,"c":3}';
+    expect(() => parseJsonLossless(after, { maxObjectMembers: 3 })).toThrow(
+      "holds an object of more than 3 members",
+    );
+    expect(parseJsonLossless(after, { maxObjectMembers: 4 })).toMatchObject({ c: 3 });
+  });
 });
 
 describe("parseJsonLossless arguments", () => {
@@ -53,7 +73,7 @@ describe("parseJsonLossless arguments", () => {
     expect(() =>
       parseJsonLossless("{}", { maxContainers: "1", maxMembers: -1, maxDepth: 3 } as never),
     ).toThrow(
-      'invalid argument: maxContainers: must be a whole number >= 0 or Infinity (got "1"); maxMembers: must be a whole number >= 0 or Infinity (got -1); maxDepth: unknown field (takes maxContainers and maxMembers)',
+      'invalid argument: maxContainers: must be a whole number >= 0 or Infinity (got "1"); maxMembers: must be a whole number >= 0 or Infinity (got -1); maxDepth: unknown field (takes maxContainers, maxMembers and maxObjectMembers)',
     );
     expect(parseJsonLossless("[1]", { maxContainers: Number.POSITIVE_INFINITY })).toEqual([1]);
     expect(() => parseJsonLossless("[[]]", { maxContainers: 1 })).toThrow(InvalidJsonError);

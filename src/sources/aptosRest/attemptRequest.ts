@@ -39,6 +39,12 @@ export type AttemptOptions = Pick<
  */
 export const BYTES_PER_CONTAINER = 32;
 export const BYTES_PER_MEMBER = 16;
+/**
+ * Most members one object of an answer may hold: the node renders Move structs (a few dozen
+ * fields at most) and lists as arrays, so an object of thousands of keys is no real answer, and
+ * one of millions held the event loop 3 s.
+ */
+export const MAX_OBJECT_MEMBERS = 4096;
 
 const CHAIN_ID_HEADER = "x-aptos-chain-id";
 
@@ -97,13 +103,14 @@ export async function attemptRequest<T>(
         json = parseJsonLossless(body.text, {
           maxContainers: Math.floor(options.maxResponseBytes / BYTES_PER_CONTAINER),
           maxMembers: Math.floor(options.maxResponseBytes / BYTES_PER_MEMBER),
+          maxObjectMembers: MAX_OBJECT_MEMBERS,
         });
       } catch (e) {
         const issue =
           e instanceof InvalidJsonError && e.code === "too_large"
             ? {
                 path: "",
-                message: `${e.message} (one per ${BYTES_PER_CONTAINER} bytes of maxResponseBytes, and one member per ${BYTES_PER_MEMBER}), so it is not parsed: no real answer is built like this`,
+                message: `${e.message} (at most one object or array per ${BYTES_PER_CONTAINER} bytes of maxResponseBytes, one member per ${BYTES_PER_MEMBER}, ${MAX_OBJECT_MEMBERS} members per object), so it is not parsed: no real answer is built like this`,
               }
             : { path: "", message: `not valid JSON (${(e as Error).message})` };
         return { ok: false, error: new InvalidResponseError(url, [issue]) };
