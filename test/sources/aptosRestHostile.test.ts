@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { BlockSample } from "../../src/core/blockSample.js";
+import { createEpochPrices } from "../../src/sources/aptosRest/createEpochPrices.js";
+import type { NodeClient } from "../../src/sources/aptosRest/createNodeClient.js";
 import { describeAptosRestEvent, InvalidResponseError } from "../../src/sources/aptosRest.js";
 import type { Fault } from "./fakeNode.js";
 import { asJson, collect, expected, fakeNode, follow, retries, until } from "./followHelpers.js";
@@ -113,5 +115,30 @@ describe("aptosRest: a node whose tip goes back", () => {
     // The end of the stretch is told: caught up again at the height it had read.
     const after = events.slice(events.indexOf(behind[0]!) + 1).filter((e) => e.type !== "retrying");
     expect(after[0]).toEqual({ type: "caught_up", height: read, blocks: 0 });
+  });
+});
+
+describe("createEpochPrices", () => {
+  it("reads each epoch's price once, and keeps only the epochs it is told to", async () => {
+    const asked: bigint[] = [];
+    const client = {
+      minGasUnitPrice: async (version: bigint) => {
+        asked.push(version);
+        return version * 10n;
+      },
+    } as unknown as NodeClient;
+    const prices = createEpochPrices(client, new AbortController().signal);
+    prices.prefetch(7n, 70n);
+    expect(await prices.read(7n, 71n)).toBe(700n); // the prefetched read, not a second one
+    // Epochs going down block after block: each drops the reads of the others.
+    for (let e = 6n; e >= 1n; e--) {
+      expect(await prices.read(e, e * 10n)).toBe(e * 100n);
+      prices.retain(new Set([e]));
+      expect(prices.size).toBe(1);
+    }
+    prices.prefetch(9n, 90n);
+    prices.retain(new Set([1n, 9n])); // the epoch in force and one fetched ahead
+    expect(prices.size).toBe(2);
+    expect(asked).toEqual([70n, 60n, 50n, 40n, 30n, 20n, 10n, 90n]);
   });
 });

@@ -1,9 +1,7 @@
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { createBlockBudget } from "../../src/sources/aptosRest/createBlockBudget.js";
-import { createEpochPrices } from "../../src/sources/aptosRest/createEpochPrices.js";
 import { createHedgeDelay } from "../../src/sources/aptosRest/createHedgeDelay.js";
-import type { NodeClient } from "../../src/sources/aptosRest/createNodeClient.js";
 import { createSlots } from "../../src/sources/aptosRest/createSlots.js";
 import { discardBody } from "../../src/sources/aptosRest/discardBody.js";
 import { hedged } from "../../src/sources/aptosRest/hedged.js";
@@ -309,30 +307,5 @@ describe("createHedgeDelay", () => {
     expect(h.delay()).toBe(1200);
     for (let i = 0; i < 32; i++) h.record(9_000);
     expect(h.delay()).toBe(10_000);
-  });
-});
-
-describe("createEpochPrices", () => {
-  it("reads each epoch's price once, and keeps only the epochs it is told to", async () => {
-    const asked: bigint[] = [];
-    const client = {
-      minGasUnitPrice: async (version: bigint) => {
-        asked.push(version);
-        return version * 10n;
-      },
-    } as unknown as NodeClient;
-    const prices = createEpochPrices(client, new AbortController().signal);
-    prices.prefetch(7n, 70n);
-    expect(await prices.read(7n, 71n)).toBe(700n); // the prefetched read, not a second one
-    // Epochs going down block after block: each drops the reads of the others.
-    for (let e = 6n; e >= 1n; e--) {
-      expect(await prices.read(e, e * 10n)).toBe(e * 100n);
-      prices.retain(new Set([e]));
-      expect(prices.size).toBe(1);
-    }
-    prices.prefetch(9n, 90n);
-    prices.retain(new Set([1n, 9n])); // the epoch in force and one fetched ahead
-    expect(prices.size).toBe(2);
-    expect(asked).toEqual([70n, 60n, 50n, 40n, 30n, 20n, 10n, 90n]);
   });
 });
