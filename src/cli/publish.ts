@@ -171,6 +171,7 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
   const counts: Record<RedisPublishOutcome, number> = {
     published: 0,
     already_published: 0,
+    refused: 0,
     skipped: 0,
   };
   let resolveDone: (code: number) => void = () => undefined;

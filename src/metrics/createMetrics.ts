@@ -7,7 +7,7 @@ import { registerEngineMetrics } from "./registerEngineMetrics.js";
 import { type FeedListener, type FeedProbe, registerFeedMetrics } from "./registerFeedMetrics.js";
 
 /** What became of a block at a sink (a `RedisPublishResult`), or blocks it dropped. */
-export type PublishOutcome = "published" | "already_published" | "skipped" | "dropped";
+export type PublishOutcome = "published" | "already_published" | "refused" | "skipped" | "dropped";
 
 /** The metrics of one gasdigest process, in a prom-client registry. */
 export interface GasdigestMetrics extends HandlerMetrics {
@@ -74,11 +74,11 @@ export function createMetrics(options: CreateMetricsOptions = {}): GasdigestMetr
     if (publish) return publish;
     const blocks = new Counter({
       name: `${prefix}publish_blocks_total`,
-      help: "Blocks handed to the sink, by outcome: published, already_published (Redis held the height: another publisher was first), skipped (height 0), dropped (waited too long for Redis).",
+      help: "Blocks handed to the sink, by outcome: published, already_published (Redis held the height: another publisher was first), refused (Redis refused it and does not hold it: the stream went past that height), skipped (height 0), dropped (waited too long for Redis).",
       labelNames: ["outcome"],
       registers: [registry],
     });
-    for (const outcome of ["published", "already_published", "skipped", "dropped"])
+    for (const outcome of ["published", "already_published", "refused", "skipped", "dropped"])
       blocks.inc({ outcome }, 0);
     const height = new Gauge({
       name: `${prefix}publish_height`,
@@ -120,8 +120,10 @@ export function createMetrics(options: CreateMetricsOptions = {}): GasdigestMetr
     published({ outcome, height }) {
       const p = publishMetrics();
       p.blocks.inc({ outcome });
+      // Progress is a block in the stream: not one skipped, dropped or refused.
+      if (outcome !== "published" && outcome !== "already_published") return;
       lastPublishedMs = now();
-      if (outcome !== "skipped" && outcome !== "dropped") p.height.set(Number(height));
+      p.height.set(Number(height));
     },
   };
 }

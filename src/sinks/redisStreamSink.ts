@@ -21,9 +21,10 @@ export { resolveRedisStreamSinkOptions } from "./redis/options.js";
 
 /**
  * An rxjs operator that writes every block to a Redis Stream and emits what became of each, in
- * order: `published`, or `already_published` when Redis refused the `XADD` because the stream's
- * top id is already at or above `<height>-0` (another publisher was first: two publishers on
- * the same chain give active-active failover with no lock). The stream keeps at least `retain`
+ * order: `published`, `already_published` when Redis refused the `XADD` and the stream holds
+ * `<height>-0` (another publisher was first: two publishers on the same chain give
+ * active-active failover with no lock), or `refused` when it refused it and the stream went
+ * past that height without it (with a `stream_ahead` event). The stream keeps at least `retain`
  * entries (`MAXLEN ~`).
  *
  * Blocks wait in order while Redis is unreachable (at most `maxPending`, the oldest dropped

@@ -29,7 +29,7 @@ describe("logRedisEvent", () => {
       [
         40,
         "stream_ahead",
-        "stream s ends at entry 520-0, far above height 100: every XADD is refused; if the chain was reset, stop the publishers, delete the stream key and start them again",
+        "stream s ends at entry 520-0, above height 100, which it does not hold: Redis refuses the block; if the chain was reset, stop the publishers, delete the stream key and start them again; if something else wrote 520-0, delete it (XDEL) and set the stream's last id back (XSETID)",
       ],
       [
         40,

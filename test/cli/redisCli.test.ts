@@ -93,10 +93,15 @@ describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", (
       JSON.parse(r.stdout.trim().split("\n").pop()!) as { msg: string; counts: unknown };
     expect(stopped(first)).toMatchObject({
       msg: "gasdigest publish stopped",
-      counts: { published: 500, already_published: 0, skipped: 0 },
+      counts: { published: 500, already_published: 0, refused: 0, skipped: 0 },
     });
     const again = await runCli(["publish", "--source", `ndjson:${MIXED}`, "--to", redis.url]);
-    expect(stopped(again).counts).toEqual({ published: 0, already_published: 500, skipped: 0 });
+    expect(stopped(again).counts).toEqual({
+      published: 0,
+      already_published: 500,
+      refused: 0,
+      skipped: 0,
+    });
     expect(await redis.client.xlen(STREAM)).toBe(500);
     const [entry] = await redis.client.xrange(STREAM, "1-0", "1-0");
     expect(entry?.[1]).toEqual(["block", fixtureLines()[0]]);

@@ -214,13 +214,14 @@ describe("createMetrics: sources, sinks and publish outcomes", () => {
     const metrics = createMetrics({ defaultMetrics: false });
     const sink = metrics.sink("redis");
     let m = parsePrometheusText((await metrics.scrape()).body);
-    for (const outcome of ["published", "already_published", "skipped", "dropped"])
+    for (const outcome of ["published", "already_published", "refused", "skipped", "dropped"])
       expect(sampleValue(m, "gasdigest_publish_blocks_total", { outcome })).toBe(0);
     expect(sampleValue(m, "gasdigest_publish_height")).toBeUndefined();
     for (let h = 1n; h <= 3n; h++) metrics.published({ outcome: "published", height: h });
     metrics.published({ outcome: "already_published", height: 4n });
     metrics.published({ outcome: "already_published", height: 5n });
     metrics.published({ outcome: "skipped", height: 0n });
+    metrics.published({ outcome: "refused", height: 6n });
     sink({ type: "retrying" });
     sink({ type: "dropped", count: 7 } as { type: string });
     m = parsePrometheusText((await metrics.scrape()).body);
@@ -229,6 +230,7 @@ describe("createMetrics: sources, sinks and publish outcomes", () => {
       2,
     );
     expect(sampleValue(m, "gasdigest_publish_blocks_total", { outcome: "skipped" })).toBe(1);
+    expect(sampleValue(m, "gasdigest_publish_blocks_total", { outcome: "refused" })).toBe(1);
     expect(sampleValue(m, "gasdigest_publish_blocks_total", { outcome: "dropped" })).toBe(7);
     expect(sampleValue(m, "gasdigest_publish_height")).toBe(5);
     expect(sampleValue(m, "gasdigest_sink_retries_total", { sink: "redis" })).toBe(1);

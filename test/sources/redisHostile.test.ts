@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { BlockSample } from "../../src/index.js";
 import {
   describeRedisEvent,
+  describeRedisSinkEvent,
   type RedisPublishResult,
   type RedisSinkEvent,
   redisStreamSink,
@@ -10,7 +11,7 @@ import {
 } from "../../src/redis.js";
 import { redisSkipReason, type TestRedis, useSharedRedis } from "../helpers/redisServer.js";
 import { until } from "../helpers/until.js";
-import { blocks, cleanup, follow, publish, STREAM, streamHeights } from "./redisHelpers.js";
+import { block, blocks, cleanup, follow, publish, STREAM, streamHeights } from "./redisHelpers.js";
 
 const skip = redisSkipReason();
 
@@ -125,5 +126,28 @@ describe.skipIf(skip)("Redis feed against a stream others write to", () => {
     await until(() => source.got.length === 12);
     expect(source.heights()).toEqual([21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32]);
     expect(source.events.filter((e) => e.type === "retrying")).toEqual([]);
+  });
+
+  it("a valid entry written ahead by something else: the heights below it are refused, not counted as published", async () => {
+    await publish(redis.url, blocks(1, 5));
+    // A block at height 9 written by hand: Redis now refuses 6..8 for good.
+    await publish(redis.url, [block(9)]);
+    const events: RedisSinkEvent[] = [];
+    const results = await publish(redis.url, blocks(6, 10), {
+      onEvent: (e: RedisSinkEvent) => events.push(e),
+    });
+    expect(results.map((r) => r.outcome)).toEqual([
+      "refused",
+      "refused",
+      "refused",
+      "already_published",
+      "published",
+    ]);
+    const ahead = events.filter((e) => e.type === "stream_ahead");
+    // The top when the batch was answered: block 10 went in after the hand-written 9.
+    expect(ahead).toEqual([{ type: "stream_ahead", stream: STREAM, height: 6n, top: "10-0" }]);
+    expect(describeRedisSinkEvent(ahead[0]!)).toBe(
+      `stream ${STREAM} ends at entry 10-0, above height 6, which it does not hold: Redis refuses the block; if the chain was reset, stop the publishers, delete the stream key and start them again; if something else wrote 10-0, delete it (XDEL) and set the stream's last id back (XSETID)`,
+    );
   });
 });

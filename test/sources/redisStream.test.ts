@@ -171,7 +171,7 @@ describe.skipIf(skip)("Redis Stream sink and source", () => {
     expect(engine.counters().resyncs).toBe(1);
   });
 
-  it("a publisher far behind the stream (a chain reset) warns once that every XADD is refused", async () => {
+  it("a publisher behind a stream that went past its heights (a chain reset) reports them refused and warns once", async () => {
     await publish(redis.url, blocks(500, 520), { retain: 10 });
     const events: RedisSinkEvent[] = [];
     const results = await publish(redis.url, blocks(1, 250), {
@@ -179,16 +179,23 @@ describe.skipIf(skip)("Redis Stream sink and source", () => {
       batchSize: 100,
       onEvent: (e: RedisSinkEvent) => events.push(e),
     });
-    expect(results.every((r) => r.outcome === "already_published")).toBe(true);
+    // None of them is in the stream: refused, not "already published".
+    expect(results.every((r) => r.outcome === "refused")).toBe(true);
     expect(events.filter((e) => e.type === "stream_ahead")).toEqual([
-      { type: "stream_ahead", stream: STREAM, height: 100n, top: "520-0" },
+      { type: "stream_ahead", stream: STREAM, height: 1n, top: "520-0" },
     ]);
-    // A second publisher a few heights behind (the normal two-publisher case) does not warn.
+    // A second publisher a few heights behind (the normal two-publisher case) does not warn:
+    // the heights it is refused are in the stream.
     const quiet: RedisSinkEvent[] = [];
-    await publish(redis.url, blocks(515, 522), {
+    const second = await publish(redis.url, blocks(515, 522), {
       retain: 10,
       onEvent: (e: RedisSinkEvent) => quiet.push(e),
     });
+    expect(second.map((r) => r.outcome)).toEqual([
+      ...Array(6).fill("already_published"),
+      "published",
+      "published",
+    ]);
     expect(quiet.map((e) => e.type)).not.toContain("stream_ahead");
   });
 

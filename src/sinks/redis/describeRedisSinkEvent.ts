@@ -13,7 +13,7 @@ export function describeRedisSinkEvent(event: RedisSinkEvent): string {
     case "dropped":
       return `Redis stayed away too long: dropped the ${event.count} oldest waiting blocks (heights ${event.from}..${event.to})`;
     case "stream_ahead":
-      return `stream ${event.stream} ends at entry ${event.top}, far above height ${event.height}: every XADD is refused; if the chain was reset, stop the publishers, delete the stream key and start them again`;
+      return `stream ${event.stream} ends at entry ${event.top}, above height ${event.height}, which it does not hold: Redis refuses the block; if the chain was reset, stop the publishers, delete the stream key and start them again; if something else wrote ${event.top}, delete it (XDEL) and set the stream's last id back (XSETID)`;
     case "rejected":
       return `not a block sample, skipped: ${formatIssues(event.issues, "; ")}`;
     default:

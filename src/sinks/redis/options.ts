@@ -14,11 +14,10 @@ export type RedisSinkEvent =
   /** Redis stayed away while `maxPending` blocks waited: the oldest `count` (heights `from`..`to`) were dropped. */
   | { type: "dropped"; count: number; from: bigint; to: bigint }
   /**
-   * Redis refused the `XADD` of `height` while the stream's newest entry (`top`) is more than
-   * `retain` heights above it: no retained entry can be that block, so the stream belongs to a
-   * chain that is further along (the chain was reset, or an old history is being replayed into
-   * a live stream). Reported once until a block is published again; docs/operations.md says
-   * what to do.
+   * Redis refused the `XADD` of `height`, and the stream does not hold that height: its newest
+   * entry (`top`) is above it (the chain was reset, an old history is being replayed into a
+   * live stream, or something else wrote an entry ahead). The block is reported `refused`.
+   * Reported once until a block is published again; docs/operations.md says what to do.
    */
   | { type: "stream_ahead"; stream: string; height: bigint; top: string }
   /** A value that is not a valid block sample was given to the sink and skipped. */
@@ -29,10 +28,15 @@ export type RedisPublishOutcome =
   /** `XADD` added the entry `<height>-0`. */
   | "published"
   /**
-   * Redis refused the `XADD` because the stream's top id is at or above `<height>-0`: another
-   * publisher (or an earlier try of this one whose answer was lost) wrote that height first.
+   * Redis refused the `XADD` and the stream holds `<height>-0`: another publisher (or an
+   * earlier try of this one whose answer was lost) wrote that height first.
    */
   | "already_published"
+  /**
+   * Redis refused the `XADD` and the stream does not hold `<height>-0`: its top is above that
+   * height (a `stream_ahead` event says which), so the block can never be written there.
+   */
+  | "refused"
   /** Height 0 has no valid entry id (Redis refuses `0-0`): it is never written. */
   | "skipped";
 

@@ -4,12 +4,7 @@ import { checkStreamKey } from "../../sources/redis/checkStreamKey.js";
 import { connectRedis, type RedisConnection } from "../../sources/redis/connectRedis.js";
 import { createOutageTracker } from "../../sources/redis/createOutageTracker.js";
 import { RedisFeedError } from "../../sources/redis/errors.js";
-import {
-  decodeStreamEntry,
-  encodeStreamEntry,
-  entryId,
-  idHeight,
-} from "../../sources/redis/streamEntry.js";
+import { decodeStreamEntry, encodeStreamEntry, entryId } from "../../sources/redis/streamEntry.js";
 import type { PendingQueue } from "./createPendingQueue.js";
 import type { RedisPublishResult, ResolvedRedisStreamSinkOptions } from "./options.js";
 
@@ -47,13 +42,20 @@ export async function publishBlocks(
     const entry = top[0];
     return entry && { id: entry[0], ours: decodeStreamEntry(entry[0], entry[1]).ok };
   }
-  /** After a refused XADD: is the stream's top beyond anything this block could duplicate? */
-  function checkAhead(topId: string | undefined, height: bigint): void {
-    const topHeight = topId === undefined ? undefined : idHeight(topId);
-    if (topId !== undefined && topHeight !== undefined && topHeight - height > BigInt(retain)) {
-      warnedAhead = true;
-      onEvent({ type: "stream_ahead", stream, height, top: topId });
+  /** Which of `ids` the stream holds (one pipelined XRANGE each). */
+  async function held(c: RedisConnection, ids: readonly string[]): Promise<Set<string>> {
+    const found = await c.call((r) => {
+      const pipeline = r.pipeline();
+      for (const id of ids) pipeline.xrange(stream, id, id);
+      return pipeline.exec();
+    });
+    const out = new Set<string>();
+    for (let i = 0; i < ids.length; i++) {
+      const [error, entries] = found?.[i] ?? [new Error("no answer in the pipeline")];
+      if (error) throw error;
+      if ((entries as unknown[]).length > 0) out.add(ids[i]!);
     }
+    return out;
   }
 
   try {
@@ -96,16 +98,21 @@ export async function publishBlocks(
             );
           return pipeline.exec();
         });
-        const refusedAny = sent.some((_, i) => replies?.[i]?.[0]?.message.includes(REFUSED));
-        // A refused XADD means "already published" only when the stream's top is one of ours:
-        // an entry written by something else (`XADD key * ...`, a time in ms as its id) makes
-        // Redis refuse every block, and none of them is in the stream.
-        const top = refusedAny ? await readTop(conn) : undefined;
+        const refusedIds = sent.flatMap((b, i) =>
+          replies?.[i]?.[0]?.message.includes(REFUSED) ? [entryId(b.height)] : [],
+        );
+        // A refused XADD means "already published" only when the stream holds that very id
+        // (another publisher wrote it first). An entry written by something else on top
+        // (`XADD key * ...`, a time in ms as its id) makes Redis refuse every block; a stream
+        // that went past a height without it (a chain reset, an entry written ahead) refuses
+        // that height for good.
+        const top = refusedIds.length > 0 ? await readTop(conn) : undefined;
         if (top && !top.ours)
           throw new RedisFeedError(url, "command", {
             message: `the newest entry ${top.id} of stream ${stream} is not a gasdigest block, and Redis refuses every XADD at or below its id`,
             details: `remove it (XDEL ${stream} ${top.id}) and set the stream's last id back to its newest gasdigest entry (XSETID ${stream} <that id>); the blocks wait in memory meanwhile`,
           });
+        const inStream = refusedIds.length > 0 ? await held(conn, refusedIds) : undefined;
         let done = 0;
         let failure: Error | undefined;
         let refused: bigint | undefined;
@@ -115,15 +122,16 @@ export async function publishBlocks(
             failure = error;
             break;
           }
+          const id = entryId(b.height);
+          const outcome = !error
+            ? "published"
+            : inStream?.has(id)
+              ? "already_published"
+              : "refused";
           if (b.height === 0n) report({ height: 0n, id: "0-0", outcome: "skipped" });
-          else
-            report({
-              height: b.height,
-              id: entryId(b.height),
-              outcome: error ? "already_published" : "published",
-            });
-          if (error) refused = b.height;
-          else if (b.height !== 0n) warnedAhead = false;
+          else report({ height: b.height, id, outcome });
+          if (outcome === "refused") refused ??= b.height;
+          else if (outcome === "published" && b.height !== 0n) warnedAhead = false;
           done++;
         }
         batch = batch.slice(done);
@@ -134,7 +142,10 @@ export async function publishBlocks(
             { details: failure.message, cause: failure },
           );
         outage.succeeded();
-        if (refused !== undefined && !warnedAhead) checkAhead(top?.id, refused);
+        if (refused !== undefined && top && !warnedAhead) {
+          warnedAhead = true;
+          onEvent({ type: "stream_ahead", stream, height: refused, top: top.id });
+        }
       } catch (e) {
         queue.putBack(batch);
         conn?.close();
