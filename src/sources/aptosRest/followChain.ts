@@ -60,8 +60,8 @@ export async function followChain(
     oldest: info.oldestBlockHeight,
     from: next,
   });
-  // The node's tip is below the last block emitted (reported once per stretch).
-  let behind = false;
+  // Looks in a row at a tip below the last block emitted (reported once per stretch).
+  let behind = 0;
   let epoch: bigint | undefined;
   let minPrice: bigint | undefined;
   const prices = createEpochPrices(client, signal);
@@ -189,11 +189,15 @@ export async function followChain(
         tip = info.blockHeight;
         if (known < tip) known = tip;
         if (tip < next - 1n) {
-          if (!behind) onEvent({ type: "tip_behind", height: next - 1n, tip });
-          behind = true;
-          catchingUp = true;
-          caughtUpBlocks = 0;
-        } else behind = false;
+          // A node a block or two behind now and then (a load balancer over lagging nodes) is
+          // normal: only a tip that stays behind for `unreachableAfter` looks in a row is told.
+          behind++;
+          if (behind === options.unreachableAfter) {
+            onEvent({ type: "tip_behind", height: next - 1n, tip });
+            catchingUp = true;
+            caughtUpBlocks = 0;
+          }
+        } else behind = 0;
         continue;
       }
       fill();

@@ -40,7 +40,8 @@ export type AptosRestEvent =
    * The node's tip went below `height`, the last block emitted (a node restored from an older
    * snapshot, a load balancer now on a lagging node, a chain reset without a new chain id): the
    * source waits for the node to pass `height` again and then goes on (`caught_up`). Reported
-   * once per such stretch.
+   * once per such stretch, when it has lasted `unreachableAfter` looks at the tip in a row (a
+   * load balancer over nodes a block apart makes short ones all the time).
    */
   | { type: "tip_behind"; height: bigint; tip: bigint }
   /** The source reached the tip after the backfill, an outage or a skip. */
