@@ -17,6 +17,7 @@ export {
   type U64Input,
 } from "./core/blockSample.js";
 export { nextBucket } from "./core/buckets.js";
+export type { JsonShapeLimits } from "./core/checkJsonShape.js";
 export {
   DEFAULT_GAS_CONFIG,
   type GasConfig,

@@ -1,5 +1,6 @@
+import { checkJsonShape, checkShapeLimits, type JsonShapeLimits } from "./checkJsonShape.js";
 import { describeValue } from "./describeValue.js";
-import { InvalidArgumentError, InvalidJsonError, type ValidationIssue } from "./errors.js";
+import { InvalidArgumentError, InvalidJsonError } from "./errors.js";
 
 /**
  * Where parsed JSON held an integer written otherwise than as plain digits (`1e2`, `100.0`,
@@ -20,52 +21,11 @@ export const MAX_LOCATED = 1000;
 
 const NO_OPTIONS: ParseJsonOptions = Object.freeze({});
 
-/** A few checks per call (it runs once per NDJSON line): an object of the two known limits. */
-function checkParseOptions(options: unknown): void {
-  if (typeof options !== "object" || options === null)
-    throw new InvalidArgumentError([
-      { path: "options", message: `must be an object (got ${describeValue(options)})` },
-    ]);
-  const issues: ValidationIssue[] = [];
-  for (const key of Object.keys(options)) {
-    const v = (options as Record<string, unknown>)[key];
-    if (key !== "maxContainers" && key !== "maxMembers" && key !== "maxObjectMembers")
-      issues.push({
-        path: key,
-        message: "unknown field (takes maxContainers, maxMembers and maxObjectMembers)",
-      });
-    else if (
-      v !== undefined &&
-      !(typeof v === "number" && v >= 0 && (Number.isInteger(v) || v === Number.POSITIVE_INFINITY))
-    )
-      issues.push({
-        path: key,
-        message: `must be a whole number >= 0 or Infinity (got ${describeValue(v)})`,
-      });
-  }
-  if (issues.length > 0) throw new InvalidArgumentError(issues);
-}
-
-/** Options of {@link parseJsonLossless}. */
-export interface ParseJsonOptions {
-  /**
-   * Most objects and arrays the text may hold, counted before anything is parsed: a reader that
-   * knows its values are small (a block sample holds 3) refuses a line of millions of `{}` or a
-   * deep nesting at the cost of one pass over it, instead of building them. @default unlimited
-   */
-  maxContainers?: number;
-  /**
-   * Most object members (`key: value` pairs, counted as `:` outside strings) the text may
-   * hold, counted the same way: a line of millions of unknown keys costs one pass. @default unlimited
-   */
-  maxMembers?: number;
-  /**
-   * Most members one object may hold, counted the same way: one object of millions of keys
-   * (3 s and 380 MiB of heap for 4 million) is refused in one pass, while the same number of
-   * members spread over small objects, as real documents have them, is not. @default unlimited
-   */
-  maxObjectMembers?: number;
-}
+/**
+ * Options of {@link parseJsonLossless}: the counts the text may not exceed, checked in one
+ * pass before anything is parsed ({@link checkJsonShape}).
+ */
+export type ParseJsonOptions = JsonShapeLimits;
 
 /**
  * Parse JSON text, keeping integers that a float64 cannot hold exactly: every bare integer
@@ -79,9 +39,9 @@ export interface ParseJsonOptions {
  * `-0` after a digit; a second parse only for text holding such integers.
  *
  * @throws {InvalidJsonError} with code `invalid_json` (and `JSON.parse`'s message) when the text
- * is not JSON; code `too_large` when it holds more than `maxContainers` objects and arrays,
- * more than `maxMembers` object members, or an object of more than `maxObjectMembers` members. {@link InvalidArgumentError} when `text` is not a
- * string or an option is not a whole number >= 0 (or `Infinity`), or unknown.
+ * is not JSON; code `too_large` when it exceeds one of the counts of `options`
+ * ({@link JsonShapeLimits}). {@link InvalidArgumentError} when `text` is not a string or an
+ * option is not a whole number >= 0 (or `Infinity`), or unknown.
  * @example
  * parseJsonLossless('{"p": 18446744073709551615}') // { p: "18446744073709551615" }
  */
@@ -90,23 +50,12 @@ export function parseJsonLossless(text: string, options: ParseJsonOptions = NO_O
     throw new InvalidArgumentError([
       { path: "text", message: `must be a string of JSON text (got ${describeValue(text)})` },
     ]);
-  if (options !== NO_OPTIONS) checkParseOptions(options);
-  const maxContainers = options.maxContainers ?? Number.POSITIVE_INFINITY;
-  const maxMembers = options.maxMembers ?? Number.POSITIVE_INFINITY;
-  const maxObjectMembers = options.maxObjectMembers ?? Number.POSITIVE_INFINITY;
-  const perObject = maxObjectMembers !== Number.POSITIVE_INFINITY;
-  const limited =
-    maxContainers !== Number.POSITIVE_INFINITY ||
-    maxMembers !== Number.POSITIVE_INFINITY ||
-    perObject;
+  if (options !== NO_OPTIONS) {
+    checkShapeLimits(options);
+    checkJsonShape(text, options);
+  }
   // Fast path: nothing can lose precision and no number is written with a fraction or exponent.
-  if (!limited && !/\d{16}|\d[.eE]|-0/.test(text)) return parseJson(text);
-  let containers = 0;
-  let members = 0;
-  // Members of the innermost open container so far, and those of the enclosing ones (only
-  // kept with maxObjectMembers).
-  let here = 0;
-  const enclosing: number[] = [];
+  if (!/\d{16}|\d[.eE]|-0/.test(text)) return parseJson(text);
   // The text to parse, in pieces, made only when a long integer must be quoted.
   const parts: string[] = [];
   let partsLength = 0;
@@ -127,32 +76,6 @@ export function parseJsonLossless(text: string, options: ParseJsonOptions = NO_O
         else if (d === 0x22) break;
         else i++;
       }
-      i++;
-    } else if (c === 0x5b || c === 0x7b) {
-      if (++containers > maxContainers)
-        throw new InvalidJsonError(
-          "too_large",
-          `holds more than ${maxContainers} objects or arrays`,
-        );
-      if (perObject) {
-        enclosing.push(here);
-        here = 0;
-      }
-      i++;
-    } else if (c === 0x5d || c === 0x7d) {
-      if (perObject) here = enclosing.pop() ?? 0;
-      i++;
-    } else if (c === 0x3a) {
-      if (++members > maxMembers)
-        throw new InvalidJsonError(
-          "too_large",
-          `holds more than ${maxMembers} object members (key: value pairs)`,
-        );
-      if (++here > maxObjectMembers)
-        throw new InvalidJsonError(
-          "too_large",
-          `holds an object of more than ${maxObjectMembers} members (key: value pairs)`,
-        );
       i++;
     } else if ((c >= 0x30 && c <= 0x39) || c === 0x2d) {
       const start = i;

@@ -60,6 +60,19 @@ describe("parseJsonLossless errors", () => {
     );
     expect(parseJsonLossless(after, { maxObjectMembers: 4 })).toMatchObject({ c: 3 });
   });
+
+  it("maxValues counts the commas outside strings: arrays of plain values are bounded too", () => {
+    expect(() => parseJsonLossless("[1,2,3]", { maxValues: 1 })).toThrow(
+      "holds more than 1 values",
+    );
+    // Commas, colons and brackets inside strings (escaped quotes included) are not counted.
+    const quoted = '["a,b:c{[", "d\\",e]", "\\\\"]';
+    expect(parseJsonLossless(quoted, { maxValues: 2, maxContainers: 1, maxMembers: 0 })).toEqual([
+      "a,b:c{[",
+      'd",e]',
+      "\\",
+    ]);
+  });
 });
 
 describe("parseJsonLossless arguments", () => {
@@ -73,7 +86,7 @@ describe("parseJsonLossless arguments", () => {
     expect(() =>
       parseJsonLossless("{}", { maxContainers: "1", maxMembers: -1, maxDepth: 3 } as never),
     ).toThrow(
-      'invalid argument: maxContainers: must be a whole number >= 0 or Infinity (got "1"); maxMembers: must be a whole number >= 0 or Infinity (got -1); maxDepth: unknown field (takes maxContainers, maxMembers and maxObjectMembers)',
+      'invalid argument: maxContainers: must be a whole number >= 0 or Infinity (got "1"); maxMembers: must be a whole number >= 0 or Infinity (got -1); maxDepth: unknown field (takes maxContainers, maxMembers, maxObjectMembers, maxValues)',
     );
     expect(parseJsonLossless("[1]", { maxContainers: Number.POSITIVE_INFINITY })).toEqual([1]);
     expect(() => parseJsonLossless("[[]]", { maxContainers: 1 })).toThrow(InvalidJsonError);

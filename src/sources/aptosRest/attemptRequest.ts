@@ -1,10 +1,11 @@
+import { checkJsonShape, type JsonShapeLimits } from "../../core/checkJsonShape.js";
 import { MAX_ECHO } from "../../core/describeValue.js";
 import { InvalidJsonError } from "../../core/errors.js";
-import { parseJsonLossless } from "../../core/parseJsonLossless.js";
 import { parseRetryAfter } from "./backoff.js";
 import { discardBody } from "./discardBody.js";
 import { InvalidResponseError, SourceRequestError } from "./errors.js";
 import type { ResolvedAptosRestOptions } from "./options.js";
+import { pruneUnread, UNREAD_MEMBERS } from "./pruneUnread.js";
 import { readBody } from "./readBody.js";
 import { requestSignal } from "./requestSignal.js";
 import type { Parsed } from "./schemas.js";
@@ -31,20 +32,34 @@ export type AttemptOptions = Pick<
 };
 
 /**
- * Bytes of `maxResponseBytes` per object or array a body may hold, and per object member: a
- * real node's JSON spends more than 50 bytes per object (hex hashes and addresses, field names)
- * and more than 16 per member, while `{},{},...` spends 3. A body past either count is refused
- * after one pass over its text, before anything is built: 60 MB of `{}` would otherwise take
- * 13 s and 1.3 GB of heap to parse (and a larger cap, the whole heap).
+ * Bytes of `maxResponseBytes` per object or array a body may hold, per object member and per
+ * value (`,`), counted once the members the source never reads are dropped
+ * ({@link pruneUnread}). What is left of a real answer is small next to its bytes: a block of
+ * 10,000 user transactions rendered like a node's (42 MB, `bench/suites/parse.js`'s) keeps
+ * 20,002 objects, 240,004 members and 230,002 values, against the 262,144 objects, 1,048,576
+ * members and as many values a 64 MiB cap allows, while `{},{},...` spends 3 bytes per object and `[0,0,...]` 2 per value. A body
+ * past any count is refused after one pass over its text, before anything is built: 60 MB of
+ * `{}` took 13 s and 1.3 GB of heap to parse (and a larger cap, the whole heap).
  */
-export const BYTES_PER_CONTAINER = 32;
-export const BYTES_PER_MEMBER = 16;
+export const BYTES_PER_CONTAINER = 256;
+export const BYTES_PER_MEMBER = 64;
+export const BYTES_PER_VALUE = 64;
 /**
  * Most members one object of an answer may hold: the node renders Move structs (a few dozen
  * fields at most) and lists as arrays, so an object of thousands of keys is no real answer, and
  * one of millions held the event loop 3 s.
  */
 export const MAX_OBJECT_MEMBERS = 4096;
+
+/** The counts a body of at most `maxResponseBytes` may hold (see {@link BYTES_PER_CONTAINER}). */
+export function answerLimits(maxResponseBytes: number): Required<JsonShapeLimits> {
+  return {
+    maxContainers: Math.floor(maxResponseBytes / BYTES_PER_CONTAINER),
+    maxMembers: Math.floor(maxResponseBytes / BYTES_PER_MEMBER),
+    maxValues: Math.floor(maxResponseBytes / BYTES_PER_VALUE),
+    maxObjectMembers: MAX_OBJECT_MEMBERS,
+  };
+}
 
 const CHAIN_ID_HEADER = "x-aptos-chain-id";
 
@@ -98,19 +113,20 @@ export async function attemptRequest<T>(
     if (res.status === 200) {
       const body = await readBody(res, options.maxResponseBytes);
       if (!body.ok) return tooLarge(url, 200, options.maxResponseBytes);
+      // What the source never reads is dropped, the rest counted, then parsed as is: a node
+      // writes every u64 as a string, so there is no integer to keep exact (parseJsonLossless
+      // would copy the text to quote long ones).
       let json: unknown;
       try {
-        json = parseJsonLossless(body.text, {
-          maxContainers: Math.floor(options.maxResponseBytes / BYTES_PER_CONTAINER),
-          maxMembers: Math.floor(options.maxResponseBytes / BYTES_PER_MEMBER),
-          maxObjectMembers: MAX_OBJECT_MEMBERS,
-        });
+        const text = pruneUnread(body.text);
+        checkJsonShape(text, answerLimits(options.maxResponseBytes));
+        json = JSON.parse(text);
       } catch (e) {
         const issue =
-          e instanceof InvalidJsonError && e.code === "too_large"
+          e instanceof InvalidJsonError
             ? {
                 path: "",
-                message: `${e.message} (at most one object or array per ${BYTES_PER_CONTAINER} bytes of maxResponseBytes, one member per ${BYTES_PER_MEMBER}, ${MAX_OBJECT_MEMBERS} members per object), so it is not parsed: no real answer is built like this`,
+                message: `${e.message} (at most one object or array per ${BYTES_PER_CONTAINER} bytes of maxResponseBytes, one member and one value per ${BYTES_PER_VALUE}, ${MAX_OBJECT_MEMBERS} members per object, outside ${[...UNREAD_MEMBERS].join(", ")}), so it is not parsed: no real answer is built like this (if this node's answers really are, raise maxResponseBytes, --max-response-bytes)`,
               }
             : { path: "", message: `not valid JSON (${(e as Error).message})` };
         return { ok: false, error: new InvalidResponseError(url, [issue]) };

@@ -192,12 +192,17 @@ export async function followChain(
           // A node a block or two behind now and then (a load balancer over lagging nodes) is
           // normal: only a tip that stays behind for `unreachableAfter` looks in a row is told.
           behind++;
-          if (behind === options.unreachableAfter) {
+          if (behind === options.unreachableAfter)
             onEvent({ type: "tip_behind", height: next - 1n, tip });
+        } else {
+          // Back at (or past) the last block after a stretch that was told: `caught_up` once
+          // the new blocks are in.
+          if (behind >= options.unreachableAfter) {
             catchingUp = true;
             caughtUpBlocks = 0;
           }
-        } else behind = 0;
+          behind = 0;
+        }
         continue;
       }
       fill();
