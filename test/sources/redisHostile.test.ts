@@ -48,7 +48,7 @@ describe.skipIf(skip)("Redis feed against a stream others write to", () => {
     const gaps = source.events.filter((e) => e.type === "gap");
     expect(gaps).toEqual([{ type: "gap", stream: STREAM, from: 6n, to: 8n }]);
     expect(describeRedisEvent(gaps[0]!)).toBe(
-      `heights 6..8 are missing from stream ${STREAM}: trimmed before this replica read them (it fell behind by more than the stream keeps, see --retain), or never published`,
+      `no block for heights 6..8 in stream ${STREAM}: trimmed before this replica read them (it fell behind by more than the stream keeps, see --retain), never published, or skipped as invalid`,
     );
   });
 

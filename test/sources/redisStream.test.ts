@@ -110,6 +110,12 @@ describe.skipIf(skip)("Redis Stream sink and source", () => {
     expect(rejected[1]!.issues[0]!.message).toBe("required (the entry has no block field)");
     expect(rejected[3]!.issues[0]!.message).toBe("must be the entry id's height 5 (got 6)");
     expect(rejected[4]!.issues[0]!.message).toBe('must be <height>-0 (got "5-1")');
+    // Heights without a valid block between two blocks are told once each stretch.
+    const gaps = source.events.flatMap((e) => (e.type === "gap" ? [[e.from, e.to]] : []));
+    expect(gaps).toEqual([
+      [2n, 6n],
+      [8n, 8n],
+    ]);
   });
 
   it("reports a key of another type as wrong_type, and reads it once it is a stream", async () => {

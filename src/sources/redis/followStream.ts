@@ -36,7 +36,6 @@ export async function followStream(
   let lastGood: string | undefined;
 
   const deliver = ([id, fields]: Entry): BlockSample | undefined => {
-    const before = read ? lastId : undefined;
     lastId = id;
     read = true;
     const entry = decodeStreamEntry(id, fields);
@@ -44,10 +43,10 @@ export async function followStream(
       onEvent({ type: "rejected", id, issues: entry.issues });
       return undefined;
     }
-    // Heights with no entry at all between the previous entry and this block: trimmed by the
+    // Heights with no valid block between the last one and this one: trimmed by the
     // publisher's MAXLEN before this replica read them (it fell behind by more than --retain),
-    // or never written. (A rejected entry is reported as such, not as a gap.)
-    const gap = before === undefined ? undefined : missing(before, id);
+    // never written, or written as entries that were rejected (and reported).
+    const gap = lastGood === undefined ? undefined : missing(lastGood, id);
     if (gap) onEvent({ type: "gap", stream, ...gap });
     lastGood = id;
     emit(entry.block);

@@ -29,9 +29,9 @@ export type RedisStreamEvent =
   /** After a reconnection, reading goes on after the last entry seen (height `after`). */
   | { type: "resumed"; stream: string; afterId: string }
   /**
-   * Heights `from`..`to` are not in the stream between the last entry read and the next one:
+   * No valid block for heights `from`..`to` between the last block read and the next one:
    * trimmed by the publisher's `MAXLEN` before this source read them (it fell behind by more
-   * than the stream's retention), or never written.
+   * than the stream's retention), never written, or written as entries that were rejected.
    */
   | { type: "gap"; stream: string; from: bigint; to: bigint }
   /** An entry that is not a valid block was skipped; `issues` name the field (`id`, `block.<path>`). */
