@@ -106,7 +106,7 @@ describe.skipIf(skip)("Redis Stream sink and source", () => {
       ["5-1", ["id"]],
       ["8-0", ["block"]],
     ]);
-    expect(rejected[0]!.issues[0]!.message).toMatch(/^not JSON: /);
+    expect(rejected[0]!.issues[0]!.message).toMatch(/^not valid JSON \(/);
     expect(rejected[1]!.issues[0]!.message).toBe("required (the entry has no block field)");
     expect(rejected[3]!.issues[0]!.message).toBe("must be the entry id's height 5 (got 6)");
     expect(rejected[4]!.issues[0]!.message).toBe('must be <height>-0 (got "5-1")');
