@@ -112,7 +112,7 @@ describe.skipIf(skip)("Redis feed against a stream others write to", () => {
 
   it("the Redis users of docs/operations.md are enough: a publisher writes and a replica reads", async () => {
     const users = {
-      pub: ["+xadd", "+xrevrange", "+type", "+info", "+client|setname", "+select"],
+      pub: ["+xadd", "+xrevrange", "+xrange", "+type", "+info", "+client|setname", "+select"],
       rep: ["+xread", "+xrevrange", "+xrange", "+type", "+info", "+client|setname", "+select"],
     };
     for (const [name, commands] of Object.entries(users)) {
@@ -125,7 +125,14 @@ describe.skipIf(skip)("Redis feed against a stream others write to", () => {
     expect(written.every((r) => r.outcome === "published")).toBe(true);
     const source = follow(as("rep"), { warmStartBlocks: 10 });
     await until(() => source.got.length === 10);
-    await publish(as("pub"), blocks(31, 32));
+    // A second publisher's overlap: refused heights are checked (XRANGE), then written on.
+    const overlap = await publish(as("pub"), blocks(29, 32));
+    expect(overlap.map((r) => r.outcome)).toEqual([
+      "already_published",
+      "already_published",
+      "published",
+      "published",
+    ]);
     await until(() => source.got.length === 12);
     expect(source.heights()).toEqual([21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32]);
     expect(source.events.filter((e) => e.type === "retrying")).toEqual([]);
