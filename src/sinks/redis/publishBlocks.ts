@@ -4,7 +4,8 @@ import { checkStreamKey } from "../../sources/redis/checkStreamKey.js";
 import { connectRedis, type RedisConnection } from "../../sources/redis/connectRedis.js";
 import { createOutageTracker } from "../../sources/redis/createOutageTracker.js";
 import { RedisFeedError } from "../../sources/redis/errors.js";
-import { decodeStreamEntry, encodeStreamEntry, entryId } from "../../sources/redis/streamEntry.js";
+import { readStreamTop } from "../../sources/redis/redisStreamTop.js";
+import { encodeStreamEntry, entryId } from "../../sources/redis/streamEntry.js";
 import type { PendingQueue } from "./createPendingQueue.js";
 import type { RedisPublishResult, ResolvedRedisStreamSinkOptions } from "./options.js";
 
@@ -33,15 +34,6 @@ export async function publishBlocks(
   let conn: RedisConnection | undefined;
   const closeOnAbort = () => conn?.close();
   signal.addEventListener("abort", closeOnAbort, { once: true });
-  /** The stream's newest entry: its id, and whether it is a gasdigest block. */
-  async function readTop(c: RedisConnection) {
-    const top = (await c.call((r) => r.xrevrange(stream, "+", "-", "COUNT", 1))) as [
-      string,
-      string[],
-    ][];
-    const entry = top[0];
-    return entry && { id: entry[0], ours: decodeStreamEntry(entry[0], entry[1]).ok };
-  }
   /** Which of `ids` the stream holds (one pipelined XRANGE each). */
   async function held(c: RedisConnection, ids: readonly string[]): Promise<Set<string>> {
     const found = await c.call((r) => {
@@ -106,8 +98,8 @@ export async function publishBlocks(
         // (`XADD key * ...`, a time in ms as its id) makes Redis refuse every block; a stream
         // that went past a height without it (a chain reset, an entry written ahead) refuses
         // that height for good.
-        const top = refusedIds.length > 0 ? await readTop(conn) : undefined;
-        if (top && !top.ours)
+        const top = refusedIds.length > 0 ? await readStreamTop(conn, stream) : undefined;
+        if (top && !top.ok)
           throw new RedisFeedError(url, "command", {
             message: `the newest entry ${top.id} of stream ${stream} is not a gasdigest block, and Redis refuses every XADD at or below its id`,
             details: `remove it (XDEL ${stream} ${top.id}) and set the stream's last id back to its newest gasdigest entry (XSETID ${stream} <that id>); the blocks wait in memory meanwhile`,

@@ -5,6 +5,7 @@ import { connectRedis, type RedisConnection } from "./connectRedis.js";
 import { createOutageTracker } from "./createOutageTracker.js";
 import { RedisFeedError } from "./errors.js";
 import type { ResolvedRedisStreamOptions } from "./options.js";
+import { readStreamTop } from "./redisStreamTop.js";
 import { decodeStreamEntry, entryId, idBefore, idHeight, previousId } from "./streamEntry.js";
 
 type Entry = [id: string, fields: string[]];
@@ -121,10 +122,7 @@ export async function followStream(
           // Nothing new for blockMs: is the stream now below what was read (deleted and written
           // again from lower heights, after a chain reset)? One XREVRANGE per idle wait.
           if (read) {
-            const top = (await conn.call((c) =>
-              c.xrevrange(stream, "+", "-", "COUNT", 1),
-            )) as Entry[];
-            const topId = top[0]?.[0];
+            const topId = (await readStreamTop(conn, stream))?.id;
             if (topId !== undefined && idBefore(topId, after)) {
               // A foreign entry above the last block was deleted and the blocks go on after
               // it: read on after the last block, as if the foreign entry had never been.

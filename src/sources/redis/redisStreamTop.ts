@@ -1,6 +1,6 @@
 import type { ValidationIssue } from "../../core/errors.js";
 import { checkStreamKey } from "./checkStreamKey.js";
-import { connectRedis } from "./connectRedis.js";
+import { connectRedis, type RedisConnection } from "./connectRedis.js";
 import { parseRedisUrl } from "./parseRedisUrl.js";
 import { DEFAULT_STREAM, decodeStreamEntry } from "./streamEntry.js";
 
@@ -33,17 +33,31 @@ export async function redisStreamTop(
   });
   try {
     await checkStreamKey(conn, target.display, stream);
-    const [top] = (await conn.call((c) => c.xrevrange(stream, "+", "-", "COUNT", 1))) as [
-      string,
-      string[],
-    ][];
-    if (!top) return undefined;
-    const [id, fields] = top;
-    const entry = decodeStreamEntry(id, fields);
-    return entry.ok
-      ? { id, ok: true, height: entry.block.height }
-      : { id, ok: false, issues: entry.issues };
+    return await readStreamTop(conn, stream);
   } finally {
     conn.close();
   }
+}
+
+/**
+ * The newest entry of `stream` on an open connection (one `XREVRANGE ... COUNT 1`), decoded:
+ * `undefined` when the key is absent or the stream empty.
+ *
+ * @example
+ * const top = await readStreamTop(conn, "gasdigest:blocks"); // { id: "520-0", ok: true, height: 520n }
+ */
+export async function readStreamTop(
+  conn: RedisConnection,
+  stream: string,
+): Promise<RedisStreamTop | undefined> {
+  const [top] = (await conn.call((c) => c.xrevrange(stream, "+", "-", "COUNT", 1))) as [
+    string,
+    string[],
+  ][];
+  if (!top) return undefined;
+  const [id, fields] = top;
+  const entry = decodeStreamEntry(id, fields);
+  return entry.ok
+    ? { id, ok: true, height: entry.block.height }
+    : { id, ok: false, issues: entry.issues };
 }
