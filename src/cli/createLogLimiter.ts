@@ -38,8 +38,8 @@ interface Tally {
  * Rate-limit a pino logger per message (or per `key`): in each window of `windowMs`, the first
  * `perWindow` lines of a message are written, the others only counted; when the window ends,
  * one line per message says how many were not written (`suppressed`), with the fields of the
- * last one (`last`). A file of random bytes then costs a few lines every ten seconds, not one per line.
- * The timer does not keep the process alive.
+ * last one (`last`). A file of random bytes then costs a few lines every ten seconds, not one
+ * per line. The timer does not keep the process alive.
  *
  * @example
  * const limited = createLogLimiter(pino());

@@ -49,6 +49,26 @@ export function checkShapeLimits(limits: unknown): void {
 const tooLarge = (what: string) => new InvalidJsonError("too_large", what);
 
 /**
+ * The index after the JSON string literal whose opening quote is at `i - 1` (escapes honoured;
+ * the text's length when it is not closed).
+ *
+ * @example
+ * afterJsonString('"a\\"b" x', 1); // 6
+ */
+export function afterJsonString(text: string, i: number): number {
+  const n = text.length;
+  while (i < n) {
+    const d = text.charCodeAt(i);
+    if (d === 0x5c) i += 2;
+    else {
+      i++;
+      if (d === 0x22) return i;
+    }
+  }
+  return n;
+}
+
+/**
  * Check JSON text against `limits` in one pass over it (strings are skipped, escapes
  * honoured), without parsing it. Text that is not JSON passes if its counts do: the parse says
  * what is wrong with it.
@@ -74,16 +94,8 @@ export function checkJsonShape(text: string, limits: JsonShapeLimits): void {
   let i = 0;
   while (i < n) {
     const c = text.charCodeAt(i++);
-    if (c === 0x22) {
-      while (i < n) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c) i += 2;
-        else {
-          i++;
-          if (d === 0x22) break;
-        }
-      }
-    } else if (c === 0x2c) {
+    if (c === 0x22) i = afterJsonString(text, i);
+    else if (c === 0x2c) {
       if (++values > maxValues) throw tooLarge(`holds more than ${maxValues} values`);
     } else if (c === 0x3a) {
       if (++members > maxMembers)

@@ -1,4 +1,9 @@
-import { checkJsonShape, checkShapeLimits, type JsonShapeLimits } from "./checkJsonShape.js";
+import {
+  afterJsonString,
+  checkJsonShape,
+  checkShapeLimits,
+  type JsonShapeLimits,
+} from "./checkJsonShape.js";
 import { describeValue } from "./describeValue.js";
 import { InvalidArgumentError, InvalidJsonError } from "./errors.js";
 
@@ -67,17 +72,8 @@ export function parseJsonLossless(text: string, options: ParseJsonOptions = NO_O
   const n = text.length;
   while (i < n) {
     const c = text.charCodeAt(i);
-    if (c === 0x22) {
-      // Skip a string literal, honouring escapes.
-      i++;
-      while (i < n) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c) i += 2;
-        else if (d === 0x22) break;
-        else i++;
-      }
-      i++;
-    } else if ((c >= 0x30 && c <= 0x39) || c === 0x2d) {
+    if (c === 0x22) i = afterJsonString(text, i + 1);
+    else if ((c >= 0x30 && c <= 0x39) || c === 0x2d) {
       const start = i;
       let plain = true;
       i++;

@@ -37,9 +37,10 @@ export type AttemptOptions = Pick<
  * ({@link pruneUnread}). What is left of a real answer is small next to its bytes: a block of
  * 10,000 user transactions rendered like a node's (42 MB, `bench/suites/parse.js`'s) keeps
  * 20,002 objects, 240,004 members and 230,002 values, against the 262,144 objects, 1,048,576
- * members and as many values a 64 MiB cap allows, while `{},{},...` spends 3 bytes per object and `[0,0,...]` 2 per value. A body
- * past any count is refused after one pass over its text, before anything is built: 60 MB of
- * `{}` took 13 s and 1.3 GB of heap to parse (and a larger cap, the whole heap).
+ * members and as many values a 64 MiB cap allows, while `{},{},...` spends 3 bytes per object
+ * and `[0,0,...]` 2 per value. A body past any count is refused after one pass over its text,
+ * before anything is built: 60 MB of `{}` took 13 s and 1.3 GB of heap to parse (and a larger
+ * cap, the whole heap).
  */
 export const BYTES_PER_CONTAINER = 256;
 export const BYTES_PER_MEMBER = 64;

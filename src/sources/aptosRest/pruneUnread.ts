@@ -1,3 +1,5 @@
+import { afterJsonString } from "../../core/checkJsonShape.js";
+
 /**
  * Members of a node's answers the source never reads, at whatever depth: a transaction's write
  * set and events, its signature, an entry function's arguments, a script's code, the block
@@ -19,26 +21,12 @@ export const UNREAD_MEMBERS: ReadonlySet<string> = new Set([
 
 const LENGTHS = new Set([...UNREAD_MEMBERS].map((k) => k.length));
 
-/** Index after the string literal whose opening quote is at `i - 1` (escapes honoured). */
-function afterString(text: string, i: number): number {
-  const n = text.length;
-  while (i < n) {
-    const d = text.charCodeAt(i);
-    if (d === 0x5c) i += 2;
-    else {
-      i++;
-      if (d === 0x22) return i;
-    }
-  }
-  return n;
-}
-
 /** Index after the JSON value starting at `i` (whitespace before it skipped). */
 function afterValue(text: string, i: number): number {
   const n = text.length;
   while (i < n && isSpace(text.charCodeAt(i))) i++;
   const c = text.charCodeAt(i);
-  if (c === 0x22) return afterString(text, i + 1);
+  if (c === 0x22) return afterJsonString(text, i + 1);
   if (c !== 0x7b && c !== 0x5b) {
     while (i < n && !ends(text.charCodeAt(i))) i++;
     return i;
@@ -46,7 +34,7 @@ function afterValue(text: string, i: number): number {
   let depth = 0;
   while (i < n) {
     const d = text.charCodeAt(i++);
-    if (d === 0x22) i = afterString(text, i);
+    if (d === 0x22) i = afterJsonString(text, i);
     else if (d === 0x7b || d === 0x5b) depth++;
     else if ((d === 0x7d || d === 0x5d) && --depth === 0) return i;
   }
@@ -73,7 +61,7 @@ export function pruneUnread(text: string): string {
   while (i < n) {
     if (text.charCodeAt(i++) !== 0x22) continue;
     const start = i;
-    i = afterString(text, i);
+    i = afterJsonString(text, i);
     const length = i - 1 - start;
     if (!LENGTHS.has(length)) continue;
     let colon = i;
