@@ -29,6 +29,8 @@ export type AttemptOptions = Pick<
    * is refused, whatever its body (a block carries no chain id of its own).
    */
   readonly chainId?: number;
+  /** The counts a body may hold: {@link answerLimits} of `maxResponseBytes`, made once. */
+  readonly limits: Required<JsonShapeLimits>;
 };
 
 /**
@@ -120,7 +122,7 @@ export async function attemptRequest<T>(
       let json: unknown;
       try {
         const text = pruneUnread(body.text);
-        checkJsonShape(text, answerLimits(options.maxResponseBytes));
+        checkJsonShape(text, options.limits);
         json = JSON.parse(text);
       } catch (e) {
         const issue =

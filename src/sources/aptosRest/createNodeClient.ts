@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { type Answer, type Attempt, attemptRequest } from "./attemptRequest.js";
+import { type Answer, type Attempt, answerLimits, attemptRequest } from "./attemptRequest.js";
 import { backoffDelay } from "./backoff.js";
 import { createHedgeDelay } from "./createHedgeDelay.js";
 import { createSlots } from "./createSlots.js";
@@ -67,7 +67,12 @@ export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient 
   const headers = { accept: "application/json", ...options.headers };
   // The chain of the first ledger info: from then on every answer naming another one in its
   // `X-Aptos-Chain-Id` header is refused (block answers have no chain id in their body).
-  let attemptOptions = { ...options, headers, chainId: undefined as number | undefined };
+  let attemptOptions = {
+    ...options,
+    headers,
+    limits: answerLimits(options.maxResponseBytes),
+    chainId: undefined as number | undefined,
+  };
   const slots = createSlots(options.concurrency);
   const hedgeDelay = createHedgeDelay(options.hedgeAfterMs, options.timeoutMs);
   let failures = 0;
