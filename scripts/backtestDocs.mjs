@@ -9,7 +9,6 @@
 //   node scripts/backtestDocs.mjs --render                    # only redraw from docs/backtest/*.json
 //
 // Every figure in the generated section comes from these runs; nothing is typed in by hand.
-import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,28 +18,10 @@ import { formatTable } from "../dist/backtest/formatTable.js";
 import { reachesTarget } from "../dist/backtest/frontierResult.js";
 import { generatedSection } from "./backtestSection.mjs";
 import { frontierSvg } from "./frontierSvg.mjs";
+import { gasdigest, HISTORIES, historyInput, root, SCENARIO_BLOCKS } from "./histories.mjs";
 
-const root = new URL("..", import.meta.url).pathname;
-const cli = join(root, "bin/gasdigest.js");
 const outDir = join(root, "docs/backtest");
 const STRATEGIES = "aip34,tdigest,geth,last-block,calibrated";
-const SCENARIO_BLOCKS = 20_000;
-const ETH = "test/fixtures/eth-2017-12";
-
-/** The histories, in the order the docs show them. */
-export const HISTORIES = [
-  {
-    name: "eth-2017-12",
-    title: "Ethereum mainnet, December 2017 (real)",
-    input: `${ETH}/blocks-4710000-4719999.ndjson`,
-    config: `${ETH}/wei.config.json`,
-  },
-  ...["quiet", "busy", "spike", "mixed", "congested"].map((scenario) => ({
-    name: scenario,
-    title: `simulator: ${scenario}`,
-    scenario,
-  })),
-];
 
 const { values } = parseArgs({
   options: {
@@ -55,35 +36,13 @@ if (unknown.length > 0) {
   process.exit(1);
 }
 
-const gasdigest = (args, cwd = root) =>
-  execFileSync(process.execPath, [cli, ...args], {
-    cwd,
-    encoding: "utf8",
-    maxBuffer: 1 << 30,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-
 mkdirSync(outDir, { recursive: true });
 if (!values.render) {
   const work = mkdtempSync(join(tmpdir(), "gasdigest-backtest-docs-"));
   try {
     for (const h of HISTORIES) {
       if (only && !only.includes(h.name)) continue;
-      let input = h.input;
-      if (h.scenario) {
-        input = join(work, `${h.name}-${SCENARIO_BLOCKS}.ndjson`);
-        gasdigest([
-          "simulate",
-          "--scenario",
-          h.scenario,
-          "--blocks",
-          `${SCENARIO_BLOCKS}`,
-          "--seed",
-          "1",
-          "--out",
-          input,
-        ]);
-      }
+      const input = historyInput(h, work);
       const config = h.config ? ["--config", h.config] : [];
       const started = Date.now();
       const run = JSON.parse(

@@ -22,7 +22,7 @@ function floorInclusion(frontier, k) {
   return Math.min(...firsts);
 }
 
-function promiseTable(runs) {
+export function promiseTable(runs) {
   const rows = [
     "| history | prioritized: 99 % in 1 | regular: 95 % in 3 | deprioritized: 90 % in 10 |",
     "|---|---|---|---|",
@@ -49,8 +49,8 @@ function promiseTable(runs) {
   return { table: rows.join("\n"), notes };
 }
 
-/** Calibrated against the best of the others at each tier's horizon and target, by `measure` ("overpay" or "cost"). */
-function winnerTable(runs, reaches, measure) {
+/** Calibrated against the best of the others at each tier's horizon and target, by `measure` ("overpay" or "cost"). Also used by scripts/calibratedCells.mjs. */
+export function winnerTable(runs, reaches, measure) {
   const rows = [
     "| history | prioritized: in 1 at 99 % | regular: in 3 at 95 % | deprioritized: in 10 at 90 % |",
     "|---|---|---|---|",
