@@ -147,6 +147,11 @@ describe("node's own answers carry the error object and our headers (issue 13, i
     const { port } = await start({ maxHeaderSize: 2048 });
     const cases: [string, number, string, boolean][] = [
       ["GET /v1 HTTP/1.1\r\n\r\n", 400, "missing Host header", true],
+      ["GET /v1 HTTP/1.1\r\nHost: a\r\nhost: b\r\n\r\n", 400, "more than one Host header", true],
+      ["GET /v1 HTTP/1.0\r\nHost: a\r\nHost: a\r\n\r\n", 400, "more than one Host header", true],
+      ["GET /v1 HTTP/1.1\r\nHost: a b\r\n\r\n", 400, "invalid Host header", true],
+      ["GET /v1 HTTP/1.1\r\nHost: evil.example/x@y\r\n\r\n", 400, "invalid Host header", true],
+      ["GET /v1 HTTP/1.1\r\nHost: a:8o\r\n\r\n", 400, "invalid Host header", true],
       [
         "GET /v1 HTTP/1.1\r\nHost: x\r\nExpect: bogus\r\n\r\n",
         417,
@@ -185,6 +190,30 @@ describe("node's own answers carry the error object and our headers (issue 13, i
       expectOurHeaders(r.responses[0]!, expect);
       expect(r.responses[0]!.headers["x-aptos-block-height"], label).toBe("3");
       expect(r.closedByServer, label).toBe(closes);
+    }
+  });
+
+  it("serves every well-formed Host (RFC 9110 §7.2), and HTTP/1.0 without one", async () => {
+    const { port } = await start();
+    const hosts = [
+      "127.0.0.1:8080",
+      "[::1]:8080",
+      "[::ffff:127.0.0.1]",
+      "node.example",
+      "a%2Db",
+      "x:",
+      "",
+    ];
+    const requests = [
+      ...hosts.map((h) => `GET /v1 HTTP/1.1\r\nHost: ${h}\r\nConnection: close\r\n\r\n`),
+      "GET /v1 HTTP/1.0\r\n\r\n",
+    ];
+    for (const request of requests) {
+      const r = await exchange(port, [request], { timeoutMs: 1000 });
+      expect(
+        r.responses.map((x) => x.status),
+        JSON.stringify(request),
+      ).toEqual([200]);
     }
   });
 

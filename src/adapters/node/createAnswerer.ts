@@ -4,6 +4,7 @@ import type { Handler, HandlerResponse } from "../../http/index.js";
 import type { ConnectionTable, TrackedConnection } from "./createConnectionTable.js";
 import type { TurnBudget } from "./createTurnBudget.js";
 import type { ConnectionGuard } from "./guardConnections.js";
+import { hostProblem } from "./hostHeader.js";
 import type { ResolvedServerOptions } from "./parseServerOptions.js";
 import { rawResponse } from "./rawResponse.js";
 
@@ -219,9 +220,10 @@ export function createAnswerer(context: AnswererContext): Answerer {
         c.pump();
       }
     }
-    if (req.httpVersion === "1.1" && req.headers.host === undefined) {
+    const host = hostProblem(req);
+    if (host !== undefined) {
       closeAfter(c);
-      return send(req, res, error(400, "missing Host header"), true);
+      return send(req, res, error(400, host), true);
     }
     const length = req.headers["content-length"];
     if (length !== undefined && Number(length) > o.maxBodySize) {

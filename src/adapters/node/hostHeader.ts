@@ -1,0 +1,31 @@
+import type http from "node:http";
+
+/**
+ * A `Host` field value as RFC 9110 §7.2 defines it: `uri-host [ ":" port ]`, where `uri-host`
+ * is an IP literal in brackets, or a reg-name (IPv4 addresses included) of unreserved
+ * characters, sub-delims and percent-encoded octets, possibly empty.
+ */
+const HOST =
+  /^(?:\[[0-9A-Za-z._~!$&'()*+,;=:-]+\]|(?:[0-9A-Za-z._~!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*)(?::[0-9]*)?$/;
+
+/**
+ * Why a request must get 400 for its `Host` header (RFC 9112 §3.2), or `undefined`: an HTTP/1.1
+ * request without one, any request with more than one `Host` field line (node keeps the first
+ * and drops the rest, so a proxy that reads another one would disagree with us about the
+ * target), or one whose value is not a host. Node itself only checks the first.
+ *
+ * @example
+ * hostProblem(req); // "more than one Host header" for "Host: a\r\nHost: b"
+ */
+export function hostProblem(req: http.IncomingMessage): string | undefined {
+  const raw = req.rawHeaders;
+  let lines = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 4 && name.toLowerCase() === "host") lines++;
+  }
+  if (lines === 0) return req.httpVersion === "1.1" ? "missing Host header" : undefined;
+  if (lines > 1) return "more than one Host header";
+  const value = req.headers.host ?? "";
+  return HOST.test(value) ? undefined : "invalid Host header";
+}
