@@ -199,6 +199,7 @@ describe("node's own answers carry the error object and our headers (issue 13, i
       "127.0.0.1:8080",
       "[::1]:8080",
       "[::ffff:127.0.0.1]",
+      "[fe80::1%25eth0]:80",
       "node.example",
       "a%2Db",
       "x:",

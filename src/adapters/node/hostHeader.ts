@@ -2,11 +2,12 @@ import type http from "node:http";
 
 /**
  * A `Host` field value as RFC 9110 §7.2 defines it: `uri-host [ ":" port ]`, where `uri-host`
- * is an IP literal in brackets, or a reg-name (IPv4 addresses included) of unreserved
- * characters, sub-delims and percent-encoded octets, possibly empty.
+ * is an IP literal in brackets (a `%25` zone id allowed, RFC 6874), or a reg-name (IPv4
+ * addresses included) of unreserved characters, sub-delims and percent-encoded octets, possibly
+ * empty.
  */
 const HOST =
-  /^(?:\[[0-9A-Za-z._~!$&'()*+,;=:-]+\]|(?:[0-9A-Za-z._~!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*)(?::[0-9]*)?$/;
+  /^(?:\[[0-9A-Za-z._~!$&'()*+,;=:%-]+\]|(?:[0-9A-Za-z._~!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*)(?::[0-9]*)?$/;
 
 /**
  * Why a request must get 400 for its `Host` header (RFC 9112 §3.2), or `undefined`: an HTTP/1.1
