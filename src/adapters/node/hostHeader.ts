@@ -13,7 +13,8 @@ const HOST =
  * Why a request must get 400 for its `Host` header (RFC 9112 §3.2), or `undefined`: an HTTP/1.1
  * request without one, any request with more than one `Host` field line (node keeps the first
  * and drops the rest, so a proxy that reads another one would disagree with us about the
- * target), or one whose value is not a host. Node itself only checks the first.
+ * target), or one whose value is not a host. Node's own check (`requireHostHeader`, off in
+ * our server so that this answer carries our error object) looks only for a missing one.
  *
  * @example
  * hostProblem(req); // "more than one Host header" for "Host: a\r\nHost: b"
