@@ -3,7 +3,7 @@
 // blocks, seed 1), and scores it against the other strategies' readings recorded in
 // docs/backtest/*.json (which only `npm run docs:backtest` rewrites). It prints the same three
 // tables as docs/backtest.md: promises kept, median overpayment and mean price paid at equal
-// inclusion. About 70 s on two cores, against about 10 minutes for the docs.
+// inclusion. About 90 s on two cores, against about 10 minutes for the docs.
 //
 //   npm run build && node scripts/calibratedCells.mjs               # every history
 //   node scripts/calibratedCells.mjs --only eth-2017-12,congested   # some of them
@@ -34,10 +34,10 @@ const run = promisify(execFile);
 async function check(h, work) {
   const input = historyInput(h, work);
   const config = h.config ? ["--config", h.config] : [];
-  const args = ["backtest", "--input", input, ...config, "--strategies", "calibrated"];
+  const cli = [join(root, "bin/gasdigest.js"), "backtest", "--input", input, ...config];
   const { stdout } = await run(
     process.execPath,
-    [join(root, "bin/gasdigest.js"), ...args, "--frontier", "--json"],
+    [...cli, "--strategies", "calibrated", "--frontier", "--json"],
     { cwd: root, maxBuffer: 1 << 30 },
   );
   const mine = JSON.parse(stdout);
