@@ -1,6 +1,8 @@
 // gasdigest/redis: blocks through a Redis Stream, for many replicas fed by one or two
 // publishers (docs/operations.md). Node only; needs the optional peer dependency `ioredis`,
 // which starts loading when a source or sink is created, never when this module is imported.
+// The stream's entry format (docs/operations.md) and its codec stay internal: a publisher in
+// JavaScript uses redisStreamSink, one in another language writes the documented format.
 
 export {
   describeRedisSinkEvent,
@@ -11,13 +13,7 @@ export {
   redisStreamSink,
 } from "./sinks/redisStreamSink.js";
 export {
-  DEFAULT_STREAM,
-  type DecodedStreamEntry,
-  decodeStreamEntry,
   describeRedisEvent,
-  encodeStreamEntry,
-  entryId,
-  parseRedisUrl,
   type RedisConnectionEvent,
   type RedisConnectionOptions,
   type RedisFailureKind,

@@ -7,7 +7,7 @@ export interface ValidationIssue {
    * Machine-readable kind, when there is one: zod's issue code for what a schema found
    * (`invalid_type`, `too_small`, `too_big`, `invalid_value`, `unrecognized_keys`, `custom` for
    * gasdigest's own rules inside a schema, ...), `"too_many_issues"` for the last issue of a list
-   * cut at {@link MAX_ISSUES} (its message says how many more were found), or one of gasdigest's
+   * cut at 20 issues (its message says how many more were found), or one of gasdigest's
    * own codes (`invalid_json`, `too_large`, `out_of_order`, ...) where a check outside a schema
    * found it.
    */
@@ -51,7 +51,7 @@ export function formatIssues(issues: readonly ValidationIssue[], separator = "\n
 
 /**
  * Input failed validation; `issues` lists the problems found (not just the first), at most
- * {@link MAX_ISSUES} of them plus one `too_many_issues` issue counting the rest.
+ * 20 of them plus one `too_many_issues` issue counting the rest.
  */
 export class ValidationError extends BaseError {
   override name = "ValidationError";

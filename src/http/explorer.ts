@@ -7,7 +7,7 @@ export const SWAGGER_UI_FILES = Object.freeze([
   "favicon-32x32.png",
 ] as const);
 
-/** Name of one file of {@link SWAGGER_UI_FILES}. */
+/** Name of one Swagger UI file the explorer page loads (`swagger-ui-bundle.js`, `swagger-ui.css`, ...). */
 export type SwaggerUiFile = (typeof SWAGGER_UI_FILES)[number];
 
 /**

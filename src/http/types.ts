@@ -90,7 +90,7 @@ export interface Handler {
    * that must answer outside the handler (for example a malformed request head).
    *
    * @throws {InvalidArgumentError} when `status` is not from 400 to 599, `errorCode` not one of
-   * {@link ERROR_CODES} or `message` not a string.
+   * the {@link ErrorCode} values or `message` not a string.
    */
   errorResponse(status: number, errorCode: ErrorCode, message: string): HandlerResponse;
   /**

@@ -39,7 +39,7 @@ export { resolveRedisStreamSinkOptions } from "./redis/options.js";
  *
  * @throws {InvalidConfigError} at call time when the URL or an option is invalid.
  * @example
- * import { aptosRest } from "gasdigest";
+ * import { aptosRest } from "gasdigest/node";
  * import { redisStreamSink } from "gasdigest/redis";
  * aptosRest("https://fullnode.example/v1")
  *   .pipe(redisStreamSink("redis://127.0.0.1:6379", { retain: 20_000 }))

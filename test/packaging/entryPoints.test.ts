@@ -95,11 +95,6 @@ const EXPORTS: Record<string, string[]> = {
     "describeRedisSinkEvent",
     "redisEventFields",
     "RedisFeedError",
-    "parseRedisUrl",
-    "decodeStreamEntry",
-    "encodeStreamEntry",
-    "entryId",
-    "DEFAULT_STREAM",
   ],
   "./metrics": ["createMetrics", "createMetricsServer", "REQUEST_DURATION_BUCKETS", "FEED_STATES"],
 };
