@@ -10,5 +10,12 @@ if (!existsSync(fileURLToPath(entry))) {
   );
   process.exit(1);
 }
+// A reader that goes away (`gasdigest replay ... | head -1`, a log shipper that dies under
+// `gasdigest serve`) makes stdout fail with EPIPE. replay and simulate see it on their next write
+// and stop with exit code 141; serve and publish keep serving without their log. Without this
+// listener the error would be thrown from the stream and kill the process, a server included.
+process.stdout.on("error", (error) => {
+  if (error.code !== "EPIPE") throw error;
+});
 const { main } = await import(entry.href);
 process.exitCode = await main(process.argv.slice(2));

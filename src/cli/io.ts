@@ -34,12 +34,13 @@ export class LineWriter {
     const chunk = this.buffer.join("");
     this.buffer = [];
     this.size = 0;
+    if (this.stream.destroyed) throw outputError(this.stream.errored);
     if (!this.stream.write(chunk))
       await new Promise<void>((resolve, reject) => {
         const done = (err?: Error) => {
           this.stream.off("drain", onDrain);
           this.stream.off("error", done);
-          if (err) reject(err);
+          if (err) reject(outputError(err));
           else resolve();
         };
         const onDrain = () => done();
@@ -47,6 +48,27 @@ export class LineWriter {
         this.stream.once("error", done);
       });
   }
+}
+
+/**
+ * The reader of a command's output went away (`gasdigest replay ... | head -1`): the command
+ * stops quietly with exit code 141 (128 + SIGPIPE), as a Unix tool killed by SIGPIPE would.
+ */
+export class OutputClosedError extends BaseError {
+  override name = "OutputClosedError";
+}
+
+/** Exit code of a command whose output was closed under it (128 + SIGPIPE). */
+export const OUTPUT_CLOSED_EXIT = 141;
+
+/** Error codes meaning "the reading end is gone", not "the output is broken". */
+const CLOSED_CODES = new Set(["EPIPE", "ERR_STREAM_DESTROYED", "ERR_STREAM_WRITE_AFTER_END"]);
+
+function outputError(cause: Error | null | undefined): BaseError {
+  const code = (cause as { code?: string } | null | undefined)?.code;
+  if (cause === null || cause === undefined || (code !== undefined && CLOSED_CODES.has(code)))
+    return new OutputClosedError("the output was closed", { details: cause?.message, cause });
+  return new BaseError("cannot write the output", { details: cause.message, cause });
 }
 
 /**

@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import { BaseError, formatIssues, ValidationError } from "../core/errors.js";
 import { backtestCommand } from "./backtest.js";
-import { type CliIo, processIo, UsageError } from "./io.js";
+import { type CliIo, OUTPUT_CLOSED_EXIT, OutputClosedError, processIo, UsageError } from "./io.js";
 import { publishCommand } from "./publish.js";
 import { recordCommand } from "./record.js";
 import { REPLAY_USAGE, replay } from "./replay.js";
@@ -61,6 +61,8 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
   try {
     return await command.run(rest, io);
   } catch (e) {
+    // The reader of stdout went away (`| head`): stop quietly, as a Unix tool does on SIGPIPE.
+    if (e instanceof OutputClosedError) return OUTPUT_CLOSED_EXIT;
     if (e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
       io.stderr.write(`gasdigest ${name}: ${(e as Error).message}\n\n${command.usage}\n`);
       return 1;

@@ -5,7 +5,7 @@ import cliProgress from "cli-progress";
 import { serializeBlockSample } from "../core/blockSample.js";
 import { BaseError } from "../core/errors.js";
 import { SCENARIOS, type Scenario, simulateBlocks } from "../sources/simulator.js";
-import { type CliIo, LineWriter, UsageError } from "./io.js";
+import { type CliIo, LineWriter, OutputClosedError, UsageError } from "./io.js";
 
 export const SIMULATE_USAGE = `Usage: gasdigest simulate --scenario quiet|busy|spike|mixed|congested --blocks N
                           [--seed S]
@@ -86,6 +86,7 @@ export async function simulate(argv: string[], io: CliIo): Promise<number> {
     if (file) await close(file);
   } catch (e) {
     file?.destroy();
+    if (e instanceof OutputClosedError) throw e;
     throw new BaseError(`cannot write ${values.out ?? "to stdout"}`, {
       details: (e as Error).message,
       cause: e,

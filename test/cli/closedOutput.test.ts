@@ -1,0 +1,122 @@
+// `gasdigest replay ... | head -1`: when the reader of stdout goes away, a command stops quietly
+// with exit code 141 (128 + SIGPIPE), as a Unix tool does; it does not blame its input file.
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { afterAll, describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.js";
+import { runCli } from "../helpers/cli.js";
+
+const BIN = join(import.meta.dirname, "..", "..", "bin", "gasdigest.js");
+const dir = mkdtempSync(join(tmpdir(), "gasdigest-closed-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs the binary, reads its first stdout line, closes the pipe; resolves with what it did. */
+function headOne(args: string[]): Promise<{ first: string; code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let first = "";
+    let stderr = "";
+    child.stderr.on("data", (d) => {
+      stderr += String(d);
+    });
+    child.stdout.on("data", (d) => {
+      out += String(d);
+      if (first === "" && out.includes("\n")) {
+        first = out.slice(0, out.indexOf("\n"));
+        child.stdout.destroy();
+      }
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ first, code, stderr }));
+  });
+}
+
+/** A stdout whose every write fails with `code`, as a closed pipe or a broken disk does. */
+function failingStdout(code: string): Writable {
+  return new Writable({
+    write(_chunk, _encoding, done) {
+      done(Object.assign(new Error(`write ${code}`), { code }));
+    },
+  });
+}
+
+describe("a command whose output is closed", () => {
+  it("replay and simulate stop with exit code 141 and say nothing", async () => {
+    const input = join(dir, "spike.ndjson");
+    const made = await runCli(["simulate", "--blocks", "4000", "--out", input]);
+    expect(made.code).toBe(0);
+    // 4,000 estimate lines (about 400 KB) do not fit the pipe's buffer: the writes meet EPIPE.
+    const replayed = await headOne(["replay", "--input", input]);
+    expect(JSON.parse(replayed.first)).toMatchObject({ height: "1" });
+    expect(replayed).toMatchObject({ code: 141, stderr: "" });
+
+    const simulated = await headOne(["simulate", "--blocks", "100000"]);
+    expect(JSON.parse(simulated.first)).toMatchObject({ height: "1" });
+    expect(simulated).toMatchObject({ code: 141, stderr: "" });
+  });
+
+  it("serve keeps serving when the reader of its log goes away", async () => {
+    const child = spawn(
+      process.execPath,
+      [BIN, "serve", "--port", "0", "--host", "127.0.0.1", "--log-level", "debug"],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stderr = "";
+    child.stderr.on("data", (d) => {
+      stderr += String(d);
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    try {
+      // The first log line names the URL; then the log's reader goes away, as `| head -1` does.
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        child.stdout.on("data", (d) => {
+          out += String(d);
+          if (!out.includes("\n")) return;
+          child.stdout.destroy();
+          resolve((JSON.parse(out.slice(0, out.indexOf("\n"))) as { url: string }).url);
+        });
+        child.on("error", reject);
+      });
+      // debug logs every request: each one below writes to the closed pipe.
+      for (let i = 0; i < 5; i++) {
+        const response = await fetch(`${url}/v1/estimate_gas_price`);
+        expect(response.status).toBe(200);
+        await response.arrayBuffer();
+      }
+      expect(child.exitCode).toBe(null);
+      expect(stderr).toBe("");
+    } finally {
+      child.kill("SIGTERM");
+      await exited;
+    }
+  });
+
+  it("any other write failure is an error that names the output, not the input", async () => {
+    const input = join(dir, "short.ndjson");
+    expect((await runCli(["simulate", "--blocks", "3000", "--out", input])).code).toBe(0);
+    const stderr: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        stderr.push(String(chunk));
+        done();
+      },
+    });
+    const code = await main(["replay", "--input", input], {
+      stdout: failingStdout("EIO"),
+      stderr: sink,
+    });
+    expect(code).toBe(1);
+    expect(stderr.join("")).toBe("gasdigest replay: cannot write the output (write EIO)\n");
+
+    const closed = await main(["replay", "--input", input], {
+      stdout: failingStdout("EPIPE"),
+      stderr: sink,
+    });
+    expect(closed).toBe(141);
+  });
+});
