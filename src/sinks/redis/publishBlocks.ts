@@ -3,9 +3,10 @@ import type { BlockSample } from "../../core/blockSample.js";
 import { checkStreamKey } from "../../sources/redis/checkStreamKey.js";
 import { connectRedis, type RedisConnection } from "../../sources/redis/connectRedis.js";
 import { createOutageTracker } from "../../sources/redis/createOutageTracker.js";
-import { RedisFeedError } from "../../sources/redis/errors.js";
+import { commandFailure, RedisFeedError } from "../../sources/redis/errors.js";
 import { readStreamTop } from "../../sources/redis/redisStreamTop.js";
 import { encodeStreamEntry, entryId } from "../../sources/redis/streamEntry.js";
+import { streamEntries } from "../../sources/redis/streamReplies.js";
 import type { PendingQueue } from "./createPendingQueue.js";
 import type { RedisPublishResult, ResolvedRedisStreamSinkOptions } from "./options.js";
 
@@ -44,8 +45,10 @@ export async function publishBlocks(
     const out = new Set<string>();
     for (let i = 0; i < ids.length; i++) {
       const [error, entries] = found?.[i] ?? [new Error("no answer in the pipeline")];
-      if (error) throw error;
-      if ((entries as unknown[]).length > 0) out.add(ids[i]!);
+      // An error answer here (the connection dropped under the pipeline, the key replaced by
+      // another type) is a Redis fault like any other: blocks put back, retried after a backoff.
+      if (error) throw commandFailure(url, error);
+      if (streamEntries(url, "XRANGE", entries).length > 0) out.add(ids[i]!);
     }
     return out;
   }
@@ -127,12 +130,7 @@ export async function publishBlocks(
           done++;
         }
         batch = batch.slice(done);
-        if (failure)
-          throw new RedisFeedError(
-            url,
-            failure.message.startsWith("WRONGTYPE") ? "wrong_type" : "command",
-            { details: failure.message, cause: failure },
-          );
+        if (failure) throw commandFailure(url, failure);
         outage.succeeded();
         if (refused !== undefined && top && !warnedAhead) {
           warnedAhead = true;

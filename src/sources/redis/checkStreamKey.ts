@@ -1,3 +1,4 @@
+import { describeValue } from "../../core/describeValue.js";
 import type { RedisConnection } from "./connectRedis.js";
 import { RedisFeedError } from "./errors.js";
 
@@ -13,7 +14,12 @@ export async function checkStreamKey(
   url: string,
   stream: string,
 ): Promise<"stream" | "none"> {
-  const type = await conn.call((c) => c.type(stream));
+  const type: unknown = await conn.call((c) => c.type(stream));
+  if (typeof type !== "string")
+    throw new RedisFeedError(url, "reply", {
+      message: `Redis at ${url} answered TYPE with something that is not a type name`,
+      details: `the reply is ${describeValue(type)}`,
+    });
   if (type !== "stream" && type !== "none")
     throw new RedisFeedError(url, "wrong_type", {
       message: `the key "${stream}" at ${url} holds a ${type}, not a stream`,

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { BaseError } from "../../core/errors.js";
-import { RedisFeedError } from "./errors.js";
+import { commandFailure, RedisFeedError } from "./errors.js";
 import type { RedisTarget } from "./parseRedisUrl.js";
 
 type RedisClass = typeof Redis;
@@ -31,6 +31,8 @@ export function loadIoredis(): Promise<RedisClass> {
 /** One connection to Redis, dropped at the first failure (the caller makes a new one). */
 export interface RedisConnection {
   readonly client: Redis;
+  /** The server's URL without credentials, for messages. */
+  readonly url: string;
   /**
    * Run `what` with the connection's timeout (plus `extraMs`, e.g. an `XREAD BLOCK` time). A
    * timeout closes the connection. Failures become a {@link RedisFeedError}: `timeout`,
@@ -97,6 +99,7 @@ export async function connectRedis(
 
   return {
     client,
+    url: target.display,
     close,
     async call(what, extraMs = 0) {
       if (closed || client.status !== "ready") throw fail("closed");
@@ -111,15 +114,7 @@ export async function connectRedis(
           close();
           throw fail("closed", e);
         }
-        const message = (e as Error)?.message ?? String(e);
-        throw new RedisFeedError(
-          target.display,
-          message.startsWith("WRONGTYPE") ? "wrong_type" : "command",
-          {
-            details: message,
-            cause: e,
-          },
-        );
+        throw commandFailure(target.display, e);
       }
     },
   };

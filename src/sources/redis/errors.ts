@@ -3,9 +3,16 @@ import { BaseError } from "../../core/errors.js";
 /**
  * How a Redis call failed: no connection could be made (`connect`), no answer within the
  * timeout (`timeout`), the connection closed under a call (`closed`), the key holds something
- * other than a stream (`wrong_type`), or Redis answered with another error (`command`).
+ * other than a stream (`wrong_type`), Redis answered with another error (`command`), or the
+ * answer was not what the command returns (`reply`: not Redis, or a proxy that mangles replies).
  */
-export type RedisFailureKind = "connect" | "timeout" | "closed" | "wrong_type" | "command";
+export type RedisFailureKind =
+  | "connect"
+  | "timeout"
+  | "closed"
+  | "wrong_type"
+  | "command"
+  | "reply";
 
 /**
  * A call to Redis failed. The Redis source and sink retry it with backoff and report it in
@@ -37,4 +44,19 @@ export class RedisFeedError extends BaseError {
     this.url = url;
     this.kind = kind;
   }
+}
+
+/**
+ * Redis's error answer to a command (or to one command of a pipeline) as the fault it is:
+ * `wrong_type` for `WRONGTYPE`, else `command`, with Redis's message as the details.
+ *
+ * @example
+ * commandFailure("redis://127.0.0.1:6379", new Error("WRONGTYPE Operation against a key ...")).kind; // "wrong_type"
+ */
+export function commandFailure(url: string, error: unknown): RedisFeedError {
+  const message = (error as Error | undefined)?.message ?? String(error);
+  return new RedisFeedError(url, message.startsWith("WRONGTYPE") ? "wrong_type" : "command", {
+    details: message,
+    cause: error,
+  });
 }

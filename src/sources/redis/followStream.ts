@@ -2,17 +2,29 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { BlockSample } from "../../core/blockSample.js";
 import { checkStreamKey } from "./checkStreamKey.js";
 import { connectRedis, type RedisConnection } from "./connectRedis.js";
+import { createDeliveredRing } from "./createDeliveredRing.js";
 import { createOutageTracker } from "./createOutageTracker.js";
 import { RedisFeedError } from "./errors.js";
 import type { ResolvedRedisStreamOptions } from "./options.js";
-import { readStreamTop } from "./redisStreamTop.js";
-import { decodeStreamEntry, entryId, idBefore, idHeight, previousId } from "./streamEntry.js";
+import { readStreamTopId } from "./redisStreamTop.js";
+import {
+  type DecodedStreamEntry,
+  decodeStreamEntry,
+  entryId,
+  idBefore,
+  idHeight,
+  previousId,
+} from "./streamEntry.js";
+import { type StreamEntry, streamEntries, xreadEntries } from "./streamReplies.js";
 
-type Entry = [id: string, fields: string[]];
+/** Newest entries remembered to tell deleted entries from a stream written again (64 digests). */
+const RING_SIZE = 64;
+/** A warm start reads at most this many entries per block it wants (foreign entries between). */
+const WARM_START_SCAN = 10;
 
 /**
  * The follow loop of the `redisStream` source: connect, warm start (the newest
- * `warmStartBlocks` entries, fed oldest first) or read from `startHeight`, then `XREAD BLOCK`
+ * `warmStartBlocks` valid blocks, fed oldest first) or read from `startHeight`, then `XREAD BLOCK`
  * after the last entry seen. Any failure closes the connection and reconnects with backoff,
  * resuming after the last entry seen. Returns only when `signal` aborts.
  */
@@ -32,14 +44,17 @@ export async function followStream(
   // Whether lastId is an entry actually read (not a startHeight still ahead of the stream).
   let read = false;
 
-  // The id of the last valid block handed on: where to resume when a foreign entry above it
-  // is deleted again (the repair of docs/operations.md).
+  // The id of the last valid block handed on, for the `gap` events.
   let lastGood: string | undefined;
 
-  const deliver = ([id, fields]: Entry): BlockSample | undefined => {
+  const ring = createDeliveredRing(RING_SIZE);
+
+  const deliver = (raw: StreamEntry, decoded?: DecodedStreamEntry): BlockSample | undefined => {
+    const [id, fields] = raw;
     lastId = id;
     read = true;
-    const entry = decodeStreamEntry(id, fields);
+    ring.add(raw);
+    const entry = decoded ?? decodeStreamEntry(id, fields);
     if (!entry.ok) {
       onEvent({ type: "rejected", id, issues: entry.issues });
       return undefined;
@@ -54,31 +69,43 @@ export async function followStream(
     return entry.block;
   };
 
+  /**
+   * Feed the newest `warmStartBlocks` valid blocks, oldest first (entries that are not blocks
+   * between them are reported and do not count, so every replica starts from as many blocks),
+   * reading at most WARM_START_SCAN entries per block wanted; returns the top id.
+   */
   async function warmStart(conn: RedisConnection): Promise<string> {
     const wanted = options.warmStartBlocks;
-    const newestFirst: Entry[] = [];
+    const newestFirst: [StreamEntry, DecodedStreamEntry][] = [];
+    let valid = 0;
+    let top: string | undefined;
     let end = "+";
-    do {
-      const count = Math.max(1, Math.min(wanted - newestFirst.length, options.batchSize));
-      const page = (await conn.call((c) =>
-        c.xrevrange(stream, end, "-", "COUNT", count),
-      )) as Entry[];
-      for (const e of page) newestFirst.push(e);
+    const budget = Math.max(1, wanted * WARM_START_SCAN);
+    while (newestFirst.length < budget && (valid < wanted || top === undefined)) {
+      const count = Math.max(1, Math.min(wanted - valid, options.batchSize));
+      const reply: unknown = await conn.call((c) => c.xrevrange(stream, end, "-", "COUNT", count));
+      const page = streamEntries(url, "XREVRANGE", reply);
+      top ??= page[0]?.[0];
+      for (const e of page) {
+        if (wanted === 0) break;
+        const decoded = decodeStreamEntry(e[0], e[1]);
+        newestFirst.push([e, decoded]);
+        if (decoded.ok && ++valid === wanted) break;
+      }
       const before = page.length === count ? previousId(page[page.length - 1]![0]) : undefined;
-      if (before === undefined) break;
+      if (before === undefined || wanted === 0) break;
       end = before;
-    } while (newestFirst.length < wanted);
-    if (newestFirst.length === 0) {
+    }
+    if (top === undefined) {
       onEvent({ type: "stream_empty", url, stream });
       return "0-0";
     }
-    const top = newestFirst[0]![0];
-    if (wanted === 0) return top;
     let from: bigint | undefined;
     let to: bigint | undefined;
     let blocks = 0;
     for (let i = newestFirst.length - 1; i >= 0; i--) {
-      const block = deliver(newestFirst[i]!);
+      const [raw, decoded] = newestFirst[i]!;
+      const block = deliver(raw, decoded);
       if (!block) continue;
       from ??= block.height;
       to = block.height;
@@ -87,6 +114,23 @@ export async function followStream(
     if (from !== undefined && to !== undefined)
       onEvent({ type: "warm_start", stream, blocks, from, to });
     return top;
+  }
+
+  /**
+   * The stream's top fell below the last entry read, `after`. When the top is an entry this
+   * replica already handed on, unchanged (its newest entries were deleted: `XDEL`, or the repair
+   * of a foreign entry in docs/operations.md), read on after it; otherwise the stream was written
+   * again from lower heights (a chain reset): warm start again.
+   */
+  async function fellBelow(conn: RedisConnection, after: string, topId: string): Promise<string> {
+    const reply: unknown = await conn.call((c) => c.xrange(stream, topId, topId));
+    const [top] = streamEntries(url, "XRANGE", reply);
+    if (top !== undefined && ring.has(top)) {
+      onEvent({ type: "resumed", stream, afterId: topId });
+      return topId;
+    }
+    onEvent({ type: "stream_rewound", stream, from: after, to: topId });
+    return warmStart(conn);
   }
 
   while (!signal.aborted) {
@@ -111,38 +155,26 @@ export async function followStream(
       connectedBefore = true;
       while (!signal.aborted) {
         const after: string = lastId;
-        const reply = (await conn.call(
+        const reply: unknown = await conn.call(
           (c) =>
             c.xread("COUNT", options.batchSize, "BLOCK", options.blockMs, "STREAMS", stream, after),
           options.blockMs,
-        )) as [key: string, entries: Entry[]][] | null;
+        );
+        const entries = xreadEntries(url, reply);
         outage.succeeded();
         if (signal.aborted) continue;
-        if (!reply) {
-          // Nothing new for blockMs: is the stream now below what was read (deleted and written
-          // again from lower heights, after a chain reset)? One XREVRANGE per idle wait.
+        if (!entries) {
+          // Nothing new for blockMs: is the stream now below what was read? Its newest entries
+          // deleted, or the whole stream written again from lower heights (after a chain
+          // reset). One XREVRANGE per idle wait, the top's id only (never decoded here).
           if (read) {
-            const topId = (await readStreamTop(conn, stream))?.id;
-            if (topId !== undefined && idBefore(topId, after)) {
-              // A foreign entry above the last block was deleted and the blocks go on after
-              // it: read on after the last block, as if the foreign entry had never been.
-              const good = lastGood;
-              const kept =
-                good !== undefined &&
-                !idBefore(topId, good) &&
-                ((await conn.call((c) => c.xrange(stream, good, good))) as Entry[]).length > 0;
-              if (kept) {
-                lastId = good;
-                onEvent({ type: "resumed", stream, afterId: good });
-              } else {
-                onEvent({ type: "stream_rewound", stream, from: after, to: topId });
-                lastId = await warmStart(conn);
-              }
-            }
+            const topId = await readStreamTopId(conn, stream);
+            if (topId !== undefined && idBefore(topId, after))
+              lastId = await fellBelow(conn, after, topId);
           }
           continue;
         }
-        for (const [, entries] of reply) for (const entry of entries) deliver(entry);
+        for (const entry of entries) deliver(entry);
       }
     } catch (e) {
       conn?.close();

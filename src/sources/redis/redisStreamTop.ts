@@ -3,6 +3,7 @@ import { checkStreamKey } from "./checkStreamKey.js";
 import { connectRedis, type RedisConnection } from "./connectRedis.js";
 import { parseRedisUrl } from "./parseRedisUrl.js";
 import { DEFAULT_STREAM, decodeStreamEntry } from "./streamEntry.js";
+import { type StreamEntry, streamEntries } from "./streamReplies.js";
 
 /** The newest entry of a stream, as {@link redisStreamTop} found it. */
 export type RedisStreamTop =
@@ -50,14 +51,31 @@ export async function readStreamTop(
   conn: RedisConnection,
   stream: string,
 ): Promise<RedisStreamTop | undefined> {
-  const [top] = (await conn.call((c) => c.xrevrange(stream, "+", "-", "COUNT", 1))) as [
-    string,
-    string[],
-  ][];
+  const [top] = await readTopEntries(conn, stream);
   if (!top) return undefined;
   const [id, fields] = top;
   const entry = decodeStreamEntry(id, fields);
   return entry.ok
     ? { id, ok: true, height: entry.block.height }
     : { id, ok: false, issues: entry.issues };
+}
+
+/**
+ * The id of the newest entry of `stream`, not decoded (what a replica's idle check needs: an
+ * entry of many megabytes costs its transfer, not a parse every few seconds); `undefined` when
+ * the stream is empty or absent.
+ *
+ * @example
+ * await readStreamTopId(conn, "gasdigest:blocks"); // "520-0"
+ */
+export async function readStreamTopId(
+  conn: RedisConnection,
+  stream: string,
+): Promise<string | undefined> {
+  return (await readTopEntries(conn, stream))[0]?.[0];
+}
+
+async function readTopEntries(conn: RedisConnection, stream: string): Promise<StreamEntry[]> {
+  const reply: unknown = await conn.call((c) => c.xrevrange(stream, "+", "-", "COUNT", 1));
+  return streamEntries(conn.url, "XREVRANGE", reply);
 }

@@ -1,0 +1,185 @@
+// Replicas that must agree, and a publisher that must not die, when the stream or the server
+// misbehaves: entries that are not blocks, newest entries deleted, replies that are not Redis's.
+import { createServer, type Socket } from "node:net";
+import { describe, expect, it } from "vitest";
+import { type RedisSinkEvent, redisStream } from "../../src/redis.js";
+import { redisSkipReason, type TestRedis, useSharedRedis } from "../helpers/redisServer.js";
+import { until } from "../helpers/until.js";
+import { block, blocks, cleanup, follow, publish, STREAM, streamHeights } from "./redisHelpers.js";
+
+const skip = redisSkipReason();
+
+describe.skipIf(skip)("replicas and publishers against a misbehaving stream", () => {
+  let redis: TestRedis;
+  useSharedRedis((r) => {
+    redis = r;
+  });
+
+  it("a warm start counts blocks, not entries: notes between blocks do not shrink it", async () => {
+    for (let h = 1; h <= 20; h++) {
+      await publish(redis.url, [block(h)]);
+      await redis.client.xadd(STREAM, `${h}-1`, "note", "hello");
+    }
+    const source = follow(redis.url, { warmStartBlocks: 5 });
+    await until(() => source.events.some((e) => e.type === "warm_start"));
+    expect(source.heights()).toEqual([16, 17, 18, 19, 20]);
+    expect(source.events.find((e) => e.type === "warm_start")).toEqual({
+      type: "warm_start",
+      stream: STREAM,
+      blocks: 5,
+      from: 16n,
+      to: 20n,
+    });
+    // The notes it read past are reported, each once.
+    expect(source.events.filter((e) => e.type === "rejected").length).toBe(5);
+  });
+
+  it("the newest entries deleted on an idle stream: read on after the new top, nothing fed twice", async () => {
+    await publish(redis.url, blocks(1, 30));
+    const source = follow(redis.url, { warmStartBlocks: 10, blockMs: 100 });
+    await until(() => source.got.length === 10);
+    await redis.client.xdel(STREAM, "30-0", "29-0");
+    await until(() => source.events.some((e) => e.type === "resumed"));
+    expect(source.events.find((e) => e.type === "resumed")).toEqual({
+      type: "resumed",
+      stream: STREAM,
+      afterId: "28-0",
+    });
+    await publish(redis.url, blocks(31, 32));
+    await until(() => source.got.length === 12);
+    expect(source.heights()).toEqual([21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32]);
+    expect(source.events.filter((e) => e.type === "stream_rewound")).toEqual([]);
+  });
+
+  it("the repair of a block written far ahead (XDEL, XSETID): the replica reads on, no warm start again", async () => {
+    await publish(redis.url, blocks(1, 10));
+    const source = follow(redis.url, { warmStartBlocks: 5, blockMs: 100 });
+    await until(() => source.got.length === 5);
+    await publish(redis.url, [block(2_000_000)]); // a valid block, written by something else
+    await until(() => source.got.length === 6);
+    await redis.client.xdel(STREAM, "2000000-0");
+    await redis.client.call("XSETID", STREAM, "10-0");
+    await until(() => source.events.some((e) => e.type === "resumed"));
+    await publish(redis.url, blocks(11, 12));
+    await until(() => source.got.length === 8);
+    expect(source.heights()).toEqual([6, 7, 8, 9, 10, 2_000_000, 11, 12]);
+    expect(source.events.filter((e) => e.type === "warm_start")).toHaveLength(1);
+    expect(source.events.filter((e) => e.type === "stream_rewound")).toEqual([]);
+  });
+
+  it("a stream written again with other blocks at the same heights is a rewind, not a resume", async () => {
+    await publish(redis.url, blocks(1, 10));
+    const source = follow(redis.url, { warmStartBlocks: 3, blockMs: 100 });
+    await until(() => source.got.length === 3);
+    await redis.client.del(STREAM);
+    await publish(redis.url, [block(1, [500]), block(2, [500]), block(3, [500])]);
+    await until(() => source.events.some((e) => e.type === "stream_rewound"));
+    await until(() => source.got.length === 6);
+    expect(source.got.slice(3).map((b) => [Number(b.height), b.gasUnitPrices])).toEqual([
+      [1, [500n]],
+      [2, [500n]],
+      [3, [500n]],
+    ]);
+  });
+
+  it("a publisher whose already-published check fails keeps its blocks and retries", async () => {
+    await publish(redis.url, blocks(1, 3));
+    // A publisher's user that may write and read the top, but not XRANGE one id: the check of
+    // a refused block's id fails, as when the connection drops under it.
+    await redis.client.call("ACL", "SETUSER", "norange", "on", ">pw", "~*", "+@all", "-xrange");
+    cleanup.push(() => redis.client.call("ACL", "DELUSER", "norange"));
+    const url = redis.url.replace("redis://", "redis://norange:pw@");
+    const events: RedisSinkEvent[] = [];
+    const done = publish(url, blocks(3, 5), {
+      maxBackoffMs: 50,
+      onEvent: (e: RedisSinkEvent) => events.push(e),
+    });
+    await until(() => events.filter((e) => e.type === "retrying").length >= 2);
+    const retrying = events.find((e) => e.type === "retrying");
+    expect(retrying).toMatchObject({ error: { kind: "command" } });
+    expect(String((retrying as { error: Error }).error.message)).toMatch(/NOPERM|permission/i);
+    await redis.client.call("ACL", "SETUSER", "norange", "+xrange");
+    // The batch went back whole, so 4 and 5, written before the check failed, read as
+    // already published on the retry: every height once, none refused.
+    const results = await done;
+    expect(results.map((r) => r.height)).toEqual([3n, 4n, 5n]);
+    expect(results.filter((r) => r.outcome === "refused")).toEqual([]);
+    expect(await streamHeights(redis)).toEqual([1, 2, 3, 4, 5]);
+  });
+});
+
+/** A TCP server speaking just enough RESP for a replica to connect, then answering `answer`. */
+async function fakeRedis(answer: string) {
+  const commands: string[] = [];
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => undefined);
+    let buffered = "";
+    socket.on("data", (data) => {
+      buffered += String(data);
+      // Each command is an array of bulk strings: *N\r\n($len\r\narg\r\n)*N.
+      for (;;) {
+        const m = /^\*(\d+)\r\n/.exec(buffered);
+        if (!m) return;
+        const args: string[] = [];
+        let at = m[0].length;
+        for (let i = 0; i < Number(m[1]); i++) {
+          const len = /^\$(\d+)\r\n/.exec(buffered.slice(at));
+          if (!len || buffered.length < at + len[0].length + Number(len[1]) + 2) return;
+          at += len[0].length;
+          args.push(buffered.slice(at, at + Number(len[1])));
+          at += Number(len[1]) + 2;
+        }
+        buffered = buffered.slice(at);
+        const name = args[0]!.toUpperCase();
+        commands.push(name);
+        if (name === "INFO")
+          socket.write("$0\r\n\r\n"); // ready check: nothing loading
+        else if (name === "TYPE") socket.write("+stream\r\n");
+        else if (name === "XREVRANGE" || name === "XREAD" || name === "XRANGE")
+          socket.write(answer);
+        else socket.write("+OK\r\n");
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    commands,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe("a server whose replies are not Redis's", () => {
+  for (const [name, answer] of [
+    ["a number", ":5\r\n"],
+    ["an entry with no fields", "*1\r\n*2\r\n$3\r\n1-0\r\n$-1\r\n"],
+    ["a status", "+OK\r\n"],
+  ] as const)
+    it(`a replica answered ${name} retries with backoff and says what was wrong`, async () => {
+      const fake = await fakeRedis(answer);
+      cleanup.push(fake.close);
+      const events: { type: string; error?: { kind?: string; message?: string } }[] = [];
+      const sub = redisStream(fake.url, {
+        initialBackoffMs: 10,
+        maxBackoffMs: 20,
+        onEvent: (e) => events.push(e as (typeof events)[number]),
+      }).subscribe({ error: (e) => events.push({ type: "error", error: e }) });
+      cleanup.push(() => sub.unsubscribe());
+      await until(() => events.filter((e) => e.type === "retrying").length >= 3);
+      expect(events.filter((e) => e.type === "error")).toEqual([]);
+      const retrying = events.find((e) => e.type === "retrying")!;
+      expect(retrying.error?.kind).toBe("reply");
+      expect(retrying.error?.message).toMatch(
+        /answered XREVRANGE with something that is not a stream reply/,
+      );
+      expect(fake.commands.filter((c) => c === "XREVRANGE").length).toBeGreaterThanOrEqual(3);
+    });
+});
