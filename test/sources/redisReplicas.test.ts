@@ -67,6 +67,26 @@ describe.skipIf(skip)("replicas and publishers against a misbehaving stream", ()
     expect(source.events.filter((e) => e.type === "stream_rewound")).toEqual([]);
   });
 
+  it("a foreign entry removed and blocks written before the replica looks: it reads on after its last block", async () => {
+    await publish(redis.url, blocks(1, 5));
+    const source = follow(redis.url, { blockMs: 300 });
+    await until(() => source.got.length === 5);
+    const foreign = await redis.client.xadd(STREAM, "*", "note", "written by hand");
+    await until(() => source.events.some((e) => e.type === "rejected"));
+    // The repair, then the publisher's next blocks, all within one idle wait of the replica.
+    await redis.client.xdel(STREAM, foreign!);
+    await redis.client.call("XSETID", STREAM, "5-0");
+    await publish(redis.url, blocks(6, 8));
+    await until(() => source.got.length === 8);
+    expect(source.heights()).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(source.events.find((e) => e.type === "resumed")).toEqual({
+      type: "resumed",
+      stream: STREAM,
+      afterId: "5-0",
+    });
+    expect(source.events.filter((e) => e.type === "stream_rewound")).toEqual([]);
+  });
+
   it("a stream written again with other blocks at the same heights is a rewind, not a resume", async () => {
     await publish(redis.url, blocks(1, 10));
     const source = follow(redis.url, { warmStartBlocks: 3, blockMs: 100 });

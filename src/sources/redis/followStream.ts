@@ -44,7 +44,8 @@ export async function followStream(
   // Whether lastId is an entry actually read (not a startHeight still ahead of the stream).
   let read = false;
 
-  // The id of the last valid block handed on, for the `gap` events.
+  // The id of the last valid block handed on: for the `gap` events, and where to read on when
+  // entries above it were deleted (see fellBelow).
   let lastGood: string | undefined;
 
   const ring = createDeliveredRing(RING_SIZE);
@@ -116,18 +117,34 @@ export async function followStream(
     return top;
   }
 
+  /** Whether the stream still holds the entry `id` as this replica handed it on. */
+  async function stillHeld(conn: RedisConnection, id: string): Promise<boolean> {
+    const reply: unknown = await conn.call((c) => c.xrange(stream, id, id));
+    const [entry] = streamEntries(url, "XRANGE", reply);
+    return entry !== undefined && ring.has(entry);
+  }
+
   /**
-   * The stream's top fell below the last entry read, `after`. When the top is an entry this
-   * replica already handed on, unchanged (its newest entries were deleted: `XDEL`, or the repair
-   * of a foreign entry in docs/operations.md), read on after it; otherwise the stream was written
-   * again from lower heights (a chain reset): warm start again.
+   * The stream's top fell below the last entry read, `after`: returns where to read on.
+   * - The top is an entry this replica already handed on, unchanged: the newer entries were
+   *   deleted (`XDEL`); read on after the top, nothing fed twice.
+   * - The last block handed on is still there, unchanged, below the top: entries above it were
+   *   deleted and new ones written since (the repair of a foreign entry in docs/operations.md,
+   *   then the publisher's next blocks); read on after that block.
+   * - Otherwise the stream was written again from lower heights (a chain reset): warm start.
    */
   async function fellBelow(conn: RedisConnection, after: string, topId: string): Promise<string> {
-    const reply: unknown = await conn.call((c) => c.xrange(stream, topId, topId));
-    const [top] = streamEntries(url, "XRANGE", reply);
-    if (top !== undefined && ring.has(top)) {
-      onEvent({ type: "resumed", stream, afterId: topId });
-      return topId;
+    let from: string | undefined;
+    if (await stillHeld(conn, topId)) from = topId;
+    else if (
+      lastGood !== undefined &&
+      idBefore(lastGood, topId) &&
+      (await stillHeld(conn, lastGood))
+    )
+      from = lastGood;
+    if (from !== undefined) {
+      onEvent({ type: "resumed", stream, afterId: from });
+      return from;
     }
     onEvent({ type: "stream_rewound", stream, from: after, to: topId });
     return warmStart(conn);
