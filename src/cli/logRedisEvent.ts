@@ -11,6 +11,7 @@ const WARN = new Set([
   "stream_empty",
   "stream_rewound",
   "stream_ahead",
+  "stream_differs",
   "rejected",
   "gap",
   "dropped",
@@ -32,6 +33,7 @@ export function logRedisEvent(
     const text =
       event.type === "dropped" ||
       event.type === "stream_ahead" ||
+      event.type === "stream_differs" ||
       (event.type === "rejected" && !("id" in event))
         ? describeRedisSinkEvent(event as RedisSinkEvent)
         : describeRedisEvent(event as RedisStreamEvent);

@@ -2,7 +2,7 @@
 // misbehaves: entries that are not blocks, newest entries deleted, replies that are not Redis's.
 import { createServer, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
-import { type RedisSinkEvent, redisStream } from "../../src/redis.js";
+import { describeRedisSinkEvent, type RedisSinkEvent, redisStream } from "../../src/redis.js";
 import { redisSkipReason, type TestRedis, useSharedRedis } from "../helpers/redisServer.js";
 import { until } from "../helpers/until.js";
 import { block, blocks, cleanup, follow, publish, STREAM, streamHeights } from "./redisHelpers.js";
@@ -100,6 +100,30 @@ describe.skipIf(skip)("replicas and publishers against a misbehaving stream", ()
       [2, [500n]],
       [3, [500n]],
     ]);
+  });
+
+  it("a height already written with another block is reported once, until the publishers agree again", async () => {
+    await publish(redis.url, blocks(1, 4));
+    const events: RedisSinkEvent[] = [];
+    const onEvent = (e: RedisSinkEvent) => events.push(e);
+    // A second publisher following another node: heights 3 and 4 differ, then 5 is new.
+    const other = [block(3, [999]), block(4, [999]), block(5)];
+    const results = await publish(redis.url, other, { onEvent });
+    expect(results.map((r) => r.outcome)).toEqual([
+      "already_published",
+      "already_published",
+      "published",
+    ]);
+    expect(events.filter((e) => e.type === "stream_differs")).toEqual([
+      { type: "stream_differs", stream: STREAM, height: 3n, id: "3-0" },
+    ]);
+    expect(describeRedisSinkEvent(events.find((e) => e.type === "stream_differs")!)).toBe(
+      `stream ${STREAM} already holds height 3 (entry 3-0), written by another publisher with a different block: the publishers follow nodes that disagree (another chain, a fork?); replicas serve what the stream holds`,
+    );
+    // The same blocks again (a failover publisher on the same node): nothing to report.
+    const again: RedisSinkEvent[] = [];
+    await publish(redis.url, blocks(1, 5), { onEvent: (e: RedisSinkEvent) => again.push(e) });
+    expect(again.filter((e) => e.type === "stream_differs")).toEqual([]);
   });
 
   it("a publisher whose already-published check fails keeps its blocks and retries", async () => {

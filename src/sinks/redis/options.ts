@@ -20,6 +20,12 @@ export type RedisSinkEvent =
    * Reported once until a block is published again; docs/operations.md says what to do.
    */
   | { type: "stream_ahead"; stream: string; height: bigint; top: string }
+  /**
+   * The stream already held `height` (the block counts `already_published`), but written with a
+   * different block: the publishers follow nodes that disagree (another chain, a fork, a
+   * misconfigured failover). Reported once until a height is found written alike again.
+   */
+  | { type: "stream_differs"; stream: string; height: bigint; id: string }
   /** A value that is not a valid block sample was given to the sink and skipped. */
   | { type: "rejected"; issues: readonly ValidationIssue[] };
 

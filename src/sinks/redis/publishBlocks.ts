@@ -5,7 +5,7 @@ import { connectRedis, type RedisConnection } from "../../sources/redis/connectR
 import { createOutageTracker } from "../../sources/redis/createOutageTracker.js";
 import { commandFailure, RedisFeedError } from "../../sources/redis/errors.js";
 import { readStreamTop } from "../../sources/redis/redisStreamTop.js";
-import { encodeStreamEntry, entryId } from "../../sources/redis/streamEntry.js";
+import { blockField, encodeStreamEntry, entryId } from "../../sources/redis/streamEntry.js";
 import { streamEntries } from "../../sources/redis/streamReplies.js";
 import type { PendingQueue } from "./createPendingQueue.js";
 import type { RedisPublishResult, ResolvedRedisStreamSinkOptions } from "./options.js";
@@ -35,20 +35,26 @@ export async function publishBlocks(
   let conn: RedisConnection | undefined;
   const closeOnAbort = () => conn?.close();
   signal.addEventListener("abort", closeOnAbort, { once: true });
-  /** Which of `ids` the stream holds (one pipelined XRANGE each). */
-  async function held(c: RedisConnection, ids: readonly string[]): Promise<Set<string>> {
+  // Whether `stream_differs` was reported since a height was last found written alike.
+  let warnedDiffers = false;
+  /** The `block` field of each of `ids` the stream holds (one pipelined XRANGE each). */
+  async function held(
+    c: RedisConnection,
+    ids: readonly string[],
+  ): Promise<Map<string, string | undefined>> {
     const found = await c.call((r) => {
       const pipeline = r.pipeline();
       for (const id of ids) pipeline.xrange(stream, id, id);
       return pipeline.exec();
     });
-    const out = new Set<string>();
+    const out = new Map<string, string | undefined>();
     for (let i = 0; i < ids.length; i++) {
       const [error, entries] = found?.[i] ?? [new Error("no answer in the pipeline")];
       // An error answer here (the connection dropped under the pipeline, the key replaced by
       // another type) is a Redis fault like any other: blocks put back, retried after a backoff.
       if (error) throw commandFailure(url, error);
-      if (streamEntries(url, "XRANGE", entries).length > 0) out.add(ids[i]!);
+      const [entry] = streamEntries(url, "XRANGE", entries);
+      if (entry) out.set(ids[i]!, blockField(entry[1]));
     }
     return out;
   }
@@ -123,6 +129,12 @@ export async function publishBlocks(
             : inStream?.has(id)
               ? "already_published"
               : "refused";
+          if (outcome === "already_published") {
+            const alike = inStream?.get(id) === encodeStreamEntry(b)[1];
+            if (!alike && !warnedDiffers)
+              onEvent({ type: "stream_differs", stream, height: b.height, id });
+            warnedDiffers = !alike;
+          }
           if (b.height === 0n) report({ height: 0n, id: "0-0", outcome: "skipped" });
           else report({ height: b.height, id, outcome });
           if (outcome === "refused") refused ??= b.height;

@@ -71,6 +71,20 @@ export function encodeStreamEntry(block: BlockSample): [string, string] {
   return [BLOCK_FIELD, serializeBlockSample(block)];
 }
 
+/**
+ * The value of an entry's `block` field (the last one, as Redis keeps duplicates in order), or
+ * `undefined` when it has none.
+ *
+ * @example
+ * blockField(["block", '{"height":"7"}', "note", "x"]); // '{"height":"7"}'
+ */
+export function blockField(fields: readonly string[]): string | undefined {
+  let text: string | undefined;
+  for (let i = 0; i + 1 < fields.length; i += 2)
+    if (fields[i] === BLOCK_FIELD) text = fields[i + 1];
+  return text;
+}
+
 /** What {@link decodeStreamEntry} made of an entry. */
 export type DecodedStreamEntry =
   | { ok: true; block: BlockSample }
@@ -92,9 +106,7 @@ export function decodeStreamEntry(id: string, fields: readonly string[]): Decode
       ok: false,
       issues: [{ path: "id", message: `must be <height>-0 (got ${describeValue(id)})` }],
     };
-  let text: string | undefined;
-  for (let i = 0; i + 1 < fields.length; i += 2)
-    if (fields[i] === BLOCK_FIELD) text = fields[i + 1];
+  const text = blockField(fields);
   if (text === undefined)
     return {
       ok: false,
