@@ -20,6 +20,9 @@ import { type NodeServerOptions, parseServerOptions } from "./parseServerOptions
  */
 const REQUESTS_PER_TURN = 64;
 
+/** A reset or broken pipe of a socket node no longer watches: nothing to answer, it closes. */
+function ignoreSocketError() {}
+
 /** A node:http server serving the gasdigest interface. */
 export interface GasdigestServer extends http.Server {
   /** The framework-agnostic handler behind the server. */
@@ -115,8 +118,11 @@ export function createServer(engine: HandlerEngine, options?: NodeServerOptions)
 
   // CONNECT (node would destroy the socket silently): answered by the handler, then closed.
   server.on("connect", (req: http.IncomingMessage, socket: Socket) => {
+    // node has detached its own error and timeout handling from this socket: without a
+    // listener, a client resetting the connection before its answer is written (a write
+    // ECONNRESET or EPIPE) would be an unhandled 'error' that ends the process.
+    socket.on("error", ignoreSocketError);
     if (guard.isRefused(socket) || connections.get(socket)?.closing) return socket.destroy();
-    // node has detached its own timeout handling from this socket.
     socket.setTimeout(o.writeIdleTimeout, () => socket.destroy());
     let response: HandlerResponse;
     try {
