@@ -93,6 +93,32 @@ describe("fair shares of maxConnections", () => {
     const other = await exchange(port, [GET], { from: "127.0.0.2", halfClose: true });
     expect(other.responses.map((r) => r.status)).toEqual([200]);
   });
+
+  it("refusals lingering from many peers never fill node's backstop: another peer is still served", async () => {
+    const port = await start(11);
+    /** A connection that sends part of a request head and nothing more, and never closes. */
+    const trickle = (localAddress: string) =>
+      new Promise<void>((resolve) => {
+        const s = net.connect({ port, host: "127.0.0.1", localAddress }, () => {
+          s.write("GET /v1/estimate_gas_price HTTP/1.1\r\nHost: x\r\nX-");
+          resolve();
+        });
+        s.on("error", () => resolve());
+        sockets.push(s);
+      });
+    const peers = Array.from({ length: 9 }, (_, i) => `127.0.0.${3 + i}`);
+    // The cap: two connections of 127.0.0.1 and one of each of 9 other peers. A newcomer of
+    // those peers is refused (none holds two more than it), one of 127.0.0.2 is not.
+    await Promise.all(["127.0.0.1", "127.0.0.1", ...peers].map(trickle));
+    // 8 refusals of each of the 9 peers (each peer within its limit of 8 lingering): 72, more
+    // than the 64 places node keeps beyond maxConnections.
+    await Promise.all(peers.flatMap((peer) => Array.from({ length: 8 }, () => trickle(peer))));
+    // Within the second the refusals linger, the newcomer must still reach the server (node
+    // would close it unanswered at its backstop), which closes one of 127.0.0.1's for it.
+    const other = await exchange(port, [GET], { from: "127.0.0.2", halfClose: true });
+    expect(other.error).toBeUndefined();
+    expect(other.responses.map((r) => r.status)).toEqual([200]);
+  });
 });
 
 describe("peerKey", () => {

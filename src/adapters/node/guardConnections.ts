@@ -56,12 +56,18 @@ export interface ConnectionGuard {
  * closing does not reset the connection before the client has read it.
  */
 const REFUSAL_LINGER_MS = 1000;
-/** At most this many refused connections linger at once; node drops connections beyond that. */
+/**
+ * The places node keeps beyond `maxConnections` (its own cap, the backstop): refused
+ * connections lingering count against it, and once they fill it node closes every new
+ * connection unanswered, before the server can make room for it. So fewer than this many
+ * linger at once: beyond that, a refused connection is closed at once, and the next newcomer
+ * still reaches the server (which may close a crowding or stalled connection for it).
+ */
 const MAX_LINGERING_REFUSALS = 64;
 /**
  * At most this many of them from one peer: beyond it, that peer's refused connections are
- * closed at once, so that one peer reconnecting in a loop cannot fill node's backstop, which
- * would drop everyone's new connections unanswered.
+ * closed at once, so that one peer reconnecting in a loop cannot take every lingering place
+ * (a 503 its clients could read) from the others.
  */
 const MAX_LINGERING_PER_PEER = 8;
 /**
@@ -123,7 +129,11 @@ export function guardConnections(
   function refuse(socket: Socket, peer: string) {
     refused.add(socket);
     socket.on("error", () => {});
-    if ((lingeringPerPeer.get(peer) ?? 0) >= MAX_LINGERING_PER_PEER) {
+    // (`lingering` counts a socket until its 'close', node only until its destroy: never fewer.)
+    if (
+      lingering + 1 >= MAX_LINGERING_REFUSALS ||
+      (lingeringPerPeer.get(peer) ?? 0) >= MAX_LINGERING_PER_PEER
+    ) {
       socket.destroy();
       return logRefusals("dropped");
     }
