@@ -5,6 +5,7 @@ import type { ConnectionTable, TrackedConnection } from "./createConnectionTable
 import type { TurnBudget } from "./createTurnBudget.js";
 import type { ConnectionGuard } from "./guardConnections.js";
 import { hostProblem } from "./hostHeader.js";
+import { paceRequests } from "./paceRequests.js";
 import type { ResolvedServerOptions } from "./parseServerOptions.js";
 import { rawResponse } from "./rawResponse.js";
 
@@ -121,9 +122,26 @@ export function createAnswerer(context: AnswererContext): Answerer {
    * may have waiting: answer this one with 503 and close after it, leave the rest of the read
    * unanswered, and pace every connection from now on (so that a flood on many connections
    * costs one read, not one per connection).
+   *
+   * The answers queued ahead of the 503 go out first, then the 503, and node closes the
+   * connection after it. A client that reads none of them is closed after `writeIdleTimeout`
+   * (armed as an answer waits in the socket, see `send`), like any client that stops reading.
+   * The requests parsed after this one stay in memory until then (node holds them until the
+   * socket closes), and nothing more may be parsed meanwhile: node resumes reading a socket it
+   * paused once its answers drain, even one paused again meanwhile. So from the next turn of the
+   * event loop (node is parsing this read now) the connection's bytes go through the pacer,
+   * which discards what a closing connection sends.
    */
   function overflow(c: TrackedConnection, req: http.IncomingMessage, res: http.ServerResponse) {
     closeAfter(c);
+    setImmediate(() => {
+      if (c.paced || c.socket.destroyed) return;
+      const pump = paceRequests(c.socket, c, 0, budget);
+      if (pump === undefined) return;
+      c.paced = true;
+      c.pump = pump;
+      pump();
+    });
     send(
       req,
       res,
@@ -133,11 +151,6 @@ export function createAnswerer(context: AnswererContext): Answerer {
       ),
       true,
     );
-    // A client that reads has every answer by now. One that does not would keep the requests
-    // parsed after this one in memory (node holds them until the socket closes): destroy it.
-    setImmediate(() => {
-      if (c.inFlight > 0) c.socket.destroy();
-    });
     guard.flooded();
   }
 
