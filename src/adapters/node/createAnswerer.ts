@@ -3,6 +3,7 @@ import type { Socket } from "node:net";
 import type { Handler, HandlerResponse } from "../../http/index.js";
 import type { ConnectionTable, TrackedConnection } from "./createConnectionTable.js";
 import type { TurnBudget } from "./createTurnBudget.js";
+import { MAX_FIELD_LINES, tooManyFieldLines } from "./fieldLines.js";
 import type { ConnectionGuard } from "./guardConnections.js";
 import { hostProblem } from "./hostHeader.js";
 import { paceRequests } from "./paceRequests.js";
@@ -232,6 +233,16 @@ export function createAnswerer(context: AnswererContext): Answerer {
         if (!c.paced && c.inFlight > o.maxPipelinedRequests) return overflow(c, req, res);
         c.pump();
       }
+    }
+    // (Before the Host rules: past the lines node keeps, a second Host would go unseen.)
+    if (tooManyFieldLines(req)) {
+      closeAfter(c);
+      return send(
+        req,
+        res,
+        error(431, `too many header fields (over ${MAX_FIELD_LINES} lines)`),
+        true,
+      );
     }
     const host = hostProblem(req);
     if (host !== undefined) {

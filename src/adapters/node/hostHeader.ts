@@ -15,6 +15,8 @@ const HOST =
  * and drops the rest, so a proxy that reads another one would disagree with us about the
  * target), or one whose value is not a host. Node's own check (`requireHostHeader`, off in
  * our server so that this answer carries our error object) looks only for a missing one.
+ * Every field line must be in `req.rawHeaders`: heads with more than node keeps are refused
+ * before this is asked (see `fieldLines.ts`).
  *
  * @example
  * hostProblem(req); // "more than one Host header" for "Host: a\r\nHost: b"

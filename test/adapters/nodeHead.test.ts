@@ -1,0 +1,52 @@
+// Request heads the node server must refuse rather than half-read: more field lines than it
+// reads (a duplicate Host among the lines dropped would go unseen).
+import { afterEach, describe, expect, it } from "vitest";
+import { createServer, type GasdigestServer, listen } from "../../src/adapters/node/index.js";
+import { createEngine } from "../../src/core/createEngine.js";
+import { aip34 } from "../../src/strategies/aip34.js";
+import { block } from "../helpers/blocks.js";
+import { exchange, expectOurHeaders } from "../helpers/rawHttp.js";
+
+const errorBody = (message: string) =>
+  JSON.stringify({ message, error_code: "web_framework_error", vm_error_code: null });
+
+const started: GasdigestServer[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((s) => s.shutdown()));
+});
+
+async function start() {
+  const engine = createEngine({ strategy: aip34() });
+  engine.ingest(block(1));
+  const server = createServer(engine, { maxStalenessMs: false, closeTimeout: 2000 });
+  started.push(server);
+  return (await listen(server, { port: 0 })).port;
+}
+
+/** A GET whose head has `Host: a`, `fillers` other field lines, then `last` (if any). */
+const head = (fillers: number, last = "") =>
+  `GET /v1/-/healthy HTTP/1.1\r\nHost: a\r\n${"a: b\r\n".repeat(fillers)}${last}\r\n`;
+
+describe("the number of header field lines", () => {
+  it("serves a head of 1,000 field lines", async () => {
+    const port = await start();
+    const r = await exchange(port, [head(999)], { halfClose: true });
+    expect(r.responses.map((x) => x.status)).toEqual([200]);
+  });
+
+  it.each([
+    ["1,001 field lines", head(1000)],
+    ["a second Host after 1,100 lines", head(1100, "Host: evil.example\r\n")],
+    ["a second Host after 2,000 lines", head(2000, "Host: evil.example\r\n")],
+    ["an invalid Host after 2,000 lines", head(2000, "Host: a b\r\n")],
+  ])("answers %s with 431 and closes", async (_, request) => {
+    const port = await start();
+    const r = await exchange(port, [request, "GET /v1 HTTP/1.1\r\nHost: a\r\n\r\n"], {
+      gapMs: 20,
+    });
+    expect(r.responses.map((x) => x.status)).toEqual([431]);
+    expect(r.responses[0]!.body).toBe(errorBody("too many header fields (over 1000 lines)"));
+    expectOurHeaders(r.responses[0]!, expect);
+    expect(r.closedByServer).toBe(true);
+  });
+});
