@@ -4,6 +4,7 @@ import { hasMethods } from "../core/readOptions.js";
 import { CHAIN_STATE_HEADERS } from "./chainStateHeaders.js";
 import { createChainRoutes } from "./createChainRoutes.js";
 import { createOpenApiDocument } from "./createOpenApiDocument.js";
+import { createOwnership } from "./createOwnership.js";
 import { createStaticRoutes } from "./createStaticRoutes.js";
 import { EXPLORER_OFF_MESSAGE } from "./explorer.js";
 import { type HandlerOptions, parseHandlerOptions, silentLogger } from "./handlerOptions.js";
@@ -225,26 +226,11 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
       return r;
     });
   }
-  const namespace = bp === "" ? undefined : `${bp}/`;
-  function owns(target: string) {
-    if (typeof target !== "string") return false;
-    // An absolute-form target (`http://host/v1/...`) is the route its path names, as `route` reads it.
-    const url = target.charCodeAt(0) === 47 ? target : originForm(target);
-    if (url === undefined) return false;
-    const q = url.indexOf("?");
-    const path = q === -1 ? url : url.slice(0, q);
-    try {
-      return routes.has(path.includes("%") ? decodeURIComponent(path) : path);
-    } catch {
-      return false;
-    }
-  }
+  const { owns, claims } = createOwnership((path) => routes.has(path), bp);
   return Object.assign(handler, {
     respond,
     owns,
-    claims: (url: string) =>
-      (namespace !== undefined && typeof url === "string" && url.startsWith(namespace)) ||
-      owns(url),
+    claims,
     errorResponse: (status: number, code: ErrorCode, message: string) => {
       const issues = errorResponseProblems(status, code, message);
       if (issues.length > 0) throw new InvalidArgumentError(issues);

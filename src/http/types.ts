@@ -82,7 +82,9 @@ export interface Handler {
   /**
    * Whether an adapter mounted in a host should answer `url` itself: one of its routes, or any
    * path under its `basePath` (so an unknown `/v1/...` gets the 404 error object, not the
-   * host's). With `basePath` at the root, only its routes.
+   * host's). With `basePath` at the root, only its routes. The path is read as the handler
+   * reads it: an absolute-form target by its path, percent-decoded (`http://h/v1/nope` and
+   * `/v1%2Fnope` are under `/v1`).
    */
   claims(url: string): boolean;
   /**

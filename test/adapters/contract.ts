@@ -56,6 +56,8 @@ export interface RequestInit {
   headers?: Record<string, string>;
   body?: string;
   agent?: http.Agent;
+  /** The request target to send as is (`http://h/v1/...`, `/v1%2F...`), instead of the URL's. */
+  target?: string;
 }
 
 /** One request with node's client (raw headers, HEAD, any method); a fresh connection unless `agent`. */
@@ -63,7 +65,12 @@ export function request(url: string, init: RequestInit = {}): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       url,
-      { method: init.method ?? "GET", headers: init.headers, agent: init.agent ?? false },
+      {
+        method: init.method ?? "GET",
+        headers: init.headers,
+        agent: init.agent ?? false,
+        ...(init.target === undefined ? {} : { path: init.target }),
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));

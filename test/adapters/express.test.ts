@@ -97,6 +97,30 @@ for (const [name, express] of versions) {
       }
     });
 
+    it("answers an absolute-form target or an encoded slash under its base path itself, as the handler reads them", async () => {
+      for (const mount of ["", "/chain"]) {
+        const app = await host(
+          express,
+          mount,
+          gasdigest(engineWithBlocks(), { maxStalenessMs: false }),
+        );
+        try {
+          const get = (target: string) => request(app.origin, { target });
+          for (const target of [`http://x${mount}/v1/nope`, `${mount}/v1%2Fnope`]) {
+            const res = await get(target);
+            expect(res.status, target).toBe(404);
+            expect(res.text, target).toBe(errorBody("web_framework_error", "not found"));
+          }
+          expect((await get(`http://x${mount}/v1/estimate_gas_price`)).text).toBe(ESTIMATE);
+          expect((await get(`${mount}/v1%2Festimate_gas_price`)).text).toBe(ESTIMATE);
+          expect((await get(`http://x${mount}/other`)).status).toBe(418);
+          expect((await get(`${mount}/v2%2Fnope`)).status).toBe(418);
+        } finally {
+          await app.close();
+        }
+      }
+    });
+
     it("sends errors thrown while answering to next(err)", async () => {
       const { logger } = recordingLogger();
       const failing = {

@@ -59,6 +59,26 @@ describe("Koa: a native middleware", () => {
     }
   });
 
+  it("answers an absolute-form target or an encoded slash under its base path itself, as the handler reads them", async () => {
+    for (const prefix of ["", "/chain"]) {
+      const app = await host(gasdigest(engineWithBlocks(), { maxStalenessMs: false, prefix }));
+      try {
+        const get = (target: string) => request(app.origin, { target });
+        for (const target of [`http://x${prefix}/v1/nope`, `${prefix}/v1%2Fnope`]) {
+          const res = await get(target);
+          expect(res.status, target).toBe(404);
+          expect(res.text, target).toBe(errorBody("web_framework_error", "not found"));
+        }
+        expect((await get(`http://x${prefix}/v1/estimate_gas_price`)).text).toBe(ESTIMATE);
+        expect((await get(`${prefix}/v1%2Festimate_gas_price`)).text).toBe(ESTIMATE);
+        expect((await get(`http://x${prefix}/other`)).status).toBe(418);
+        expect((await get(`${prefix}/v2%2Fnope`)).status).toBe(418);
+      } finally {
+        await app.close();
+      }
+    }
+  });
+
   it("lets upstream middleware see its response and its errors", async () => {
     const { logger } = recordingLogger();
     const failing = {

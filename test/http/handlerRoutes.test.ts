@@ -417,6 +417,12 @@ describe("mount helpers for adapters", () => {
     expect(s.handler.owns("http://h/other")).toBe(false);
     expect(s.handler.owns(null as never)).toBe(false);
     expect(s.handler.claims(5 as never)).toBe(false);
+    // claims() reads the target as the router does: absolute-form, percent-decoded.
+    expect(s.handler.claims("http://h/v1/nope")).toBe(true);
+    expect(s.handler.claims("/v1%2Fnope")).toBe(true);
+    expect(s.handler.claims("/v1/%zz")).toBe(true);
+    expect(s.handler.claims("http://h/other")).toBe(false);
+    expect(s.handler.claims("/v2%2Fnope")).toBe(false);
   });
 
   it("splitMountOptions validates prefix and handler options together", () => {
