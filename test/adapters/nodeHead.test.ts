@@ -1,5 +1,6 @@
-// Request heads the node server must refuse rather than half-read: more field lines than it
-// reads (a duplicate Host among the lines dropped would go unseen).
+// Request heads the node server must refuse rather than half-read or misframe: more field
+// lines than it reads (a duplicate Host among the lines dropped would go unseen), and a
+// Transfer-Encoding in HTTP/1.0 (RFC 9112 §6.1: faulty framing, close the connection).
 import { afterEach, describe, expect, it } from "vitest";
 import { createServer, type GasdigestServer, listen } from "../../src/adapters/node/index.js";
 import { createEngine } from "../../src/core/createEngine.js";
@@ -48,5 +49,31 @@ describe("the number of header field lines", () => {
     expect(r.responses[0]!.body).toBe(errorBody("too many header fields (over 1000 lines)"));
     expectOurHeaders(r.responses[0]!, expect);
     expect(r.closedByServer).toBe(true);
+  });
+});
+
+describe("Transfer-Encoding in HTTP/1.0", () => {
+  const NEXT = "GET /v1/spec.yaml HTTP/1.1\r\nHost: x\r\n\r\n";
+
+  it.each([
+    ["chunked, keep-alive asked", "Connection: keep-alive\r\nTransfer-Encoding: chunked\r\n"],
+    ["chunked, with a Host", "Host: x\r\nTransfer-Encoding: chunked\r\n"],
+  ])("%s: 400, the connection closes, nothing after it is answered", async (_, fields) => {
+    const port = await start();
+    const request = `GET /v1/-/healthy HTTP/1.0\r\n${fields}\r\n0\r\n\r\n${NEXT}`;
+    const r = await exchange(port, [request]);
+    expect(r.responses.map((x) => x.status)).toEqual([400]);
+    expect(r.responses[0]!.body).toBe(errorBody("Transfer-Encoding in an HTTP/1.0 request"));
+    expect(r.responses[0]!.headers.connection).toBe("close");
+    expectOurHeaders(r.responses[0]!, expect);
+    expect(r.rest.length).toBe(0);
+    expect(r.closedByServer).toBe(true);
+  });
+
+  it("HTTP/1.1 with a chunked body is served, and so is what follows it", async () => {
+    const port = await start();
+    const request = `GET /v1/-/healthy HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n${NEXT}`;
+    const r = await exchange(port, [request], { halfClose: true });
+    expect(r.responses.map((x) => x.status)).toEqual([200, 200]);
   });
 });

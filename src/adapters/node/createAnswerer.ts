@@ -4,6 +4,7 @@ import type { Handler, HandlerResponse } from "../../http/index.js";
 import type { ConnectionTable, TrackedConnection } from "./createConnectionTable.js";
 import type { TurnBudget } from "./createTurnBudget.js";
 import { MAX_FIELD_LINES, tooManyFieldLines } from "./fieldLines.js";
+import { framingProblem } from "./framingProblem.js";
 import type { ConnectionGuard } from "./guardConnections.js";
 import { hostProblem } from "./hostHeader.js";
 import { paceRequests } from "./paceRequests.js";
@@ -54,7 +55,7 @@ export interface Answerer {
 /**
  * The request side of the node server: answers every request node parses with the handler, in
  * order, keeping each connection's count of answers still to go out, and enforces the limits
- * that apply per request (pipelining, `Host`, body size).
+ * that apply per request (pipelining, header lines, `Host`, framing, body size).
  *
  * @example
  * const answerer = createAnswerer({ handler, options, connections, guard, budget, draining: () => false });
@@ -244,10 +245,10 @@ export function createAnswerer(context: AnswererContext): Answerer {
         true,
       );
     }
-    const host = hostProblem(req);
-    if (host !== undefined) {
+    const problem = hostProblem(req) ?? framingProblem(req);
+    if (problem !== undefined) {
       closeAfter(c);
-      return send(req, res, error(400, host), true);
+      return send(req, res, error(400, problem), true);
     }
     const length = req.headers["content-length"];
     if (length !== undefined && Number(length) > o.maxBodySize) {
