@@ -1,8 +1,8 @@
 import * as z from "zod";
 import { notChecked } from "../../core/createIssueList.js";
-import { describeValue } from "../../core/describeValue.js";
 import { MAX_ISSUES, type ValidationIssue } from "../../core/errors.js";
 import { formatPath, issuesFromZod } from "../../core/zodIssues.js";
+import { contractOf } from "./entryFunction.js";
 import { type Parsed, parseWith, u64String } from "./schemas.js";
 
 /** What the source keeps of one transaction (everything else is dropped at once). */
@@ -42,7 +42,6 @@ export interface NodeBlock {
 
 const base = z.object({ type: z.string(), version: u64String });
 const metadata = z.object({ epoch: u64String });
-const ENTRY_FUNCTION = /^(0x[0-9a-fA-F]{1,64})::[A-Za-z_][A-Za-z0-9_]*::[A-Za-z_][A-Za-z0-9_]*$/;
 const user = z.object({
   gas_unit_price: u64String,
   gas_used: u64String,
@@ -58,12 +57,6 @@ const epilogue = z.object({
     })
     .nullish(),
 });
-
-/** `0x0001` and `0x1` are the same account: lower case, no leading zeros. */
-export function normaliseAddress(address: string): string {
-  const digits = address.slice(2).toLowerCase().replace(/^0+/, "");
-  return `0x${digits || "0"}`;
-}
 
 /**
  * Parse one transaction, the `index`th of the list at `parent`; issues carry `parent[index]` as
@@ -90,14 +83,9 @@ export function parseTransaction(
       if (!u.ok) return u;
       let contract: string | undefined;
       if (u.value.payload.type === "entry_function_payload") {
-        const fn = u.value.payload.function;
-        const match = typeof fn === "string" ? ENTRY_FUNCTION.exec(fn) : null;
-        if (!match)
-          return issue(
-            [...parent, index, "payload", "function"],
-            `must be an entry function "<address>::<module>::<function>" (got ${describeValue(fn)})`,
-          );
-        contract = normaliseAddress(match[1]!);
+        const called = contractOf(u.value.payload.function);
+        if (!called.ok) return issue([...parent, index, "payload", "function"], called.message);
+        contract = called.address;
       }
       return {
         ok: true,

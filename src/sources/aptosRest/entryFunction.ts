@@ -1,0 +1,53 @@
+import { describeValue } from "../../core/describeValue.js";
+
+/**
+ * Longest Move identifier (module or function name) an entry function may carry: the Aptos
+ * bytecode verifier refuses longer ones at publish time (`max_identifier_len`, 255), so no real
+ * transaction calls one.
+ */
+export const MAX_IDENTIFIER_LENGTH = 255;
+
+/** An address of 1 to 64 hex digits, then two identifiers of at most 255 characters. */
+const ENTRY_FUNCTION = new RegExp(
+  `^(0x[0-9a-fA-F]{1,64})::[A-Za-z_][A-Za-z0-9_]{0,${MAX_IDENTIFIER_LENGTH - 1}}::[A-Za-z_][A-Za-z0-9_]{0,${MAX_IDENTIFIER_LENGTH - 1}}$`,
+);
+/** Longest `function` value that can match {@link ENTRY_FUNCTION}. */
+const MAX_FUNCTION_LENGTH = 66 + 2 + MAX_IDENTIFIER_LENGTH + 2 + MAX_IDENTIFIER_LENGTH;
+
+/** What {@link contractOf} found: the normalised address called, or why there is none. */
+export type EntryFunctionAddress = { ok: true; address: string } | { ok: false; message: string };
+
+/**
+ * `0x0001` and `0x1` are the same account: lower case, no leading zeros. The result is built
+ * from the number, so it is a string of its own: a slice of the answer's text would keep the
+ * whole text (megabytes) alive for as long as the address is held.
+ *
+ * @example
+ * normaliseAddress("0x0001"); // "0x1"
+ */
+export function normaliseAddress(address: string): string {
+  return `0x${BigInt(address).toString(16)}`;
+}
+
+/**
+ * The contract address an entry function's `function` (`"0x1::coin::transfer"`) calls,
+ * normalised. A value that is not a string of that shape, or whose module or function name is
+ * longer than {@link MAX_IDENTIFIER_LENGTH}, is refused without running a pattern over it.
+ *
+ * @example
+ * contractOf("0x0001::coin::transfer"); // { ok: true, address: "0x1" }
+ */
+export function contractOf(fn: unknown): EntryFunctionAddress {
+  if (typeof fn === "string" && fn.length > MAX_FUNCTION_LENGTH)
+    return {
+      ok: false,
+      message: `must be an entry function "<address>::<module>::<function>" with names of at most ${MAX_IDENTIFIER_LENGTH} characters (got ${describeValue(fn)})`,
+    };
+  const match = typeof fn === "string" ? ENTRY_FUNCTION.exec(fn) : null;
+  if (!match)
+    return {
+      ok: false,
+      message: `must be an entry function "<address>::<module>::<function>" (got ${describeValue(fn)})`,
+    };
+  return { ok: true, address: normaliseAddress(match[1]!) };
+}
