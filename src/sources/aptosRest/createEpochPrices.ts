@@ -6,16 +6,25 @@ export interface EpochPrices {
   prefetch(epoch: bigint, version: bigint): void;
   /** `epoch`'s price: the read started by {@link prefetch}, or one started now at `version`. */
   read(epoch: bigint, version: bigint): Promise<bigint | undefined>;
-  /** Drop the reads of every epoch not in `epochs`. */
+  /** Drop the reads of every epoch not in `epochs`, aborting those still under way. */
   retain(epochs: ReadonlySet<bigint>): void;
   /** Epochs whose read is held. */
   readonly size: number;
 }
 
+/** A read and what stops it: its own controller, aborted with the source or when dropped. */
+interface HeldRead {
+  readonly read: Promise<bigint | undefined>;
+  drop(): void;
+}
+
 /**
  * The gas schedule reads of the `aptosRest` source, keyed by epoch (the schedule only changes
  * at an epoch change). Starting a read as soon as a fetched block shows that a new epoch begins
- * there means the emission of that block does not wait for one more request.
+ * there means the emission of that block does not wait for one more request. Each read has its
+ * own signal, chained to `signal`: a read dropped by {@link EpochPrices.retain} is aborted, so
+ * it stops retrying (a node failing it for good would otherwise be asked forever, and the
+ * source would never count the node as back).
  *
  * @example
  * const prices = createEpochPrices(client, signal);
@@ -23,24 +32,40 @@ export interface EpochPrices {
  * const min = await prices.read(55n, firstVersionOfEpoch55); // the same read
  */
 export function createEpochPrices(client: NodeClient, signal: AbortSignal): EpochPrices {
-  const reads = new Map<bigint, Promise<bigint | undefined>>();
+  const reads = new Map<bigint, HeldRead>();
   const prefetch = (epoch: bigint, version: bigint) => {
     if (reads.has(epoch)) return;
-    const read = client.minGasUnitPrice(version, signal);
-    read.catch(() => undefined); // awaited by `read` later, or dropped when the source stops
-    reads.set(epoch, read);
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(signal.reason);
+    if (signal.aborted) controller.abort(signal.reason);
+    else signal.addEventListener("abort", onAbort, { once: true });
+    const detach = () => signal.removeEventListener("abort", onAbort);
+    const read = client.minGasUnitPrice(version, controller.signal);
+    // Awaited by `read` later, or dropped: either way the source's signal lets go of it.
+    read.then(detach, detach);
+    reads.set(epoch, {
+      read,
+      drop() {
+        detach();
+        controller.abort(new DOMException("the gas schedule read was dropped", "AbortError"));
+      },
+    });
   };
   return {
     prefetch,
     read(epoch, version) {
       prefetch(epoch, version);
-      return reads.get(epoch)!;
+      return reads.get(epoch)!.read;
     },
     get size() {
       return reads.size;
     },
     retain(epochs) {
-      for (const e of reads.keys()) if (!epochs.has(e)) reads.delete(e);
+      for (const [e, held] of reads)
+        if (!epochs.has(e)) {
+          reads.delete(e);
+          held.drop();
+        }
     },
   };
 }

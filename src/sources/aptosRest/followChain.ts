@@ -106,6 +106,9 @@ export async function followChain(
     generation++;
     epochOf.clear();
     budget.reset();
+    // The reads started for blocks of the cleared window are aborted: those heights may come
+    // back with other epochs and versions (another node behind a load balancer).
+    prices.retain(epoch === undefined ? new Set() : new Set([epoch]));
   };
   const fill = () => {
     const last = next + lookahead - 1n;
