@@ -52,6 +52,9 @@ export async function followChain(
   let tip = info.blockHeight;
   let known = tip;
   let next = startHeight(info, options);
+  // The highest height known to exist: the tip at start, then any block the node answered. A
+  // skip past a 410 goes at most MAX_SKIP_BEYOND_TIP above it (a ledger info can say anything).
+  let proven = tip;
   onEvent({
     type: "started",
     url: options.baseUrl,
@@ -123,6 +126,7 @@ export async function followChain(
           if (started !== generation) return;
           budget.finished(h, r.kind === "block" ? r.block.transactions.length : undefined);
           if (r.kind !== "block") return;
+          if (h > proven) proven = h;
           epochOf.set(h, { epoch: r.epoch, version: r.block.firstVersion });
           checkEpochStart(h);
           checkEpochStart(h + 1n);
@@ -243,7 +247,7 @@ export async function followChain(
         lastRead = performance.now();
       } else {
         resetWindow();
-        info = await client.ledgerInfo(signal, chainId);
+        info = await client.ledgerInfo(signal, chainId, proven);
         lastRead = performance.now();
         tip = info.blockHeight;
         known = tip;

@@ -61,10 +61,24 @@ export interface LedgerInfo {
 }
 
 /**
+ * Most heights a skip past a pruned height (410) may go beyond the highest height known to
+ * exist (the tip at start, or a block read): the engine's default `maxHeightJump`. A chain making 10 blocks a second takes more than
+ * a day to grow that much, so an oldest height further ahead is a node that is wrong, not one
+ * that pruned: skipping there would wait forever for heights nobody made.
+ */
+export const MAX_SKIP_BEYOND_TIP = 1_000_000n;
+
+/**
  * Parse the ledger info. With `expectedChainId`, a different chain id is an issue: the URL now
  * leads to another network (e.g. a load balancer switched), and its blocks must not be mixed in.
+ * With `skipFrom` (the highest height known to exist: the tip at start or a block read), an `oldest_block_height` more than
+ * {@link MAX_SKIP_BEYOND_TIP} above it is an issue: the source would skip to it.
  */
-export function parseLedgerInfo(value: unknown, expectedChainId?: number): Parsed<LedgerInfo> {
+export function parseLedgerInfo(
+  value: unknown,
+  expectedChainId?: number,
+  skipFrom?: bigint,
+): Parsed<LedgerInfo> {
   const r = parseWith(ledgerInfoSchema, value);
   if (!r.ok) return r;
   const v = r.value;
@@ -80,6 +94,11 @@ export function parseLedgerInfo(value: unknown, expectedChainId?: number): Parse
     issues.push({
       path: "oldest_block_height",
       message: `must not be above block_height (${v.block_height}), got ${v.oldest_block_height}`,
+    });
+  if (skipFrom !== undefined && oldest > skipFrom + MAX_SKIP_BEYOND_TIP)
+    issues.push({
+      path: "oldest_block_height",
+      message: `must be at most ${skipFrom + MAX_SKIP_BEYOND_TIP} (${MAX_SKIP_BEYOND_TIP} above ${skipFrom}, the highest height known to exist) to skip pruned heights to, got ${v.oldest_block_height}: a node cannot have pruned heights made since`,
     });
   if (issues.length > 0) return { ok: false, issues };
   return {

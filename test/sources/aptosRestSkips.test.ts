@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import {
+  type AptosRestEvent,
+  aptosRest,
+  InvalidResponseError,
+} from "../../src/sources/aptosRest.js";
+import { fast, retries, until } from "./followHelpers.js";
+import { block, gasSchedule, heightOf, json, ledger } from "./scriptedNode.js";
+
+describe("aptosRest: a 410 with an oldest height nobody made", () => {
+  it("refuses to skip more than 10^6 heights past the highest one known, retries, and goes on", async () => {
+    // Blocks 1-20 are read; then for a while the node answers 410 above 20 and its ledger info
+    // says block_height = oldest_block_height = 20 + 10^9; then it is good again, with tip 30.
+    let mode: "good" | "hostile" | "healed" = "good";
+    const fetch = async (input: string | URL | Request) => {
+      const url = new URL(String(input));
+      if (url.pathname === "/v1")
+        return mode === "hostile" ? ledger(20 + 1e9, 20 + 1e9) : ledger(mode === "good" ? 20 : 30);
+      const h = heightOf(url);
+      if (h === undefined) return gasSchedule();
+      if (mode === "hostile" && h > 20) return json(410, { error_code: "block_pruned" });
+      return h <= (mode === "good" ? 20 : 30)
+        ? block(h, 1, 10 * h)
+        : json(404, { error_code: "block_not_found" });
+    };
+    const events: AptosRestEvent[] = [];
+    const heights: bigint[] = [];
+    const sub = aptosRest("http://node.invalid", {
+      ...fast,
+      startHeight: 1,
+      fetch,
+      onEvent: (e) => events.push(e),
+    }).subscribe((b) => heights.push(b.height));
+    const refused = () =>
+      retries(events).filter(
+        (e) =>
+          e.error instanceof InvalidResponseError &&
+          e.error.issues[0]?.path === "oldest_block_height",
+      );
+    try {
+      await until(() => expect(heights.length).toBe(20));
+      mode = "hostile";
+      await until(() => expect(refused().length).toBeGreaterThanOrEqual(3));
+      expect(refused()[0]!.error.shortMessage).toBe(
+        "invalid response from http://node.invalid/v1: oldest_block_height: must be at most 1000020 (1000000 above 20, the highest height known to exist) to skip pruned heights to, got 1000000020: a node cannot have pruned heights made since",
+      );
+      mode = "healed";
+      await until(() => expect(heights.length).toBe(30));
+      expect(heights).toEqual(Array.from({ length: 30 }, (_, i) => BigInt(i + 1)));
+      expect(events.filter((e) => e.type === "pruned_skip" || e.type === "tip_behind")).toEqual([]);
+    } finally {
+      sub.unsubscribe();
+    }
+  });
+});
