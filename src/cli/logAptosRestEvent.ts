@@ -6,9 +6,9 @@ import {
 import type { LineLogger } from "./createLogLimiter.js";
 
 /**
- * A logger for the events of the live-node source: retries at debug, an unreachable node or a
- * tip gone back at warn, the rest at info, each with its fields; `also` gets each event first
- * (the metrics). Lines are rate-limited per event type: a node that changes epoch every block
+ * A logger for the events of the live-node source: retries at debug, an unreachable node, a
+ * tip gone back or a block the node keeps refusing at warn, the rest at info, each with its
+ * fields; `also` gets each event first (the metrics). Lines are rate-limited per event type: a node that changes epoch every block
  * costs a few lines every ten seconds, not one per block.
  *
  * @example
@@ -20,7 +20,9 @@ export function logAptosRestEvent(log: LineLogger, also?: (event: AptosRestEvent
     const level =
       event.type === "retrying"
         ? "debug"
-        : event.type === "unreachable" || event.type === "tip_behind"
+        : event.type === "unreachable" ||
+            event.type === "tip_behind" ||
+            event.type === "block_unavailable"
           ? "warn"
           : "info";
     log[level](

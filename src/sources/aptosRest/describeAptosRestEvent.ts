@@ -24,6 +24,8 @@ export function describeAptosRestEvent(event: AptosRestEvent): string {
       return `heights ${event.from}..${event.to - 1n} were pruned by the node; skipping to ${event.to}`;
     case "tip_behind":
       return `the node's tip went back to height ${event.tip}, below height ${event.height} already read: waiting for it to pass ${event.height} again (a node restored from an older snapshot, or a lagging node behind a load balancer?)`;
+    case "block_unavailable":
+      return `block ${event.height}: ${event.status} for ${Math.round(event.forMs / 1000)} s while the ledger is at ${event.tip}: ${event.status === 404 ? "the node says it has the height but does not serve it (a lagging node behind a load balancer?); still asking" : "pruned, but the node's oldest height is not above it, so there is nothing to skip to; still asking"}`;
     case "caught_up":
       return `caught up at height ${event.height} (${event.blocks} blocks)`;
     case "min_gas_unit_price":

@@ -4,6 +4,7 @@ import type { BlockSample } from "../../core/blockSample.js";
 import { createBlockBudget } from "./createBlockBudget.js";
 import { createEpochPrices } from "./createEpochPrices.js";
 import { createNodeClient } from "./createNodeClient.js";
+import { createUnavailableWatch } from "./createUnavailableWatch.js";
 import { type Fetched, fetchCompleteBlock } from "./fetchCompleteBlock.js";
 import type { ResolvedAptosRestOptions } from "./options.js";
 import type { LedgerInfo } from "./schemas.js";
@@ -65,6 +66,8 @@ export async function followChain(
   });
   // Looks in a row at a tip below the last block emitted (reported once per stretch).
   let behind = 0;
+  // The next block refused (404, or 410 with nothing to skip to) for long: told, not silent.
+  const unavailable = createUnavailableWatch(options.now, onEvent);
   let epoch: bigint | undefined;
   let minPrice: bigint | undefined;
   const prices = createEpochPrices(client, signal);
@@ -216,6 +219,7 @@ export async function followChain(
       refreshTip();
       const r = await window.get(next)!;
       if (r.kind === "block") {
+        unavailable.answered();
         if (r.epoch !== epoch) {
           const value = await prices.read(r.epoch, r.block.firstVersion);
           // Keep the reads of this epoch and of the epochs fetched ahead, nothing else: epochs
@@ -241,6 +245,7 @@ export async function followChain(
         if (catchingUp) caughtUpBlocks++;
       } else if (r.kind === "not_found") {
         // The node that answered is behind the tip we were told: wait a poll interval for it.
+        unavailable.refused(next, 404, known);
         resetWindow();
         tip = next - 1n;
         known = tip;
@@ -256,7 +261,10 @@ export async function followChain(
           next = info.oldestBlockHeight;
           catchingUp = true;
           caughtUpBlocks = 0;
-        } else await sleep(options.pollIntervalMs, undefined, { signal });
+        } else {
+          unavailable.refused(next, 410, tip);
+          await sleep(options.pollIntervalMs, undefined, { signal });
+        }
       }
     }
   } finally {

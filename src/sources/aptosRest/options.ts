@@ -44,6 +44,13 @@ export type AptosRestEvent =
    * load balancer over nodes a block apart makes short ones all the time).
    */
   | { type: "tip_behind"; height: bigint; tip: bigint }
+  /**
+   * The next block to emit, `height`, has been answered `status` (404: not there; 410: pruned,
+   * with no older height to skip to) for `forMs` while the ledger info says the node is at
+   * `tip`: the source keeps asking, and nothing moves on until it gets the block. Reported when
+   * it has lasted 30 s, then at most once per 30 s while it lasts.
+   */
+  | { type: "block_unavailable"; height: bigint; status: 404 | 410; forMs: number; tip: bigint }
   /** The source reached the tip after the backfill, an outage or a skip. */
   | { type: "caught_up"; height: bigint; blocks: number }
   /** The minimum gas unit price read from the gas schedule (at the first block and each epoch change). */
