@@ -3,7 +3,7 @@ import { type Answer, type Attempt, answerLimits, attemptRequest } from "./attem
 import { backoffDelay } from "./backoff.js";
 import { createHedgeDelay } from "./createHedgeDelay.js";
 import { createSlots } from "./createSlots.js";
-import type { InvalidResponseError, SourceRequestError } from "./errors.js";
+import { type InvalidResponseError, SourceRequestError } from "./errors.js";
 import { hedged } from "./hedged.js";
 import type { ResolvedAptosRestOptions } from "./options.js";
 import { type LedgerInfo, type Parsed, parseLedgerInfo, parseMinGasUnitPrice } from "./schemas.js";
@@ -45,6 +45,9 @@ export interface NodeClient {
 
 const GAS_SCHEDULE = "/v1/accounts/0x1/resource/0x1::gas_schedule::GasScheduleV2";
 
+/** Shortest time between two `rate_limited` events. */
+export const RATE_LIMIT_TELL_MS = 30_000;
+
 /** Priority of the ledger and gas schedule reads: before any block (priorities are heights). */
 const URGENT = -1n;
 
@@ -83,6 +86,9 @@ export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient 
   // when none is left, not when the ledger info answers while every block is refused (that
   // alternated "unusable" and "back" lines with each poll of the tip).
   let failing = 0;
+  // When the last `rate_limited` was told: a node that rate-limits is told at once (its waits
+  // are long, so `unreachable` would come minutes later), then at most once per 30 s.
+  let rateLimitTold: number | undefined;
 
   function succeeded(url: string) {
     if (failing > 0) return;
@@ -99,6 +105,13 @@ export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient 
       reported = true;
       onEvent({ type: "unreachable", url, failures, error });
     }
+  }
+
+  function rateLimited(url: string, status: number, delayMs: number) {
+    const t = now();
+    if (rateLimitTold !== undefined && t - rateLimitTold < RATE_LIMIT_TELL_MS) return;
+    rateLimitTold = t;
+    onEvent({ type: "rate_limited", url, status, delayMs });
   }
 
   /** One attempt, hedged, holding one place for its duration. */
@@ -158,6 +171,8 @@ export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient 
           r.retryAfterMs !== undefined
             ? Math.max(backoff, Math.min(r.retryAfterMs, options.maxRetryAfterMs))
             : backoff;
+        if (r.retryAfterMs !== undefined && r.error instanceof SourceRequestError)
+          rateLimited(url, r.error.status ?? 429, delayMs);
         onEvent({ type: "retrying", url, attempt: n, delayMs, error: r.error });
         await sleep(delayMs, undefined, { signal });
       }

@@ -18,6 +18,8 @@ export function describeAptosRestEvent(event: AptosRestEvent): string {
       return `retrying in ${event.delayMs} ms (attempt ${event.attempt}): ${errorText(event.error)}`;
     case "unreachable":
       return `node unusable: ${event.failures} requests in a row failed, last: ${errorText(event.error)}`;
+    case "rate_limited":
+      return `the node is rate-limiting: HTTP ${event.status} with Retry-After from ${event.url}; waiting ${event.delayMs} ms before asking again (no new block meanwhile)`;
     case "recovered":
       return `node back after ${event.downMs} ms (${event.failures} failed requests)`;
     case "pruned_skip":

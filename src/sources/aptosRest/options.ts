@@ -32,6 +32,11 @@ export type AptosRestEvent =
       failures: number;
       error: SourceRequestError | InvalidResponseError;
     }
+  /**
+   * The node answered `status` (429, or 503) with a `Retry-After`: the request waits `delayMs`
+   * before it is sent again. Told at the first such answer, then at most once per 30 s.
+   */
+  | { type: "rate_limited"; url: string; status: number; delayMs: number }
   /** First usable answer after `unreachable`; `downMs` since the first failure of the outage. */
   | { type: "recovered"; url: string; failures: number; downMs: number }
   /** Heights `from`..`to - 1` were pruned by the node (410) and are skipped. */
