@@ -87,7 +87,7 @@ describe("node source flags of serve, record and publish", () => {
           "--max-response-bytes",
           "10",
         ],
-        '--max-response-bytes must be a whole number from 1024 to 536870912 (got "10")',
+        '--max-response-bytes must be a whole number from 1024 to 536870888 (got "10")',
       ],
       [
         [

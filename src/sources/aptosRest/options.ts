@@ -74,8 +74,12 @@ export type AptosRestEvent =
  * transactions in and ~5 MiB of output per block, rendered as hex and JSON) come to the same.
  */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
-/** Largest `maxResponseBytes` accepted: 512 MiB (a body is held as one string to parse it). */
-export const MAX_RESPONSE_BYTES_LIMIT = 512 * 1024 * 1024;
+/**
+ * Largest `maxResponseBytes` accepted: V8's longest string, 0x1fffffe8 (536,870,888) characters,
+ * 24 below 512 MiB. A body is read as one string to parse it, and its bytes decode into at most
+ * as many characters, so any body under the cap can be read.
+ */
+export const MAX_RESPONSE_BYTES_LIMIT = 0x1fffffe8;
 
 const ignore = () => {};
 
@@ -126,7 +130,10 @@ const shape = {
    */
   maxResponseBytes: wholeOption("bytes")
     .min(1024, "must be at least 1024")
-    .max(MAX_RESPONSE_BYTES_LIMIT, `must be at most ${MAX_RESPONSE_BYTES_LIMIT} (512 MiB)`)
+    .max(
+      MAX_RESPONSE_BYTES_LIMIT,
+      `must be at most ${MAX_RESPONSE_BYTES_LIMIT} (V8's longest string: an answer is read as one)`,
+    )
     .default(DEFAULT_MAX_RESPONSE_BYTES),
   /** Follow HTTP redirects; otherwise a 3xx answer is a fault naming its `Location`. @default false */
   followRedirects: z.boolean({ error: "must be true or false" }).default(false),

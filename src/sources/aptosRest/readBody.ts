@@ -43,13 +43,10 @@ export async function readBody(res: Response, maxBytes: number): Promise<BodyRea
     else chunks.push(value);
     bytes += value.byteLength;
   }
-  if (into) return { ok: true, text: into.toString("utf8", 0, bytes) };
+  if (into) return decode(into, bytes);
   if (chunks.length === 1) {
     const only = chunks[0]!;
-    return {
-      ok: true,
-      text: Buffer.from(only.buffer, only.byteOffset, only.byteLength).toString(),
-    };
+    return decode(Buffer.from(only.buffer, only.byteOffset, only.byteLength), bytes);
   }
   const all = Buffer.allocUnsafe(bytes);
   let at = 0;
@@ -58,5 +55,19 @@ export async function readBody(res: Response, maxBytes: number): Promise<BodyRea
     at += chunks[i]!.byteLength;
   }
   chunks.length = 0;
-  return { ok: true, text: all.toString("utf8", 0, bytes) };
+  return decode(all, bytes);
+}
+
+/**
+ * The first `bytes` bytes of `buffer` as UTF-8 text; a text longer than the runtime's longest
+ * string (V8: 0x1fffffe8 characters) counts as a body past the cap, not as a network failure.
+ */
+function decode(buffer: Buffer, bytes: number): BodyRead {
+  try {
+    return { ok: true, text: buffer.toString("utf8", 0, bytes) };
+  } catch (e) {
+    if ((e as { code?: unknown }).code === "ERR_STRING_TOO_LONG")
+      return { ok: false, bytesRead: bytes };
+    throw e;
+  }
 }
