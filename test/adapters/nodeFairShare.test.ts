@@ -2,33 +2,17 @@
 // lock other peers out. Another loopback address (127.0.0.2) is another peer.
 import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { createServer, type GasdigestServer, listen } from "../../src/adapters/node/index.js";
 import { peerKey } from "../../src/adapters/node/peerKey.js";
-import { createEngine } from "../../src/core/createEngine.js";
-import { aip34 } from "../../src/strategies/aip34.js";
-import { block } from "../helpers/blocks.js";
+import { startNodeServer } from "../helpers/nodeServer.js";
 import { exchange } from "../helpers/rawHttp.js";
 
 const GET = "GET /v1/estimate_gas_price HTTP/1.1\r\nHost: x\r\n\r\n";
-const started: GasdigestServer[] = [];
 const sockets: net.Socket[] = [];
 afterEach(async () => {
   for (const s of sockets.splice(0)) s.destroy();
-  await Promise.all(started.splice(0).map((s) => s.shutdown()));
 });
 
-async function start(maxConnections: number) {
-  const engine = createEngine({ strategy: aip34() });
-  engine.ingest(block(1));
-  const server = createServer(engine, {
-    maxStalenessMs: false,
-    maxConnections,
-    closeTimeout: 2000,
-  });
-  started.push(server);
-  const { port } = await listen(server, { port: 0 });
-  return port;
-}
+const start = async (maxConnections: number) => (await startNodeServer({ maxConnections })).port;
 
 /** A connection from 127.0.0.1 that sends part of a request head and nothing more. */
 function loris(port: number): Promise<net.Socket> {

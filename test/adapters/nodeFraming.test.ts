@@ -2,25 +2,11 @@
 // body): one answer per request, then the connection closes. A second status line would
 // answer a request the client never sent, and a client reusing the connection would take it
 // for the answer to its next one (RFC 9112 §6.3: a bad framing ends the connection).
-import { afterEach, describe, expect, it } from "vitest";
-import { createServer, type GasdigestServer, listen } from "../../src/adapters/node/index.js";
-import { createEngine } from "../../src/core/createEngine.js";
-import { aip34 } from "../../src/strategies/aip34.js";
-import { block } from "../helpers/blocks.js";
+import { describe, expect, it } from "vitest";
+import { startNodeServer } from "../helpers/nodeServer.js";
 import { exchange } from "../helpers/rawHttp.js";
 
-const started: GasdigestServer[] = [];
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((s) => s.shutdown()));
-});
-
-async function start() {
-  const engine = createEngine({ strategy: aip34() });
-  engine.ingest(block(1));
-  const server = createServer(engine, { maxStalenessMs: false, closeTimeout: 2000 });
-  started.push(server);
-  return (await listen(server, { port: 0 })).port;
-}
+const start = async () => (await startNodeServer()).port;
 
 describe("bad body framing after the answer", () => {
   it.each([

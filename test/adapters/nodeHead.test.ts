@@ -1,28 +1,14 @@
 // Request heads the node server must refuse rather than half-read or misframe: more field
 // lines than it reads (a duplicate Host among the lines dropped would go unseen), and a
 // Transfer-Encoding in HTTP/1.0 (RFC 9112 §6.1: faulty framing, close the connection).
-import { afterEach, describe, expect, it } from "vitest";
-import { createServer, type GasdigestServer, listen } from "../../src/adapters/node/index.js";
-import { createEngine } from "../../src/core/createEngine.js";
-import { aip34 } from "../../src/strategies/aip34.js";
-import { block } from "../helpers/blocks.js";
+import { describe, expect, it } from "vitest";
+import { startNodeServer } from "../helpers/nodeServer.js";
 import { exchange, expectOurHeaders } from "../helpers/rawHttp.js";
 
 const errorBody = (message: string) =>
   JSON.stringify({ message, error_code: "web_framework_error", vm_error_code: null });
 
-const started: GasdigestServer[] = [];
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((s) => s.shutdown()));
-});
-
-async function start() {
-  const engine = createEngine({ strategy: aip34() });
-  engine.ingest(block(1));
-  const server = createServer(engine, { maxStalenessMs: false, closeTimeout: 2000 });
-  started.push(server);
-  return (await listen(server, { port: 0 })).port;
-}
+const start = async () => (await startNodeServer()).port;
 
 /** A GET whose head has `Host: a`, `fillers` other field lines, then `last` (if any). */
 const head = (fillers: number, last = "") =>

@@ -4,15 +4,7 @@
 // never reads them holds the connection no longer than writeIdleTimeout.
 import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  createServer,
-  type GasdigestServer,
-  listen,
-  type NodeServerOptions,
-} from "../../src/adapters/node/index.js";
-import { createEngine } from "../../src/core/createEngine.js";
-import { aip34 } from "../../src/strategies/aip34.js";
-import { block } from "../helpers/blocks.js";
+import { startNodeServer } from "../helpers/nodeServer.js";
 import { exchange } from "../helpers/rawHttp.js";
 
 const BUNDLE = "/v1/spec/assets/swagger-ui-bundle.js";
@@ -23,21 +15,12 @@ const OVERFLOW = JSON.stringify({
   vm_error_code: null,
 });
 
-const started: GasdigestServer[] = [];
 const sockets: net.Socket[] = [];
 afterEach(async () => {
   for (const s of sockets.splice(0)) s.destroy();
-  await Promise.all(started.splice(0).map((s) => s.shutdown()));
 });
 
-async function start(options: NodeServerOptions = {}) {
-  const engine = createEngine({ strategy: aip34() });
-  engine.ingest(block(1));
-  const server = createServer(engine, { maxStalenessMs: false, closeTimeout: 2000, ...options });
-  started.push(server);
-  const { port } = await listen(server, { port: 0 });
-  return { server, port };
-}
+const start = startNodeServer;
 
 describe("pipelining past the limit in one read", () => {
   it("answers the 16 big answers whole, then the 503, then closes", async () => {

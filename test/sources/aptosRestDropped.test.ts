@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createEpochPrices } from "../../src/sources/aptosRest/createEpochPrices.js";
 import type { NodeClient } from "../../src/sources/aptosRest/createNodeClient.js";
-import { type AptosRestEvent, aptosRest } from "../../src/sources/aptosRest.js";
-import { fast, until } from "./followHelpers.js";
+import { followScripted, until } from "./followHelpers.js";
 import { block, gasSchedule, hang, heightOf, json, ledger } from "./scriptedNode.js";
 
 describe("createEpochPrices: dropped reads", () => {
@@ -66,14 +65,7 @@ describe("aptosRest: gas schedule reads of a cleared window", () => {
       }
       return gasSchedule();
     };
-    const events: AptosRestEvent[] = [];
-    const heights: bigint[] = [];
-    const sub = aptosRest("http://node.invalid", {
-      ...fast,
-      startHeight: 1,
-      fetch,
-      onEvent: (e) => events.push(e),
-    }).subscribe((b) => heights.push(b.height));
+    const { events, heights, sub } = followScripted(fetch);
     try {
       await until(() => expect(poisoned.size).toBeGreaterThanOrEqual(20));
       await until(() => expect(events.some((e) => e.type === "unreachable")).toBe(true));

@@ -1,12 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { logAptosRestEvent } from "../../src/cli/logAptosRestEvent.js";
-import {
-  type AptosRestEvent,
-  aptosRest,
-  describeAptosRestEvent,
-  SourceRequestError,
-} from "../../src/sources/aptosRest.js";
-import { fast, until } from "./followHelpers.js";
+import { describeAptosRestEvent, SourceRequestError } from "../../src/sources/aptosRest.js";
+import { followScripted, until } from "./followHelpers.js";
 import { block, gasSchedule, heightOf, json, ledger } from "./scriptedNode.js";
 
 describe("aptosRest: a node that rate-limits", () => {
@@ -22,15 +17,7 @@ describe("aptosRest: a node that rate-limits", () => {
       const h = heightOf(url);
       return h === undefined ? gasSchedule() : block(h, 1, 10 * h);
     };
-    const events: AptosRestEvent[] = [];
-    const heights: bigint[] = [];
-    const sub = aptosRest("http://node.invalid", {
-      ...fast,
-      startHeight: 1,
-      fetch,
-      now: () => state.clock,
-      onEvent: (e) => events.push(e),
-    }).subscribe((b) => heights.push(b.height));
+    const { events, heights, sub } = followScripted(fetch, { now: () => state.clock });
     const told = () => events.filter((e) => e.type === "rate_limited");
     const refusedAgain = async () => {
       const target = state.refused + 3;

@@ -1,10 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  type AptosRestEvent,
-  aptosRest,
-  InvalidResponseError,
-} from "../../src/sources/aptosRest.js";
-import { fast, retries, until } from "./followHelpers.js";
+import { InvalidResponseError } from "../../src/sources/aptosRest.js";
+import { followScripted, retries, until } from "./followHelpers.js";
 import { block, gasSchedule, heightOf, json, ledger } from "./scriptedNode.js";
 
 describe("aptosRest: a 410 with an oldest height nobody made", () => {
@@ -23,14 +19,7 @@ describe("aptosRest: a 410 with an oldest height nobody made", () => {
         ? block(h, 1, 10 * h)
         : json(404, { error_code: "block_not_found" });
     };
-    const events: AptosRestEvent[] = [];
-    const heights: bigint[] = [];
-    const sub = aptosRest("http://node.invalid", {
-      ...fast,
-      startHeight: 1,
-      fetch,
-      onEvent: (e) => events.push(e),
-    }).subscribe((b) => heights.push(b.height));
+    const { events, heights, sub } = followScripted(fetch);
     const refused = () =>
       retries(events).filter(
         (e) =>

@@ -1,10 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  type AptosRestEvent,
-  aptosRest,
-  describeAptosRestEvent,
-} from "../../src/sources/aptosRest.js";
-import { fast, until } from "./followHelpers.js";
+import { describeAptosRestEvent } from "../../src/sources/aptosRest.js";
+import { followScripted, until } from "./followHelpers.js";
 import { block, gasSchedule, heightOf, json, ledger } from "./scriptedNode.js";
 
 /**
@@ -24,15 +20,7 @@ function refusingNode(status: 404 | 410) {
     }
     return block(h, 1, 10 * h);
   };
-  const events: AptosRestEvent[] = [];
-  const heights: bigint[] = [];
-  const sub = aptosRest("http://node.invalid", {
-    ...fast,
-    startHeight: 1,
-    fetch,
-    now: () => state.clock,
-    onEvent: (e) => events.push(e),
-  }).subscribe((b) => heights.push(b.height));
+  const { events, heights, sub } = followScripted(fetch, { now: () => state.clock });
   const told = () => events.filter((e) => e.type === "block_unavailable");
   /** Let the source ask for block 11 a few more times. */
   const refusedAgain = async (times = 3) => {

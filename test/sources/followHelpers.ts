@@ -59,3 +59,20 @@ export const expected = (node: FakeNode, from: bigint, to: bigint) =>
   node.chain.expectedSamples(from, to).map((b) => toBlockSampleJson(parseBlockSample(b)));
 export const retries = (events: AptosRestEvent[]) =>
   events.flatMap((e) => (e.type === "retrying" ? [e] : []));
+
+/**
+ * The source on a scripted `fetch` (a node at `http://node.invalid`), from height 1 with
+ * {@link fast} settings: the heights it emitted and the events it reported. Unsubscribe `sub`.
+ */
+export function followScripted(fetch: AptosRestOptions["fetch"], options: AptosRestOptions = {}) {
+  const events: AptosRestEvent[] = [];
+  const heights: bigint[] = [];
+  const sub = aptosRest("http://node.invalid", {
+    ...fast,
+    startHeight: 1,
+    fetch,
+    ...options,
+    onEvent: (e) => events.push(e),
+  }).subscribe((b) => heights.push(b.height));
+  return { events, heights, sub };
+}
