@@ -63,7 +63,7 @@ describe("strings kept from a node's answers", () => {
       issues: [
         {
           path: "transactions[1].payload.function",
-          message: `must be an entry function "<address>::<module>::<function>" with names of at most 255 characters (got "0x00abababababababababababababababababababababababababa…" (20000071 characters))`,
+          message: `must be an entry function "<address>::<module>::<function>" with names of at most 65535 characters (got "0x00abababababababababababababababababababababababababa…" (20000071 characters))`,
         },
       ],
     });

@@ -1,13 +1,16 @@
 import { describeValue } from "../../core/describeValue.js";
 
 /**
- * Longest Move identifier (module or function name) an entry function may carry: the Aptos
- * bytecode verifier refuses longer ones at publish time (`max_identifier_len`, 255), so no real
- * transaction calls one.
+ * Longest Move identifier (module or function name) an entry function may carry. Aptos refuses
+ * identifiers over 255 bytes in modules published since that limit was switched on, but over
+ * 65,535 (Move's legacy bound) only before; a transaction may still call a module published
+ * then, and a block refused for it would stall the source for good, so the bound is the legacy
+ * one. It keeps a pattern from running over megabytes; the memory a name holds is bounded by
+ * copying what is kept (see normaliseAddress).
  */
-export const MAX_IDENTIFIER_LENGTH = 255;
+export const MAX_IDENTIFIER_LENGTH = 65_535;
 
-/** An address of 1 to 64 hex digits, then two identifiers of at most 255 characters. */
+/** An address of 1 to 64 hex digits, then two identifiers of at most 65,535 characters. */
 const ENTRY_FUNCTION = new RegExp(
   `^(0x[0-9a-fA-F]{1,64})::[A-Za-z_][A-Za-z0-9_]{0,${MAX_IDENTIFIER_LENGTH - 1}}::[A-Za-z_][A-Za-z0-9_]{0,${MAX_IDENTIFIER_LENGTH - 1}}$`,
 );
