@@ -31,12 +31,42 @@ describe("aptosRest: a 410 with an oldest height nobody made", () => {
       mode = "hostile";
       await until(() => expect(refused().length).toBeGreaterThanOrEqual(3));
       expect(refused()[0]!.error.shortMessage).toBe(
-        "invalid response from http://node.invalid/v1: oldest_block_height: must be at most 1000020 (1000000 above 20, the highest height known to exist) to skip pruned heights to, got 1000000020: a node cannot have pruned heights made since",
+        "invalid response from http://node.invalid/v1: oldest_block_height: must be at most 1000020 to skip pruned heights to (the highest height known to exist, plus 1000000 or 1000 a second since it was learnt), got 1000000020: a node cannot have pruned heights not made yet",
       );
       mode = "healed";
       await until(() => expect(heights.length).toBe(30));
       expect(heights).toEqual(Array.from({ length: 30 }, (_, i) => BigInt(i + 1)));
       expect(events.filter((e) => e.type === "pruned_skip" || e.type === "tip_behind")).toEqual([]);
+    } finally {
+      sub.unsubscribe();
+    }
+  });
+
+  it("follows a node that really pruned that far after a long enough outage (1,000 heights a second)", async () => {
+    // Blocks 1-20, then 12 days pass (10^9 heights need 10^6 s at 1,000 a second) and the node
+    // kept only its newest block, 10^9 + 20.
+    const far = 20 + 1e9;
+    let pruned = false;
+    let clock = 1_000_000;
+    const fetch = async (input: string | URL | Request) => {
+      const url = new URL(String(input));
+      if (url.pathname === "/v1") return pruned ? ledger(far, far) : ledger(20);
+      const h = heightOf(url);
+      if (h === undefined) return gasSchedule();
+      if (pruned)
+        return h === far ? block(h, 1, 10 * h) : json(410, { error_code: "block_pruned" });
+      return h <= 20 ? block(h, 1, 10 * h) : json(404, { error_code: "block_not_found" });
+    };
+    const { events, heights, sub } = followScripted(fetch, { now: () => clock });
+    try {
+      await until(() => expect(heights.length).toBe(20));
+      clock += 12 * 86_400_000;
+      pruned = true;
+      await until(() => expect(heights.at(-1)).toBe(BigInt(far)));
+      expect(events.find((e) => e.type === "pruned_skip")).toMatchObject({
+        from: 21n,
+        to: BigInt(far),
+      });
     } finally {
       sub.unsubscribe();
     }

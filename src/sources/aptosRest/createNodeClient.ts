@@ -22,10 +22,10 @@ export interface NodeClient {
   /**
    * `GET /v1`; with `expectedChainId`, another chain id counts as a bad answer. The first
    * answer's chain id is the client's from then on: any answer whose `X-Aptos-Chain-Id`
-   * header names another chain is refused and retried. With `skipFrom` (read after a 410), an
-   * oldest height too far above that tip is refused too ({@link parseLedgerInfo}).
+   * header names another chain is refused and retried. With `skipTo` (read after a 410), an
+   * oldest height above it is refused too ({@link parseLedgerInfo}).
    */
-  ledgerInfo(signal: AbortSignal, expectedChainId?: number, skipFrom?: bigint): Promise<LedgerInfo>;
+  ledgerInfo(signal: AbortSignal, expectedChainId?: number, skipTo?: bigint): Promise<LedgerInfo>;
   /** `GET /v1/blocks/by_height/{height}?with_transactions=true`. */
   block(height: bigint, signal: AbortSignal): Promise<BlockAnswer>;
   /** `GET /v1/transactions?start=&limit=` continuing `block` at `start`; `"pruned"` on 410. */
@@ -183,8 +183,8 @@ export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient 
   }
 
   return {
-    async ledgerInfo(signal, expectedChainId, skipFrom) {
-      const parse = (v: unknown) => parseLedgerInfo(v, expectedChainId, skipFrom);
+    async ledgerInfo(signal, expectedChainId, skipTo) {
+      const parse = (v: unknown) => parseLedgerInfo(v, expectedChainId, skipTo);
       const r = await call("/v1", parse, [], URGENT, signal);
       if (attemptOptions.chainId === undefined)
         attemptOptions = { ...attemptOptions, chainId: r.value!.chainId };

@@ -7,7 +7,7 @@ import { createNodeClient } from "./createNodeClient.js";
 import { createUnavailableWatch } from "./createUnavailableWatch.js";
 import { type Fetched, fetchCompleteBlock } from "./fetchCompleteBlock.js";
 import type { ResolvedAptosRestOptions } from "./options.js";
-import type { LedgerInfo } from "./schemas.js";
+import { type LedgerInfo, skipLimit } from "./schemas.js";
 import { toBlockSample } from "./toBlockSample.js";
 
 function startHeight(info: LedgerInfo, options: ResolvedAptosRestOptions): bigint {
@@ -53,9 +53,11 @@ export async function followChain(
   let tip = info.blockHeight;
   let known = tip;
   let next = startHeight(info, options);
-  // The highest height known to exist: the tip at start, then any block the node answered. A
-  // skip past a 410 goes at most MAX_SKIP_BEYOND_TIP above it (a ledger info can say anything).
+  // The highest height known to exist: the tip at start, then any block the node answered, and
+  // when it was learnt. A skip past a 410 goes at most skipLimit above it (a ledger info can say
+  // anything; heights grow only so fast).
   let proven = tip;
+  let provenAt = options.now();
   onEvent({
     type: "started",
     url: options.baseUrl,
@@ -129,7 +131,10 @@ export async function followChain(
           if (started !== generation) return;
           budget.finished(h, r.kind === "block" ? r.block.transactions.length : undefined);
           if (r.kind !== "block") return;
-          if (h > proven) proven = h;
+          if (h > proven) {
+            proven = h;
+            provenAt = options.now();
+          }
           epochOf.set(h, { epoch: r.epoch, version: r.block.firstVersion });
           checkEpochStart(h);
           checkEpochStart(h + 1n);
@@ -252,7 +257,11 @@ export async function followChain(
         lastRead = performance.now();
       } else {
         resetWindow();
-        info = await client.ledgerInfo(signal, chainId, proven);
+        info = await client.ledgerInfo(
+          signal,
+          chainId,
+          skipLimit(proven, options.now() - provenAt),
+        );
         lastRead = performance.now();
         tip = info.blockHeight;
         known = tip;

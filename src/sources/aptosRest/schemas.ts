@@ -61,23 +61,45 @@ export interface LedgerInfo {
 }
 
 /**
- * Most heights a skip past a pruned height (410) may go beyond the highest height known to
- * exist (the tip at start, or a block read): the engine's default `maxHeightJump`. A chain making 10 blocks a second takes more than
- * a day to grow that much, so an oldest height further ahead is a node that is wrong, not one
- * that pruned: skipping there would wait forever for heights nobody made.
+ * Heights a skip past a pruned height (410) may always go beyond the highest height known to
+ * exist (the tip at start, or a block read): the engine's default `maxHeightJump`, more than a
+ * day of a chain making 10 blocks a second.
  */
 export const MAX_SKIP_BEYOND_TIP = 1_000_000n;
 
 /**
+ * Heights a chain is taken to make per second at most (Aptos makes about 5 to 10): past
+ * {@link MAX_SKIP_BEYOND_TIP}, a skip may go this much further per second since the highest
+ * height known was learnt, so a node that really pruned heights made during a long outage is
+ * followed, while an oldest height further ahead is a node that is wrong: skipping there would
+ * wait forever for heights nobody made.
+ */
+export const MAX_HEIGHTS_PER_SECOND = 1_000n;
+
+/**
+ * The highest oldest height a skip past a 410 may go to: `known` (the highest height known to
+ * exist) plus {@link MAX_SKIP_BEYOND_TIP}, or plus {@link MAX_HEIGHTS_PER_SECOND} for each
+ * second since `known` was learnt when that is more.
+ *
+ * @example
+ * skipLimit(500n, 0); // 1000500n
+ */
+export function skipLimit(known: bigint, elapsedMs: number): bigint {
+  const seconds = BigInt(Math.ceil(Math.max(0, elapsedMs) / 1000));
+  const grown = seconds * MAX_HEIGHTS_PER_SECOND;
+  return known + (grown > MAX_SKIP_BEYOND_TIP ? grown : MAX_SKIP_BEYOND_TIP);
+}
+
+/**
  * Parse the ledger info. With `expectedChainId`, a different chain id is an issue: the URL now
  * leads to another network (e.g. a load balancer switched), and its blocks must not be mixed in.
- * With `skipFrom` (the highest height known to exist: the tip at start or a block read), an `oldest_block_height` more than
- * {@link MAX_SKIP_BEYOND_TIP} above it is an issue: the source would skip to it.
+ * With `skipTo` (the highest oldest height a skip may go to, {@link skipLimit}), an
+ * `oldest_block_height` above it is an issue: the source would skip to it.
  */
 export function parseLedgerInfo(
   value: unknown,
   expectedChainId?: number,
-  skipFrom?: bigint,
+  skipTo?: bigint,
 ): Parsed<LedgerInfo> {
   const r = parseWith(ledgerInfoSchema, value);
   if (!r.ok) return r;
@@ -95,10 +117,10 @@ export function parseLedgerInfo(
       path: "oldest_block_height",
       message: `must not be above block_height (${v.block_height}), got ${v.oldest_block_height}`,
     });
-  if (skipFrom !== undefined && oldest > skipFrom + MAX_SKIP_BEYOND_TIP)
+  if (skipTo !== undefined && oldest > skipTo)
     issues.push({
       path: "oldest_block_height",
-      message: `must be at most ${skipFrom + MAX_SKIP_BEYOND_TIP} (${MAX_SKIP_BEYOND_TIP} above ${skipFrom}, the highest height known to exist) to skip pruned heights to, got ${v.oldest_block_height}: a node cannot have pruned heights made since`,
+      message: `must be at most ${skipTo} to skip pruned heights to (the highest height known to exist, plus ${MAX_SKIP_BEYOND_TIP} or ${MAX_HEIGHTS_PER_SECOND} a second since it was learnt), got ${v.oldest_block_height}: a node cannot have pruned heights not made yet`,
     });
   if (issues.length > 0) return { ok: false, issues };
   return {
