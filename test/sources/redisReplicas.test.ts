@@ -67,25 +67,35 @@ describe.skipIf(skip)("replicas and publishers against a misbehaving stream", ()
     expect(source.events.filter((e) => e.type === "stream_rewound")).toEqual([]);
   });
 
-  it("a foreign entry removed and blocks written before the replica looks: it reads on after its last block", async () => {
-    await publish(redis.url, blocks(1, 5));
-    const source = follow(redis.url, { blockMs: 300 });
-    await until(() => source.got.length === 5);
-    const foreign = await redis.client.xadd(STREAM, "*", "note", "written by hand");
-    await until(() => source.events.some((e) => e.type === "rejected"));
-    // The repair, then the publisher's next blocks, all within one idle wait of the replica.
-    await redis.client.xdel(STREAM, foreign!);
-    await redis.client.call("XSETID", STREAM, "5-0");
-    await publish(redis.url, blocks(6, 8));
-    await until(() => source.got.length === 8);
-    expect(source.heights()).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-    expect(source.events.find((e) => e.type === "resumed")).toEqual({
-      type: "resumed",
-      stream: STREAM,
-      afterId: "5-0",
+  for (const [foreigners, thenBlocks] of [
+    [1, true],
+    [70, false],
+    [70, true],
+  ] as const)
+    it(`${foreigners} foreign entries removed${thenBlocks ? " and blocks written" : ""} before the replica looks: it reads on after its last block`, async () => {
+      await publish(redis.url, blocks(1, 5));
+      const source = follow(redis.url, { blockMs: 300 });
+      await until(() => source.got.length === 5);
+      // More foreign entries than the replica's memory of 64 newest ones, in the second case.
+      const ids: string[] = [];
+      for (let i = 0; i < foreigners; i++)
+        ids.push((await redis.client.xadd(STREAM, "*", "note", "written by hand"))!);
+      await until(() => source.events.filter((e) => e.type === "rejected").length === foreigners);
+      // The repair, then maybe the publisher's next blocks, all within one idle wait.
+      await redis.client.xdel(STREAM, ...ids);
+      await redis.client.call("XSETID", STREAM, "5-0");
+      if (thenBlocks) await publish(redis.url, blocks(6, 8));
+      await until(() => source.events.some((e) => e.type === "resumed"));
+      if (!thenBlocks) await publish(redis.url, blocks(6, 8));
+      await until(() => source.got.length === 8);
+      expect(source.heights()).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(source.events.find((e) => e.type === "resumed")).toEqual({
+        type: "resumed",
+        stream: STREAM,
+        afterId: "5-0",
+      });
+      expect(source.events.filter((e) => e.type === "stream_rewound")).toEqual([]);
     });
-    expect(source.events.filter((e) => e.type === "stream_rewound")).toEqual([]);
-  });
 
   it("a stream written again with other blocks at the same heights is a rewind, not a resume", async () => {
     await publish(redis.url, blocks(1, 10));

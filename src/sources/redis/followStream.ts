@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { BlockSample } from "../../core/blockSample.js";
 import { checkStreamKey } from "./checkStreamKey.js";
 import { connectRedis, type RedisConnection } from "./connectRedis.js";
-import { createDeliveredRing } from "./createDeliveredRing.js";
+import { createDeliveredRing, type DeliveredRing } from "./createDeliveredRing.js";
 import { createOutageTracker } from "./createOutageTracker.js";
 import { RedisFeedError } from "./errors.js";
 import type { ResolvedRedisStreamOptions } from "./options.js";
@@ -49,6 +49,9 @@ export async function followStream(
   let lastGood: string | undefined;
 
   const ring = createDeliveredRing(RING_SIZE);
+  // The last valid block's digest on its own: entries that are not blocks (a writer looping
+  // `XADD key * ...`) can push it out of the ring, and the repair must still find it.
+  const good = createDeliveredRing(1);
 
   const deliver = (raw: StreamEntry, decoded?: DecodedStreamEntry): BlockSample | undefined => {
     const [id, fields] = raw;
@@ -66,6 +69,7 @@ export async function followStream(
     const gap = lastGood === undefined ? undefined : missing(lastGood, id);
     if (gap) onEvent({ type: "gap", stream, ...gap });
     lastGood = id;
+    good.add(raw);
     emit(entry.block);
     return entry.block;
   };
@@ -118,19 +122,23 @@ export async function followStream(
   }
 
   /** Whether the stream still holds the entry `id` as this replica handed it on. */
-  async function stillHeld(conn: RedisConnection, id: string): Promise<boolean> {
+  async function stillHeld(
+    conn: RedisConnection,
+    id: string,
+    known: DeliveredRing = ring,
+  ): Promise<boolean> {
     const reply: unknown = await conn.call((c) => c.xrange(stream, id, id));
     const [entry] = streamEntries(url, "XRANGE", reply);
-    return entry !== undefined && ring.has(entry);
+    return entry !== undefined && known.has(entry);
   }
 
   /**
    * The stream's top fell below the last entry read, `after`: returns where to read on.
    * - The top is an entry this replica already handed on, unchanged: the newer entries were
    *   deleted (`XDEL`); read on after the top, nothing fed twice.
-   * - The last block handed on is still there, unchanged, below the top: entries above it were
-   *   deleted and new ones written since (the repair of a foreign entry in docs/operations.md,
-   *   then the publisher's next blocks); read on after that block.
+   * - The last block handed on is still there, unchanged, at or below the top: entries above it
+   *   were deleted, and new ones maybe written since (the repair of foreign entries in
+   *   docs/operations.md, then the publisher's next blocks); read on after that block.
    * - Otherwise the stream was written again from lower heights (a chain reset): warm start.
    */
   async function fellBelow(conn: RedisConnection, after: string, topId: string): Promise<string> {
@@ -138,8 +146,8 @@ export async function followStream(
     if (await stillHeld(conn, topId)) from = topId;
     else if (
       lastGood !== undefined &&
-      idBefore(lastGood, topId) &&
-      (await stillHeld(conn, lastGood))
+      !idBefore(topId, lastGood) &&
+      (await stillHeld(conn, lastGood, good))
     )
       from = lastGood;
     if (from !== undefined) {
