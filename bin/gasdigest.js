@@ -10,12 +10,24 @@ if (!existsSync(fileURLToPath(entry))) {
   );
   process.exit(1);
 }
-// A reader that goes away (`gasdigest replay ... | head -1`, a log shipper that dies under
-// `gasdigest serve`) makes stdout fail with EPIPE. replay and simulate see it on their next write
-// and stop with exit code 141; serve and publish keep serving without their log. Without this
-// listener the error would be thrown from the stream and kill the process, a server included.
+// stdout can fail under a running command: its reader went away (EPIPE: `gasdigest replay ... |
+// head -1`, a log shipper that dies under `gasdigest serve`), or the disk is full (ENOSPC,
+// EFBIG). Without this listener the error would be thrown from the stream and kill the process,
+// a server included. serve and publish keep serving without their log; replay and simulate see
+// the failure on their next write and stop (141 for a closed pipe, else "cannot write the
+// output"); a command that wrote everything at once and would exit 0 says so here.
+let stdoutError;
 process.stdout.on("error", (error) => {
-  if (error.code !== "EPIPE") throw error;
+  stdoutError ??= error;
 });
 const { main } = await import(entry.href);
-process.exitCode = await main(process.argv.slice(2));
+const code = await main(process.argv.slice(2));
+// A write to a file or pipe that failed reports it on the next turn: let it arrive.
+await new Promise((resolve) => setImmediate(resolve));
+if (stdoutError !== undefined && code === 0) {
+  if (stdoutError.code === "EPIPE") process.exitCode = 141;
+  else {
+    process.stderr.write(`gasdigest: cannot write the output (${stdoutError.message})\n`);
+    process.exitCode = 1;
+  }
+} else process.exitCode = code;

@@ -88,7 +88,7 @@ export async function simulate(argv: string[], io: CliIo): Promise<number> {
     file?.destroy();
     if (e instanceof OutputClosedError) throw e;
     throw new BaseError(`cannot write ${values.out ?? "to stdout"}`, {
-      details: (e as Error).message,
+      details: e instanceof BaseError ? (e.details ?? e.shortMessage) : (e as Error).message,
       cause: e,
     });
   } finally {
@@ -110,13 +110,17 @@ async function openOut(path: string): Promise<Writable> {
       reject(new BaseError(`cannot write ${path}`, { details: e.message, cause: e })),
     );
   });
+  // A write that fails later (a full disk) destroys the stream: LineWriter and close() read
+  // the error from it. Without a listener it would be thrown as an uncaught exception.
+  stream.on("error", () => undefined);
   return stream;
 }
 
+/** End the file and wait until every byte is written; rejects with the write's error. */
 function close(stream: Writable): Promise<void> {
   return new Promise((resolve, reject) => {
-    stream.once("error", reject);
-    stream.end(() => resolve());
+    if (stream.errored) return reject(stream.errored);
+    stream.end((error?: Error | null) => (error ? reject(error) : resolve()));
   });
 }
 

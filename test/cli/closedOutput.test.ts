@@ -1,7 +1,7 @@
 // `gasdigest replay ... | head -1`: when the reader of stdout goes away, a command stops quietly
 // with exit code 141 (128 + SIGPIPE), as a Unix tool does; it does not blame its input file.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -119,4 +119,41 @@ describe("a command whose output is closed", () => {
     });
     expect(closed).toBe(141);
   });
+
+  it.skipIf(!existsSync("/dev/full"))(
+    "a full disk: each command says it cannot write, with exit code 1",
+    async () => {
+      const input = join(dir, "full.ndjson");
+      expect((await runCli(["simulate", "--blocks", "300", "--out", input])).code).toBe(0);
+      const run = (args: string[]) =>
+        new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+          const full = openSync("/dev/full", "w");
+          const child = spawn(process.execPath, [BIN, ...args], {
+            stdio: ["ignore", full, "pipe"],
+          });
+          closeSync(full);
+          let stderr = "";
+          child.stderr!.on("data", (d) => {
+            stderr += String(d);
+          });
+          child.on("error", reject);
+          child.on("close", (code) => resolve({ code, stderr }));
+        });
+      // stats writes its table at once; replay and simulate line by line.
+      expect(await run(["stats", "--input", input])).toEqual({
+        code: 1,
+        stderr: "gasdigest: cannot write the output (ENOSPC: no space left on device, write)\n",
+      });
+      expect(await run(["replay", "--input", input])).toEqual({
+        code: 1,
+        stderr:
+          "gasdigest replay: cannot write the output (ENOSPC: no space left on device, write)\n",
+      });
+      expect(await run(["simulate", "--blocks", "10", "--out", "/dev/full"])).toEqual({
+        code: 1,
+        stderr:
+          "gasdigest simulate: cannot write /dev/full (ENOSPC: no space left on device, write)\n",
+      });
+    },
+  );
 });
