@@ -1,4 +1,4 @@
-import { access } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { GasConfig } from "../core/config.js";
@@ -35,16 +35,19 @@ export async function loadStrategyModule(
   config: GasConfig,
 ): Promise<StrategyFactory> {
   const file = resolve(path);
+  let info: Awaited<ReturnType<typeof stat>>;
   try {
-    await access(file);
+    info = await stat(file);
   } catch {
     throw unusable(path, `no such file (${file})`);
   }
+  // A device or FIFO (/dev/zero) would be read without end by the module loader.
+  if (!info.isFile()) throw unusable(path, `it is not a regular file (${file})`);
   let mod: { default?: unknown };
   try {
     mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
   } catch (e) {
-    throw unusable(path, `it does not load: ${(e as Error).message}`);
+    throw unusable(path, `it does not load: ${thrown(e)}`);
   }
   const factory = mod.default;
   if (factory === undefined) throw unusable(path, "it has no default export");
@@ -60,20 +63,31 @@ export async function loadStrategyModule(
   try {
     strategy = factory(config);
   } catch (e) {
-    throw unusable(path, `its factory threw: ${(e as Error).message}`);
+    throw unusable(path, `its factory threw: ${thrown(e)}`);
   }
   const s = strategy as Record<string, unknown> | null;
-  const missing =
-    typeof s !== "object" || s === null
-      ? ["name", "ingest", "estimate", "reset"]
-      : [
-          ...(typeof s.name === "string" && s.name !== "" ? [] : ["name"]),
-          ...["ingest", "estimate", "reset"].filter((m) => typeof s[m] !== "function"),
-        ];
+  let missing: string[];
+  try {
+    missing =
+      typeof s !== "object" || s === null
+        ? ["name", "ingest", "estimate", "reset"]
+        : [
+            ...(typeof s.name === "string" && s.name !== "" ? [] : ["name"]),
+            ...["ingest", "estimate", "reset"].filter((m) => typeof s[m] !== "function"),
+          ];
+  } catch (e) {
+    // A getter or proxy trap that throws: the strategy cannot be read, so it cannot be used.
+    throw unusable(path, `its factory returned an object that cannot be read: ${thrown(e)}`);
+  }
   if (missing.length > 0)
     throw unusable(
       path,
       `its factory returned ${describeValue(strategy)}, which lacks ${missing.join(", ")}`,
     );
   return factory as StrategyFactory;
+}
+
+/** What was thrown, as text: an Error's message, or the value itself (`throw "no"`). */
+function thrown(e: unknown): string {
+  return e instanceof Error ? e.message : describeValue(e);
 }

@@ -73,6 +73,22 @@ describe("your own strategy from the command line", () => {
       () => module("broken.mjs", "export default (\n"),
       "it does not load",
     ],
+    ["a device, read without end", () => "/dev/zero", "it is not a regular file (/dev/zero)"],
+    ["a directory", () => `${dir}/`, "it is not a regular file"],
+    [
+      "a factory whose strategy cannot be read",
+      () =>
+        module(
+          "getter.mjs",
+          "export default () => new Proxy({}, { get() { throw new Error('get ingest'); } });\n",
+        ),
+      "its factory returned an object that cannot be read: get ingest",
+    ],
+    [
+      "a factory that throws a string",
+      () => module("string.mjs", "export default () => { throw 'no'; };\n"),
+      'its factory threw: "no"',
+    ],
   ])("%s is a clear error", async (_, make, message) => {
     const path = make();
     const r = await runCli(["backtest", "--input", MIXED, "--strategies", `aip34,${path}`]);
