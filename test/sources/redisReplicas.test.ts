@@ -1,8 +1,14 @@
 // Replicas that must agree, and a publisher that must not die, when the stream or the server
 // misbehaves: entries that are not blocks, newest entries deleted, replies that are not Redis's.
 import { createServer, type Socket } from "node:net";
+import { from } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { describeRedisSinkEvent, type RedisSinkEvent, redisStream } from "../../src/redis.js";
+import {
+  describeRedisSinkEvent,
+  type RedisSinkEvent,
+  redisStream,
+  redisStreamSink,
+} from "../../src/redis.js";
 import { redisSkipReason, type TestRedis, useSharedRedis } from "../helpers/redisServer.js";
 import { until } from "../helpers/until.js";
 import { block, blocks, cleanup, follow, publish, STREAM, streamHeights } from "./redisHelpers.js";
@@ -134,6 +140,30 @@ describe.skipIf(skip)("replicas and publishers against a misbehaving stream", ()
     const again: RedisSinkEvent[] = [];
     await publish(redis.url, blocks(1, 5), { onEvent: (e: RedisSinkEvent) => again.push(e) });
     expect(again.filter((e) => e.type === "stream_differs")).toEqual([]);
+  });
+
+  it("a database the server does not have is refused, not silently replaced by database 0", async () => {
+    await publish(redis.url, blocks(1, 5));
+    const url = `${redis.url}/16`; // a default server has databases 0..15
+    const source = follow(url, { maxBackoffMs: 50 });
+    await until(() => source.events.filter((e) => e.type === "retrying").length >= 2);
+    const retrying = source.events.find((e) => e.type === "retrying") as { error: Error };
+    expect(retrying.error.message).toMatch(/refuses database 16/);
+    expect(retrying.error.message).toMatch(/DB index is out of range/);
+    expect(source.got).toEqual([]);
+    const events: RedisSinkEvent[] = [];
+    const sub = from(blocks(6, 6))
+      .pipe(
+        redisStreamSink(url, {
+          initialBackoffMs: 20,
+          maxBackoffMs: 50,
+          onEvent: (e) => events.push(e),
+        }),
+      )
+      .subscribe();
+    cleanup.push(() => sub.unsubscribe());
+    await until(() => events.filter((e) => e.type === "retrying").length >= 2);
+    expect(await streamHeights(redis)).toEqual([1, 2, 3, 4, 5]);
   });
 
   it("a publisher whose already-published check fails keeps its blocks and retries", async () => {

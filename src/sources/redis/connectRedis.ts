@@ -96,6 +96,22 @@ export async function connectRedis(
     close();
     throw e === TIMEOUT ? fail("timeout") : fail("connect", e);
   }
+  // ioredis sends the URL's SELECT on connect but only reports its failure as an 'error' event,
+  // and goes on in database 0: a replica of /16 on a server of 16 databases would read another
+  // stream without a word. Select it again, and fail the connection if Redis refuses.
+  if (target.db !== 0) {
+    try {
+      await withTimeout(client.select(target.db), options.timeoutMs);
+    } catch (e) {
+      close();
+      if (e === TIMEOUT) throw fail("timeout");
+      throw new RedisFeedError(target.display, "command", {
+        message: `Redis at ${target.display} refuses database ${target.db}`,
+        details: (e as Error)?.message ?? String(e),
+        cause: e,
+      });
+    }
+  }
 
   return {
     client,
