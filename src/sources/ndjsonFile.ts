@@ -69,7 +69,10 @@ export function ndjsonFile(path: string, options: NdjsonFileOptions = {}): Obser
           } else {
             const dueMs = startMs + Number(ts - firstUsec) / 1000 / speed;
             const waitMs = dueMs - performance.now();
-            if (waitMs > 0) await sleep(waitMs, undefined, { signal: abort.signal });
+            // In steps a timer can take: node fires a delay past 2^31 - 1 ms after 1 ms, and
+            // a 30-day gap between timestamps at --speed 1 would not be paced at all.
+            for (let left = waitMs; left > 0; left = dueMs - performance.now())
+              await sleep(Math.min(left, 2_147_483_647), undefined, { signal: abort.signal });
             if (subscriber.closed) return;
           }
         }

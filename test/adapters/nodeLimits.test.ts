@@ -395,6 +395,7 @@ describe("options", () => {
         maxBodySize: -1,
         maxPipelinedRequests: 1.5,
         writeIdleTimeout: "soon" as never,
+        closeTimeout: 2 ** 31, // node would fire it after 1 ms
       });
     } catch (e) {
       error = e;
@@ -404,7 +405,14 @@ describe("options", () => {
       { path: "maxConnections", message: "must be a whole number >= 1 (got 0)" },
       { path: "maxBodySize", message: "must be a whole number >= 0 (got -1)" },
       { path: "maxPipelinedRequests", message: "must be a whole number >= 1 (got 1.5)" },
-      { path: "writeIdleTimeout", message: 'must be a whole number >= 1 (got "soon")' },
+      {
+        path: "writeIdleTimeout",
+        message: 'must be a whole number of ms from 1 to 2147483647 (got "soon")',
+      },
+      {
+        path: "closeTimeout",
+        message: "must be a whole number of ms from 0 to 2147483647 (got 2147483648)",
+      },
     ]);
   });
 

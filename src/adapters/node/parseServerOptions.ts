@@ -88,6 +88,9 @@ export const SERVER_DEFAULTS: ResolvedServerOptions = Object.freeze({
   closeEngine: true,
 });
 
+/** The largest delay a timer takes (2^31 - 1 ms): node fires a longer one after 1 ms. */
+const MAX_TIMER_MS = 2_147_483_647;
+
 /** Smallest accepted value of each numeric option. */
 const MINIMUM: Record<string, number> = {
   maxHeaderSize: 1024,
@@ -131,12 +134,17 @@ export function parseServerOptions(input: NodeServerOptions | undefined): {
       continue;
     }
     const min = MINIMUM[key]!;
-    if (typeof value === "number" && Number.isSafeInteger(value) && value >= min)
+    // A time past the largest timer delay (about 24.8 days) would fire after 1 ms.
+    const max = key.endsWith("Timeout") ? MAX_TIMER_MS : Number.MAX_SAFE_INTEGER;
+    if (typeof value === "number" && Number.isSafeInteger(value) && value >= min && value <= max)
       server[key] = value;
     else
       issues.push({
         path: key,
-        message: `must be a whole number >= ${min} (got ${describeValue(value)})`,
+        message:
+          max === MAX_TIMER_MS
+            ? `must be a whole number of ms from ${min} to ${MAX_TIMER_MS} (got ${describeValue(value)})`
+            : `must be a whole number >= ${min} (got ${describeValue(value)})`,
       });
   }
   const h = safeParseHandlerOptions(handler);
