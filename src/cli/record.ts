@@ -35,12 +35,20 @@ Exit code: 0 done, 1 unusable arguments, source or file.`;
  * The last block of an NDJSON file (`undefined` when the file is missing or empty), and whether
  * the file ends with a newline.
  *
- * @throws {BaseError} when the last line is not a valid block sample.
+ * @throws {BaseError} when the last line is not a valid block sample, or the file cannot be
+ *   opened or read (`cannot read FILE`).
  */
 async function readLastBlock(
   path: string,
 ): Promise<{ block: BlockSample; endsWithNewline: boolean } | undefined> {
-  const last = await readLastNdjsonLine(path);
+  let last: Awaited<ReturnType<typeof readLastNdjsonLine>>;
+  try {
+    last = await readLastNdjsonLine(path);
+  } catch (e) {
+    if (e instanceof BaseError) throw e;
+    // Opening or reading it: a directory (EISDIR), a file without read permission, ...
+    throw new BaseError(`cannot read ${path}`, { details: (e as Error).message, cause: e });
+  }
   if (!last) return undefined;
   const { entry, endsWithNewline } = last;
   if (entry.ok) return { block: entry.block, endsWithNewline };

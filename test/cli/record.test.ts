@@ -173,6 +173,14 @@ describe("gasdigest record", () => {
     expect(heights(empty)).toEqual([1n, 2n]);
   });
 
+  it("--append to a file it cannot read (a directory) says so, without a stack", async () => {
+    const dir = tmp();
+    const r = await record(["--source", "sim", "--blocks", "2", "--out", dir, "--append"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`^gasdigest record: cannot read ${dir} \\(.*EISDIR`));
+    expect(r.stderr).not.toContain("    at ");
+  });
+
   it("finds the last line of a file much larger than its read step", async () => {
     const file = join(tmp(), "big.ndjson");
     expect((await record(["--source", "sim", "--blocks", "1200", "--out", file])).code).toBe(0);
