@@ -6,9 +6,11 @@ import {
   STATS_QUANTILES,
 } from "../backtest/createHistoryStats.js";
 import { readHistory } from "../backtest/readHistory.js";
-import { BaseError } from "../core/errors.js";
+import { type GasConfig, parseGasConfig } from "../core/config.js";
+import { createBlockOrder } from "../core/createBlockOrder.js";
+import { BaseError, BlockOrderError } from "../core/errors.js";
 import { type CliIo, UsageError } from "./io.js";
-import { issueLine } from "./lineMessages.js";
+import { createLineReport, duplicateLine, issueLine } from "./lineMessages.js";
 import { loadConfigFile } from "./loadConfigFile.js";
 
 export const STATS_USAGE = `Usage: gasdigest stats --input FILE.ndjson [--compare OTHER.ndjson] [--config FILE.json] [--json]
@@ -19,6 +21,10 @@ quantiles of the minimum price. With --compare, a second history side by side an
 statistic of the second lies from the first (to check a simulated chain against a real one).
   --config   fullness and minimum-price settings for the clearing prices (as backtest)
   --json     print the statistics as JSON
+Blocks are read as replay reads them: a line that is not a block sample, or a block the ordering
+rules reject (a lower height, a jump past maxHeightJump, ...), goes to stderr as
+"line N: <field path>: <problem>" and is left out; a repeated newest height is reported and
+ignored (not rejected). The first 1000 are reported; the rest are counted in one last line.
 Exit code: 0 all lines accepted, 2 some lines rejected, 1 unusable arguments or unreadable file.`;
 
 /** One statistic as a named number (for the side-by-side table and the comparison). */
@@ -49,24 +55,48 @@ function rows(s: HistoryStats): [string, number | null][] {
 const show = (v: number | null) =>
   v === null ? "-" : Number.isInteger(v) ? String(v) : v.toPrecision(4);
 
-/** Read a history's statistics; problems counted and reported on stderr. */
-async function collect(path: string, io: CliIo, config: Parameters<typeof createHistoryStats>[0]) {
+/** Rejected lines reported one by one (as `replay`'s default); the rest are counted in one line. */
+const MAX_REPORTED = 1000;
+
+/**
+ * Read a history's statistics: lines that are not block samples and blocks the engine's ordering
+ * rules reject (a lower height, ...) are reported on stderr and counted; a repeated newest height
+ * is reported and ignored, as `replay` does.
+ */
+async function collect(path: string, io: CliIo, config: GasConfig) {
   const stats = createHistoryStats(config);
+  const order = createBlockOrder(config);
+  const report = createLineReport((text) => void io.stderr.write(`${text}\n`), MAX_REPORTED);
   let problems = 0;
   try {
     for await (const entry of readHistory(path)) {
       if (!entry.ok) {
         problems++;
-        if (problems <= 100)
-          for (const i of entry.issues) io.stderr.write(`${issueLine(entry.line, i)}\n`);
+        await report(entry.line, () => entry.issues.map((issue) => issueLine(entry.line, issue)));
         continue;
       }
+      let place: ReturnType<typeof order.check>;
+      try {
+        place = order.check(entry.block);
+      } catch (e) {
+        if (!(e instanceof BlockOrderError)) throw e;
+        problems++;
+        await report(entry.line, () => [issueLine(entry.line, e.issue)]);
+        continue;
+      }
+      if (place === "duplicate") {
+        await report(entry.line, () => [duplicateLine(entry.line, entry.block.height)], true);
+        continue;
+      }
+      order.accept(entry.block);
       stats.push(entry.block);
     }
   } catch (e) {
+    await report.finish();
+    if (e instanceof BaseError) throw e;
     throw new BaseError(`cannot read ${path}`, { details: (e as Error).message, cause: e });
   }
-  if (problems > 100) io.stderr.write(`(${problems - 100} more rejected lines not shown)\n`);
+  await report.finish();
   return { result: stats.result(), problems };
 }
 
@@ -90,8 +120,9 @@ export async function stats(argv: string[], io: CliIo): Promise<number> {
   }
   if (!values.input) throw new UsageError("--input FILE.ndjson is required");
   const file = await loadConfigFile(values.config);
-  const a = await collect(values.input, io, file.gas);
-  const b = values.compare ? await collect(values.compare, io, file.gas) : undefined;
+  const gas = parseGasConfig(file.gas);
+  const a = await collect(values.input, io, gas);
+  const b = values.compare ? await collect(values.compare, io, gas) : undefined;
   if (values.json) {
     const out = b
       ? { [values.input]: a.result, [values.compare!]: b.result }

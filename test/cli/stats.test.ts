@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 
@@ -34,5 +37,29 @@ describe("gasdigest stats", () => {
     const r = await runCli(["stats", "--input", "no/such.ndjson"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("cannot read no/such.ndjson");
+  });
+
+  it("applies replay's ordering rules: a repeated height is ignored, a lower one rejected", async () => {
+    const lines = readFileSync(MIXED, "utf8").trim().split("\n");
+    const dir = mkdtempSync(join(tmpdir(), "gasdigest-stats-"));
+    const doubled = join(dir, "doubled.ndjson");
+    writeFileSync(doubled, `${lines.flatMap((l) => [l, l]).join("\n")}\n`);
+    const r = await runCli(["stats", "--input", MIXED, "--compare", doubled]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^blocks\s+500\s+500\s+0\.0%$/m);
+    const height = (n: number) => JSON.parse(lines[n]!).height;
+    expect(r.stderr.split("\n")[0]).toBe(
+      `line 2: height: duplicate of the newest height ${height(0)}, ignored`,
+    );
+    expect(r.stderr.trim().split("\n")).toHaveLength(500);
+
+    const back = join(dir, "back.ndjson");
+    writeFileSync(back, `${[...lines.slice(0, 10), lines[3], ...lines.slice(10)].join("\n")}\n`);
+    const b = await runCli(["stats", "--input", back]);
+    expect(b.code).toBe(2);
+    expect(b.stdout).toMatch(/^blocks\s+500$/m);
+    expect(b.stderr).toBe(
+      `line 11: height: ${height(3)} is below the newest accepted height ${height(9)}; heights must increase\n`,
+    );
   });
 });
