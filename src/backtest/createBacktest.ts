@@ -6,7 +6,7 @@ import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
 import { defaultEstimate, effectiveMinPrice } from "../core/estimate.js";
 import type { GasEstimate, StrategyFactory } from "../core/types.js";
 import { checkBacktestOptions } from "./backtestOptions.js";
-import { createLane, laneResult, verifyLane } from "./createLane.js";
+import { createLane, laneResult, noteFailure, verifyLane } from "./createLane.js";
 import { createSpikeDetector } from "./createSpikeDetector.js";
 import { type BacktestBlock, type BacktestResult, LOOKAHEAD_BLOCKS, TIERS } from "./types.js";
 
@@ -159,7 +159,7 @@ export function createBacktest(options: CreateBacktestOptions): Backtest {
           if (verify) verifyLane(lane, block, (blocks - 1) % verifyEvery === 0);
           const snap = lane.published!;
           const e = snap.estimate;
-          if (!e) lane.failures++;
+          if (!e) noteFailure(lane, block.height, snap.failure);
           estimates[l] = e;
           // Where each tier rests on an idle chain: the default estimate.
           const idle = defaultEstimate(snap.minGasUnitPrice, lane.engine.config.buckets);

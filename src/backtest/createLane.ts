@@ -7,7 +7,13 @@ import type { BacktestStrategy } from "./createBacktest.js";
 import { createSpikeResponse, type SpikeResponseTracker } from "./createSpikeResponse.js";
 import { createTierScore, type TierScore } from "./createTierScore.js";
 import { LookaheadError } from "./lookaheadError.js";
-import { LOOKAHEAD_BLOCKS, type StrategyResult, TIERS, type Tier } from "./types.js";
+import {
+  LOOKAHEAD_BLOCKS,
+  MAX_FAILURE_CHARS,
+  type StrategyResult,
+  TIERS,
+  type Tier,
+} from "./types.js";
 
 /** One strategy inside a backtest: its engine, the snapshot to score next, and its scores. */
 export interface Lane {
@@ -22,6 +28,8 @@ export interface Lane {
   published: Snapshot | undefined;
   /** Scored blocks without an estimate. */
   failures: number;
+  /** The first of them and why (see `StrategyResult.firstFailure`). */
+  firstFailure: { height: string; message: string } | undefined;
   /** One per tier, in {@link TIERS} order. */
   scores: TierScore[];
   spikes: SpikeResponseTracker[];
@@ -60,10 +68,29 @@ export function createLane(
     probe: engine.config.enabled && !engine.config.staticOverride,
     published: undefined,
     failures: 0,
+    firstFailure: undefined,
     scores: TIERS.map(() => createTierScore()),
     spikes: TIERS.map(() => createSpikeResponse()),
   });
   return lane;
+}
+
+/**
+ * Count a scored block the lane had no estimate before, keeping the first one's reason: the
+ * strategy's error on one line, at most {@link MAX_FAILURE_CHARS} characters.
+ *
+ * @example
+ * if (!snap.estimate) noteFailure(lane, block.height, snap.failure);
+ */
+export function noteFailure(lane: Lane, height: bigint, failure: Error | undefined): void {
+  lane.failures++;
+  if (lane.firstFailure) return;
+  const text = (failure?.message ?? "no estimate").replace(/\s+/g, " ");
+  const message =
+    text.length > MAX_FAILURE_CHARS
+      ? `${text.slice(0, MAX_FAILURE_CHARS)}… (${text.length} characters)`
+      : text;
+  lane.firstFailure = { height: height.toString(), message };
 }
 
 const show = (e: GasEstimate) => `${e.deprioritized}/${e.regular}/${e.prioritized}`;
@@ -134,6 +161,7 @@ export function laneResult(lane: Lane, meanClearing: number | null): StrategyRes
     name: lane.name,
     strategy: lane.engine.strategyName,
     failures: lane.failures,
+    ...(lane.firstFailure ? { firstFailure: lane.firstFailure } : {}),
     tiers,
   };
 }

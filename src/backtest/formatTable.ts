@@ -84,7 +84,9 @@ export function describeResult(result: BacktestResult): string {
   if (result.duplicates > 0) lines.push(`${result.duplicates} repeated heights were skipped.`);
   for (const s of result.strategies)
     if (s.failures > 0)
-      lines.push(`${s.name} had no estimate before ${s.failures} blocks (no bid there).`);
+      lines.push(
+        `${s.name} had no estimate before ${s.failures} blocks (no bid there)${s.firstFailure ? `; the first, before block ${s.firstFailure.height}: ${s.firstFailure.message}` : "."}`,
+      );
   return lines.join("\n");
 }
 

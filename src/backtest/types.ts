@@ -73,6 +73,9 @@ export interface TierResult {
   readonly spikeReturn: SpikeResponse;
 }
 
+/** Longest message of a strategy's first failure kept in the results. */
+export const MAX_FAILURE_CHARS = 200;
+
 /** Scores of one strategy. */
 export interface StrategyResult {
   /** Label given to the backtest (unique within it). */
@@ -81,6 +84,11 @@ export interface StrategyResult {
   readonly strategy: string;
   /** Scored blocks it had no estimate before (it threw or broke the invariants): no bid. */
   readonly failures: number;
+  /**
+   * The first of those blocks and why (the strategy's error, on one line, cut to
+   * {@link MAX_FAILURE_CHARS} characters); absent when `failures` is 0.
+   */
+  readonly firstFailure?: { readonly height: string; readonly message: string };
   readonly tiers: Readonly<Record<Tier, TierResult>>;
 }
 

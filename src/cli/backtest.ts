@@ -36,6 +36,8 @@ what it overpaid against the clearing price, and how it followed price spikes (d
                  within 1, 3 and 10 blocks
   --json         print the results as JSON instead of a table
   --report       also write a self-contained HTML report with charts
+A strategy that had no estimate before some blocks (it threw or broke the invariants) gets one
+line after the table: how many blocks, and the first one's reason (cut to 200 characters).
 Rejected lines go to stderr as "line N: <field path>: <problem>" (the first 1000 lines; the rest
 are counted in one last line).
 Exit code: 0 all lines accepted, 2 some lines rejected, 1 unusable arguments or unreadable file.`;

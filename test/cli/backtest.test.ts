@@ -20,6 +20,46 @@ async function* blocksOf(path: string) {
 }
 
 describe("gasdigest backtest", () => {
+  it("names, for each strategy that had no estimate, the first failure and its reason", async () => {
+    const throws = join(dir, "throws.mjs");
+    writeFileSync(
+      throws,
+      `export default () => ({ name: "throws", ingest() {}, estimate() { throw new Error("boom ${"x".repeat(5000)}"); }, reset() {} });\n`,
+    );
+    const unordered = join(dir, "unordered.mjs");
+    writeFileSync(
+      unordered,
+      "export default () => ({ name: 'unordered', ingest() {}, estimate(min) { return { deprioritized: min + 500n, regular: min + 100n, prioritized: min }; }, reset() {} });\n",
+    );
+    const r = await runCli([
+      "backtest",
+      "--input",
+      SPIKE,
+      "--strategies",
+      `aip34,${throws},${unordered}`,
+    ]);
+    expect(r.code).toBe(0);
+    const failed = r.stdout.split("\n").filter((l) => l.includes("had no estimate"));
+    expect(failed).toHaveLength(2);
+    expect(failed[0]).toMatch(
+      new RegExp(
+        `^${throws} had no estimate before 499 blocks \\(no bid there\\); the first, before block 2: .*boom x+… \\(\\d+ characters\\)$`,
+      ),
+    );
+    expect(failed[0]!.length).toBeLessThan(throws.length + 400);
+    expect(failed[1]).toMatch(
+      new RegExp(
+        `^${unordered} had no estimate before 499 blocks \\(no bid there\\); the first, before block 2: .*deprioritized`,
+      ),
+    );
+    const json = JSON.parse(
+      (await runCli(["backtest", "--input", SPIKE, "--strategies", `aip34,${throws}`, "--json"]))
+        .stdout,
+    );
+    expect(json.strategies[0].firstFailure).toBeUndefined();
+    expect(json.strategies[1].firstFailure.height).toBe("2");
+  });
+
   it("prints a strategy × tier table of the metrics", async () => {
     const r = await runCli(["backtest", "--input", SPIKE, ...THREE]);
     expect(r.stderr).toBe("");
