@@ -1,4 +1,6 @@
-import { readFile } from "node:fs/promises";
+import type { Stats } from "node:fs";
+import { constants } from "node:fs";
+import { open, stat } from "node:fs/promises";
 import * as z from "zod";
 import {
   crossCheckGasConfig,
@@ -28,6 +30,61 @@ const fileShape = {
   ...gasConfigShape,
   ...Object.fromEntries(STRATEGY_BLOCKS.map((k) => [k, z.unknown().optional()])),
 };
+
+/** Largest config file read: 16 MiB (a config is a few hundred bytes). */
+export const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
+
+/** What a file that is not a regular file is, for the message. */
+function fileKind(info: Stats): string {
+  if (info.isDirectory()) return "a directory";
+  if (info.isFIFO()) return "a FIFO (named pipe)";
+  if (info.isCharacterDevice()) return "a character device";
+  if (info.isBlockDevice()) return "a block device";
+  if (info.isSocket()) return "a socket";
+  return "something other than a regular file";
+}
+
+/**
+ * The text of the config file at `path`: a regular file (a device, FIFO or directory is refused
+ * before it is opened: reading `/dev/urandom` never ends) of at most {@link MAX_CONFIG_BYTES},
+ * checked by its size before reading and again while reading (it may grow).
+ */
+async function readConfigText(path: string): Promise<string> {
+  const tooLarge = (bytes: string) =>
+    new BaseError(`config file ${path} is larger than ${MAX_CONFIG_BYTES} bytes (16 MiB)`, {
+      details: `${bytes}; a config file is a few hundred bytes`,
+    });
+  let fh: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    const info = await stat(path);
+    if (!info.isFile())
+      throw new BaseError(`config file ${path} is not a regular file`, {
+        details: `it is ${fileKind(info)}`,
+      });
+    if (info.size > MAX_CONFIG_BYTES) throw tooLarge(`it has ${info.size} bytes`);
+    // Not blocking on a FIFO put in its place since the check.
+    fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const parts: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.alloc(65_536);
+      const { bytesRead } = await fh.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      parts.push(chunk.subarray(0, bytesRead));
+      total += bytesRead;
+      if (total > MAX_CONFIG_BYTES) throw tooLarge("it grew past that while it was read");
+    }
+    return Buffer.concat(parts).toString("utf8");
+  } catch (e) {
+    if (e instanceof BaseError) throw e;
+    throw new BaseError(`cannot read config file ${path}`, {
+      details: (e as Error).message,
+      cause: e,
+    });
+  } finally {
+    await fh?.close();
+  }
+}
 
 /** Validate a parsed config object (every problem listed). */
 function parseConfigObject(input: unknown): ConfigFile {
@@ -65,23 +122,17 @@ function strategyBlockIssues(input: object): ValidationIssue[] {
 }
 
 /**
- * Read and validate a JSON config file (UTF-8, with or without a byte order mark); without a
- * path (an unset or empty `--config`), the default AIP-34 settings and no strategy block.
- * @throws {BaseError} unreadable file or invalid JSON; {@link InvalidConfigError} bad values.
+ * Read and validate a JSON config file (UTF-8, with or without a byte order mark; a regular
+ * file of at most {@link MAX_CONFIG_BYTES}); without a path (an unset or empty `--config`), the
+ * default AIP-34 settings and no strategy block.
+ * @throws {BaseError} unreadable, too large or not a regular file, or invalid JSON;
+ *   {@link InvalidConfigError} bad values.
  * @example
  * const { gas, strategies } = await loadConfigFile(values.config);
  */
 export async function loadConfigFile(path?: string): Promise<ConfigFile> {
   if (!path) return { gas: DEFAULT_GAS_CONFIG, strategies: {} };
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (e) {
-    throw new BaseError(`cannot read config file ${path}`, {
-      details: (e as Error).message,
-      cause: e,
-    });
-  }
+  let text = await readConfigText(path);
   // A byte order mark (editors on Windows write one) is not part of the JSON.
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   let value: unknown;

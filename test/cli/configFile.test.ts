@@ -1,0 +1,47 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, truncateSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { MAX_CONFIG_BYTES } from "../../src/cli/loadConfigFile.js";
+import { runCli } from "../helpers/cli.js";
+
+const HAND = join(import.meta.dirname, "..", "fixtures", "hand.ndjson");
+const dir = mkdtempSync(join(tmpdir(), "gasdigest-configfile-"));
+const replay = (config: string) => runCli(["replay", "--input", HAND, "--config", config]);
+
+describe("--config FILE", () => {
+  it("refuses a directory, a device and a FIFO by name, before reading them", async () => {
+    const fifo = join(dir, "fifo.json");
+    execFileSync("mkfifo", [fifo]);
+    const cases: [string, string][] = [
+      [dir, "a directory"],
+      ["/dev/null", "a character device"],
+      [fifo, "a FIFO (named pipe)"],
+    ];
+    for (const [path, kind] of cases) {
+      const r = await replay(path);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toBe(
+        `gasdigest replay: config file ${path} is not a regular file (it is ${kind})\n`,
+      );
+    }
+  });
+
+  it("refuses a file larger than 16 MiB by its size; one of exactly 16 MiB is read", async () => {
+    expect(MAX_CONFIG_BYTES).toBe(16 * 1024 * 1024);
+    const big = join(dir, "big.json");
+    writeFileSync(big, "{}");
+    truncateSync(big, MAX_CONFIG_BYTES + 1);
+    const r = await replay(big);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      `gasdigest replay: config file ${big} is larger than 16777216 bytes (16 MiB) (it has 16777217 bytes; a config file is a few hundred bytes)\n`,
+    );
+    const fits = join(dir, "fits.json");
+    const json = '{ "lowBlockHistory": 5 }';
+    writeFileSync(fits, json + " ".repeat(MAX_CONFIG_BYTES - json.length));
+    expect((await replay(fits)).code).toBe(0);
+  });
+});
