@@ -197,6 +197,12 @@ describe("gasdigest backtest", () => {
       "line 23: height: 4 is below the newest accepted height 20; heights must increase",
     ]);
     expect(r.stdout).toMatch(/^40 blocks \(heights 1\.\.40\)/);
+    // A repeated height alone is reported but not a problem: exit 0, as in replay and stats.
+    const twice = join(dir, "twice.ndjson");
+    writeFileSync(twice, `${[...good.slice(0, 10), good[9]!, ...good.slice(10)].join("\n")}\n`);
+    const dup = await runCli(["backtest", "--input", twice, ...THREE]);
+    expect(dup.stderr.trim()).toBe("line 11: height: duplicate of the newest height 10, ignored");
+    expect(dup.code).toBe(0);
   });
 
   it("exits 1 naming the problem", async () => {
