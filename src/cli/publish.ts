@@ -7,6 +7,7 @@ import {
   type RedisPublishOutcome,
   type RedisSinkEvent,
   redisStreamSink,
+  resolveRedisStreamSinkOptions,
 } from "../sinks/redisStreamSink.js";
 import { resolveAptosRestOptions } from "../sources/aptosRest.js";
 import { DEFAULT_STREAM, parseRedisUrl } from "../sources/redisStream.js";
@@ -121,6 +122,8 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
   const retain = intFlag("retain", values.retain, 1) ?? Math.max(MIN_RETAIN, window);
   const backfill = intFlag("backfill", values.backfill, 0) ?? window;
   const stream = values.stream;
+  // The sink's options fail now (an empty --stream), not after the stream's top was read.
+  resolveRedisStreamSinkOptions(to, { stream, retain });
   const makeMetrics = await cliMetrics(values);
   const log = pino({ level, base: { name: "gasdigest-publish" } }, io.stdout);
   // Repeated lines (bad source lines, a node changing epoch every block) are rate-limited.
