@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Observable } from "rxjs";
 import type { BlockSample } from "../core/blockSample.js";
 import { InvalidBlockSampleError } from "../core/errors.js";
+import { MAX_TIMER_MS } from "../core/maxTimerMs.js";
 import { checkNdjsonOptions, checkNdjsonPath, ndjsonFileShape } from "./ndjsonOptions.js";
 import { readNdjson } from "./readNdjson.js";
 
@@ -69,10 +70,10 @@ export function ndjsonFile(path: string, options: NdjsonFileOptions = {}): Obser
           } else {
             const dueMs = startMs + Number(ts - firstUsec) / 1000 / speed;
             const waitMs = dueMs - performance.now();
-            // In steps a timer can take: node fires a delay past 2^31 - 1 ms after 1 ms, and
+            // In steps a timer can take (MAX_TIMER_MS; a longer delay fires after 1 ms), and
             // a 30-day gap between timestamps at --speed 1 would not be paced at all.
             for (let left = waitMs; left > 0; left = dueMs - performance.now())
-              await sleep(Math.min(left, 2_147_483_647), undefined, { signal: abort.signal });
+              await sleep(Math.min(left, MAX_TIMER_MS), undefined, { signal: abort.signal });
             if (subscriber.closed) return;
           }
         }

@@ -1,3 +1,4 @@
+import { MAX_TIMER_MS } from "../../core/maxTimerMs.js";
 import {
   describeValue,
   type HandlerOptions,
@@ -87,9 +88,6 @@ export const SERVER_DEFAULTS: ResolvedServerOptions = Object.freeze({
   closeTimeout: 10_000,
   closeEngine: true,
 });
-
-/** The largest delay a timer takes (2^31 - 1 ms): node fires a longer one after 1 ms. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 /** Smallest accepted value of each numeric option. */
 const MINIMUM: Record<string, number> = {
