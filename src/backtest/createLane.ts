@@ -2,6 +2,7 @@ import type { BlockSample } from "../core/blockSample.js";
 import type { GasConfig, GasConfigInput } from "../core/config.js";
 import { createEngine, type Engine } from "../core/createEngine.js";
 import { InvalidConfigError } from "../core/errors.js";
+import { isPromiseResult } from "../core/promiseResult.js";
 import type { GasEstimate, Snapshot, Strategy } from "../core/types.js";
 import type { BacktestStrategy } from "./createBacktest.js";
 import { createSpikeResponse, type SpikeResponseTracker } from "./createSpikeResponse.js";
@@ -110,7 +111,8 @@ export function verifyLane(lane: Lane, block: BlockSample, ask: boolean): void {
   if (!ask || !lane.probe || !snap?.estimate) return;
   let again: GasEstimate | undefined;
   try {
-    again = lane.inner!.estimate(snap.minGasUnitPrice);
+    const answer: unknown = lane.inner!.estimate(snap.minGasUnitPrice);
+    again = isPromiseResult(answer) ? undefined : (answer as GasEstimate);
   } catch {
     again = undefined;
   }

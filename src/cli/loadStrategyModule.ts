@@ -4,6 +4,7 @@ import { pathToFileURL } from "node:url";
 import type { GasConfig } from "../core/config.js";
 import { describeValue } from "../core/describeValue.js";
 import { BaseError } from "../core/errors.js";
+import { isPromiseResult } from "../core/promiseResult.js";
 import { builderName } from "../core/strategyBuilder.js";
 import type { StrategyFactory } from "../core/types.js";
 
@@ -65,6 +66,11 @@ export async function loadStrategyModule(
   } catch (e) {
     throw unusable(path, `its factory threw: ${thrown(e)}`);
   }
+  if (isPromiseResult(strategy))
+    throw unusable(
+      path,
+      "its factory returned a promise (an async function); it must return the strategy itself, synchronously",
+    );
   const s = strategy as Record<string, unknown> | null;
   let missing: string[];
   try {

@@ -1,5 +1,6 @@
 import { describeValue, thrownText } from "./describeValue.js";
 import { StrategyError } from "./errors.js";
+import { isPromiseResult, PROMISE_RESULT_DETAILS } from "./promiseResult.js";
 import type { GasEstimate, Strategy } from "./types.js";
 import { U64_MAX } from "./u64.js";
 
@@ -26,6 +27,12 @@ export function checkEstimate(
   let high: unknown;
   try {
     const e: unknown = strategy.estimate(min);
+    if (isPromiseResult(e))
+      return {
+        failure: new StrategyError(`strategy ${name} failed to estimate`, {
+          details: PROMISE_RESULT_DETAILS,
+        }),
+      };
     if (typeof e === "object" && e !== null) {
       const o = e as Partial<GasEstimate>;
       low = o.deprioritized;

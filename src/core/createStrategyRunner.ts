@@ -4,6 +4,7 @@ import type { GasConfig } from "./config.js";
 import { thrownText } from "./describeValue.js";
 import { StrategyError } from "./errors.js";
 import { defaultEstimate } from "./estimate.js";
+import { isPromiseResult, PROMISE_RESULT_DETAILS } from "./promiseResult.js";
 import type { Tier } from "./tiers.js";
 import type { GasEstimate, PromiseRecord, Strategy } from "./types.js";
 
@@ -49,6 +50,8 @@ export function createStrategyRunner(strategy: Strategy, config: GasConfig): Str
       cause,
       details: thrownText(cause),
     });
+  const async = (what: string) =>
+    new StrategyError(`strategy ${name} failed to ${what}`, { details: PROMISE_RESULT_DETAILS });
 
   function estimate(min: bigint): { estimate?: GasEstimate; failure?: StrategyError } {
     if (!config.enabled) return { estimate: defaultEstimate(min, config.buckets) };
@@ -63,7 +66,7 @@ export function createStrategyRunner(strategy: Strategy, config: GasConfig): Str
     feed(block) {
       if (resetPending) {
         try {
-          strategy.reset();
+          if (isPromiseResult(strategy.reset())) return async("reset");
           resetPending = false;
         } catch (cause) {
           return failed("reset", cause);
@@ -71,7 +74,7 @@ export function createStrategyRunner(strategy: Strategy, config: GasConfig): Str
       }
       if (!block) return undefined;
       try {
-        strategy.ingest(block);
+        if (isPromiseResult(strategy.ingest(block))) return async(`ingest block ${block.height}`);
       } catch (cause) {
         return failed(`ingest block ${block.height}`, cause);
       }
@@ -88,11 +91,14 @@ export function createStrategyRunner(strategy: Strategy, config: GasConfig): Str
       try {
         if (!strategy.promises)
           return { estimate: r.estimate, failure: undefined, promises: undefined };
-        return {
-          estimate: r.estimate,
-          failure: undefined,
-          promises: frozenPromises(strategy.promises()),
-        };
+        const promises = strategy.promises();
+        if (isPromiseResult(promises))
+          return {
+            estimate: undefined,
+            failure: async("report its promises"),
+            promises: undefined,
+          };
+        return { estimate: r.estimate, failure: undefined, promises: frozenPromises(promises) };
       } catch (cause) {
         return {
           estimate: undefined,

@@ -1,6 +1,7 @@
 import type { GasConfig } from "./config.js";
 import { describeValue, thrownText } from "./describeValue.js";
 import { BaseError, InvalidConfigError, StrategyError } from "./errors.js";
+import { isPromiseResult } from "./promiseResult.js";
 import type { Strategy } from "./types.js";
 
 /**
@@ -40,6 +41,8 @@ export function resolveEngineStrategy(factory: unknown, config: GasConfig): Stra
 }
 
 function strategyProblem(s: unknown): string | undefined {
+  if (isPromiseResult(s))
+    return "returned a promise (an async factory); a factory must return the strategy itself, synchronously";
   if (typeof s !== "object" || s === null)
     return `returned ${describeValue(s)}; it must return an object with name, ingest, estimate and reset`;
   try {

@@ -74,7 +74,8 @@ export interface PromiseRecord extends TierPromise {
 /**
  * An estimation strategy. The engine owns validation, ordering, epochs, `skipLatestBlock`, the
  * minimum price and snapshots; a strategy only sees accepted blocks of the current epoch, in
- * height order.
+ * height order. Every method is synchronous: one returning a promise (an `async` method) is a
+ * `StrategyError` ("it returned a promise"), and the promise is ignored.
  *
  * @example
  * const cheapest: StrategyFactory = () => {

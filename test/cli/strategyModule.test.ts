@@ -89,6 +89,11 @@ describe("your own strategy from the command line", () => {
       () => module("string.mjs", "export default () => { throw 'no'; };\n"),
       'its factory threw: "no"',
     ],
+    [
+      "an async factory that rejects",
+      () => module("async.mjs", "export default async () => { throw new Error('late'); };\n"),
+      "its factory returned a promise (an async function)",
+    ],
   ])("%s is a clear error", async (_, make, message) => {
     const path = make();
     const r = await runCli(["backtest", "--input", MIXED, "--strategies", `aip34,${path}`]);
@@ -98,5 +103,7 @@ describe("your own strategy from the command line", () => {
     const replay = await runCli(["replay", "--input", MIXED, "--strategy", path]);
     expect(replay.code).toBe(1);
     expect(replay.stderr).toContain(message);
+    // One line, no stack: nothing escaped the check (a rejection left unhandled prints one).
+    expect(replay.stderr).not.toMatch(/\n\s+at /);
   });
 });

@@ -125,6 +125,60 @@ describe("whatever a strategy throws, the engine keeps going", () => {
     expect(factory.name).toBe("StrategyError");
   });
 
+  it("an async factory is refused with a named error, and its rejection does not end the process", async () => {
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => rejections.push(reason);
+    process.on("unhandledRejection", onRejection);
+    try {
+      const refused = thrown(() =>
+        createEngine({ strategy: (async () => Promise.reject(new Error("late"))) as never }),
+      );
+      expect(refused.name).toBe("InvalidConfigError");
+      expect(refused.message).toContain("strategy: the factory returned a promise");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(rejections).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onRejection);
+    }
+  });
+
+  it("an async method is a strategy failure naming the mistake; its rejection does not end the process", async () => {
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => rejections.push(reason);
+    process.on("unhandledRejection", onRejection);
+    try {
+      for (const where of ["ingest", "estimate", "reset", "promises"] as const) {
+        const engine = createEngine({
+          strategy: () => ({
+            name: "async",
+            ingest: where === "ingest" ? async () => Promise.reject(new Error("late")) : () => {},
+            estimate:
+              where === "estimate"
+                ? ((async () => Promise.reject(new Error("late"))) as never)
+                : (min: bigint) => ({ deprioritized: min, regular: min, prioritized: min }),
+            reset: where === "reset" ? async () => Promise.reject(new Error("late")) : () => {},
+            ...(where === "promises"
+              ? { promises: (async () => Promise.reject(new Error("late"))) as never }
+              : {}),
+          }),
+          config: { skipLatestBlock: false },
+        });
+        expect(engine.ingest(idleBlock(1))).toBe("accepted");
+        expect(engine.ingest({ ...idleBlock(2), epoch: "2" })).toBe("accepted");
+        const s = engine.snapshot()!;
+        expect(s.ledger.blockHeight, where).toBe(2n);
+        expect(s.failure, where).toBeInstanceOf(StrategyError);
+        expect(s.failure!.message, where).toContain("it returned a promise");
+        expect(s.failure!.message, where).toContain("must be synchronous");
+      }
+      // Let the rejected promises settle: none may be left unhandled.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(rejections).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onRejection);
+    }
+  });
+
   it("a promises getter that throws is a strategy failure, and published promises never change", () => {
     const broken = createEngine({
       strategy: () => ({
