@@ -27,7 +27,9 @@ await new Promise((resolve) => setImmediate(resolve));
 if (stdoutError !== undefined && code === 0) {
   if (stdoutError.code === "EPIPE") process.exitCode = 141;
   else {
-    process.stderr.write(`gasdigest: cannot write the output (${stdoutError.message})\n`);
+    const command = process.argv[2];
+    const who = command && !command.startsWith("-") ? `gasdigest ${command}` : "gasdigest";
+    process.stderr.write(`${who}: cannot write the output (${stdoutError.message})\n`);
     process.exitCode = 1;
   }
 } else process.exitCode = code;

@@ -87,7 +87,7 @@ export async function simulate(argv: string[], io: CliIo): Promise<number> {
   } catch (e) {
     file?.destroy();
     if (e instanceof OutputClosedError) throw e;
-    throw new BaseError(`cannot write ${values.out ?? "to stdout"}`, {
+    throw new BaseError(values.out ? `cannot write ${values.out}` : "cannot write the output", {
       details: e instanceof BaseError ? (e.details ?? e.shortMessage) : (e as Error).message,
       cause: e,
     });

@@ -198,7 +198,7 @@ export function createOpenApiDocument(options: CreateOpenApiDocumentOptions = {}
           tags: ["General"],
           summary: "Check basic node health",
           description:
-            "200 when an estimate can be served. With `duration_secs`, 503 `health_check_failed` when the newest block's timestamp is more than that many seconds behind the wall clock.",
+            "200 when an estimate can be served. 503 `internal_error` before the first block; 503 `health_check_failed` when the newest block arrived longer ago than the staleness bound, when the estimator failed on the newest block (the estimate answers 500), or, with `duration_secs`, when the newest block's timestamp is more than that many seconds behind the wall clock.",
           requestParams: {
             query: z.object({
               duration_secs: z.int().min(0).max(4294967295).optional().meta({

@@ -142,7 +142,8 @@ describe("a command whose output is closed", () => {
       // stats writes its table at once; replay and simulate line by line.
       expect(await run(["stats", "--input", input])).toEqual({
         code: 1,
-        stderr: "gasdigest: cannot write the output (ENOSPC: no space left on device, write)\n",
+        stderr:
+          "gasdigest stats: cannot write the output (ENOSPC: no space left on device, write)\n",
       });
       expect(await run(["replay", "--input", input])).toEqual({
         code: 1,
@@ -153,6 +154,11 @@ describe("a command whose output is closed", () => {
         code: 1,
         stderr:
           "gasdigest simulate: cannot write /dev/full (ENOSPC: no space left on device, write)\n",
+      });
+      expect(await run(["simulate", "--blocks", "10"])).toEqual({
+        code: 1,
+        stderr:
+          "gasdigest simulate: cannot write the output (ENOSPC: no space left on device, write)\n",
       });
     },
   );
