@@ -72,9 +72,16 @@ export interface Engine {
   snapshot(): Snapshot | undefined;
   /** Every new snapshot; a new subscriber first gets the latest one, if any. */
   readonly snapshots$: Observable<Snapshot>;
-  /** Rejections, duplicates, epoch changes, strategy failures, source errors and completion. */
+  /**
+   * Rejections, duplicates, epoch changes, strategy failures, source errors and completion. A
+   * block's epoch change, resync and strategy failure come after its snapshot, once the engine's
+   * state is whole: a handler may call `ingest`.
+   */
   readonly events$: Observable<EngineEvent>;
-  /** Subscribe a source; its bad blocks become `rejected` events and never stop it. */
+  /**
+   * Subscribe a source; its bad blocks become `rejected` events and never stop it. Unsubscribing
+   * the returned subscription detaches the source (it no longer counts for `sourcesCompleted`).
+   */
   connect(source$: Observable<unknown>): Subscription;
   counters(): EngineCounters;
   /** True when at least one source was connected and every connected source has completed. */
@@ -179,23 +186,22 @@ export function createEngine(options: CreateEngineOptions): Engine {
       events.next({ type: "duplicate", height: block.height });
       return "duplicate";
     }
+    // The block's events are published after its snapshot, once the engine's state is whole:
+    // a subscriber may feed the engine again from its handler (an ingest there is a new block
+    // after this one, never in the middle of it).
+    let change: EngineEvent | undefined;
     if (where === "resync" && newest) {
       resyncs++;
-      events.next({
+      change = {
         type: "resynced",
         from: newest.height,
         to: block.height,
         epoch: block.epoch,
         rejected: config.resyncAfterBlocks - 1,
-      });
+      };
       startAfresh();
     } else if (newest && block.epoch !== newest.epoch) {
-      events.next({
-        type: "epoch_changed",
-        from: newest.epoch,
-        to: block.epoch,
-        height: block.height,
-      });
+      change = { type: "epoch_changed", from: newest.epoch, to: block.epoch, height: block.height };
       startAfresh();
     }
     // skipLatestBlock: the strategy gets a block only once a newer one exists (the newest may
@@ -217,10 +223,7 @@ export function createEngine(options: CreateEngineOptions): Engine {
       strategyRunning = false;
     }
     const { estimate, failure, promises } = outcome;
-    if (failure) {
-      strategyFailures++;
-      events.next({ type: "strategy_failed", error: failure });
-    }
+    if (failure) strategyFailures++;
     latest = Object.freeze({
       estimate,
       failure,
@@ -232,6 +235,8 @@ export function createEngine(options: CreateEngineOptions): Engine {
       promises,
     });
     snapshots.next(latest);
+    if (change) events.next(change);
+    if (failure) events.next({ type: "strategy_failed", error: failure });
     return "accepted";
   }
 
@@ -270,7 +275,16 @@ export function createEngine(options: CreateEngineOptions): Engine {
         events.next({ type: "source_completed" });
       },
     });
-    if (!done) subscriptions.add(sub);
+    if (!done) {
+      subscriptions.add(sub);
+      // Unsubscribed by its owner before it ended: forget it, and it no longer counts as connected.
+      sub.add(() => {
+        if (done) return;
+        done = true;
+        subscriptions.delete(sub!);
+        connected--;
+      });
+    }
     return sub;
   }
 

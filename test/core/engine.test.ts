@@ -184,6 +184,28 @@ describe("engine", () => {
     expect(engine.sourcesCompleted).toBe(false);
   });
 
+  it("a source unsubscribed by its owner is detached and no longer counts for sourcesCompleted", () => {
+    const engine = createEngine({ strategy: aip34() });
+    let tornDown = 0;
+    const endless = () =>
+      new Observable<unknown>(() => () => {
+        tornDown++;
+      });
+    // Connected and dropped many times, as a supervisor reconnecting a source might.
+    for (let i = 0; i < 1000; i++) engine.connect(endless()).unsubscribe();
+    expect(tornDown).toBe(1000);
+    const live = engine.connect(endless());
+    engine.connect(from([idleBlock(1)]));
+    expect(engine.sourcesCompleted).toBe(false);
+    live.unsubscribe();
+    // The only source still attached has completed.
+    expect(engine.sourcesCompleted).toBe(true);
+    live.unsubscribe();
+    expect(engine.sourcesCompleted).toBe(true);
+    engine.close();
+    expect(tornDown).toBe(1001);
+  });
+
   it("turns a throwing or lying strategy into a snapshot failure and keeps going", () => {
     let mode: "ok" | "throw" | "lie" = "ok";
     const flaky: StrategyFactory = () => ({

@@ -239,6 +239,48 @@ describe("whatever a strategy throws, the engine keeps going", () => {
     expect(engine.counters().strategyFailures).toBe(1);
   });
 
+  it("an events$ subscriber that feeds the engine sees a whole engine: snapshots stay in order, no block is lost", () => {
+    const fed: string[] = [];
+    const engine = createEngine({
+      strategy: () => ({
+        name: "spy",
+        ingest(b) {
+          fed.push(String(b.height));
+          if (b.height === 5n) throw new Error("no 5");
+        },
+        estimate: (min: bigint) => ({ deprioritized: min, regular: min, prioritized: min }),
+        reset() {
+          fed.push("reset");
+        },
+      }),
+      config: { skipLatestBlock: false },
+    });
+    const block = (height: number, epoch: number) => ({
+      ...idleBlock(height),
+      epoch: String(epoch),
+    });
+    const published: bigint[] = [];
+    engine.snapshots$.subscribe((s) => published.push(s.ledger.blockHeight));
+    const seen: string[] = [];
+    engine.events$.subscribe((e) => {
+      seen.push(e.type);
+      // Each handler feeds the next block, as a subscriber reacting to an event may.
+      if (e.type === "epoch_changed") engine.ingest(block(4, 2));
+      if (e.type === "strategy_failed") engine.ingest(block(6, 2));
+    });
+    engine.ingest(block(1, 1));
+    engine.ingest(block(2, 1));
+    engine.ingest(block(3, 2));
+    engine.ingest(block(5, 2));
+    expect(published).toEqual([1n, 2n, 3n, 4n, 5n, 6n]);
+    expect(engine.snapshot()!.ledger.blockHeight).toBe(6n);
+    expect(engine.snapshot()!.failure).toBeUndefined();
+    expect(fed).toEqual(["1", "2", "reset", "3", "4", "5", "6"]);
+    expect(seen).toEqual(["epoch_changed", "strategy_failed"]);
+    expect(engine.ingest(block(6, 2))).toBe("duplicate");
+    expect(() => engine.ingest(block(4, 2))).toThrow("is below the newest accepted height 6");
+  });
+
   it("a clock that throws or returns no number rejects the block and changes nothing", () => {
     let t: unknown = 1000;
     const engine = createEngine({
