@@ -24,6 +24,10 @@ const history = z
   .int({ error: "must be a whole number of blocks" })
   .min(1, "must be at least 1")
   .max(MAX_BLOCK_HISTORY, `must be at most ${MAX_BLOCK_HISTORY}`);
+/** `staticOverride` in the node's names, and in the tiers' (what the validated config holds). */
+const NODE_NAMES = ["low", "market", "aggressive"] as const;
+const TIER_NAMES = ["deprioritized", "regular", "prioritized"] as const;
+
 const count = (what: string, max: number) =>
   z
     .int({ error: `must be a whole number of ${what}` })
@@ -52,13 +56,41 @@ export const gasConfigShape = {
   incorporateReorderingEffects: z.boolean().default(true),
   /**
    * Fixed estimate to serve instead of the computed one, in the node's names (`low`, `market`,
-   * `aggressive`); the validated config holds it as an estimate (`deprioritized`, `regular`,
-   * `prioritized`). @default undefined
+   * `aggressive`) or in the tiers' (`deprioritized`, `regular`, `prioritized`, as the validated
+   * config holds it, so a copy of a validated config is valid input). Never served below the
+   * minimum price in force. @default undefined
    */
   staticOverride: z
-    .strictObject({ low: u64, market: u64, aggressive: u64 })
+    .strictObject({
+      low: u64.optional(),
+      market: u64.optional(),
+      aggressive: u64.optional(),
+      deprioritized: u64.optional(),
+      regular: u64.optional(),
+      prioritized: u64.optional(),
+    })
+    .superRefine((o, ctx) => {
+      const tierNames = TIER_NAMES.some((k) => o[k] !== undefined);
+      const nodeNames = NODE_NAMES.some((k) => o[k] !== undefined);
+      const [used, other] =
+        tierNames && !nodeNames ? [TIER_NAMES, NODE_NAMES] : [NODE_NAMES, TIER_NAMES];
+      for (const key of used)
+        if (o[key] === undefined)
+          ctx.addIssue({ code: "custom", path: [key], message: "required" });
+      for (const key of other)
+        if (o[key] !== undefined)
+          ctx.addIssue({
+            code: "custom",
+            path: [key],
+            message: `not with ${used.join("/")}: name the tiers one way (low/market/aggressive or deprioritized/regular/prioritized)`,
+          });
+    })
     .transform(
-      (o): GasEstimate => ({ deprioritized: o.low, regular: o.market, prioritized: o.aggressive }),
+      (o): GasEstimate => ({
+        deprioritized: (o.low ?? o.deprioritized)!,
+        regular: (o.market ?? o.regular)!,
+        prioritized: (o.aggressive ?? o.prioritized)!,
+      }),
     )
     .optional(),
   /** `false` serves the default estimate (min, min, nextBucket(min)) always. @default true */
@@ -141,7 +173,7 @@ export function gasConfigInputIssues(input: unknown): ValidationIssue[] {
   check(input, INTEGER_SETTINGS, "");
   const o = (input as { staticOverride?: unknown }).staticOverride;
   if (typeof o === "object" && o !== null)
-    check(o, ["low", "market", "aggressive"], "staticOverride.");
+    check(o, [...NODE_NAMES, ...TIER_NAMES], "staticOverride.");
   return issues;
 }
 

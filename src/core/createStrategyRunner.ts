@@ -55,7 +55,7 @@ export function createStrategyRunner(strategy: Strategy, config: GasConfig): Str
 
   function estimate(min: bigint): { estimate?: GasEstimate; failure?: StrategyError } {
     if (!config.enabled) return { estimate: defaultEstimate(min, config.buckets) };
-    if (config.staticOverride) return { estimate: config.staticOverride };
+    if (config.staticOverride) return { estimate: atLeast(config.staticOverride, min) };
     return checkEstimate(strategy, name, min);
   }
 
@@ -117,4 +117,19 @@ function frozenPromises(
   for (const [tier, record] of Object.entries(promises))
     out[tier as Tier] = Object.freeze({ ...record });
   return Object.freeze(out) as Readonly<Record<Tier, PromiseRecord>>;
+}
+
+/**
+ * The static override served at minimum price `min`: a tier below the minimum in force (a
+ * block's `min_gas_unit_price` rose above the configured override) is served at the minimum,
+ * as every estimate is; the order of the tiers is kept.
+ */
+function atLeast(o: GasEstimate, min: bigint): GasEstimate {
+  if (o.deprioritized >= min) return o;
+  const up = (p: bigint) => (p < min ? min : p);
+  return Object.freeze({
+    deprioritized: min,
+    regular: up(o.regular),
+    prioritized: up(o.prioritized),
+  });
 }

@@ -153,8 +153,10 @@ describe("gasdigest replay", () => {
     expect(lines.length).toBeGreaterThan(5);
     for (const line of lines)
       expect(line).toMatch(
-        /^\{"height":"\d+","deprioritized_gas_estimate":110,"gas_estimate":220,"prioritized_gas_estimate":18446744073709551615\}$/,
+        /^\{"height":"\d+","deprioritized_gas_estimate":1[12]0,"gas_estimate":220,"prioritized_gas_estimate":18446744073709551615\}$/,
       );
+    // Where a block's minimum (120) is above the override's low tier, that tier is served at it.
+    expect(lines.filter((l) => l.includes('"deprioritized_gas_estimate":120'))).toHaveLength(4);
   });
 
   it("exits 1 on unusable arguments, an unreadable file or a bad config, naming the problem", async () => {

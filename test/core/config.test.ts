@@ -43,8 +43,22 @@ describe("config", () => {
     const c = parseGasConfig({ staticOverride: { low: 1, market: 2, aggressive: 3 } });
     expect(parseGasConfig(c)).toBe(c);
     expect(Object.isFrozen(c)).toBe(true);
-    // A look-alike that parseGasConfig did not make is validated as user input.
-    expect(() => parseGasConfig({ ...c })).toThrow(/staticOverride.low: required/);
+    // A copy (edited or not) is validated as user input, and is valid: the override in the
+    // tiers' names, as the validated config holds it, is accepted.
+    const copy = parseGasConfig({ ...c, lowBlockHistory: 5 });
+    expect(copy.staticOverride).toEqual({ deprioritized: 1n, regular: 2n, prioritized: 3n });
+    expect(copy.lowBlockHistory).toBe(5);
+    // One naming or the other, whole.
+    expect(() => parseGasConfig({ staticOverride: { low: 1, market: 2, prioritized: 3 } })).toThrow(
+      /staticOverride.aggressive: required[\s\S]*staticOverride.prioritized: not with low\/market\/aggressive/,
+    );
+    expect(() => parseGasConfig({ staticOverride: { regular: 2 } })).toThrow(
+      /staticOverride.deprioritized: required[\s\S]*staticOverride.prioritized: required/,
+    );
+    expect(() => parseGasConfig({ staticOverride: {} })).toThrow(/staticOverride.low: required/);
+    expect(() =>
+      parseGasConfig({ staticOverride: { deprioritized: -1, regular: 2, prioritized: 3 } }),
+    ).toThrow(/staticOverride.deprioritized: must not be negative/);
   });
 
   it("lists every problem, per field and across fields", () => {

@@ -128,13 +128,23 @@ describe("engine", () => {
     expect(seen).toEqual([2n]);
   });
 
-  it("serves a static override, or the default estimate when disabled", () => {
+  it("serves a static override, never below the minimum price, or the default estimate when disabled", () => {
     const over = createEngine({
+      strategy: aip34(),
+      config: { staticOverride: { low: 150, market: 200, aggressive: 300 } },
+    });
+    over.ingest(fullBlock(1, 500));
+    expect(est(over)).toBe("150/200/300");
+    // The chain's minimum rose above part of the override: those tiers are served at it.
+    over.ingest(fullBlock(2, 500, 250, { min_gas_unit_price: "250" }));
+    expect(est(over)).toBe("250/250/300");
+    // An override below the configured minimum (100) is served at it.
+    const low = createEngine({
       strategy: aip34(),
       config: { staticOverride: { low: 1, market: 2, aggressive: 3 } },
     });
-    over.ingest(fullBlock(1, 500));
-    expect(est(over)).toBe("1/2/3");
+    low.ingest(fullBlock(1, 500));
+    expect(est(low)).toBe("100/100/100");
     const off = createEngine({ strategy: aip34(), config: { enabled: false } });
     for (let h = 1; h < 40; h++) off.ingest(fullBlock(h, 5000));
     expect(est(off)).toBe("100/100/150");
