@@ -13,7 +13,7 @@ import { shorten } from "../core/describeValue.js";
 import { BaseError, InvalidConfigError, type ValidationIssue } from "../core/errors.js";
 import { parseJsonLossless } from "../core/parseJsonLossless.js";
 import { validateShape } from "../core/validate.js";
-import { resolveStrategy, type StrategySettings } from "../strategies/registry.js";
+import { resolveStrategy, STRATEGY_BLOCKS, type StrategySettings } from "../strategies/registry.js";
 
 /** What a `--config FILE.json` holds: the AIP-34 keys at the top, strategy blocks beside them. */
 interface ConfigFile {
@@ -25,7 +25,6 @@ interface ConfigFile {
   strategies: StrategySettings;
 }
 
-const STRATEGY_BLOCKS = ["tdigest", "calibrated", "geth", "last-block"] as const;
 const fileShape = {
   ...gasConfigShape,
   ...Object.fromEntries(STRATEGY_BLOCKS.map((k) => [k, z.unknown().optional()])),

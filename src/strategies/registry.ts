@@ -21,6 +21,10 @@ export interface StrategySettings {
   "last-block"?: unknown;
 }
 
+/** The strategy blocks of a config file, the keys of {@link StrategySettings}. */
+export const STRATEGY_BLOCKS = ["tdigest", "calibrated", "geth", "last-block"] as const;
+const BLOCKS: ReadonlySet<string> = new Set(STRATEGY_BLOCKS);
+
 /** Makes a strategy factory from the settings of a config file (see {@link registerStrategy}). */
 export type StrategyMaker = (settings: StrategySettings) => StrategyFactory;
 
@@ -93,5 +97,29 @@ export function resolveStrategy(name: string, settings: StrategySettings = {}): 
     throw new BaseError(`unknown strategy ${describeValue(name)}`, {
       details: `known strategies: ${strategyNames().join(", ")}`,
     });
+  checkSettings(settings);
   return maker(settings);
+}
+
+/**
+ * Settings hold one block per strategy name, as a config file does (`{ tdigest: {...} }`): a
+ * key that names no strategy (a strategy's option written at the top, a misspelt block) is
+ * refused, not ignored.
+ */
+function checkSettings(settings: unknown): void {
+  if (typeof settings !== "object" || settings === null || Array.isArray(settings))
+    throw new InvalidArgumentError([
+      {
+        path: "settings",
+        message: `must be an object of strategy blocks such as { tdigest: { ... } } (got ${describeValue(settings)})`,
+      },
+    ]);
+  const unknown = Object.keys(settings).filter((k) => !BLOCKS.has(k) && !makers.has(k));
+  if (unknown.length > 0)
+    throw new InvalidArgumentError(
+      unknown.map((k) => ({
+        path: `settings.${k}`,
+        message: `names no strategy: settings hold one block per strategy (${[...new Set([...BLOCKS, ...makers.keys()])].join(", ")}), e.g. { tdigest: { compression: 200 } }`,
+      })),
+    );
 }

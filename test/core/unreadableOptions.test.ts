@@ -179,6 +179,27 @@ describe("the other public entries name what is wrong with their arguments", () 
     );
   });
 
+  it("resolveStrategy refuses settings that name no strategy instead of ignoring them", async () => {
+    // A strategy's option written at the top, and a misspelt block.
+    const top = await thrown(() => resolveStrategy("tdigest", { compression: 1 } as never));
+    expect(top.message).toContain("settings.compression: names no strategy");
+    expect(top.message).toContain("e.g. { tdigest: { compression: 200 } }");
+    expect(
+      (await thrown(() => resolveStrategy("geth", { gteh: { blocks: 5 } } as never))).message,
+    ).toContain("settings.gteh: names no strategy");
+    expect((await thrown(() => resolveStrategy("aip34", 5 as never))).message).toContain(
+      "settings: must be an object of strategy blocks",
+    );
+    // The nested form is validated by the strategy, and a registered name is a block too.
+    expect(
+      (await thrown(() => resolveStrategy("tdigest", { tdigest: { compression: 1 } }))).message,
+    ).toContain("tdigest.compression");
+    registerStrategy("floor-test", (s) => lastBlock((s as Record<string, never>)["floor-test"]));
+    expect(typeof resolveStrategy("floor-test", { "floor-test": { multiplier: 2 } } as never)).toBe(
+      "function",
+    );
+  });
+
   it("createOpenApiDocument applies the handler's rules to basePath and headerPrefix, and refuses other keys", async () => {
     expect(
       (
