@@ -7,6 +7,7 @@ import {
   integersWrittenOddly as integersWrittenOddlyCount,
   integerWrittenAs,
 } from "./parseJsonLossless.js";
+import { unreadableOptions } from "./readOptions.js";
 import { parseU64 } from "./u64.js";
 import {
   tooManyWrittenOddly,
@@ -187,11 +188,35 @@ export function safeParseBlockSample(input: unknown): BlockSampleResult {
   try {
     return parseUnchecked(input);
   } catch (cause) {
+    // Read it again field by field to name the one that throws (one more pass, on this rare
+    // path only); a getter that threw once but not again leaves the block as a whole.
+    const where = unreadableOptions(input);
     return {
       ok: false,
-      issues: [{ path: "", message: `cannot be read: ${shorten(thrownText(cause), 120)}` }],
+      issues: [
+        {
+          path: where?.path ?? "",
+          message: `cannot be read: ${shorten(thrownText(cause), 120)}`,
+          code: "unreadable",
+        },
+      ],
     };
   }
+}
+
+/**
+ * A copy of a validated {@link BlockSample} (`{ ...block }`, `structuredClone`) is not one: it
+ * has the camelCase fields, not the wire's. Say so before the list of fields that follows.
+ */
+function copiedSample(input: unknown): ValidationIssue[] {
+  if (typeof input !== "object" || input === null || !("gasUnitPrices" in input)) return [];
+  return [
+    {
+      path: "",
+      message:
+        "looks like a copy of a validated BlockSample (camelCase fields such as gasUnitPrices): pass the BlockSample itself (copies are not recognised), or its wire form, JSON.parse(serializeBlockSample(block))",
+    },
+  ];
 }
 
 function parseUnchecked(input: unknown): BlockSampleResult {
@@ -201,7 +226,11 @@ function parseUnchecked(input: unknown): BlockSampleResult {
   if (typeof input === "object" && input !== null && integersWrittenOddlyCount(input) !== undefined)
     return { ok: false, issues: capIssues(odd) };
   const r = blockSampleSchema.safeParse(input);
-  if (!r.success) return { ok: false, issues: capIssues([...odd, ...issuesFromZod(r.error)]) };
+  if (!r.success)
+    return {
+      ok: false,
+      issues: capIssues([...copiedSample(input), ...odd, ...issuesFromZod(r.error)]),
+    };
   if (odd.length > 0) return { ok: false, issues: odd };
   const b = r.data;
   const block: BlockSample = Object.freeze({

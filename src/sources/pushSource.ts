@@ -1,6 +1,7 @@
 import { type Observable, Subject } from "rxjs";
 import { type BlockSample, parseBlockSample } from "../core/blockSample.js";
-import { BaseError } from "../core/errors.js";
+import { describeValue } from "../core/describeValue.js";
+import { BaseError, InvalidConfigError } from "../core/errors.js";
 
 /** What {@link pushSource} returns. */
 export interface PushSource {
@@ -31,7 +32,15 @@ export interface PushSource {
  * blocks.push({ height: "1042", epoch: "7", gas_unit_prices: ["100", "150"] });
  * engine.snapshot()?.estimate; // the estimate after block 1042
  */
-export function pushSource(): PushSource {
+export function pushSource(...args: []): PushSource {
+  // It has no options: an argument here is a mistake that would be ignored.
+  if ((args as unknown[]).length > 0 && (args as unknown[])[0] !== undefined)
+    throw new InvalidConfigError([
+      {
+        path: "",
+        message: `pushSource() takes no options (got ${describeValue((args as unknown[])[0])})`,
+      },
+    ]);
   const subject = new Subject<BlockSample>();
   let ended = false;
   return {

@@ -18,6 +18,16 @@ function issuesOf(input: unknown) {
 }
 
 describe("block sample", () => {
+  it("a copy of a validated sample is refused with a hint, and its wire form is accepted", () => {
+    const b = parseBlockSample({ height: "7", epoch: "1", gas_unit_prices: ["100"] });
+    for (const copy of [{ ...b }, structuredClone(b)]) {
+      const issues = issuesOf(copy);
+      expect(issues[0]).toMatch(/^: looks like a copy of a validated BlockSample/);
+      expect(issues[0]).toContain("JSON.parse(serializeBlockSample(block))");
+    }
+    expect(parseBlockSample(JSON.parse(serializeBlockSample(b)))).toEqual(b);
+  });
+
   it("parses the documented example into BigInt fields", () => {
     const b = parseBlockSample({
       height: "1042",

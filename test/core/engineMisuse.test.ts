@@ -9,6 +9,7 @@ import {
   DEFAULT_GAS_CONFIG,
   type EngineEvent,
   InvalidArgumentError,
+  type InvalidBlockSampleError,
   InvalidConfigError,
   StrategyError,
   type StrategyFactory,
@@ -328,6 +329,25 @@ describe("whatever a strategy throws, the engine keeps going", () => {
     expect(e.name).toBe("InvalidBlockSampleError");
     expect(e.message).toContain("cannot be read: Error: trap");
     expect(engine.counters().rejected).toBe(1);
+    // A field whose getter throws is named, with the code options use.
+    try {
+      engine.ingest({
+        height: "1",
+        epoch: "1",
+        get gas_unit_prices(): never {
+          throw new Error("db connection lost");
+        },
+      });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as InvalidBlockSampleError).issues).toEqual([
+        {
+          path: "gas_unit_prices",
+          message: "cannot be read: Error: db connection lost",
+          code: "unreadable",
+        },
+      ]);
+    }
   });
 });
 

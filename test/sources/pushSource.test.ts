@@ -77,4 +77,11 @@ describe("pushSource", () => {
     expect(() => pushed.push(block(1))).toThrow(BaseError);
     expect(() => pushed.push(block(1))).toThrow("cannot push: the push source has ended");
   });
+
+  it("refuses options instead of ignoring them", () => {
+    expect(() => (pushSource as (o: unknown) => unknown)({ buffer: 10 })).toThrow(
+      "invalid configuration: pushSource() takes no options (got an object)",
+    );
+    expect(pushSource(...([undefined] as unknown as [])).ended).toBe(false);
+  });
 });
