@@ -8,7 +8,7 @@ import {
   integerWrittenAs,
 } from "./parseJsonLossless.js";
 import { unreadableOptions } from "./readOptions.js";
-import { parseU64 } from "./u64.js";
+import { parseU64, type U64Input } from "./u64.js";
 import {
   tooManyWrittenOddly,
   u64Schema as u64,
@@ -56,7 +56,7 @@ export interface BlockSampleInput {
   block_gas_limit?: U64Input | null;
   majority_use_case_fraction?: number | null;
 }
-export type U64Input = number | string | bigint;
+export type { U64Input } from "./u64.js";
 
 const optional = <T extends z.ZodType>(schema: T) => schema.nullish();
 

@@ -4,6 +4,7 @@ import { moreIssues } from "./createIssueList.js";
 import { InvalidConfigError, MAX_ISSUES, type ValidationIssue } from "./errors.js";
 import { hasIntegersWrittenOddly, integerWrittenAs } from "./parseJsonLossless.js";
 import type { GasEstimate } from "./types.js";
+import type { U64Input } from "./u64.js";
 import {
   tooManyWrittenOddly,
   u64Schema as u64,
@@ -45,7 +46,7 @@ export const gasConfigShape = {
   /** Blocks behind the prioritized estimate (and the most any window holds; at most 100 000). @default 120 */
   aggressiveBlockHistory: history.default(120),
   /** Price buckets, strictly ascending. @default [0,150,300,500,1000,3000,5000,10000,100000,1000000] */
-  buckets: (u64ArraySchema as z.ZodType<bigint[], unknown[]>)
+  buckets: (u64ArraySchema as unknown as z.ZodType<bigint[], readonly U64Input[]>)
     .refine((b) => b.length > 0, "must hold at least one bucket")
     .default(() => [...DEFAULT_BUCKETS]),
   /** Minimum gas unit price when a block does not carry `min_gas_unit_price`. @default 100 */

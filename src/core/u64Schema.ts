@@ -8,7 +8,7 @@ import {
   integerWrittenAs,
   MAX_LOCATED,
 } from "./parseJsonLossless.js";
-import { parseU64, U64_MAX, u64Value } from "./u64.js";
+import { parseU64, U64_MAX, type U64Input, u64Value } from "./u64.js";
 import { moreParams } from "./zodIssues.js";
 
 /**
@@ -18,7 +18,7 @@ import { moreParams } from "./zodIssues.js";
  * @example
  * z.object({ minGasUnitPrice: u64Schema }).parse({ minGasUnitPrice: "150" }); // { minGasUnitPrice: 150n }
  */
-export const u64Schema = z.unknown().transform((v, ctx) => {
+export const u64Schema = z.custom<U64Input>().transform((v: unknown, ctx) => {
   const r = parseU64(v);
   if (r.ok) return r.value;
   ctx.addIssue({ code: "custom", message: r.message });
@@ -62,7 +62,7 @@ export function tooManyWrittenOddly(root: object): ValidationIssue[] {
  * @example
  * z.object({ prices: u64ArraySchema }).parse({ prices: ["100", 150] }); // { prices: [100n, 150n] }
  */
-export const u64ArraySchema = z.unknown().transform((v, ctx) => {
+export const u64ArraySchema = z.custom<readonly U64Input[]>().transform((v: unknown, ctx) => {
   if (!Array.isArray(v)) {
     const message =
       v === undefined ? "required" : `must be an array of u64 (got ${describeValue(v)})`;

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_GAS_CONFIG, InvalidConfigError, parseGasConfig } from "../../src/index.js";
+import {
+  DEFAULT_GAS_CONFIG,
+  type GasConfigInput,
+  InvalidConfigError,
+  parseGasConfig,
+} from "../../src/index.js";
 
 function problems(input: unknown): string[] {
   try {
@@ -37,6 +42,22 @@ describe("config", () => {
     expect(c.minGasUnitPrice).toBe(150n);
     expect(c.buckets).toEqual([0n, 200n]);
     expect(c.staticOverride).toEqual({ deprioritized: 1n, regular: 2n, prioritized: 3n });
+  });
+
+  it("types the u64 settings as a user writes them (checked by npm run typecheck)", () => {
+    const input: GasConfigInput = {
+      minGasUnitPrice: "150",
+      buckets: [0, "150", 300n],
+      staticOverride: { low: 150, market: "200", aggressive: 300n },
+    };
+    expect(parseGasConfig(input).minGasUnitPrice).toBe(150n);
+    const wrong: GasConfigInput = {
+      // @ts-expect-error a u64 is a number, a decimal string or a BigInt
+      minGasUnitPrice: { nope: true },
+      // @ts-expect-error buckets are u64s
+      buckets: [[1]],
+    };
+    expect(() => parseGasConfig(wrong)).toThrow("minGasUnitPrice");
   });
 
   it("returns a config it already parsed as it is, staticOverride included", () => {
