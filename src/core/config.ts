@@ -2,6 +2,7 @@ import * as z from "zod";
 import { DEFAULT_BUCKETS } from "./buckets.js";
 import { moreIssues } from "./createIssueList.js";
 import { InvalidConfigError, MAX_ISSUES, type ValidationIssue } from "./errors.js";
+import { wholeNumberError } from "./optionSchemas.js";
 import { hasIntegersWrittenOddly, integerWrittenAs } from "./parseJsonLossless.js";
 import type { GasEstimate } from "./types.js";
 import type { U64Input } from "./u64.js";
@@ -31,7 +32,7 @@ const TIER_NAMES = ["deprioritized", "regular", "prioritized"] as const;
 
 const count = (what: string, max: number) =>
   z
-    .int({ error: `must be a whole number of ${what}` })
+    .int({ error: wholeNumberError(what) })
     .min(1, "must be at least 1")
     .max(max, `must be at most ${max}`);
 

@@ -23,7 +23,24 @@ export const msOption = (max: number, min = 0) =>
  * @example
  * const shape = { batchSize: wholeOption("entries").min(1, "must be at least 1").default(100) };
  */
-export const wholeOption = (what: string) => z.int({ error: `must be a whole number of ${what}` });
+export const wholeOption = (what: string) => z.int({ error: wholeNumberError(what) });
+
+/**
+ * The message of a whole-number option's issue: its bound when it is out of range (a `min` or
+ * `max` check given without a message of its own, or a number beyond 2^53 - 1), else what it
+ * must be. Without it, zod words every issue of the schema, a range included, with the type's
+ * message ("must be a whole number of requests" for 65 where 64 is the most).
+ *
+ * @example
+ * z.int({ error: wholeNumberError("blocks") }).max(64).safeParse(65); // "must be at most 64"
+ */
+export function wholeNumberError(what: string): (issue: z.core.$ZodRawIssue) => string {
+  return (issue) => {
+    if (issue.code === "too_big") return `must be at most ${String(issue.maximum)}`;
+    if (issue.code === "too_small") return `must be at least ${String(issue.minimum)}`;
+    return `must be a whole number of ${what}`;
+  };
+}
 
 /**
  * A function option (`what` ends the message `must be a function ...`); `fallback` is what a

@@ -32,6 +32,9 @@ export function issuesFromZod(
   max = MAX_ISSUES,
 ): ValidationIssue[] {
   const list = createIssueList(max);
+  // Two checks may say the same of one field (an integer beyond 2^53 - 1 is too big for the
+  // integer type and for the range): the first says it.
+  const said = new Set<string>();
   for (const issue of error.issues) {
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys)
@@ -48,12 +51,17 @@ export function issuesFromZod(
       list.add([moreIssues(more)]);
       continue;
     }
-    list.report(() => {
-      let message = issue.message;
-      if (issue.code === "invalid_type" && /received undefined$/.test(message))
-        message = "required";
-      return { path: formatPath([...prefix, ...issue.path]), message, code: issue.code };
-    });
+    if (list.full) {
+      list.report(() => ({ path: "", message: "" })); // counted only
+      continue;
+    }
+    let message = issue.message;
+    if (issue.code === "invalid_type" && /received undefined$/.test(message)) message = "required";
+    const path = formatPath([...prefix, ...issue.path]);
+    const key = `${path}\n${message}`;
+    if (said.has(key)) continue;
+    said.add(key);
+    list.report(() => ({ path, message, code: issue.code }));
   }
   return list.issues();
 }

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { wholeOption } from "../../src/core/optionSchemas.js";
+import { issuesFromZod } from "../../src/core/zodIssues.js";
 import {
   DEFAULT_GAS_CONFIG,
   type GasConfigInput,
@@ -42,6 +44,16 @@ describe("config", () => {
     expect(c.minGasUnitPrice).toBe(150n);
     expect(c.buckets).toEqual([0n, 200n]);
     expect(c.staticOverride).toEqual({ deprioritized: 1n, regular: 2n, prioritized: 3n });
+  });
+
+  it("an out-of-range count says its bound, once", () => {
+    expect(problems({ maxHeightJump: 2 ** 53 })).toEqual([
+      "maxHeightJump: must be at most 9007199254740991",
+    ]);
+    expect(problems({ fullBlockTxns: 2e6, resyncAfterBlocks: 1.5 })).toEqual([
+      "fullBlockTxns: must be at most 1000000",
+      "resyncAfterBlocks: must be a whole number of blocks",
+    ]);
   });
 
   it("types the u64 settings as a user writes them (checked by npm run typecheck)", () => {
@@ -118,5 +130,20 @@ describe("config", () => {
       "lowBlockHistory: must not exceed aggressiveBlockHistory (10), got 20",
       "marketBlockHistory: must not exceed aggressiveBlockHistory (10), got 30",
     ]);
+  });
+});
+
+describe("whole-number options of sources and sinks", () => {
+  it("an option out of range says its bound, not that it must be a whole number", () => {
+    const shape = wholeOption("requests").min(1, "must be at least 1").max(64);
+    const said = (v: unknown) => {
+      const r = shape.safeParse(v);
+      return r.success ? [] : issuesFromZod(r.error).map((i) => i.message);
+    };
+    expect(said(65)).toEqual(["must be at most 64"]);
+    expect(said(0)).toEqual(["must be at least 1"]);
+    expect(said(2.5)).toEqual(["must be a whole number of requests"]);
+    expect(said(2 ** 60)).toEqual(["must be at most 9007199254740991", "must be at most 64"]);
+    expect(said(8)).toEqual([]);
   });
 });
