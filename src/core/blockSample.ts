@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { capIssues } from "./createIssueList.js";
-import { shorten, thrownText } from "./describeValue.js";
+import { describeValue, shorten, thrownText } from "./describeValue.js";
 import { BaseError, InvalidBlockSampleError, type ValidationIssue } from "./errors.js";
 import {
   hasIntegersWrittenOddly,
@@ -61,6 +61,14 @@ export type { U64Input } from "./u64.js";
 const optional = <T extends z.ZodType>(schema: T) => schema.nullish();
 
 /** A chain id: a u64 from 0 to 255, as a number. */
+/** A share of the block's transactions, 0 to 1. */
+const fraction = z
+  .number({
+    error: (iss) => `must be a fraction from 0 to 1 (got ${describeValue(iss.input)})`,
+  })
+  .min(0)
+  .max(1);
+
 const chainId = z.unknown().transform((v, ctx) => {
   const r = parseU64(v);
   if (!r.ok) {
@@ -91,7 +99,7 @@ export const blockSampleSchema = z
     gas_used: optional(u64Array),
     block_gas_limit_reached: optional(z.boolean()),
     block_gas_limit: optional(u64),
-    majority_use_case_fraction: optional(z.number().min(0).max(1)),
+    majority_use_case_fraction: optional(fraction),
   })
   .superRefine((b, ctx) => {
     if (b.gas_used != null && b.gas_used.length !== b.gas_unit_prices.length)

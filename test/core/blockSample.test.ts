@@ -18,6 +18,16 @@ function issuesOf(input: unknown) {
 }
 
 describe("block sample", () => {
+  it("a majority-use-case fraction outside 0..1, or not a number, echoes the value", () => {
+    for (const [bad, shown] of [
+      [-0.5, "-0.5"],
+      ["0.5", '"0.5"'],
+    ] as const)
+      expect(
+        issuesOf({ height: "1", epoch: "1", gas_unit_prices: [], majority_use_case_fraction: bad }),
+      ).toEqual([`majority_use_case_fraction: must be a fraction from 0 to 1 (got ${shown})`]);
+  });
+
   it("a copy of a validated sample is refused with a hint, and its wire form is accepted", () => {
     const b = parseBlockSample({ height: "7", epoch: "1", gas_unit_prices: ["100"] });
     for (const copy of [{ ...b }, structuredClone(b)]) {
@@ -108,7 +118,7 @@ describe("block sample", () => {
     ).toEqual([
       "chain_id: must be a chain id from 0 to 255 (got 300)",
       "gas_unit_prices: required",
-      "majority_use_case_fraction: Too big: expected number to be <=1",
+      "majority_use_case_fraction: must be a fraction from 0 to 1 (got 1.5)",
       "gas_price: unknown field",
     ]);
   });
