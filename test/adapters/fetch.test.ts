@@ -108,6 +108,23 @@ describe("createFetchHandler without a server", () => {
     expect(head.body).toBeNull();
   });
 
+  it("routes a relative request.url (Bun's, for a request without a valid Host) as the path it is", async () => {
+    // node's Request refuses a relative URL: this is the shape Bun hands over.
+    const bun = (url: string) =>
+      ({ url, method: "GET", headers: new Headers() }) as unknown as Request;
+    const handler = createFetchHandler(engine, { maxStalenessMs: false });
+    expect(await (await handler(bun("/v1/-/healthy"))).text()).toBe('{"message":"gasdigest:ok"}');
+    expect(await (await handler(bun("/v1/estimate_gas_price?x=1"))).text()).toBe(ESTIMATE);
+    for (const url of ["/x/v1/estimate_gas_price", "//x/v1/estimate_gas_price", "/x/v1"]) {
+      const res = await handler(bun(url));
+      expect(res.status, url).toBe(404);
+      expect(await res.text(), url).toBe(errorBody("web_framework_error", "not found"));
+    }
+    const mounted = createFetchHandler(engine, { maxStalenessMs: false, prefix: "/chain" });
+    expect(await (await mounted(bun("/chain/v1/estimate_gas_price"))).text()).toBe(ESTIMATE);
+    expect((await mounted(bun("/x/chain/v1/estimate_gas_price"))).status).toBe(404);
+  });
+
   it("validates the prefix with the other options, all issues at once", () => {
     let error: unknown;
     try {

@@ -16,6 +16,7 @@ import { pushSource } from "../../src/sources/pushSource.js";
 import { simulateBlocks } from "../../src/sources/simulator.js";
 import { aip34 } from "../../src/strategies/aip34.js";
 import { type IsolatedProject, makeIsolatedProject } from "../helpers/isolatedProject.js";
+import { exchange, type RawResponse } from "../helpers/rawHttp.js";
 import { type RunningRuntime, startBun, startDeno, startWorkerd } from "./runtimes.js";
 
 const swaggerUi = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
@@ -155,6 +156,40 @@ describe.each(RUNTIMES)("%s", (name, startRuntime) => {
       },
     };
     expectSame(await both("/v1/estimate_gas_price", preflight), "preflight");
+  });
+
+  /** The runtime's answer to one raw request (`Connection: close` or HTTP/1.0: it closes). */
+  async function raw(head: string): Promise<RawResponse> {
+    const port = Number(new URL(runtime!.origin).port);
+    const { responses } = await exchange(port, [head], { timeoutMs: 10_000 });
+    expect(responses.length, head).toBe(1);
+    return responses[0]!;
+  }
+
+  it("routes a request without a valid Host by its target, as node does (Bun's request.url is then relative)", async () => {
+    const cases: [head: string, path: string][] = [
+      ["GET /v1/-/healthy HTTP/1.0\r\n\r\n", "/v1/-/healthy"],
+      ["GET /v1 HTTP/1.0\r\n\r\n", "/v1"],
+      ["GET /x/v1/estimate_gas_price HTTP/1.0\r\n\r\n", "/x/v1/estimate_gas_price"],
+      ["GET //x/v1 HTTP/1.0\r\n\r\n", "//x/v1"],
+      ["GET /x/v1/-/healthy HTTP/1.1\r\nHost:\r\nConnection: close\r\n\r\n", "/x/v1/-/healthy"],
+    ];
+    for (const [head, path] of cases) {
+      const actual = await raw(head);
+      if (name === "workerd") {
+        // workerd refuses a request without a Host itself, before the app sees it.
+        expect(actual.status, head).toBe(400);
+        expect(actual.body, head).not.toContain("error_code");
+        continue;
+      }
+      const expected = await answer(await reference(new Request(`http://127.0.0.1${path}`)));
+      expect(actual.status, head).toBe(expected.status);
+      expect(actual.body, head).toBe(expected.body.toString("latin1"));
+    }
+    // The app's own route reads request.url too (an empty push, so no block changes).
+    const push = await raw("POST /blocks HTTP/1.0\r\nContent-Length: 0\r\n\r\n");
+    if (name === "workerd") expect(push.status).toBe(400);
+    else expect([push.status, push.body]).toEqual([200, '{"accepted":0,"rejected":[]}']);
   });
 
   it("serves the OpenAPI document as JSON and YAML as node does", async () => {

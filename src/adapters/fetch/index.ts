@@ -60,10 +60,7 @@ export function createFetchHandler(
   return async function gasdigestFetch(request: Request): Promise<Response> {
     if (!isFetchRequest(request))
       throw notARequest("a fetch Request (url, method and Headers)", request);
-    const full = request.url;
-    // The path and query of an absolute URL (fetch always hands one over).
-    const slash = full.indexOf("/", full.indexOf("//") + 2);
-    const url = stripPrefix(slash === -1 ? "/" : full.slice(slash), prefix);
+    const url = stripPrefix(targetOf(request.url), prefix);
     const answer =
       url === undefined
         ? handler.errorResponse(404, "web_framework_error", "not found")
@@ -76,6 +73,22 @@ export function createFetchHandler(
       headers: res.headers,
     });
   };
+}
+
+/**
+ * The path and query of `request.url`. Hosts hand over an absolute URL, except Bun for a request
+ * without a valid `Host` (HTTP/1.0 without one, an empty or invalid one): there it is the request
+ * target as sent, which is routed as the path it is.
+ *
+ * @example
+ * targetOf("http://node.example/v1/-/healthy?x=1"); // "/v1/-/healthy?x=1"
+ * targetOf("/v1/-/healthy"); // "/v1/-/healthy" (Bun, `GET /v1/-/healthy HTTP/1.0` without Host)
+ * targetOf("//x/v1"); // "//x/v1", not "/v1"
+ */
+function targetOf(url: string): string {
+  if (url.charCodeAt(0) === 47 /* / */) return url;
+  const slash = url.indexOf("/", url.indexOf("//") + 2);
+  return slash === -1 ? "/" : url.slice(slash);
 }
 
 /** Whether `r` looks like a fetch `Request`: string `url` and `method`, `headers.get`. */

@@ -12,7 +12,9 @@ export function createApp() {
   engine.connect(blocks.source$);
   const gasdigest = createFetchHandler(engine, { explorerAssets });
   return async function app(request) {
-    if (request.method === "POST" && new URL(request.url).pathname === "/blocks") {
+    // Bun hands over a relative request.url ("/blocks") when the request has no valid Host:
+    // resolved against a base, both forms give their path.
+    if (request.method === "POST" && new URL(request.url, "http://x").pathname === "/blocks") {
       const lines = (await request.text()).split("\n");
       let accepted = 0;
       const rejected = [];
