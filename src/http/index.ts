@@ -21,6 +21,7 @@ export {
   safeParseHandlerOptions,
   silentLogger,
 } from "./handlerOptions.js";
+export { hostValueProblem } from "./hostValueProblem.js";
 export { parseCloseEngine, splitMountOptions, stripPrefix } from "./mount.js";
 export { type EstimateFormat, negotiateFormat } from "./negotiateFormat.js";
 export {

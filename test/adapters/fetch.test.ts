@@ -125,6 +125,34 @@ describe("createFetchHandler without a server", () => {
     expect((await mounted(bun("/x/chain/v1/estimate_gas_price"))).status).toBe(404);
   });
 
+  it("answers 400 for a Host header that is not host[:port], as the node server does", async () => {
+    // Deno and workerd paste the Host before the target: the URL they hand over, which node's
+    // Request would refuse for some of these.
+    const pasted = (host: string, target: string, method = "GET") =>
+      ({ url: `http://${host}${target}`, method, headers: new Headers({ host }) }) as Request;
+    const handler = createFetchHandler(engine, { maxStalenessMs: false });
+    const invalid = errorBody("web_framework_error", "invalid Host header");
+    const cases: [host: string, target: string][] = [
+      ["127.0.0.1/v1/estimate_gas_price?", "/v1/nope"],
+      ["127.0.0.1/v1/nope?", "/v1/estimate_gas_price"],
+      ["bad host", "/v1/estimate_gas_price"],
+      ["a, b", "/v1"],
+      ["user@h", "/v1"],
+    ];
+    for (const [host, target] of cases) {
+      const res = await handler(pasted(host, target));
+      expect(res.status, host).toBe(400);
+      expect(await res.text(), host).toBe(invalid);
+    }
+    const head = await handler(pasted("x/", "/v1", "HEAD"));
+    expect(head.status).toBe(400);
+    expect(head.body).toBeNull();
+    for (const host of ["node.example:8080", "127.0.0.1", "[::1]:80", ""]) {
+      const res = await get(handler, "http://x/v1/estimate_gas_price", { headers: { host } });
+      expect(await res.text(), host).toBe(ESTIMATE);
+    }
+  });
+
   it("validates the prefix with the other options, all issues at once", () => {
     let error: unknown;
     try {

@@ -192,6 +192,21 @@ describe.each(RUNTIMES)("%s", (name, startRuntime) => {
     else expect([push.status, push.body]).toEqual([200, '{"accepted":0,"rejected":[]}']);
   });
 
+  it("answers 400 for a Host that is not host[:port], as node does (Deno and workerd paste it into request.url)", async () => {
+    const invalid =
+      '{"message":"invalid Host header","error_code":"web_framework_error","vm_error_code":null}';
+    for (const [host, target] of [
+      ["127.0.0.1/v1/estimate_gas_price?", "/v1/nope"],
+      ["127.0.0.1/v1/nope?", "/v1/estimate_gas_price"],
+      ["bad host", "/v1/estimate_gas_price"],
+    ]) {
+      const head = `GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`;
+      const actual = await raw(head);
+      expect([actual.status, actual.body], head).toEqual([400, invalid]);
+      expect(actual.headers).toMatchObject(CHAIN_STATE);
+    }
+  });
+
   it("serves the OpenAPI document as JSON and YAML as node does", async () => {
     for (const path of ["/v1/spec.json", "/spec.json", "/v1/spec.yaml"])
       expectSame(await both(path), path);

@@ -2,6 +2,7 @@
 // barrel, which also holds the node hosts' file reader.
 import { createHandler } from "../../http/createHandler.js";
 import type { HandlerOptions } from "../../http/handlerOptions.js";
+import { hostValueProblem } from "../../http/hostValueProblem.js";
 import { splitMountOptions, stripPrefix } from "../../http/mount.js";
 import { notARequest } from "../../http/notARequest.js";
 import type { HandlerEngine, HandlerRequest } from "../../http/types.js";
@@ -57,14 +58,22 @@ export function createFetchHandler(
   const { prefix, handlerOptions } = splitMountOptions(options);
   const handler = createHandler(engine, handlerOptions);
 
+  /** The handler's answer, or the adapter's own: 400 for a bad `Host`, 404 outside `prefix`. */
+  function route(request: Request): ReturnType<typeof handler.respond> {
+    // Deno and workerd paste the Host value before the target to make request.url: a Host
+    // holding "/" or "?" would move the request, so it gets the node server's 400.
+    const host = request.headers.get("host");
+    const problem = host === null ? undefined : hostValueProblem(host);
+    if (problem !== undefined) return handler.errorResponse(400, "web_framework_error", problem);
+    const url = stripPrefix(targetOf(request.url), prefix);
+    if (url === undefined) return handler.errorResponse(404, "web_framework_error", "not found");
+    return handler.respond({ method: request.method, url, headers: headerView(request.headers) });
+  }
+
   return async function gasdigestFetch(request: Request): Promise<Response> {
     if (!isFetchRequest(request))
       throw notARequest("a fetch Request (url, method and Headers)", request);
-    const url = stripPrefix(targetOf(request.url), prefix);
-    const answer =
-      url === undefined
-        ? handler.errorResponse(404, "web_framework_error", "not found")
-        : handler.respond({ method: request.method, url, headers: headerView(request.headers) });
+    const answer = route(request);
     // Only the metrics scrape is asynchronous.
     const res = answer instanceof Promise ? await answer : answer;
     const body = request.method === "HEAD" || res.body === undefined ? null : res.body;

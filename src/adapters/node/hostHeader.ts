@@ -1,20 +1,13 @@
 import type http from "node:http";
-
-/**
- * A `Host` field value as RFC 9110 §7.2 defines it: `uri-host [ ":" port ]`, where `uri-host`
- * is an IP literal in brackets (a `%25` zone id allowed, RFC 6874), or a reg-name (IPv4
- * addresses included) of unreserved characters, sub-delims and percent-encoded octets, possibly
- * empty.
- */
-const HOST =
-  /^(?:\[[0-9A-Za-z._~!$&'()*+,;=:%-]+\]|(?:[0-9A-Za-z._~!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*)(?::[0-9]*)?$/;
+import { hostValueProblem } from "../../http/index.js";
 
 /**
  * Why a request must get 400 for its `Host` header (RFC 9112 §3.2), or `undefined`: an HTTP/1.1
  * request without one, any request with more than one `Host` field line (node keeps the first
  * and drops the rest, so a proxy that reads another one would disagree with us about the
- * target), or one whose value is not a host. Node's own check (`requireHostHeader`, off in
- * our server so that this answer carries our error object) looks only for a missing one.
+ * target), or one whose value is not a host (`hostValueProblem`, shared with the fetch
+ * adapter). Node's own check (`requireHostHeader`, off in our server so that this answer carries
+ * our error object) looks only for a missing one.
  * Every field line must be in `req.rawHeaders`: heads with more than node keeps are refused
  * before this is asked (see `fieldLines.ts`).
  *
@@ -30,6 +23,5 @@ export function hostProblem(req: http.IncomingMessage): string | undefined {
   }
   if (lines === 0) return req.httpVersion === "1.1" ? "missing Host header" : undefined;
   if (lines > 1) return "more than one Host header";
-  const value = req.headers.host ?? "";
-  return HOST.test(value) ? undefined : "invalid Host header";
+  return hostValueProblem(req.headers.host ?? "");
 }
