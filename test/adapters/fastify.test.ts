@@ -1,5 +1,5 @@
 import { Writable } from "node:stream";
-import Fastify from "fastify";
+import Fastify, { type LightMyRequestResponse } from "fastify";
 import { Subject } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { gasdigest } from "../../src/adapters/fastify/index.js";
@@ -73,6 +73,58 @@ describe("Fastify plugin with inject()", () => {
     expect(res.body).toBe(errorBody("web_framework_error", "method not allowed"));
     const echo = await app.inject({ method: "POST", url: "/echo", payload: { a: 1 } });
     expect(echo.json()).toEqual({ a: 1 });
+    await app.close();
+  });
+
+  it.each(["", "/chain"])(
+    "answers what the handler answers where Fastify would refuse first (mount %j)",
+    async (mount) => {
+      const app = Fastify();
+      app.get("/other", async () => "host app");
+      await app.register(gasdigest, {
+        engine: engineWithBlocks(),
+        maxStalenessMs: false,
+        prefix: mount,
+      });
+      const url = `${mount}/v1/estimate_gas_price`;
+      const notAllowed = [
+        405,
+        "GET, HEAD, OPTIONS",
+        errorBody("web_framework_error", "method not allowed"),
+      ];
+      const answer = (res: LightMyRequestResponse) => [res.statusCode, res.headers.allow, res.body];
+      // A Content-Type that is not a media type (Fastify's 415), QUERY without one (its 400).
+      for (const type of ["", ";;;", "not a media type"]) {
+        const headers = { "content-type": type };
+        const res = await app.inject({ method: "POST", url, headers, payload: "{}" });
+        expect(answer(res), type).toEqual(notAllowed);
+      }
+      expect(answer(await app.inject({ method: "QUERY", url }))).toEqual(notAllowed);
+      // Methods Fastify does not route (its own 404 "Route PURGE:... not found").
+      for (const method of ["PURGE", "LINK", "LOCK", "PROPFIND", "SEARCH", "M-SEARCH"]) {
+        expect(answer(await app.inject({ method, url })), method).toEqual(notAllowed);
+        const unknown = await app.inject({ method, url: `${mount}/v1/nope` });
+        expect(unknown.statusCode, method).toBe(404);
+        expect(unknown.body, method).toBe(errorBody("web_framework_error", "not found"));
+        const elsewhere = await app.inject({ method, url: "/other" });
+        expect(elsewhere.json(), method).toMatchObject({ error: "Not Found" });
+      }
+      await app.close();
+    },
+  );
+
+  it("passes every other error on to the application's error handler", async () => {
+    const app = Fastify();
+    app.setErrorHandler((error: Error, _request, reply) =>
+      reply.code(418).send(`app: ${error.message}`),
+    );
+    app.addHook("onRequest", async (request) => {
+      if (request.headers["x-deny"] !== undefined) throw new Error("denied");
+    });
+    await app.register(gasdigest, { engine: engineWithBlocks(), maxStalenessMs: false });
+    const res = await app.inject({ url: "/v1/estimate_gas_price", headers: { "x-deny": "1" } });
+    expect([res.statusCode, res.body]).toEqual([418, "app: denied"]);
+    expect((await app.inject("/v1/estimate_gas_price")).body).toBe(ESTIMATE);
     await app.close();
   });
 

@@ -1,4 +1,10 @@
-import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+} from "fastify";
 import fp from "fastify-plugin";
 import {
   createNodeHandler,
@@ -34,6 +40,16 @@ declare module "fastify" {
   }
 }
 
+/**
+ * Fastify's own answers to requests it refuses before any handler runs, which the handler
+ * answers instead (405 on a known path): a body whose `Content-Type` is not a media type
+ * (Fastify's 415) and `QUERY` without a `Content-Type` (Fastify's 400).
+ */
+const REFUSED_BEFORE_HANDLER = new Set([
+  "FST_ERR_CTP_INVALID_MEDIA_TYPE",
+  "FST_ERR_ROUTE_MISSING_CONTENT_TYPE",
+]);
+
 function parseOptions(opts: FastifyGasdigestOptions, fastify: FastifyInstance) {
   if (typeof opts !== "object" || opts === null)
     throw new InvalidConfigError([{ path: "", message: "options must be an object" }]);
@@ -58,8 +74,10 @@ function parseOptions(opts: FastifyGasdigestOptions, fastify: FastifyInstance) {
  * Fastify plugin serving the gasdigest interface (see docs/http.md). Wrapped with
  * `fastify-plugin`, so the decorator and the `onClose` hook reach the application; the routes
  * live in their own encapsulated context under `prefix`, where request bodies are not parsed
- * (a POST answers 405, whatever its body). It answers its routes and every path under its
- * `basePath`; other paths stay Fastify's (with `basePath: ""`, its not-found handler).
+ * (a POST answers 405, whatever its body), and where what Fastify would refuse itself (a
+ * `Content-Type` that is not a media type, `QUERY` without one, under `basePath` the methods
+ * Fastify does not route) gets the handler's answer. It answers its routes and every path under
+ * its `basePath`; other paths stay Fastify's (with `basePath: ""`, its not-found handler).
  *
  * @throws {InvalidConfigError} listing every invalid option (when Fastify loads the plugin).
  * @example
@@ -95,6 +113,23 @@ export const gasdigest: FastifyPluginAsync<FastifyGasdigestOptions> = fp(
           // Only the metrics scrape is asynchronous.
           return res instanceof Promise ? res.then((r) => send(reply, r)) : send(reply, res);
         };
+        // Requests Fastify refuses before routing them to `serve` get the handler's answer
+        // instead; every other error goes on to the application's error handler.
+        routes.setErrorHandler((error: FastifyError, request, reply) => {
+          if (!REFUSED_BEFORE_HANDLER.has(error.code)) throw error;
+          const sent = serve(request, reply);
+          return sent instanceof Promise ? sent.then(() => undefined) : undefined;
+        });
+        // Fastify routes only the methods it knows: the others (PURGE, LOCK, PROPFIND, ...) go
+        // to the not-found handler, which is ours under the base path (Fastify lets a context
+        // with its own prefix set one; with basePath "" that is the application's).
+        if (basePath !== "")
+          routes.register(
+            async (base) => {
+              base.setNotFoundHandler(serve);
+            },
+            { prefix: basePath },
+          );
         const { metrics, metricsPath } = handler.options;
         const paths =
           basePath === "" ? ["/", "/*"] : [basePath, `${basePath}/*`, "/spec.json", "/spec.yaml"];
