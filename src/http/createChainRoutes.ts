@@ -19,6 +19,14 @@ interface Encoded {
 
 const DURATION = /^[0-9]{1,10}$/;
 
+/**
+ * The negotiated format is cached by `Accept` value (at most 256 values) only for values up to
+ * this many characters; longer ones are negotiated on every request and never kept, so the cache
+ * holds at most 256 KiB. Real `Accept` values are a few hundred characters; workerd passes ones
+ * of about 256 KiB, and 256 of those kept pinned about 64 MiB of a 128 MB isolate.
+ */
+const MAX_CACHED_ACCEPT = 1024;
+
 /** The routes that read the engine's snapshot, and the error builder that adds its headers. */
 export interface ChainRoutes {
   readonly estimate: Route;
@@ -109,7 +117,8 @@ export function createChainRoutes(
 
   const negotiated = new Map<string, EstimateFormat>();
   function formatOf(accept: string | readonly string[] | undefined): EstimateFormat {
-    if (typeof accept !== "string") return negotiateFormat(accept);
+    if (typeof accept !== "string" || accept.length > MAX_CACHED_ACCEPT)
+      return negotiateFormat(accept);
     let f = negotiated.get(accept);
     if (f === undefined) {
       f = negotiateFormat(accept);
