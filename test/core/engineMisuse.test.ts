@@ -81,6 +81,22 @@ describe("a strategy's estimate is read inside the guard", () => {
   });
 });
 
+/**
+ * Feed block 1, then block 2 of epoch 2 (the strategy is reset): both are accepted, and the
+ * snapshot of block 2 carries a strategy failure, which is returned.
+ */
+function failureAcrossEpochs(
+  engine: ReturnType<typeof createEngine>,
+  where: string,
+): StrategyError {
+  expect(engine.ingest(idleBlock(1))).toBe("accepted");
+  expect(engine.ingest({ ...idleBlock(2), epoch: "2" })).toBe("accepted");
+  const s = engine.snapshot()!;
+  expect(s.ledger.blockHeight, where).toBe(2n);
+  expect(s.failure, where).toBeInstanceOf(StrategyError);
+  return s.failure as StrategyError;
+}
+
 describe("whatever a strategy throws, the engine keeps going", () => {
   /** A value whose text cannot be made: String() throws on it. */
   const unprintable = () => Object.create(null) as unknown;
@@ -106,13 +122,9 @@ describe("whatever a strategy throws, the engine keeps going", () => {
         strategy: throwing(where),
         config: { skipLatestBlock: false },
       });
-      expect(engine.ingest(idleBlock(1))).toBe("accepted");
-      // An epoch change resets the strategy.
-      expect(engine.ingest({ ...idleBlock(2), epoch: "2" })).toBe("accepted");
-      const s = engine.snapshot()!;
-      expect(s.ledger.blockHeight, where).toBe(2n);
-      expect(s.failure, where).toBeInstanceOf(StrategyError);
-      expect(s.failure!.message).toContain("a thrown object that cannot be shown as text");
+      expect(failureAcrossEpochs(engine, where).message).toContain(
+        "a thrown object that cannot be shown as text",
+      );
       expect(engine.ingest({ ...idleBlock(3), epoch: "2" })).toBe("accepted");
       expect(engine.snapshot()!.ledger.blockHeight).toBe(3n);
     }
@@ -164,13 +176,9 @@ describe("whatever a strategy throws, the engine keeps going", () => {
           }),
           config: { skipLatestBlock: false },
         });
-        expect(engine.ingest(idleBlock(1))).toBe("accepted");
-        expect(engine.ingest({ ...idleBlock(2), epoch: "2" })).toBe("accepted");
-        const s = engine.snapshot()!;
-        expect(s.ledger.blockHeight, where).toBe(2n);
-        expect(s.failure, where).toBeInstanceOf(StrategyError);
-        expect(s.failure!.message, where).toContain("it returned a promise");
-        expect(s.failure!.message, where).toContain("must be synchronous");
+        const failure = failureAcrossEpochs(engine, where);
+        expect(failure.message, where).toContain("it returned a promise");
+        expect(failure.message, where).toContain("must be synchronous");
       }
       // Let the rejected promises settle: none may be left unhandled.
       await new Promise((resolve) => setTimeout(resolve, 20));
