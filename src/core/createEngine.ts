@@ -1,4 +1,5 @@
 import { type Observable, ReplaySubject, Subject, type Subscription } from "rxjs";
+import { arrivalOf } from "./blockArrival.js";
 import { type BlockSample, safeParseBlockSample } from "./blockSample.js";
 import type { GasConfig, GasConfigInput } from "./config.js";
 import { createBlockOrder } from "./createBlockOrder.js";
@@ -179,7 +180,11 @@ export function createEngine(options: CreateEngineOptions): Engine {
     if (!parsed.ok) reject(new InvalidBlockSampleError(parsed.issues));
     const block = parsed.block;
     // Read the clock before anything changes: a clock that fails leaves the engine as it was.
-    const receivedAtMs = readClock();
+    // A block that arrived earlier elsewhere (at the publisher of a Redis replica) is as old
+    // as that arrival, so staleness counts from it.
+    const clock = readClock();
+    const arrived = arrivalOf(block);
+    const receivedAtMs = arrived !== undefined && arrived < clock ? arrived : clock;
     const where = place(block);
     if (where === "duplicate") {
       duplicate++;

@@ -38,7 +38,11 @@ export interface Snapshot {
   readonly minGasUnitPrice: bigint;
   /** Strategy that produced the estimate. */
   readonly strategy: string;
-  /** Wall-clock time (ms since the Unix epoch) the block was ingested; used for staleness. */
+  /**
+   * Wall-clock time (ms since the Unix epoch) the block arrived, used for staleness: when it was
+   * ingested, or earlier when it arrived first elsewhere (a Redis replica's blocks arrived at
+   * the publisher, which writes that time into each entry).
+   */
   readonly receivedAtMs: number;
   /** Increases by one with every published snapshot. */
   readonly sequence: number;

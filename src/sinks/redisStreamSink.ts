@@ -1,4 +1,5 @@
 import { Observable, type OperatorFunction } from "rxjs";
+import { noteArrival } from "../core/blockArrival.js";
 import { type BlockSample, safeParseBlockSample } from "../core/blockSample.js";
 import { loadIoredis } from "../sources/redis/connectRedis.js";
 import { createPendingQueue } from "./redis/createPendingQueue.js";
@@ -64,6 +65,9 @@ export function redisStreamSink(
             onEvent({ type: "rejected", issues: parsed.issues });
             return;
           }
+          // When the block got here, written into its entry: replicas count staleness from it
+          // (a block that came from another stream keeps its first arrival).
+          noteArrival(parsed.block, Date.now());
           const dropped = queue.push(parsed.block);
           if (dropped) onEvent({ type: "dropped", ...dropped });
         },

@@ -30,7 +30,8 @@ export {
 
 /**
  * A source that follows a Redis Stream of blocks written by `gasdigest publish` (or
- * `redisStreamSink`): entry id `<height>-0`, field `block` holding the block's NDJSON line.
+ * `redisStreamSink`): entry id `<height>-0`, field `block` holding the block's NDJSON line,
+ * field `received_at_ms` when the publisher got it (the blocks' arrival, for staleness).
  *
  * - **Warm start:** at subscription it reads the newest `warmStartBlocks` entries
  *   (`XREVRANGE ... COUNT`) and emits them oldest first, so an engine serves the right estimate

@@ -104,7 +104,12 @@ describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", (
     });
     expect(await redis.client.xlen(STREAM)).toBe(500);
     const [entry] = await redis.client.xrange(STREAM, "1-0", "1-0");
-    expect(entry?.[1]).toEqual(["block", fixtureLines()[0]]);
+    expect(entry?.[1]).toEqual([
+      "block",
+      fixtureLines()[0],
+      "received_at_ms",
+      expect.stringMatching(/^[0-9]{13}$/),
+    ]);
 
     const { handle, logs } = await serve(["--source", redis.url]);
     await until(() => handle.engine.snapshot()?.ledger.blockHeight === 500n);

@@ -156,6 +156,8 @@ describe.skipIf(skip)("the Redis feed: publishers, replicas and their failures",
       expect(fields).toEqual([
         "block",
         serializeBlockSample(parseBlockSample(node.chain.expectedSample(h))),
+        "received_at_ms",
+        expect.stringMatching(/^[0-9]{13}$/),
       ]);
     }
 

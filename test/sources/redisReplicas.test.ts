@@ -3,12 +3,14 @@
 import { createServer, type Socket } from "node:net";
 import { from } from "rxjs";
 import { describe, expect, it } from "vitest";
+import { aip34, createEngine, createHandler, type HandlerResponse } from "../../src/index.js";
 import {
   describeRedisSinkEvent,
   type RedisSinkEvent,
   redisStream,
   redisStreamSink,
 } from "../../src/redis.js";
+import { encodeStreamEntry } from "../../src/sources/redis/streamEntry.js";
 import { redisSkipReason, type TestRedis, useSharedRedis } from "../helpers/redisServer.js";
 import { until } from "../helpers/until.js";
 import { block, blocks, cleanup, follow, publish, STREAM, streamHeights } from "./redisHelpers.js";
@@ -19,6 +21,52 @@ describe.skipIf(skip)("replicas and publishers against a misbehaving stream", ()
   let redis: TestRedis;
   useSharedRedis((r) => {
     redis = r;
+  });
+
+  it("a replica counts staleness from when the publisher got each block, not from its own start", async () => {
+    const before = Date.now();
+    await publish(redis.url, blocks(1, 3));
+    const fields = (await redis.client.xrange(STREAM, "3-0", "3-0"))[0]![1];
+    expect(fields[0]).toBe("block");
+    expect(fields[2]).toBe("received_at_ms");
+    expect(Number(fields[3])).toBeGreaterThanOrEqual(before);
+    expect(Number(fields[3])).toBeLessThanOrEqual(Date.now());
+    // A stream whose publisher stopped a minute ago (entries written as it would have).
+    const minuteAgo = Date.now() - 60_000;
+    for (let h = 4; h <= 6; h++)
+      await redis.client.xadd(
+        STREAM,
+        `${h}-0`,
+        ...encodeStreamEntry(block(h)).slice(0, 2),
+        "received_at_ms",
+        String(minuteAgo + h),
+      );
+    const engine = createEngine({ strategy: aip34() });
+    cleanup.push(() => engine.close());
+    engine.connect(redisStream(redis.url, { warmStartBlocks: 6, initialBackoffMs: 20 }));
+    await until(() => engine.snapshot()?.ledger.blockHeight === 6n);
+    expect(engine.snapshot()!.receivedAtMs).toBe(minuteAgo + 6);
+    // So a replica started now answers what the replicas that read it live answer: stale.
+    const res = createHandler(engine).respond({
+      method: "GET",
+      url: "/v1/estimate_gas_price",
+      headers: {},
+    }) as HandlerResponse;
+    expect(res.status).toBe(503);
+    expect(JSON.parse(new TextDecoder().decode(res.body))).toMatchObject({
+      error_code: "health_check_failed",
+    });
+    // An entry without the field (an older publisher), or with a bad one, arrives when read.
+    const read = Date.now();
+    await redis.client.xadd(
+      STREAM,
+      "7-0",
+      ...encodeStreamEntry(block(7)).slice(0, 2),
+      "received_at_ms",
+      "soon",
+    );
+    await until(() => engine.snapshot()?.ledger.blockHeight === 7n);
+    expect(engine.snapshot()!.receivedAtMs).toBeGreaterThanOrEqual(read);
   });
 
   it("a warm start counts blocks, not entries: notes between blocks do not shrink it", async () => {

@@ -44,6 +44,8 @@ describe.skipIf(skip)("Redis Stream sink and source", () => {
     expect(entries[0]?.[1]).toEqual([
       "block",
       JSON.stringify({ height: "7", epoch: "1", chain_id: 4, gas_unit_prices: ["100"] }),
+      "received_at_ms",
+      expect.stringMatching(/^[0-9]{13}$/),
     ]);
   });
 

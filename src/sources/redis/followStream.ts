@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { noteArrival } from "../../core/blockArrival.js";
 import type { BlockSample } from "../../core/blockSample.js";
 import { checkStreamKey } from "./checkStreamKey.js";
 import { connectRedis, type RedisConnection } from "./connectRedis.js";
@@ -70,6 +71,7 @@ export async function followStream(
     if (gap) onEvent({ type: "gap", stream, ...gap });
     lastGood = id;
     good.add(raw);
+    if (entry.receivedAtMs !== undefined) noteArrival(entry.block, entry.receivedAtMs);
     emit(entry.block);
     return entry.block;
   };

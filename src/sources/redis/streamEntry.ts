@@ -1,3 +1,4 @@
+import { arrivalOf } from "../../core/blockArrival.js";
 import { type BlockSample, serializeBlockSample } from "../../core/blockSample.js";
 import { describeValue } from "../../core/describeValue.js";
 import type { ValidationIssue } from "../../core/errors.js";
@@ -5,6 +6,11 @@ import { parseNdjsonLine } from "../parseNdjsonLine.js";
 
 /** The stream field holding the block: its NDJSON line (the block format). */
 export const BLOCK_FIELD = "block";
+/**
+ * The stream field holding when the publisher got the block (ms since the epoch, its wall
+ * clock): a replica's staleness counts from it ({@link noteArrival}).
+ */
+export const ARRIVAL_FIELD = "received_at_ms";
 /** The stream key the Redis source and sink use unless told otherwise. */
 export const DEFAULT_STREAM = "gasdigest:blocks";
 /** The largest entry sequence number Redis accepts (the `seq` of `ms-seq` ids). */
@@ -63,12 +69,33 @@ function splitId(id: string): [bigint, bigint] | undefined {
 }
 
 /**
- * The field/value list of a block's entry: `block` → its NDJSON line.
+ * The field/value list of a block's entry: `block` → its NDJSON line, then, when the block's
+ * arrival was recorded ({@link noteArrival}), `received_at_ms` → that time.
  * @example
  * await redis.xadd("gasdigest:blocks", entryId(block.height), ...encodeStreamEntry(block));
  */
-export function encodeStreamEntry(block: BlockSample): [string, string] {
-  return [BLOCK_FIELD, serializeBlockSample(block)];
+export function encodeStreamEntry(
+  block: BlockSample,
+): [typeof BLOCK_FIELD, string] | [typeof BLOCK_FIELD, string, typeof ARRIVAL_FIELD, string] {
+  const line = serializeBlockSample(block);
+  const at = arrivalOf(block);
+  return at === undefined
+    ? [BLOCK_FIELD, line]
+    : [BLOCK_FIELD, line, ARRIVAL_FIELD, String(Math.floor(at))];
+}
+
+/**
+ * The entry's arrival time (`received_at_ms`, the last one), or `undefined` when it has none or
+ * it is not a whole number of ms that JavaScript holds exactly: an older publisher's entry, or
+ * a foreign field, is taken as arriving when it is read.
+ */
+function arrivalField(fields: readonly string[]): number | undefined {
+  let text: string | undefined;
+  for (let i = 0; i + 1 < fields.length; i += 2)
+    if (fields[i] === ARRIVAL_FIELD) text = fields[i + 1];
+  if (text === undefined || !/^[0-9]{1,16}$/.test(text)) return undefined;
+  const ms = Number(text);
+  return Number.isSafeInteger(ms) ? ms : undefined;
 }
 
 /**
@@ -87,12 +114,18 @@ export function blockField(fields: readonly string[]): string | undefined {
 
 /** What {@link decodeStreamEntry} made of an entry. */
 export type DecodedStreamEntry =
-  | { ok: true; block: BlockSample }
+  | {
+      ok: true;
+      block: BlockSample;
+      /** When the publisher got the block (`received_at_ms`), if the entry says. */
+      receivedAtMs: number | undefined;
+    }
   | { ok: false; issues: readonly ValidationIssue[] };
 
 /**
  * Validate one stream entry: its id must be `<height>-0` and its `block` field an NDJSON block
- * line of that height. Other fields are ignored (room for later additions). Issues name the
+ * line of that height; `received_at_ms`, when it is a whole number of ms, is read (and
+ * otherwise left out). Other fields are ignored (room for later additions). Issues name the
  * field: `id`, `block`, or `block.<path>` inside the block (`block.gas_unit_prices[3]`).
  *
  * @example
@@ -138,5 +171,5 @@ export function decodeStreamEntry(id: string, fields: readonly string[]): Decode
         },
       ],
     };
-  return { ok: true, block: r.block };
+  return { ok: true, block: r.block, receivedAtMs: arrivalField(fields) };
 }
