@@ -5,6 +5,7 @@ import { from } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { aip34, createEngine, createHandler, type HandlerResponse } from "../../src/index.js";
 import {
+  describeRedisEvent,
   describeRedisSinkEvent,
   type RedisSinkEvent,
   redisStream,
@@ -69,6 +70,17 @@ describe.skipIf(skip)("replicas and publishers against a misbehaving stream", ()
     expect(engine.snapshot()!.receivedAtMs).toBeGreaterThanOrEqual(read);
   });
 
+  it("a warm start from a stream holding fewer blocks than wanted says so", async () => {
+    await publish(redis.url, blocks(1, 7));
+    const source = follow(redis.url, { warmStartBlocks: 10 });
+    await until(() => source.events.some((e) => e.type === "warm_start"));
+    const event = source.events.find((e) => e.type === "warm_start")!;
+    expect(event).toMatchObject({ blocks: 7, wanted: 10, from: 1n, to: 7n });
+    expect(describeRedisEvent(event)).toContain(
+      "warm start: only 7 of the 10 blocks wanted (heights 1..7)",
+    );
+  });
+
   it("a warm start counts blocks, not entries: notes between blocks do not shrink it", async () => {
     for (let h = 1; h <= 20; h++) {
       await publish(redis.url, [block(h)]);
@@ -81,6 +93,7 @@ describe.skipIf(skip)("replicas and publishers against a misbehaving stream", ()
       type: "warm_start",
       stream: STREAM,
       blocks: 5,
+      wanted: 5,
       from: 16n,
       to: 20n,
     });

@@ -66,6 +66,7 @@ describe.skipIf(skip)("Redis Stream sink and source", () => {
       type: "warm_start",
       stream: STREAM,
       blocks: 121,
+      wanted: 121,
       from: 180n,
       to: 300n,
     });

@@ -23,7 +23,9 @@ export function describeRedisEvent(event: RedisStreamEvent | RedisConnectionEven
     case "recovered":
       return `Redis back after ${event.downMs} ms (${event.failures} failed attempts)`;
     case "warm_start":
-      return `warm start: ${event.blocks} blocks (heights ${event.from}..${event.to}) from stream ${event.stream}`;
+      return event.blocks < event.wanted
+        ? `warm start: only ${event.blocks} of the ${event.wanted} blocks wanted (heights ${event.from}..${event.to}) from stream ${event.stream}; the stream holds no more (a young stream, or one Redis lost), so until the windows fill the estimate may differ from replicas that read the missing blocks`
+        : `warm start: ${event.blocks} blocks (heights ${event.from}..${event.to}) from stream ${event.stream}`;
     case "stream_empty":
       return `stream ${event.stream} at ${event.url} is empty or absent; waiting for the first entry (is the stream key right?)`;
     case "stream_rewound":

@@ -119,7 +119,7 @@ export async function followStream(
       blocks++;
     }
     if (from !== undefined && to !== undefined)
-      onEvent({ type: "warm_start", stream, blocks, from, to });
+      onEvent({ type: "warm_start", stream, blocks, wanted, from, to });
     return top;
   }
 

@@ -17,7 +17,12 @@ export type {
 export type RedisStreamEvent =
   | RedisConnectionEvent
   /** The warm start fed `blocks` blocks (heights `from`..`to`) read newest first from the stream. */
-  | { type: "warm_start"; stream: string; blocks: number; from: bigint; to: bigint }
+  /**
+   * The blocks fed at start, `from`..`to`; `blocks` below `wanted` (`warmStartBlocks`): the
+   * stream held no more (a young stream, or one Redis lost), so the windows start short and the
+   * estimate may differ from older replicas' until they fill.
+   */
+  | { type: "warm_start"; stream: string; blocks: number; wanted: number; from: bigint; to: bigint }
   /** At start the stream key was absent or empty: the source waits for the first entry. */
   | { type: "stream_empty"; url: string; stream: string }
   /**
