@@ -59,11 +59,20 @@ describe("aptosRest: response size cap", () => {
     expect(issues({ maxResponseBytes: 100, hedgeAfterMs: 0, lookaheadBlocks: 2.5 })).toEqual([
       {
         path: "lookaheadBlocks",
-        message: "must be a whole number of blocks",
+        message: "must be a whole number of blocks from 1 to 4096, got 2.5",
         code: "invalid_type",
       },
-      { path: "hedgeAfterMs", message: "must be at least 1", code: "too_small" },
-      { path: "maxResponseBytes", message: "must be at least 1024", code: "too_small" },
+      {
+        path: "hedgeAfterMs",
+        message: "must be a number of milliseconds from 1 to 600000, got 0",
+        code: "too_small",
+      },
+      {
+        path: "maxResponseBytes",
+        message:
+          "must be a whole number of bytes from 1024 to 536870888 (V8's longest string: an answer is read as one), got 100",
+        code: "too_small",
+      },
     ]);
     expect(issues({ concurrency: 8, lookaheadBlocks: 4 })).toEqual([
       { path: "lookaheadBlocks", message: "must not be below concurrency (8), got 4" },
@@ -71,7 +80,7 @@ describe("aptosRest: response size cap", () => {
     // 512 MiB is 24 bytes more than V8's longest string: such a body could not be read.
     for (const bytes of [2 ** 30, 512 * MIB])
       expect(issues({ maxResponseBytes: bytes })[0]?.message).toBe(
-        "must be at most 536870888 (V8's longest string: an answer is read as one)",
+        `must be a whole number of bytes from 1024 to 536870888 (V8's longest string: an answer is read as one), got ${bytes}`,
       );
     expect(issues({ maxResponseBytes: 0x1fffffe8 })).toEqual([]);
     expect(resolveAptosRestOptions("http://node")).toMatchObject({

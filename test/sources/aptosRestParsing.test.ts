@@ -384,8 +384,16 @@ describe("aptosRest options", () => {
         message: 'must be a decimal u64 string of digits only (got "x")',
         code: "custom",
       },
-      { path: "concurrency", message: "must be at least 1", code: "too_small" },
-      { path: "timeoutMs", message: "must be at least 1", code: "too_small" },
+      {
+        path: "concurrency",
+        message: "must be a whole number of requests from 1 to 64, got 0",
+        code: "too_small",
+      },
+      {
+        path: "timeoutMs",
+        message: "must be a number of milliseconds from 1 to 600000, got -1",
+        code: "too_small",
+      },
       { path: "pollMs", message: "unknown field", code: "unrecognized_keys" },
       { path: "initialBackoffMs", message: "must not be above maxBackoffMs (100), got 500" },
     ]);
@@ -401,7 +409,7 @@ describe("aptosRest options", () => {
       maxBlockTransactions: 100_000,
     });
     expect(() => resolveAptosRestOptions("http://node", { maxBlockTransactions: 0 })).toThrow(
-      "maxBlockTransactions: must be at least 1",
+      "maxBlockTransactions: must be a whole number of transactions from 1 to 10000000, got 0",
     );
     expect(resolveAptosRestOptions("http://h:1/prefix/v1").baseUrl).toBe("http://h:1/prefix");
   });

@@ -1,9 +1,10 @@
 import * as z from "zod";
 import { describeValue } from "../../core/describeValue.js";
 import { InvalidConfigError, type ValidationIssue } from "../../core/errors.js";
-import { fnOption, msOption, u64Option, wholeOption } from "../../core/optionSchemas.js";
+import { fnOption, u64Option } from "../../core/optionSchemas.js";
 import { validateShape } from "../../core/validate.js";
 import type { InvalidResponseError, SourceRequestError } from "./errors.js";
+import { msRange, wholeRange } from "./rangeOptions.js";
 import { DEFAULT_MAX_BLOCK_TRANSACTIONS } from "./transactions.js";
 
 /** Something the source did that an operator wants in the log. */
@@ -89,21 +90,21 @@ const ignore = () => {};
  */
 const shape = {
   /** Blocks to read back from the tip at start (`gasdigest serve` passes aggressiveBlockHistory + 1). @default 121 */
-  backfillBlocks: wholeOption("blocks").min(0, "must not be negative").default(121),
+  backfillBlocks: wholeRange("blocks", 0).default(121),
   /** Start at this height instead of backfilling (e.g. to resume a recording). @default undefined */
   startHeight: u64Option.optional(),
   /** Wait between two looks at the tip once caught up, in ms. @default 500 */
-  pollIntervalMs: msOption(3_600_000).default(500),
+  pollIntervalMs: msRange(0, 3_600_000).default(500),
   /**
    * Requests in flight at once (a request waiting out its backoff does not count; a hedge rides
    * on its request's place). Blocks are still emitted in height order. @default 4
    */
-  concurrency: wholeOption("requests").min(1, "must be at least 1").max(64).default(4),
+  concurrency: wholeRange("requests", 1, 64).default(4),
   /**
    * Most heights fetched ahead of the next block to emit: finished blocks wait in order while a
    * slower one (stalled, retried) is still coming, and the other requests keep going. @default 128
    */
-  lookaheadBlocks: wholeOption("blocks").min(1, "must be at least 1").max(4096).default(128),
+  lookaheadBlocks: wholeRange("blocks", 1, 4096).default(128),
   /**
    * Most transactions one block may span (`last_version - first_version + 1`); a block answer
    * spanning more is invalid, like any answer that does not fit, and retried. Aptos blocks hold
@@ -111,40 +112,38 @@ const shape = {
    * turn until they hold `concurrency + 4` times this many transactions in all, then only the
    * next block to emit is fetched. @default 100000
    */
-  maxBlockTransactions: wholeOption("transactions")
-    .min(1, "must be at least 1")
-    .max(10_000_000)
-    .default(DEFAULT_MAX_BLOCK_TRANSACTIONS),
+  maxBlockTransactions: wholeRange("transactions", 1, 10_000_000).default(
+    DEFAULT_MAX_BLOCK_TRANSACTIONS,
+  ),
   /** Per-request timeout (headers and body), in ms. @default 10000 */
-  timeoutMs: msOption(600_000, 1).default(10_000),
+  timeoutMs: msRange(1, 600_000).default(10_000),
   /**
    * A request with no response headers after this long (or 4x the median of recent answers, if
    * longer) is hedged: the same request is sent once more and the first answer wins. Set it to
    * `timeoutMs` or more to never hedge. @default 500
    */
-  hedgeAfterMs: msOption(600_000, 1).default(500),
+  hedgeAfterMs: msRange(1, 600_000).default(500),
   /**
    * Largest response body read, in bytes, counted after decompression (a gzip bomb counts at its
    * inflated size). A longer body is cut off and the request retried like any fault. The default
    * is about 1.5x the largest block a node can return (see docs/sources.md). @default 67108864
    */
-  maxResponseBytes: wholeOption("bytes")
-    .min(1024, "must be at least 1024")
-    .max(
-      MAX_RESPONSE_BYTES_LIMIT,
-      `must be at most ${MAX_RESPONSE_BYTES_LIMIT} (V8's longest string: an answer is read as one)`,
-    )
-    .default(DEFAULT_MAX_RESPONSE_BYTES),
+  maxResponseBytes: wholeRange(
+    "bytes",
+    1024,
+    MAX_RESPONSE_BYTES_LIMIT,
+    " (V8's longest string: an answer is read as one)",
+  ).default(DEFAULT_MAX_RESPONSE_BYTES),
   /** Follow HTTP redirects; otherwise a 3xx answer is a fault naming its `Location`. @default false */
   followRedirects: z.boolean({ error: "must be true or false" }).default(false),
   /** Delay before the first retry of a failed request, in ms (doubles each time, with jitter). @default 200 */
-  initialBackoffMs: msOption(600_000, 1).default(200),
+  initialBackoffMs: msRange(1, 600_000).default(200),
   /** Longest delay between two retries, in ms. @default 10000 */
-  maxBackoffMs: msOption(3_600_000, 1).default(10_000),
+  maxBackoffMs: msRange(1, 3_600_000).default(10_000),
   /** Longest `Retry-After` wait honoured, in ms (longer requests are cut to this). @default 60000 */
-  maxRetryAfterMs: msOption(86_400_000).default(60_000),
+  maxRetryAfterMs: msRange(0, 86_400_000).default(60_000),
   /** Failed requests in a row after which `unreachable` is reported. @default 3 */
-  unreachableAfter: wholeOption("requests").min(1, "must be at least 1").default(3),
+  unreachableAfter: wholeRange("requests", 1).default(3),
   /** Extra request headers, e.g. `{ authorization: "Bearer <api key>" }`. @default {} */
   headers: z
     .record(z.string(), z.string({ error: "must be a string" }))

@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import type { InvalidConfigError } from "../../src/core/errors.js";
+import { type AptosRestOptions, aptosRest } from "../../src/sources/aptosRest.js";
+
+/** The issues `aptosRest()` throws for `options` (none: `[]`). */
+function optionIssues(options: AptosRestOptions, url = "http://127.0.0.1:1/v1") {
+  try {
+    aptosRest(url, options);
+  } catch (e) {
+    return (e as InvalidConfigError).issues.map(({ path, message }) => ({ path, message }));
+  }
+  return [];
+}
+
+const V8 = " (V8's longest string: an answer is read as one)";
+
+describe("aptosRest: the range of every numeric option", () => {
+  // [option, what, min, max (undefined: 2^53-1), extra reason after the range]
+  const ranges: [keyof AptosRestOptions, string, number, number | undefined, string][] = [
+    ["backfillBlocks", "a whole number of blocks", 0, undefined, ""],
+    ["pollIntervalMs", "a number of milliseconds", 0, 3_600_000, ""],
+    ["concurrency", "a whole number of requests", 1, 64, ""],
+    ["lookaheadBlocks", "a whole number of blocks", 1, 4096, ""],
+    ["maxBlockTransactions", "a whole number of transactions", 1, 10_000_000, ""],
+    ["timeoutMs", "a number of milliseconds", 1, 600_000, ""],
+    ["hedgeAfterMs", "a number of milliseconds", 1, 600_000, ""],
+    ["maxResponseBytes", "a whole number of bytes", 1024, 536_870_888, V8],
+    ["initialBackoffMs", "a number of milliseconds", 1, 600_000, ""],
+    ["maxBackoffMs", "a number of milliseconds", 1, 3_600_000, ""],
+    ["maxRetryAfterMs", "a number of milliseconds", 0, 86_400_000, ""],
+    ["unreachableAfter", "a whole number of requests", 1, undefined, ""],
+  ];
+
+  it.each(ranges)(
+    "%s: below, above and not a number, each says the range and the value",
+    (key, what, min, max, why) => {
+      const expected = (got: string) => [
+        {
+          path: key,
+          message: `must be ${what} from ${min} to ${max ?? "2^53-1"}${why}, got ${got}`,
+        },
+      ];
+      // Keep the cross-checks quiet: lookaheadBlocks >= concurrency, initialBackoffMs <= maxBackoffMs.
+      const others: Partial<Record<keyof AptosRestOptions, AptosRestOptions>> = {
+        concurrency: { lookaheadBlocks: 4096 },
+        lookaheadBlocks: { concurrency: 1 },
+        initialBackoffMs: { maxBackoffMs: 3_600_000 },
+        maxBackoffMs: { initialBackoffMs: 1 },
+      };
+      const quiet = others[key] ?? {};
+      expect(optionIssues({ ...quiet, [key]: min - 1 })).toEqual(expected(String(min - 1)));
+      const above = max === undefined ? 2 ** 53 : max + 1;
+      expect(optionIssues({ ...quiet, [key]: above })).toEqual(expected(String(above)));
+      expect(optionIssues({ ...quiet, [key]: "7" })).toEqual(expected('"7"'));
+      expect(optionIssues({ ...quiet, [key]: min })).toEqual([]);
+      if (max !== undefined) expect(optionIssues({ ...quiet, [key]: max })).toEqual([]);
+    },
+  );
+
+  it("the audit's cases: a whole number above the maximum is not called a fraction", () => {
+    expect(
+      optionIssues({ concurrency: 65, lookaheadBlocks: 5000, maxBlockTransactions: 2e7 }),
+    ).toEqual([
+      { path: "concurrency", message: "must be a whole number of requests from 1 to 64, got 65" },
+      {
+        path: "lookaheadBlocks",
+        message: "must be a whole number of blocks from 1 to 4096, got 5000",
+      },
+      {
+        path: "maxBlockTransactions",
+        message: "must be a whole number of transactions from 1 to 10000000, got 20000000",
+      },
+    ]);
+    expect(optionIssues({ lookaheadBlocks: 2.5 })).toEqual([
+      {
+        path: "lookaheadBlocks",
+        message: "must be a whole number of blocks from 1 to 4096, got 2.5",
+      },
+    ]);
+    // A huge value is echoed short.
+    expect(
+      optionIssues({ concurrency: "9".repeat(1000) as unknown as number })[0]!.message,
+    ).toMatch(/^must be a whole number of requests from 1 to 64, got "9+…" \(1000 characters\)$/);
+  });
+});
