@@ -5,6 +5,7 @@ import { fnOption, u64Option } from "../../core/optionSchemas.js";
 import { validateShape } from "../../core/validate.js";
 import type { InvalidResponseError, SourceRequestError } from "./errors.js";
 import { msRange, wholeRange } from "./rangeOptions.js";
+import { headersOption } from "./requestHeaders.js";
 import { DEFAULT_MAX_BLOCK_TRANSACTIONS } from "./transactions.js";
 
 /** Something the source did that an operator wants in the log. */
@@ -144,11 +145,12 @@ const shape = {
   maxRetryAfterMs: msRange(0, 86_400_000).default(60_000),
   /** Failed requests in a row after which `unreachable` is reported. @default 3 */
   unreachableAfter: wholeRange("requests", 1).default(3),
-  /** Extra request headers, e.g. `{ authorization: "Bearer <api key>" }`. @default {} */
-  headers: z
-    .record(z.string(), z.string({ error: "must be a string" }))
-    .default(() => ({}))
-    .transform((h): Readonly<Record<string, string>> => Object.freeze({ ...h })),
+  /**
+   * Extra request headers, e.g. `{ authorization: "Bearer <api key>" }`: names are RFC 9110
+   * tokens (sent lowercase), values hold no line break nor other control character but tab
+   * (checked here: fetch would refuse every request). @default {}
+   */
+  headers: headersOption,
   /** Receives {@link AptosRestEvent}s (log them); exceptions it throws are ignored. @default ignore */
   onEvent: fnOption<(event: AptosRestEvent) => void>("receiving events", ignore),
   /** Random numbers in [0, 1) for the backoff jitter (tests inject one). @default Math.random */
