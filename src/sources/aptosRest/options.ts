@@ -1,9 +1,9 @@
 import * as z from "zod";
-import { describeValue } from "../../core/describeValue.js";
 import { InvalidConfigError, type ValidationIssue } from "../../core/errors.js";
 import { fnOption, u64Option } from "../../core/optionSchemas.js";
 import { validateShape } from "../../core/validate.js";
 import type { InvalidResponseError, SourceRequestError } from "./errors.js";
+import { parseNodeUrl } from "./nodeUrl.js";
 import { msRange, wholeRange } from "./rangeOptions.js";
 import { headersOption } from "./requestHeaders.js";
 import { DEFAULT_MAX_BLOCK_TRANSACTIONS } from "./transactions.js";
@@ -191,43 +191,12 @@ function crossCheck(f: Partial<Record<keyof typeof shape, unknown>>): Validation
   return issues;
 }
 
-/**
- * The base URL of a node: `http(s)://host[:port][/prefix]`, with a trailing `/` or `/v1`
- * removed (both `https://node/v1` and `https://node` work).
- *
- * @throws {InvalidConfigError} (path `url`) when it is not an http(s) URL.
- */
-export function normaliseNodeUrl(url: string): string {
-  if (typeof url !== "string")
-    throw new InvalidConfigError([
-      {
-        path: "url",
-        message: `must be an http(s) URL string such as http://127.0.0.1:8080 (got ${describeValue(url)})`,
-      },
-    ]);
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new InvalidConfigError([
-      {
-        path: "url",
-        message: `must be an http(s) URL such as http://127.0.0.1:8080 (got ${describeValue(url)})`,
-      },
-    ]);
-  }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
-    throw new InvalidConfigError([
-      { path: "url", message: `must use http or https (got "${parsed.protocol.slice(0, -1)}")` },
-    ]);
-  if (parsed.search || parsed.hash)
-    throw new InvalidConfigError([{ path: "url", message: "must not carry a query or fragment" }]);
-  const path = parsed.pathname.replace(/\/+$/, "").replace(/\/v1$/, "");
-  return `${parsed.origin}${path}`;
-}
+export { normaliseNodeUrl } from "./nodeUrl.js";
 
 /**
- * Validate the URL and options of `aptosRest()` and fill in the defaults.
+ * Validate the URL and options of `aptosRest()` and fill in the defaults. A user name and
+ * password in the URL become an `Authorization: Basic` header (unless `headers` has an
+ * `authorization` of its own); `baseUrl` never holds them.
  *
  * @throws {InvalidConfigError} listing every problem (path + message).
  * @example
@@ -237,13 +206,19 @@ export function resolveAptosRestOptions(
   url: string,
   options: AptosRestOptions = {},
 ): ResolvedAptosRestOptions {
-  const baseUrl = normaliseNodeUrl(url);
+  const { baseUrl, authorization } = parseNodeUrl(url);
   const r = validateShape(shape, options, crossCheck);
   if (!r.ok) throw new InvalidConfigError(r.issues);
   const onEvent = r.value.onEvent;
+  // The URL's credentials, unless the headers carry an authorization of their own.
+  const headers =
+    authorization === undefined || Object.hasOwn(r.value.headers, "authorization")
+      ? r.value.headers
+      : Object.freeze({ ...r.value.headers, authorization });
   return Object.freeze({
     ...r.value,
     startHeight: r.value.startHeight,
+    headers,
     baseUrl,
     onEvent: (event: AptosRestEvent) => {
       try {

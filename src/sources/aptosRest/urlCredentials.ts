@@ -1,0 +1,57 @@
+import type { ValidationIssue } from "../../core/errors.js";
+
+/**
+ * `%XX` sequences as the bytes they stand for, other characters as themselves (the URL parser
+ * leaves only ASCII in the user name and password); a `%` not followed by two hex digits is kept
+ * as it is, as curl does.
+ */
+function percentDecode(text: string): number[] {
+  const bytes: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const hex = text[i] === "%" ? text.slice(i + 1, i + 3) : "";
+    if (/^[0-9A-Fa-f]{2}$/.test(hex)) {
+      bytes.push(Number.parseInt(hex, 16));
+      i += 2;
+    } else bytes.push(text.charCodeAt(i) & 0xff);
+  }
+  return bytes;
+}
+
+function base64(bytes: readonly number[]): string {
+  let binary = "";
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary);
+}
+
+/**
+ * The `Authorization` header of the user name and password of a node URL
+ * (`https://user:pass@node/v1`), as curl sends it: `Basic` and the base64 of `user:password`,
+ * each percent-decoded (`p%40ss` is `p@ss`), the password empty when left out. Undefined when
+ * the URL has no user name nor password; an issue (path `url`) when the user name holds a `:`
+ * once decoded (RFC 7617: the server would split it there). Never puts the password in a message.
+ *
+ * @example
+ * urlAuthorization(new URL("http://user:s3cret@127.0.0.1:8080/v1")); // "Basic dXNlcjpzM2NyZXQ="
+ */
+export function urlAuthorization(url: URL): string | ValidationIssue | undefined {
+  if (url.username === "" && url.password === "") return undefined;
+  const user = percentDecode(url.username);
+  if (user.includes(0x3a))
+    return {
+      path: "url",
+      message:
+        "the user name must not contain ':' once percent-decoded (Basic authentication splits user and password at the first ':')",
+    };
+  return `Basic ${base64([...user, 0x3a, ...percentDecode(url.password)])}`;
+}
+
+/**
+ * `text` with what may be credentials, everything between `scheme://` and the last `@`, replaced
+ * by `***`: for echoing a URL that could not be parsed, whose password cannot be told apart.
+ *
+ * @example
+ * hideCredentials("http://user:s3cret@host:99999/v1"); // "http://***@host:99999/v1"
+ */
+export function hideCredentials(text: string): string {
+  return text.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/).*@/s, "$1***@");
+}
