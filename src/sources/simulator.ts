@@ -2,6 +2,7 @@ import { concatMap, defer, type Observable, take, timer } from "rxjs";
 import type { BlockSample } from "../core/blockSample.js";
 import { parseSimulatorOptions, type SimulatorOptions } from "./simulator/options.js";
 import { generateBlocks } from "./simulator/simulateBlocks.js";
+import { blockLimit } from "./simulator/u64Room.js";
 
 export type { ResolvedSimulatorOptions, SimulatorOptions } from "./simulator/options.js";
 export { parseSimulatorOptions } from "./simulator/options.js";
@@ -17,10 +18,12 @@ export const FAST_CHUNK_BLOCKS = 200;
  * {@link simulateBlocks} on rxjs timers. Each subscriber gets its own chain from block 0
  * (same seed, same blocks). The first block comes at once, then one every `intervalMs`;
  * with `intervalMs: 0` blocks come in chunks of {@link FAST_CHUNK_BLOCKS} per timer tick,
- * so a long run never blocks the event loop. Completes after `blocks` blocks (never, when
- * unset); unsubscribing stops the timer.
+ * so a long run never blocks the event loop. Completes after `blocks` blocks (when unset, after
+ * the last block whose fields fit in u64: see {@link SimulatorOptions.blocks}); unsubscribing
+ * stops the timer.
  *
- * @throws {InvalidConfigError} when an option is invalid (at call time).
+ * @throws {InvalidConfigError} when an option is invalid, or the start values and `blocks` would
+ * take a height, version or timestamp past 2^64-1 (at call time).
  * @example
  * import { createEngine, aip34, simulator } from "gasdigest";
  * const engine = createEngine({ strategy: aip34() });
@@ -28,13 +31,14 @@ export const FAST_CHUNK_BLOCKS = 200;
  */
 export function simulator(options: SimulatorOptions = {}): Observable<BlockSample> {
   const resolved = parseSimulatorOptions(options);
-  const { intervalMs, blocks } = resolved;
-  const perTick = intervalMs === 0 ? FAST_CHUNK_BLOCKS : 1;
+  const perTick = resolved.intervalMs === 0 ? FAST_CHUNK_BLOCKS : 1;
+  const ticks = Math.ceil(blockLimit(resolved) / perTick);
   return defer(() => {
     const chain = generateBlocks(resolved);
-    const ticks = timer(0, intervalMs);
-    const limited = blocks === undefined ? ticks : ticks.pipe(take(Math.ceil(blocks / perTick)));
-    return limited.pipe(concatMap(() => pull(chain, perTick)));
+    return timer(0, resolved.intervalMs).pipe(
+      take(ticks),
+      concatMap(() => pull(chain, perTick)),
+    );
   });
 }
 

@@ -4,6 +4,7 @@ import { InvalidConfigError, type ValidationIssue } from "../../core/errors.js";
 import { u64Schema as u64 } from "../../core/u64Schema.js";
 import { validateShape } from "../../core/validate.js";
 import { SCENARIOS, type Scenario } from "./regimes.js";
+import { roomIssues } from "./u64Room.js";
 
 /** Options of `simulator()` and `simulateBlocks()`. Every field has a default. */
 export interface SimulatorOptions {
@@ -11,7 +12,12 @@ export interface SimulatorOptions {
   seed?: number;
   /** Mix of demand regimes: `quiet`, `busy`, `spike` (quiet with periodic spikes), `mixed`. @default "mixed" */
   scenario?: Scenario;
-  /** How many blocks to produce; `undefined` runs forever. @default undefined */
+  /**
+   * How many blocks to produce; `undefined` runs on until the last block whose height, versions
+   * and timestamp fit in u64 (with the defaults, 7.4·10^13 blocks: 584,000 years at 250 ms). Every
+   * block must fit: start values that would take a field past 2^64-1 within `blocks` blocks (or
+   * within 10^8 blocks, when unset) are refused. @default undefined
+   */
   blocks?: number;
   /**
    * Milliseconds between blocks for `simulator()` (wall clock); `0` = as fast as possible.
@@ -109,7 +115,22 @@ const shape = {
   minGasUnitPrice: u64.default(100n),
 };
 
-function crossCheck(f: Partial<Record<keyof typeof shape, unknown>>): ValidationIssue[] {
+/** The options the u64 room of the run depends on. */
+const ROOM_KEYS = [
+  "blocks",
+  "startHeight",
+  "startVersion",
+  "startTimeUsec",
+  "blockCapacity",
+  "epochLength",
+  "intervalMs",
+  "clock",
+] as const;
+
+function crossCheck(
+  f: Partial<Record<keyof typeof shape, unknown>>,
+  input: unknown,
+): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const min = f.minGasUnitPrice as bigint | undefined;
   if (min !== undefined && (min < 1n || min > BigInt(MAX_MIN_PRICE)))
@@ -117,6 +138,28 @@ function crossCheck(f: Partial<Record<keyof typeof shape, unknown>>): Validation
       path: "minGasUnitPrice",
       message: `must be from 1 to ${MAX_MIN_PRICE}, got ${min}`,
     });
+  // Every height, version and timestamp of the run must fit in u64: checked unless one of the
+  // options it depends on is itself wrong (its own issue says so).
+  const given = (key: string) =>
+    (input as Record<string, unknown> | undefined)?.[key] !== undefined;
+  if (ROOM_KEYS.every((key) => f[key] !== undefined || !given(key))) {
+    const startHeight = f.startHeight as bigint;
+    issues.push(
+      ...roomIssues(
+        {
+          blocks: f.blocks as number | undefined,
+          startHeight,
+          startVersion: (f.startVersion as bigint | undefined) ?? 2n * startHeight,
+          startTimeUsec: f.startTimeUsec as bigint,
+          blockCapacity: f.blockCapacity as number,
+          epochLength: f.epochLength as number,
+          intervalMs: f.intervalMs as number,
+          clock: f.clock as "synthetic" | "wall",
+        },
+        given,
+      ),
+    );
+  }
   return issues;
 }
 

@@ -8,6 +8,7 @@ import {
 import { CONTRACT_COUNT, createContractPopulation, GAS_USED_RANGE } from "./population.js";
 import { createPrng, type Prng } from "./prng.js";
 import { createRegimeSchedule, REGIMES, type RegimeParams } from "./regimes.js";
+import { blockLimit, timestampStepUsec } from "./u64Room.js";
 
 /** Blocks a transaction stays valid after it arrives (drawn uniformly per transaction). */
 export const TXN_TTL_BLOCKS: readonly [min: number, max: number] = [40, 400];
@@ -58,7 +59,8 @@ interface Episode {
  * and gas join the mempool; expired transactions leave; the block takes the highest bids up to
  * `blockCapacity`; the lowest bids beyond `mempoolCapacity` are dropped.
  *
- * @throws {InvalidConfigError} when an option is invalid (at call time, not on the first `next()`).
+ * @throws {InvalidConfigError} when an option is invalid, or the start values and `blocks` would
+ * take a height, version or timestamp past 2^64-1 (at call time, not on the first `next()`).
  * @example
  * import { serializeBlockSample } from "gasdigest";
  * for (const block of simulateBlocks({ scenario: "spike", blocks: 1000, seed: 7 }))
@@ -90,7 +92,8 @@ export function* generateBlocks(
   const min = o.minGasUnitPrice;
   const maxBid = min * MAX_BID_MULTIPLE;
   const epochLength = BigInt(o.epochLength);
-  const stepUsec = BigInt(Math.max(1, Math.round((o.intervalMs || 250) * 1000)));
+  const stepUsec = timestampStepUsec(o.intervalMs);
+  const blocks = blockLimit(o);
   const minBig = BigInt(min);
   const perContract = new Uint32Array(CONTRACT_COUNT);
   let version = o.startVersion;
@@ -111,7 +114,7 @@ export function* generateBlocks(
     expiresAt: i + rng.int(TXN_TTL_BLOCKS[0], TXN_TTL_BLOCKS[1]),
   });
 
-  for (let i = 0; o.blocks === undefined || i < o.blocks; i++) {
+  for (let i = 0; i < blocks; i++) {
     const segment = schedule.next();
     const params = REGIMES[segment.regime];
     if (episode === undefined && episodeRng.chance(EPISODE_CHANCE))
