@@ -13,7 +13,7 @@ import { simulator } from "../sources/simulator.js";
 import { APTOS_FLAGS, APTOS_FLAGS_USAGE, parseAptosFlags } from "./aptosFlags.js";
 import type { CliIo } from "./io.js";
 import { UsageError } from "./io.js";
-import { intFlag, parseSourceSpec } from "./sourceSpec.js";
+import { intFlag, parseSourceSpec, showSource } from "./sourceSpec.js";
 
 export const RECORD_USAGE = `Usage: gasdigest record --source aptos:URL|redis://HOST:PORT|sim --blocks N --out FILE.ndjson [--append] [--force] [--seed S]
 
@@ -125,7 +125,7 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
     );
   if (values.source !== "sim" && !/^(aptos:|rediss?:\/\/)/.test(values.source))
     throw new UsageError(
-      `--source must be aptos:URL, redis://HOST:PORT or sim (got "${values.source}")`,
+      `--source must be aptos:URL, redis://HOST:PORT or sim (got "${showSource(values.source)}")`,
     );
   const spec = parseSourceSpec(values.source);
   if (values.stream !== undefined && spec.kind !== "redis")

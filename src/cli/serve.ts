@@ -18,7 +18,7 @@ import { type CliIo, UsageError } from "./io.js";
 import { loadStrategy } from "./loadStrategy.js";
 import { logEngineEvents } from "./logEngineEvents.js";
 import { type ServeSourceFlags, serveSource } from "./serveSource.js";
-import { intFlag, parseSourceSpec, type SourceSpec } from "./sourceSpec.js";
+import { intFlag, parseSourceSpec, type SourceSpec, showSource } from "./sourceSpec.js";
 
 export const SERVE_USAGE = `Usage: gasdigest serve [options]
 
@@ -247,7 +247,7 @@ function describeSource(spec: SourceSpec): string {
     : spec.kind === "ndjson"
       ? `ndjson:${spec.path}`
       : spec.kind === "aptos"
-        ? `aptos:${spec.url}`
+        ? showSource(`aptos:${spec.url}`)
         : parseRedisUrl(spec.url).display;
 }
 

@@ -1,6 +1,20 @@
 import { ValidationError } from "../core/errors.js";
+import { hideCredentials } from "../sources/aptosRest/urlCredentials.js";
 import { parseRedisUrl } from "../sources/redis/parseRedisUrl.js";
 import { UsageError } from "./io.js";
+
+/**
+ * A `--source` value as it may be logged or echoed: a user name and password in its URL (an
+ * `aptos:` node URL, a `redis://` URL) shown as `***`, so they reach neither logs nor stderr.
+ *
+ * @example
+ * showSource("aptos:https://user:s3cret@node.example/v1"); // "aptos:https://***@node.example/v1"
+ */
+export function showSource(value: string): string {
+  return value.startsWith("aptos:")
+    ? `aptos:${hideCredentials(value.slice("aptos:".length))}`
+    : hideCredentials(value);
+}
 
 /** A parsed `--source` value. */
 export type SourceSpec =
@@ -27,16 +41,20 @@ export function parseSourceSpec(value: string): SourceSpec {
     try {
       parsed = new URL(url);
     } catch {
-      throw new UsageError(`--source aptos:URL needs an http(s) URL after 'aptos:' (got "${url}")`);
+      throw new UsageError(
+        `--source aptos:URL needs an http(s) URL after 'aptos:' (got "${hideCredentials(url)}")`,
+      );
     }
     if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
-      throw new UsageError(`--source aptos:URL needs an http or https URL (got "${url}")`);
+      throw new UsageError(
+        `--source aptos:URL needs an http or https URL (got "${hideCredentials(url)}")`,
+      );
     return { kind: "aptos", url };
   }
   if (value.startsWith("redis://") || value.startsWith("rediss://"))
     return { kind: "redis", url: redisUrlFlag("source", value) };
   throw new UsageError(
-    `--source must be sim, ndjson:PATH, aptos:URL or redis://HOST:PORT[/DB] (got "${value}")`,
+    `--source must be sim, ndjson:PATH, aptos:URL or redis://HOST:PORT[/DB] (got "${showSource(value)}")`,
   );
 }
 
