@@ -21,14 +21,31 @@ const WARN = new Set([
  * A logger for the events of the Redis source or sink: retries at debug, trouble at warn. `also`
  * is told every event first (the metrics' listener). Lines are rate-limited per event type: a
  * stream of 100,000 bad entries costs a few lines every ten seconds, not one per entry.
+ *
+ * `connected` is logged at info the first time, and the first time after an outage
+ * (`unreachable`); the others at debug, as the `retrying` they follow: the sink reconnects after
+ * every failed write, so Redis refusing writes for a minute (`OOM`) connects once per retry.
+ *
+ * @example
+ * const onEvent = logRedisEvent(createLogLimiter(pino()), metrics?.sink("redis"));
+ * redisStreamSink(url, { onEvent });
  */
 export function logRedisEvent(
   log: LineLogger,
   also?: (event: RedisStreamEvent | RedisSinkEvent) => void,
 ) {
+  // Whether the next `connected` is news: the first one, or the first after `unreachable`.
+  let announce = true;
   return (event: RedisStreamEvent | RedisSinkEvent) => {
     also?.(event);
-    const level = event.type === "retrying" ? "debug" : WARN.has(event.type) ? "warn" : "info";
+    if (event.type === "unreachable") announce = true;
+    const level =
+      event.type === "retrying" || (event.type === "connected" && !announce)
+        ? "debug"
+        : WARN.has(event.type)
+          ? "warn"
+          : "info";
+    if (event.type === "connected") announce = false;
     // The sink's own events (a sink's `rejected` has no entry id); the rest read alike.
     const text =
       event.type === "dropped" ||

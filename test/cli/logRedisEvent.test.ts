@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createLogLimiter } from "../../src/cli/createLogLimiter.js";
 import { logAptosRestEvent } from "../../src/cli/logAptosRestEvent.js";
 import { logRedisEvent } from "../../src/cli/logRedisEvent.js";
+import { RedisFeedError } from "../../src/redis.js";
 
 /** A pino logger writing JSON lines into an array. */
 function capture() {
@@ -43,6 +44,42 @@ describe("logRedisEvent", () => {
       ],
     ]);
     expect(lines[0]!.height).toBe("100");
+  });
+
+  it("logs connected at info the first time and the first time after an outage, at debug otherwise; the listener hears each one", async () => {
+    const { log, lines } = capture();
+    const seen: string[] = [];
+    const onEvent = logRedisEvent(log, (e) => seen.push(e.type));
+    const url = "redis://127.0.0.1:6379/0";
+    // Redis refusing every write (OOM): the sink connects again after each failed XADD.
+    const error = new RedisFeedError(url, "command", { details: "OOM command not allowed" });
+    const connected = () => onEvent({ type: "connected", url, stream: "s" });
+    const retrying = (attempt: number) =>
+      onEvent({ type: "retrying", url, attempt, delayMs: 100, error });
+    connected(); // the first connection: info
+    retrying(1);
+    connected(); // after one failed call: debug
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      retrying(attempt);
+      connected();
+    }
+    onEvent({ type: "unreachable", url, failures: 3, error });
+    connected(); // the first after the outage: info
+    for (let attempt = 4; attempt <= 20; attempt++) {
+      retrying(attempt);
+      connected();
+    }
+    onEvent({ type: "recovered", url, failures: 20, downMs: 49_000 });
+    await new Promise((r) => setImmediate(r));
+    const levels = lines.filter((l) => l.event === "connected").map((l) => l.level);
+    expect(levels).toEqual([30, 20, 20, 20, 20, 30, ...Array(17).fill(20)]);
+    expect(lines.filter((l) => l.level === 30).map((l) => l.event)).toEqual([
+      "connected",
+      "connected",
+      "recovered",
+    ]);
+    // The metrics' listener still hears every one (its state machine is unchanged).
+    expect(seen.filter((t) => t === "connected")).toHaveLength(23);
   });
 
   it("rate-limits each event type of a source, whatever its text: 1,000 bad entries cost 11 lines", async () => {
