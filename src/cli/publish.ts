@@ -28,7 +28,8 @@ Writes every validated block of a source to a Redis Stream, for replicas running
 gasdigest serve --source redis://HOST:PORT. Entry id <height>-0, field "block" = the block's
 NDJSON line. Two publishers on the same chain are active-active: Redis refuses a height that is
 already there, which is counted as "already published". At start it resumes after the stream's
-newest height.
+newest height (an ndjson: file is read from its first line, and its blocks up to that height are
+left out).
 
 Options:
   --source SRC          aptos:URL (a node) | sim | ndjson:PATH

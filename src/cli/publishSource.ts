@@ -1,4 +1,4 @@
-import type { Observable } from "rxjs";
+import { filter, type Observable } from "rxjs";
 import type { BlockSample } from "../core/blockSample.js";
 import { type AptosRestOptions, aptosRest } from "../sources/aptosRest.js";
 import { ndjsonFile } from "../sources/ndjsonFile.js";
@@ -11,6 +11,7 @@ import type { SourceSpec } from "./sourceSpec.js";
 
 /** The flags of `gasdigest publish` that shape its source. */
 export interface PublishSourceFlags {
+  /** The first height to publish: after the stream's newest one (`undefined` for an empty stream). */
   startHeight: bigint | undefined;
   backfill: number;
   pollIntervalMs: number | undefined;
@@ -24,7 +25,11 @@ export interface PublishSourceFlags {
 }
 
 /**
- * The source `gasdigest publish` reads: a node, the simulator or a file (never Redis itself).
+ * The source `gasdigest publish` reads: a node, the simulator or a file (never Redis itself),
+ * from `startHeight` on. A node and the simulator start there; a file is read from its first
+ * line, and its blocks below `startHeight` are left out before the sink sees them: a publisher
+ * restarted on the file it was writing resumes where it stopped, instead of sending the stream
+ * again every block it holds (or trimmed), which Redis refuses.
  *
  * @throws {UsageError} for a `redis://` source.
  * @example
@@ -51,11 +56,14 @@ export function publishSource(
         startHeight: f.startHeight,
         clock: "wall",
       });
-    case "ndjson":
-      return ndjsonFile(spec.path, {
+    case "ndjson": {
+      const file$ = ndjsonFile(spec.path, {
         speed: f.speed,
         onInvalidLine: logInvalidLine(log, f.onEvent),
       });
+      const start = f.startHeight;
+      return start === undefined ? file$ : file$.pipe(filter((b) => b.height >= start));
+    }
     case "redis":
       throw new UsageError("--source redis:// cannot be published again");
   }

@@ -30,7 +30,7 @@ describe("logRedisEvent", () => {
       [
         40,
         "stream_ahead",
-        "stream s ends at entry 520-0, above height 100, which it does not hold: Redis refuses the block; if the chain was reset, stop the publishers, delete the stream key and start them again; if something else wrote 520-0, delete it (XDEL) and set the stream's last id back (XSETID)",
+        "stream s ends at entry 520-0, above height 100, which it does not hold: Redis refuses the block. A publisher behind the stream (an older file or history, a node lagging by more than the stream keeps) needs nothing done: the stream is fine; if something else wrote 520-0, delete that entry (XDEL) and set the stream's last id back (XSETID); delete the stream key only if you know the chain itself was reset (its heights started again lower), after stopping every publisher: on a healthy stream that throws away the blocks the replicas read",
       ],
       [
         40,

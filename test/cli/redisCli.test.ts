@@ -86,7 +86,7 @@ describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", (
     redis = r;
   });
 
-  it("publish writes a file once (again: every block already published); serve warm-starts on the replayed estimate", async () => {
+  it("publish writes a file once (again: it resumes after height 500, nothing to write); serve warm-starts on the replayed estimate", async () => {
     const first = await runCli(["publish", "--source", `ndjson:${MIXED}`, "--to", redis.url]);
     expect(first.code).toBe(0);
     const stopped = (r: { stdout: string }) =>
@@ -96,9 +96,10 @@ describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", (
       counts: { published: 500, already_published: 0, refused: 0, skipped: 0 },
     });
     const again = await runCli(["publish", "--source", `ndjson:${MIXED}`, "--to", redis.url]);
+    expect(again.stdout).toContain(", from height 501");
     expect(stopped(again).counts).toEqual({
       published: 0,
-      already_published: 500,
+      already_published: 0,
       refused: 0,
       skipped: 0,
     });
@@ -119,6 +120,53 @@ describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", (
     expect(logs.text()).toContain(
       "warm start: 121 blocks (heights 380..500) from stream gasdigest:blocks",
     );
+  });
+
+  it("publish restarted on the file it was writing resumes after the stream's top: nothing refused, nothing sent twice", async () => {
+    // The first run stopped at height 200 (killed), and the stream trimmed what it wrote.
+    const lines = fixtureLines();
+    const dir = mkdtempSync(join(tmpdir(), "gasdigest-publish-resume-"));
+    const head = join(dir, "head.ndjson");
+    writeFileSync(head, `${lines.slice(0, 200).join("\n")}\n`);
+    const retain = ["--retain", "50"];
+    const first = await runCli([
+      "publish",
+      "--source",
+      `ndjson:${head}`,
+      "--to",
+      redis.url,
+      ...retain,
+    ]);
+    expect(first.code).toBe(0);
+    expect((await redis.client.xrange(STREAM, "-", "+", "COUNT", 1))[0]?.[0]).not.toBe("1-0");
+
+    const again = await runCli([
+      "publish",
+      "--source",
+      `ndjson:${MIXED}`,
+      "--to",
+      redis.url,
+      ...retain,
+    ]);
+    expect(again.code).toBe(0);
+    const logged = again.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(logged[0]).toMatchObject({
+      startHeight: "201",
+      msg: expect.stringMatching(/, from height 201$/),
+    });
+    expect(logged.filter((l) => l.event === "stream_ahead")).toEqual([]);
+    expect(logged.at(-1)).toMatchObject({
+      msg: "gasdigest publish stopped",
+      counts: { published: 300, already_published: 0, refused: 0, skipped: 0 },
+    });
+    // What the stream keeps (at least --retain entries) is the file's lines, up to its last.
+    const held = await redis.client.xrange(STREAM, "-", "+");
+    expect(held.length).toBeGreaterThanOrEqual(50);
+    expect(held.at(-1)?.[0]).toBe("500-0");
+    for (const [id, fields] of held) expect(fields[1]).toBe(lines[Number(id.split("-")[0]) - 1]);
   });
 
   it("a Redis that refuses connections at start: serve answers 503 and retries, publish waits; both work once it is up", async () => {

@@ -157,7 +157,7 @@ describe.skipIf(skip)("Redis feed against a stream others write to", () => {
     // The top when the batch was answered: block 10 went in after the hand-written 9.
     expect(ahead).toEqual([{ type: "stream_ahead", stream: STREAM, height: 6n, top: "10-0" }]);
     expect(describeRedisSinkEvent(ahead[0]!)).toBe(
-      `stream ${STREAM} ends at entry 10-0, above height 6, which it does not hold: Redis refuses the block; if the chain was reset, stop the publishers, delete the stream key and start them again; if something else wrote 10-0, delete it (XDEL) and set the stream's last id back (XSETID)`,
+      `stream ${STREAM} ends at entry 10-0, above height 6, which it does not hold: Redis refuses the block. A publisher behind the stream (an older file or history, a node lagging by more than the stream keeps) needs nothing done: the stream is fine; if something else wrote 10-0, delete that entry (XDEL) and set the stream's last id back (XSETID); delete the stream key only if you know the chain itself was reset (its heights started again lower), after stopping every publisher: on a healthy stream that throws away the blocks the replicas read`,
     );
   });
 });

@@ -15,9 +15,10 @@ export type RedisSinkEvent =
   | { type: "dropped"; count: number; from: bigint; to: bigint }
   /**
    * Redis refused the `XADD` of `height`, and the stream does not hold that height: its newest
-   * entry (`top`) is above it (the chain was reset, an old history is being replayed into a
-   * live stream, or something else wrote an entry ahead). The block is reported `refused`.
-   * Reported once until a block is published again; docs/operations.md says what to do.
+   * entry (`top`) is above it (this publisher is behind the stream: an old history replayed
+   * into a live stream, a node lagging by more than the stream keeps; or something else wrote
+   * an entry ahead; or the chain was reset). The block is reported `refused`. Reported once
+   * until a block is published again; docs/operations.md says what to do (usually nothing).
    */
   | { type: "stream_ahead"; stream: string; height: bigint; top: string }
   /**
