@@ -12,6 +12,7 @@ const WARN = new Set([
   "stream_rewound",
   "stream_ahead",
   "stream_differs",
+  "stream_lost",
   "rejected",
   "gap",
   "dropped",
@@ -51,6 +52,7 @@ export function logRedisEvent(
       event.type === "dropped" ||
       event.type === "stream_ahead" ||
       event.type === "stream_differs" ||
+      event.type === "stream_lost" ||
       (event.type === "rejected" && !("id" in event))
         ? describeRedisSinkEvent(event as RedisSinkEvent)
         : describeRedisEvent(event as RedisStreamEvent);

@@ -37,6 +37,9 @@ Options:
   --stream KEY          the stream key (default ${DEFAULT_STREAM})
   --retain N            entries the stream keeps at least, trimmed approximately (MAXLEN ~)
                         (default: the largest window of --config plus one, at least 10000)
+  --keep-blocks N       newest blocks kept in memory, written again if Redis comes back without
+                        them (restarted from an older snapshot or without persistence)
+                        (default 10000, at most --retain; 0 keeps none)
   --config FILE.json    the replicas' estimator configuration (sets the defaults of --retain
                         and --backfill)
   --backfill N          aptos: blocks read back from the tip when the stream is empty
@@ -80,6 +83,7 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
       to: { type: "string" },
       stream: { type: "string", default: DEFAULT_STREAM },
       retain: { type: "string" },
+      "keep-blocks": { type: "string" },
       config: { type: "string" },
       backfill: { type: "string" },
       "poll-ms": { type: "string" },
@@ -122,9 +126,10 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
   const window = largestWindow(file);
   const retain = intFlag("retain", values.retain, 1) ?? Math.max(MIN_RETAIN, window);
   const backfill = intFlag("backfill", values.backfill, 0) ?? window;
+  const keepBlocks = intFlag("keep-blocks", values["keep-blocks"], 0);
   const stream = values.stream;
   // The sink's options fail now (an empty --stream), not after the stream's top was read.
-  resolveRedisStreamSinkOptions(to, { stream, retain });
+  resolveRedisStreamSinkOptions(to, { stream, retain, keepBlocks });
   const makeMetrics = await cliMetrics(values);
   const log = pino({ level, base: { name: "gasdigest-publish" } }, io.stdout);
   // Repeated lines (bad source lines, a node changing epoch every block) are rate-limited.
@@ -196,6 +201,7 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
       redisStreamSink(to, {
         stream,
         retain,
+        keepBlocks,
         onEvent: onRedisEvent as (e: RedisSinkEvent) => void,
       }),
     )

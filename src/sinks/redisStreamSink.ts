@@ -31,7 +31,10 @@ export { resolveRedisStreamSinkOptions } from "./redis/options.js";
  * Blocks wait in order while Redis is unreachable (at most `maxPending`, the oldest dropped
  * beyond, with a `dropped` event) and are written, up to `batchSize` per round trip, when it is
  * back; the connection is retried forever with capped exponential backoff (`retrying`,
- * `unreachable`, `recovered`). When the input completes, the operator completes once every
+ * `unreachable`, `recovered`). When Redis comes back without entries it had acknowledged
+ * (restarted from an older snapshot, or without persistence), a `stream_lost` event says which
+ * heights, and the newest ones the sink kept (`keepBlocks`, 10,000) are written again before
+ * any newer block, so the stream has no hole. When the input completes, the operator completes once every
  * waiting block is written; an input error is passed on after that. Unsubscribing closes the
  * connection at once. A value that is not a valid block is skipped with a `rejected` event.
  *

@@ -24,8 +24,16 @@ describe("logRedisEvent", () => {
     onEvent({ type: "stream_ahead", stream: "s", height: 100n, top: "520-0" });
     onEvent({ type: "stream_rewound", stream: "s", from: "520-0", to: "15-0" });
     onEvent({ type: "dropped", count: 2, from: 1n, to: 2n });
+    onEvent({
+      type: "stream_lost",
+      stream: "s",
+      top: "150-0",
+      from: 151n,
+      to: 230n,
+      rewriteFrom: 151n,
+    });
     await new Promise((r) => setImmediate(r));
-    expect(seen).toEqual(["stream_ahead", "stream_rewound", "dropped"]);
+    expect(seen).toEqual(["stream_ahead", "stream_rewound", "dropped", "stream_lost"]);
     expect(lines.map((l) => [l.level, l.event, l.msg])).toEqual([
       [
         40,
@@ -41,6 +49,11 @@ describe("logRedisEvent", () => {
         40,
         "dropped",
         "Redis stayed away too long: dropped the 2 oldest waiting blocks (heights 1..2)",
+      ],
+      [
+        40,
+        "stream_lost",
+        "stream s ends at entry 150-0, below height 230 that Redis had acknowledged to this publisher: Redis lost heights 151..230 (it restarted from an older snapshot, or without persistence); this publisher kept them and writes them again before any newer block. Run Redis with AOF (appendonly yes, appendfsync everysec) so that a restart loses at most about 1 s of writes",
       ],
     ]);
     expect(lines[0]!.height).toBe("100");

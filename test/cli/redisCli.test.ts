@@ -396,6 +396,10 @@ describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", (
         ["--source", "sim", "--to", redis.url, "--retain", "0"],
         "--retain must be a whole number from 1 to",
       ],
+      [
+        ["--source", "sim", "--to", redis.url, "--keep-blocks", "1.5"],
+        "--keep-blocks must be a whole number from 0 to",
+      ],
     ] as const) {
       const r = await runCli(["publish", ...argv]);
       expect(r.code, argv.join(" ")).toBe(1);

@@ -14,6 +14,8 @@ export function describeRedisSinkEvent(event: RedisSinkEvent): string {
       return `Redis stayed away too long: dropped the ${event.count} oldest waiting blocks (heights ${event.from}..${event.to})`;
     case "stream_ahead":
       return `stream ${event.stream} ends at entry ${event.top}, above height ${event.height}, which it does not hold: Redis refuses the block. A publisher behind the stream (an older file or history, a node lagging by more than the stream keeps) needs nothing done: the stream is fine; if something else wrote ${event.top}, delete that entry (XDEL) and set the stream's last id back (XSETID); delete the stream key only if you know the chain itself was reset (its heights started again lower), after stopping every publisher: on a healthy stream that throws away the blocks the replicas read`;
+    case "stream_lost":
+      return describeStreamLost(event);
     case "stream_differs":
       return `stream ${event.stream} already holds height ${event.height} (entry ${event.id}), written by another publisher with a different block: the publishers follow nodes that disagree (another chain, a fork?); replicas serve what the stream holds`;
     case "rejected":
@@ -21,4 +23,17 @@ export function describeRedisSinkEvent(event: RedisSinkEvent): string {
     default:
       return describeRedisEvent(event);
   }
+}
+
+function describeStreamLost(event: Extract<RedisSinkEvent, { type: "stream_lost" }>): string {
+  const { from, to, rewriteFrom } = event;
+  const where =
+    event.top === undefined
+      ? `stream ${event.stream} is empty`
+      : `stream ${event.stream} ends at entry ${event.top}`;
+  const repair =
+    rewriteFrom === from
+      ? "this publisher kept them and writes them again before any newer block"
+      : `${rewriteFrom === undefined ? "" : `this publisher writes heights ${rewriteFrom}..${to} again (what it kept) before any newer block; `}heights ${from}..${(rewriteFrom ?? to + 1n) - 1n} stay missing: replicas that read them keep them, a replica started now warm-starts across the hole until newer blocks fill its windows`;
+  return `${where}, below height ${to} that Redis had acknowledged to this publisher: Redis lost heights ${from}..${to} (it restarted from an older snapshot, or without persistence); ${repair}. Run Redis with AOF (appendonly yes, appendfsync everysec) so that a restart loses at most about 1 s of writes`;
 }

@@ -27,6 +27,23 @@ export type RedisSinkEvent =
    * misconfigured failover). Reported once until a height is found written alike again.
    */
   | { type: "stream_differs"; stream: string; height: bigint; id: string }
+  /**
+   * After a reconnection, the stream's top (`top`, `undefined` when the stream is empty) is
+   * below `to`, the newest height Redis had acknowledged to this sink: Redis lost acknowledged
+   * entries, heights `from`..`to` (it restarted from an older snapshot, or without
+   * persistence; for an empty stream, `from` is the first height this sink wrote, at most
+   * `retain` below `to`). The entries the sink kept (`keepBlocks`) from `rewriteFrom` to `to`
+   * are written again before any newer block (`rewriteFrom` is `undefined` when it kept none
+   * of them); the heights below stay missing. Reported once per loss.
+   */
+  | {
+      type: "stream_lost";
+      stream: string;
+      top: string | undefined;
+      from: bigint;
+      to: bigint;
+      rewriteFrom: bigint | undefined;
+    }
   /** A value that is not a valid block sample was given to the sink and skipped. */
   | { type: "rejected"; issues: readonly ValidationIssue[] };
 
@@ -66,6 +83,12 @@ const shape = {
   retain: wholeOption("entries").min(1, "must be at least 1").default(10_000),
   /** Blocks held while Redis is unreachable; beyond it the oldest are dropped (`dropped`). @default 100000 */
   maxPending: wholeOption("blocks").min(1, "must be at least 1").default(100_000),
+  /**
+   * The newest entries written kept in memory (the NDJSON lines already sent, about 3 KiB per
+   * block of 250 transactions), at most `retain`: when Redis comes back without them
+   * (`stream_lost`), they are written again before any newer block. `0` keeps none. @default 10000
+   */
+  keepBlocks: wholeOption("blocks").min(0, "must not be negative").default(10_000),
   /** Most `XADD`s sent in one round trip (a pipeline) when blocks are waiting. @default 100 */
   batchSize: wholeOption("entries").min(1, "must be at least 1").max(10_000).default(100),
   /** Receives {@link RedisSinkEvent}s (log them); exceptions it throws are ignored. @default ignore */

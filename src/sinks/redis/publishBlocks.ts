@@ -8,17 +8,18 @@ import { readStreamTop } from "../../sources/redis/redisStreamTop.js";
 import { blockField, encodeStreamEntry, entryId } from "../../sources/redis/streamEntry.js";
 import { streamEntries } from "../../sources/redis/streamReplies.js";
 import type { PendingQueue } from "./createPendingQueue.js";
+import { createWrittenRing } from "./createWrittenRing.js";
 import type { RedisPublishResult, ResolvedRedisStreamSinkOptions } from "./options.js";
-
-/** Redis's answer to an `XADD` whose id is not above the stream's top id. */
-const REFUSED = "equal or smaller than the target stream top item";
+import { type LossReport, restoreLostEntries } from "./restoreLostEntries.js";
+import { REFUSED, writeEntries } from "./writeEntries.js";
 
 /**
  * The write loop of the Redis sink: take up to `batchSize` waiting blocks, send their `XADD`s
  * (`MAXLEN ~ retain`, id `<height>-0`) in one pipeline, report each outcome in order. A failure
  * (connection, timeout, or an error answer other than the refused id) puts the unwritten blocks
- * back, closes the connection and retries after a backoff. Returns when the queue has ended and
- * is empty, or when `signal` aborts.
+ * back, closes the connection and retries after a backoff. On each new connection after the
+ * first write, entries Redis lost are reported and the kept ones written again first
+ * (`restoreLostEntries`). Returns when the queue has ended and is empty, or when `signal` aborts.
  */
 export async function publishBlocks(
   options: ResolvedRedisStreamSinkOptions,
@@ -37,6 +38,9 @@ export async function publishBlocks(
   signal.addEventListener("abort", closeOnAbort, { once: true });
   // Whether `stream_differs` was reported since a height was last found written alike.
   let warnedDiffers = false;
+  // The newest height Redis acknowledged, and the newest entries, to write again if it loses them.
+  const written = createWrittenRing(Math.min(options.keepBlocks, options.retain));
+  const lost: LossReport = { to: undefined };
   /** The `block` field of each of `ids` the stream holds (one pipelined XRANGE each). */
   async function held(
     c: RedisConnection,
@@ -78,6 +82,7 @@ export async function publishBlocks(
           // The outage ends when blocks are written (below), not when a connection is up: a
           // write refused every time must count as an outage, not as endless reconnections.
           onEvent({ type: "connected", url, stream });
+          await restoreLostEntries(conn, options, written, lost);
         }
         batch = queue.take(options.batchSize);
         while (batch.length > 0 && batch[0]!.height === 0n) {
@@ -85,21 +90,9 @@ export async function publishBlocks(
           batch.shift();
         }
         if (batch.length === 0) continue;
-        const sent = batch;
-        const replies = await conn.call((c) => {
-          const pipeline = c.pipeline();
-          for (const b of sent)
-            pipeline.xadd(
-              stream,
-              "MAXLEN",
-              "~",
-              retain,
-              entryId(b.height),
-              ...encodeStreamEntry(b),
-            );
-          return pipeline.exec();
-        });
-        const refusedIds = sent.flatMap((b, i) =>
+        const entries = batch.map((b) => ({ height: b.height, fields: encodeStreamEntry(b) }));
+        const replies = await writeEntries(conn, stream, retain, entries);
+        const refusedIds = batch.flatMap((b, i) =>
           replies?.[i]?.[0]?.message.includes(REFUSED) ? [entryId(b.height)] : [],
         );
         // A refused XADD means "already published" only when the stream holds that very id
@@ -129,12 +122,17 @@ export async function publishBlocks(
             : inStream?.has(id)
               ? "already_published"
               : "refused";
+          // What the stream holds at that height, kept to be written again if Redis loses it.
+          let fields = entries[done]!.fields;
           if (outcome === "already_published") {
-            const alike = inStream?.get(id) === encodeStreamEntry(b)[1];
+            const there = inStream?.get(id);
+            const alike = there === fields[1];
             if (!alike && !warnedDiffers)
               onEvent({ type: "stream_differs", stream, height: b.height, id });
             warnedDiffers = !alike;
+            if (there !== undefined) fields = [fields[0], there];
           }
+          if (outcome !== "refused" && b.height !== 0n) written.add(b.height, fields);
           if (b.height === 0n) report({ height: 0n, id: "0-0", outcome: "skipped" });
           else report({ height: b.height, id, outcome });
           if (outcome === "refused") refused ??= b.height;

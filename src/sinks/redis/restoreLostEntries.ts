@@ -1,0 +1,69 @@
+import type { RedisConnection } from "../../sources/redis/connectRedis.js";
+import { commandFailure } from "../../sources/redis/errors.js";
+import { readStreamTopId } from "../../sources/redis/redisStreamTop.js";
+import { idHeight } from "../../sources/redis/streamEntry.js";
+import type { WrittenRing } from "./createWrittenRing.js";
+import type { ResolvedRedisStreamSinkOptions } from "./options.js";
+import { REFUSED, writeEntries } from "./writeEntries.js";
+
+/** The loss being repaired: its `to`, so that a repair retried after a failure is not reported again. */
+export interface LossReport {
+  to: bigint | undefined;
+}
+
+/**
+ * Run on each new connection before anything else is written: when the stream's top is below
+ * the newest height Redis acknowledged to this sink, Redis lost acknowledged entries (it
+ * restarted from an older snapshot, or without persistence). Report `stream_lost` (once per
+ * loss: `reported` remembers it while the repair is retried) and write the kept entries above
+ * the top again, in height order, before the sink writes anything newer: Redis refuses an id
+ * below the top, so once a newer block is in the hole is there for good. A refused one (the
+ * other publisher was first) is fine. Costs nothing before the first write, and one
+ * `XREVRANGE ... COUNT 1` (the top's id, not decoded) on each reconnection.
+ *
+ * @throws {RedisFeedError} when a call fails (the sink retries after a backoff: the top is read
+ * again and only what is still missing is written).
+ * @example
+ * await restoreLostEntries(conn, options, written, reported);
+ */
+export async function restoreLostEntries(
+  conn: RedisConnection,
+  options: ResolvedRedisStreamSinkOptions,
+  written: WrittenRing,
+  reported: LossReport,
+): Promise<void> {
+  const newest = written.newest;
+  if (newest === undefined) return;
+  const { stream } = options;
+  const top = await readStreamTopId(conn, stream);
+  // An id that is not a height (written by something else) is handled by the XADDs' own check.
+  const topHeight = top === undefined ? 0n : idHeight(top);
+  if (topHeight === undefined || topHeight >= newest) {
+    reported.to = undefined;
+    return;
+  }
+  const kept = written.above(topHeight);
+  if (reported.to !== newest) {
+    reported.to = newest;
+    const retained = newest - BigInt(options.retain) + 1n;
+    const first = written.first ?? newest;
+    const from = top !== undefined ? topHeight + 1n : first > retained ? first : retained;
+    options.onEvent({
+      type: "stream_lost",
+      stream,
+      top,
+      from,
+      to: newest,
+      rewriteFrom: kept[0]?.height,
+    });
+  }
+  const retain = String(options.retain);
+  for (let i = 0; i < kept.length; i += options.batchSize) {
+    const replies = await writeEntries(conn, stream, retain, kept.slice(i, i + options.batchSize));
+    for (let j = 0; j < Math.min(options.batchSize, kept.length - i); j++) {
+      const [error] = replies?.[j] ?? [new Error("no answer in the pipeline")];
+      if (error && !error.message.includes(REFUSED)) throw commandFailure(conn.url, error);
+    }
+  }
+  reported.to = undefined;
+}

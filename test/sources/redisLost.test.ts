@@ -1,0 +1,234 @@
+// A publisher whose Redis comes back without entries it had acknowledged: restarted from an
+// older snapshot, or without persistence, while the publisher keeps running.
+import { cpSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { Subject } from "rxjs";
+import { describe, expect, it } from "vitest";
+import { startPublish } from "../../src/cli/publish.js";
+import { type BlockSample, serializeBlockSample } from "../../src/index.js";
+import {
+  describeRedisSinkEvent,
+  type RedisPublishResult,
+  type RedisSinkEvent,
+  type RedisStreamSinkOptions,
+  redisStreamSink,
+} from "../../src/redis.js";
+import { redisSkipReason, startRedis, type TestRedis } from "../helpers/redisServer.js";
+import { until } from "../helpers/until.js";
+import { block, blocks, cleanup, STREAM, streamHeights } from "./redisHelpers.js";
+
+const skip = redisSkipReason();
+
+/** A sink fed by hand, with what it emits and reports. */
+function sink(redis: TestRedis, options: RedisStreamSinkOptions = {}) {
+  const input = new Subject<BlockSample>();
+  const results: RedisPublishResult[] = [];
+  const events: RedisSinkEvent[] = [];
+  const sub = input
+    .pipe(
+      redisStreamSink(redis.url, {
+        initialBackoffMs: 20,
+        maxBackoffMs: 200,
+        ...options,
+        onEvent: (e) => events.push(e),
+      }),
+    )
+    .subscribe((r) => results.push(r));
+  cleanup.push(() => sub.unsubscribe());
+  const write = async (from: number, to: number) => {
+    for (const b of blocks(from, to)) input.next(b);
+    await until(() => results.at(-1)?.height === BigInt(to), 15_000, `height ${to} written`);
+  };
+  const lost = () => events.filter((e) => e.type === "stream_lost");
+  return { input, write, results, events, lost };
+}
+
+/** Replace the server's AOF with the copy in `from` (stopped), and start it on that. */
+async function restartFrom(redis: TestRedis, from: string | undefined) {
+  await redis.stop();
+  const aof = join(redis.dir, "appendonlydir");
+  rmSync(aof, { recursive: true });
+  if (from) cpSync(from, aof, { recursive: true });
+  await redis.start();
+}
+
+/** How many times Redis ran `command` since it started. */
+async function calls(redis: TestRedis, command: string): Promise<number> {
+  const stats = await redis.client.info("commandstats");
+  return Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, "m").exec(stats)?.[1] ?? 0);
+}
+
+describe.skipIf(skip)("a publisher whose Redis lost entries it had acknowledged", () => {
+  it("Redis restarted from an older snapshot: stream_lost once, the lost heights written again before newer ones", async () => {
+    const redis = await startRedis();
+    cleanup.push(() => redis.close());
+    const aof = join(redis.dir, "appendonlydir");
+    const snapshot = join(redis.dir, "snapshot");
+    const { write, results, events, lost } = sink(redis);
+    await write(1, 10);
+    await redis.stop();
+    cpSync(aof, snapshot, { recursive: true });
+    await redis.start();
+    await write(11, 20);
+    // Nothing lost across the first restart: nothing reported.
+    expect(lost()).toEqual([]);
+    await restartFrom(redis, snapshot);
+    expect(await streamHeights(redis)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+
+    await write(21, 25);
+    expect(lost()).toEqual([
+      { type: "stream_lost", stream: STREAM, top: "10-0", from: 11n, to: 20n, rewriteFrom: 11n },
+    ]);
+    expect(describeRedisSinkEvent(lost()[0]!)).toBe(
+      `stream ${STREAM} ends at entry 10-0, below height 20 that Redis had acknowledged to this publisher: Redis lost heights 11..20 (it restarted from an older snapshot, or without persistence); this publisher kept them and writes them again before any newer block. Run Redis with AOF (appendonly yes, appendfsync everysec) so that a restart loses at most about 1 s of writes`,
+    );
+    // Every height once, in order, each entry the block as first written.
+    expect(await streamHeights(redis)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+    const [entry] = await redis.client.xrange(STREAM, "15-0", "15-0");
+    expect(entry?.[1]).toEqual([
+      "block",
+      serializeBlockSample(block(15)),
+      "received_at_ms",
+      expect.stringMatching(/^[0-9]{13}$/),
+    ]);
+    // One result per block given, in order: the heights written again are not results.
+    expect(results.map((r) => Number(r.height))).toEqual(
+      Array.from({ length: 25 }, (_, i) => i + 1),
+    );
+    expect(results.every((r) => r.outcome === "published")).toBe(true);
+    // The check costs one XREVRANGE on the new connection, none per block.
+    expect(await calls(redis, "xrevrange")).toBe(1);
+    expect(await calls(redis, "xadd")).toBe(15);
+    expect(events.filter((e) => e.type === "stream_ahead")).toEqual([]);
+  });
+
+  it("Redis restarted without persistence: the kept blocks written again, the older ones reported missing", async () => {
+    const redis = await startRedis();
+    cleanup.push(() => redis.close());
+    const { write, lost } = sink(redis, { keepBlocks: 3 });
+    await write(1, 10);
+    await restartFrom(redis, undefined);
+    await write(11, 12);
+    expect(lost()).toEqual([
+      { type: "stream_lost", stream: STREAM, top: undefined, from: 1n, to: 10n, rewriteFrom: 8n },
+    ]);
+    expect(describeRedisSinkEvent(lost()[0]!)).toBe(
+      `stream ${STREAM} is empty, below height 10 that Redis had acknowledged to this publisher: Redis lost heights 1..10 (it restarted from an older snapshot, or without persistence); this publisher writes heights 8..10 again (what it kept) before any newer block; heights 1..7 stay missing: replicas that read them keep them, a replica started now warm-starts across the hole until newer blocks fill its windows. Run Redis with AOF (appendonly yes, appendfsync everysec) so that a restart loses at most about 1 s of writes`,
+    );
+    expect(await streamHeights(redis)).toEqual([8, 9, 10, 11, 12]);
+  });
+
+  it("a repair refused by Redis (OOM) is retried with backoff and reported once, then completed", async () => {
+    const redis = await startRedis();
+    cleanup.push(() => redis.close());
+    const { write, events, lost } = sink(redis, { maxBackoffMs: 50 });
+    await write(1, 10);
+    await restartFrom(redis, undefined);
+    await redis.client.config("SET", "maxmemory", "1");
+    const writing = write(11, 11);
+    await until(() => events.filter((e) => e.type === "retrying").length >= 3);
+    expect(await streamHeights(redis)).toEqual([]);
+    await redis.client.config("SET", "maxmemory", "0");
+    await writing;
+    expect(lost()).toHaveLength(1);
+    expect(await streamHeights(redis)).toEqual(Array.from({ length: 11 }, (_, i) => i + 1));
+  });
+
+  it("a height found written by the other publisher is written again as the stream held it", async () => {
+    const redis = await startRedis();
+    cleanup.push(() => redis.close());
+    const other = sink(redis);
+    await other.write(1, 3);
+    // This publisher follows a node that disagrees at height 3: the stream keeps the other's.
+    const { input, results, events, lost } = sink(redis);
+    input.next(block(3, [999]));
+    await until(() => results.length === 1);
+    expect(events.map((e) => e.type)).toContain("stream_differs");
+    await restartFrom(redis, undefined);
+    input.next(block(4, [999]));
+    await until(() => results.length === 2);
+    expect(lost()).toMatchObject([{ top: undefined, from: 3n, to: 3n, rewriteFrom: 3n }]);
+    const stream = await redis.client.xrange(STREAM, "-", "+");
+    expect(stream.map(([id, fields]) => [id, fields[1]])).toEqual([
+      ["3-0", serializeBlockSample(block(3))],
+      ["4-0", serializeBlockSample(block(4, [999]))],
+    ]);
+  });
+
+  it("keeping nothing (keepBlocks 0), a loss is still reported, once, and newer blocks go on", async () => {
+    const redis = await startRedis();
+    cleanup.push(() => redis.close());
+    const { write, lost } = sink(redis, { keepBlocks: 0, retain: 5 });
+    await write(1, 10);
+    await restartFrom(redis, undefined);
+    await write(11, 12);
+    // An empty stream: what it lost is at most the newest --retain heights.
+    expect(lost()).toEqual([
+      {
+        type: "stream_lost",
+        stream: STREAM,
+        top: undefined,
+        from: 6n,
+        to: 10n,
+        rewriteFrom: undefined,
+      },
+    ]);
+    expect(describeRedisSinkEvent(lost()[0]!)).toContain(
+      "Redis lost heights 6..10 (it restarted from an older snapshot, or without persistence); heights 6..10 stay missing: ",
+    );
+    expect(await streamHeights(redis)).toEqual([11, 12]);
+  });
+
+  it("gasdigest publish under a Redis restarted from an older snapshot: one stream_lost warning, no hole", async () => {
+    const redis = await startRedis();
+    cleanup.push(() => redis.close());
+    const chunks: string[] = [];
+    const stdout = new PassThrough();
+    stdout.on("data", (d) => chunks.push(String(d)));
+    const handle = await startPublish(
+      ["--source", "sim", "--interval-ms", "10", "--to", redis.url],
+      { stdout, stderr: new PassThrough() },
+    );
+    cleanup.push(() => handle.stop(1_000));
+    const top = async () =>
+      Number(
+        (await redis.client.xrevrange(STREAM, "+", "-", "COUNT", 1))[0]?.[0].split("-")[0] ?? 0,
+      );
+    await until(async () => (await top()) >= 20, 15_000, "20 blocks");
+    await redis.stop();
+    const snapshot = join(redis.dir, "snapshot");
+    cpSync(join(redis.dir, "appendonlydir"), snapshot, { recursive: true });
+    await redis.start();
+    const old = await top();
+    await until(async () => (await top()) >= old + 20, 15_000, "20 more blocks");
+    // The publisher runs on: it finds the stream back at the snapshot's top when it reconnects.
+    await restartFrom(redis, snapshot);
+    const logs = () =>
+      chunks
+        .join("")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    await until(() => logs().some((l) => l.event === "stream_lost"), 15_000, "stream_lost");
+    const lost = logs().filter((l) => l.event === "stream_lost");
+    expect(lost).toHaveLength(1);
+    const snapshotTop = Number(String(lost[0]!.top).split("-")[0]);
+    expect(snapshotTop).toBeGreaterThanOrEqual(20);
+    expect(lost[0]).toMatchObject({
+      level: 40,
+      top: `${snapshotTop}-0`,
+      from: String(snapshotTop + 1),
+      rewriteFrom: String(snapshotTop + 1),
+    });
+    expect(Number(lost[0]!.to)).toBeGreaterThanOrEqual(old + 20);
+    expect(lost[0]!.msg).toBe(
+      `stream ${STREAM} ends at entry ${snapshotTop}-0, below height ${lost[0]!.to} that Redis had acknowledged to this publisher: Redis lost heights ${snapshotTop + 1}..${lost[0]!.to} (it restarted from an older snapshot, or without persistence); this publisher kept them and writes them again before any newer block. Run Redis with AOF (appendonly yes, appendfsync everysec) so that a restart loses at most about 1 s of writes`,
+    );
+    const newest = BigInt(lost[0]!.to as string);
+    await until(async () => BigInt(await top()) > newest + 10n, 15_000, "newer blocks");
+    await handle.stop();
+    const heights = await streamHeights(redis);
+    expect(heights).toEqual(Array.from({ length: heights.length }, (_, i) => i + 1));
+  });
+});
