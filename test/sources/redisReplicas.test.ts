@@ -118,6 +118,23 @@ describe.skipIf(skip)("replicas and publishers against a misbehaving stream", ()
     expect(source.events.filter((e) => e.type === "stream_rewound")).toEqual([]);
   });
 
+  it("entries Redis lost and the publisher wrote back as they were are not fed twice", async () => {
+    await publish(redis.url, blocks(1, 20));
+    const source = follow(redis.url, { warmStartBlocks: 20, blockMs: 100 });
+    await until(() => source.got.length === 20);
+    // Redis comes back from an older snapshot: 16..20 gone, the last id back at 15.
+    const lost = await redis.client.xrange(STREAM, "16-0", "+");
+    await redis.client.xdel(STREAM, ...lost.map(([id]) => id));
+    await redis.client.call("XSETID", STREAM, "15-0");
+    await until(() => source.events.some((e) => e.type === "resumed"));
+    // The publisher writes them back byte for byte (its kept entries), then a new block.
+    for (const [id, fields] of lost) await redis.client.xadd(STREAM, id, ...fields);
+    await publish(redis.url, [block(21)]);
+    await until(() => source.got.length === 21);
+    expect(source.heights()).toEqual(Array.from({ length: 21 }, (_, i) => i + 1));
+    expect(source.events.filter((e) => e.type === "stream_rewound")).toEqual([]);
+  });
+
   it("the repair of a block written far ahead (XDEL, XSETID): the replica reads on, no warm start again", async () => {
     await publish(redis.url, blocks(1, 10));
     const source = follow(redis.url, { warmStartBlocks: 5, blockMs: 100 });

@@ -58,6 +58,12 @@ export async function followStream(
     const [id, fields] = raw;
     lastId = id;
     read = true;
+    // At or below the last block handed on, and an entry it handed on as it is: read again after
+    // reading on from a lower top (Redis lost its newest entries, then the publisher wrote them
+    // back). Not fed twice: the engine would reject them, and resync after 10. An entry it never
+    // had is fed (a block written after a far-ahead one was deleted); a warm start (at start, or
+    // after a real rewrite) feeds from scratch.
+    if (lastGood !== undefined && !idBefore(lastGood, id) && ring.has(raw)) return undefined;
     ring.add(raw);
     const entry = decoded ?? decodeStreamEntry(id, fields);
     if (!entry.ok) {
@@ -83,6 +89,7 @@ export async function followStream(
    */
   async function warmStart(conn: RedisConnection): Promise<string> {
     const wanted = options.warmStartBlocks;
+    lastGood = undefined;
     const newestFirst: [StreamEntry, DecodedStreamEntry][] = [];
     let valid = 0;
     let top: string | undefined;
