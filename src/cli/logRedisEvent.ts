@@ -43,7 +43,7 @@ export function logRedisEvent(
     const level =
       event.type === "retrying" || (event.type === "connected" && !announce)
         ? "debug"
-        : WARN.has(event.type)
+        : WARN.has(event.type) || (event.type === "warm_start" && event.blocks < event.wanted)
           ? "warn"
           : "info";
     if (event.type === "connected") announce = false;

@@ -19,7 +19,13 @@ import { largestWindow } from "./largestWindow.js";
 import { loadConfigFile } from "./loadConfigFile.js";
 import { logRedisEvent } from "./logRedisEvent.js";
 import { publishSource } from "./publishSource.js";
-import { intFlag, parseSourceSpec, redisUrlFlag, type SourceSpec } from "./sourceSpec.js";
+import {
+  intFlag,
+  parseSourceSpec,
+  redisUrlFlag,
+  type SourceSpec,
+  showSource,
+} from "./sourceSpec.js";
 import { waitForStreamTop } from "./waitForStreamTop.js";
 
 export const PUBLISH_USAGE = `Usage: gasdigest publish --source SRC --to redis://HOST:PORT[/DB] [options]
@@ -103,7 +109,9 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
   const to = redisUrlFlag("to", values.to);
   const spec = parseSourceSpec(values.source);
   if (spec.kind === "redis")
-    throw new UsageError(`--source must be aptos:URL, sim or ndjson:PATH (got "${values.source}")`);
+    throw new UsageError(
+      `--source must be aptos:URL, sim or ndjson:PATH (got "${showSource(values.source)}")`,
+    );
   const only = (flag: keyof typeof values, kind: SourceSpec["kind"], what: string) => {
     if (values[flag] !== undefined && spec.kind !== kind)
       throw new UsageError(`--${flag} only applies to --source ${what}`);
@@ -171,7 +179,13 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
     aptos,
   });
   log.info(
-    { to: display, stream, retain, startHeight: startHeight?.toString(), source: values.source },
+    {
+      to: display,
+      stream,
+      retain,
+      startHeight: startHeight?.toString(),
+      source: showSource(values.source),
+    },
     startHeight === undefined
       ? `publishing to ${display}, stream ${stream}`
       : `publishing to ${display}, stream ${stream}, from height ${startHeight}`,

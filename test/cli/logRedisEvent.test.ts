@@ -59,6 +59,19 @@ describe("logRedisEvent", () => {
     expect(lines[0]!.height).toBe("100");
   });
 
+  it("logs a warm start at info, or at warn when the stream held fewer blocks than wanted", async () => {
+    const { log, lines } = capture();
+    const onEvent = logRedisEvent(log);
+    onEvent({ type: "warm_start", stream: "s", blocks: 121, wanted: 121, from: 1n, to: 121n });
+    onEvent({ type: "warm_start", stream: "s", blocks: 99, wanted: 121, from: 1n, to: 99n });
+    await new Promise((r) => setImmediate(r));
+    expect(lines.map((l) => [l.level, l.blocks, l.wanted])).toEqual([
+      [30, 121, 121],
+      [40, 99, 121],
+    ]);
+    expect(lines[1]!.msg).toContain("only 99 of the 121 blocks wanted");
+  });
+
   it("logs connected at info the first time and the first time after an outage, at debug otherwise; the listener hears each one", async () => {
     const { log, lines } = capture();
     const seen: string[] = [];
