@@ -1,8 +1,16 @@
-import { from, lastValueFrom, toArray } from "rxjs";
+import { from, lastValueFrom, Subject, toArray } from "rxjs";
 import { afterEach } from "vitest";
 import { type BlockSample, parseBlockSample } from "../../src/index.js";
-import { type RedisStreamEvent, redisStream, redisStreamSink } from "../../src/redis.js";
+import {
+  type RedisPublishResult,
+  type RedisSinkEvent,
+  type RedisStreamEvent,
+  type RedisStreamSinkOptions,
+  redisStream,
+  redisStreamSink,
+} from "../../src/redis.js";
 import type { TestRedis } from "../helpers/redisServer.js";
+import { until } from "../helpers/until.js";
 
 export const STREAM = "gasdigest:blocks";
 
@@ -47,4 +55,31 @@ export async function publish(url: string, input: BlockSample[], options = {}) {
 export async function streamHeights(redis: TestRedis, key = STREAM) {
   const entries = await redis.client.xrange(key, "-", "+");
   return entries.map(([id]) => Number(id.split("-")[0]));
+}
+
+/**
+ * A sink fed by hand (`input.next(block)`), with what it emits and reports; `write(from, to)`
+ * feeds those heights and waits until the last one is written.
+ */
+export function handSink(url: string, options: RedisStreamSinkOptions = {}) {
+  const input = new Subject<BlockSample>();
+  const results: RedisPublishResult[] = [];
+  const events: RedisSinkEvent[] = [];
+  const sub = input
+    .pipe(
+      redisStreamSink(url, {
+        initialBackoffMs: 20,
+        maxBackoffMs: 200,
+        ...options,
+        onEvent: (e) => events.push(e),
+      }),
+    )
+    .subscribe((r) => results.push(r));
+  cleanup.push(() => sub.unsubscribe());
+  const write = async (from: number, to: number) => {
+    for (const b of blocks(from, to)) input.next(b);
+    await until(() => results.at(-1)?.height === BigInt(to), 15_000, `height ${to} written`);
+  };
+  const lost = () => events.filter((e) => e.type === "stream_lost");
+  return { input, write, results, events, lost, sub };
 }

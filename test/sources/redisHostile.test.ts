@@ -1,17 +1,22 @@
-import { Subject } from "rxjs";
 import { describe, expect, it } from "vitest";
-import type { BlockSample } from "../../src/index.js";
 import {
   describeRedisEvent,
   describeRedisSinkEvent,
-  type RedisPublishResult,
   type RedisSinkEvent,
-  redisStreamSink,
   redisStreamTop,
 } from "../../src/redis.js";
 import { redisSkipReason, type TestRedis, useSharedRedis } from "../helpers/redisServer.js";
 import { until } from "../helpers/until.js";
-import { block, blocks, cleanup, follow, publish, STREAM, streamHeights } from "./redisHelpers.js";
+import {
+  block,
+  blocks,
+  cleanup,
+  follow,
+  handSink,
+  publish,
+  STREAM,
+  streamHeights,
+} from "./redisHelpers.js";
 
 const skip = redisSkipReason();
 
@@ -72,19 +77,7 @@ describe.skipIf(skip)("Redis feed against a stream others write to", () => {
     const replica = follow(redis.url, { blockMs: 100 });
     await until(() => replica.got.length === 5);
     const foreign = await redis.client.xadd(STREAM, "*", "note", "written by hand");
-    const input = new Subject<BlockSample>();
-    const results: RedisPublishResult[] = [];
-    const events: RedisSinkEvent[] = [];
-    const sub = input
-      .pipe(
-        redisStreamSink(redis.url, {
-          initialBackoffMs: 20,
-          maxBackoffMs: 100,
-          onEvent: (e) => events.push(e),
-        }),
-      )
-      .subscribe((r) => results.push(r));
-    cleanup.push(() => sub.unsubscribe());
+    const { input, results, events } = handSink(redis.url, { maxBackoffMs: 100 });
     for (const b of blocks(6, 8)) input.next(b);
     await until(() => events.some((e) => e.type === "unreachable"));
     // Nothing was counted as published: the blocks are not in the stream.

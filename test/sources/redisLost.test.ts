@@ -3,46 +3,15 @@
 import { cpSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { Subject } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { startPublish } from "../../src/cli/publish.js";
-import { type BlockSample, serializeBlockSample } from "../../src/index.js";
-import {
-  describeRedisSinkEvent,
-  type RedisPublishResult,
-  type RedisSinkEvent,
-  type RedisStreamSinkOptions,
-  redisStreamSink,
-} from "../../src/redis.js";
+import { serializeBlockSample } from "../../src/index.js";
+import { describeRedisSinkEvent } from "../../src/redis.js";
 import { redisSkipReason, startRedis, type TestRedis } from "../helpers/redisServer.js";
 import { until } from "../helpers/until.js";
-import { block, blocks, cleanup, STREAM, streamHeights } from "./redisHelpers.js";
+import { block, cleanup, handSink, STREAM, streamHeights } from "./redisHelpers.js";
 
 const skip = redisSkipReason();
-
-/** A sink fed by hand, with what it emits and reports. */
-function sink(redis: TestRedis, options: RedisStreamSinkOptions = {}) {
-  const input = new Subject<BlockSample>();
-  const results: RedisPublishResult[] = [];
-  const events: RedisSinkEvent[] = [];
-  const sub = input
-    .pipe(
-      redisStreamSink(redis.url, {
-        initialBackoffMs: 20,
-        maxBackoffMs: 200,
-        ...options,
-        onEvent: (e) => events.push(e),
-      }),
-    )
-    .subscribe((r) => results.push(r));
-  cleanup.push(() => sub.unsubscribe());
-  const write = async (from: number, to: number) => {
-    for (const b of blocks(from, to)) input.next(b);
-    await until(() => results.at(-1)?.height === BigInt(to), 15_000, `height ${to} written`);
-  };
-  const lost = () => events.filter((e) => e.type === "stream_lost");
-  return { input, write, results, events, lost };
-}
 
 /** Replace the server's AOF with the copy in `from` (stopped), and start it on that. */
 async function restartFrom(redis: TestRedis, from: string | undefined) {
@@ -65,7 +34,7 @@ describe.skipIf(skip)("a publisher whose Redis lost entries it had acknowledged"
     cleanup.push(() => redis.close());
     const aof = join(redis.dir, "appendonlydir");
     const snapshot = join(redis.dir, "snapshot");
-    const { write, results, events, lost } = sink(redis);
+    const { write, results, events, lost } = handSink(redis.url);
     await write(1, 10);
     await redis.stop();
     cpSync(aof, snapshot, { recursive: true });
@@ -106,7 +75,7 @@ describe.skipIf(skip)("a publisher whose Redis lost entries it had acknowledged"
   it("Redis restarted without persistence: the kept blocks written again, the older ones reported missing", async () => {
     const redis = await startRedis();
     cleanup.push(() => redis.close());
-    const { write, lost } = sink(redis, { keepBlocks: 3 });
+    const { write, lost } = handSink(redis.url, { keepBlocks: 3 });
     await write(1, 10);
     await restartFrom(redis, undefined);
     await write(11, 12);
@@ -122,7 +91,7 @@ describe.skipIf(skip)("a publisher whose Redis lost entries it had acknowledged"
   it("a repair refused by Redis (OOM) is retried with backoff and reported once, then completed", async () => {
     const redis = await startRedis();
     cleanup.push(() => redis.close());
-    const { write, events, lost } = sink(redis, { maxBackoffMs: 50 });
+    const { write, events, lost } = handSink(redis.url, { maxBackoffMs: 50 });
     await write(1, 10);
     await restartFrom(redis, undefined);
     await redis.client.config("SET", "maxmemory", "1");
@@ -138,10 +107,10 @@ describe.skipIf(skip)("a publisher whose Redis lost entries it had acknowledged"
   it("a height found written by the other publisher is written again as the stream held it", async () => {
     const redis = await startRedis();
     cleanup.push(() => redis.close());
-    const other = sink(redis);
+    const other = handSink(redis.url);
     await other.write(1, 3);
     // This publisher follows a node that disagrees at height 3: the stream keeps the other's.
-    const { input, results, events, lost } = sink(redis);
+    const { input, results, events, lost } = handSink(redis.url);
     input.next(block(3, [999]));
     await until(() => results.length === 1);
     expect(events.map((e) => e.type)).toContain("stream_differs");
@@ -159,7 +128,7 @@ describe.skipIf(skip)("a publisher whose Redis lost entries it had acknowledged"
   it("keeping nothing (keepBlocks 0), a loss is still reported, once, and newer blocks go on", async () => {
     const redis = await startRedis();
     cleanup.push(() => redis.close());
-    const { write, lost } = sink(redis, { keepBlocks: 0, retain: 5 });
+    const { write, lost } = handSink(redis.url, { keepBlocks: 0, retain: 5 });
     await write(1, 10);
     await restartFrom(redis, undefined);
     await write(11, 12);

@@ -21,7 +21,16 @@ import {
   useSharedRedis,
 } from "../helpers/redisServer.js";
 import { until } from "../helpers/until.js";
-import { block, blocks, cleanup, follow, publish, STREAM, streamHeights } from "./redisHelpers.js";
+import {
+  block,
+  blocks,
+  cleanup,
+  follow,
+  handSink,
+  publish,
+  STREAM,
+  streamHeights,
+} from "./redisHelpers.js";
 
 const skip = redisSkipReason();
 
@@ -239,19 +248,7 @@ describe.skipIf(skip)("Redis Stream sink and source", () => {
     await publish(redis.url, blocks(1, 20));
     const source = follow(redis.url, { warmStartBlocks: 5 });
     await until(() => source.got.length === 5);
-    const input = new Subject<BlockSample>();
-    const results: RedisPublishResult[] = [];
-    const sinkEvents: RedisSinkEvent[] = [];
-    const sink = input
-      .pipe(
-        redisStreamSink(redis.url, {
-          initialBackoffMs: 20,
-          maxBackoffMs: 200,
-          onEvent: (e) => sinkEvents.push(e),
-        }),
-      )
-      .subscribe((r) => results.push(r));
-    cleanup.push(() => sink.unsubscribe());
+    const { input, results, events: sinkEvents } = handSink(redis.url);
     for (const b of blocks(21, 30)) input.next(b);
     await until(() => source.got.length === 15);
     await redis.stop();
