@@ -2,28 +2,8 @@ import * as z from "zod";
 import type { U64Input } from "./blockSample.js";
 import { u64Schema } from "./u64Schema.js";
 
-// The zod pieces the option shapes of the sources and sinks are built from, so that a number of
-// milliseconds, a count or a callback is checked, and worded, the same in every option set.
-
-/**
- * A number of milliseconds from `min` to `max`.
- *
- * @example
- * const shape = { timeoutMs: msOption(600_000, 1).default(5_000) };
- */
-export const msOption = (max: number, min = 0) =>
-  z
-    .number({ error: "must be a number of milliseconds" })
-    .min(min, min === 0 ? "must not be negative" : `must be at least ${min}`)
-    .max(max, `must be at most ${max}`);
-
-/**
- * A whole number of `what` (`blocks`, `entries`, ...).
- *
- * @example
- * const shape = { batchSize: wholeOption("entries").min(1, "must be at least 1").default(100) };
- */
-export const wholeOption = (what: string) => z.int({ error: wholeNumberError(what) });
+// The zod pieces the option shapes are built from, so that a callback or a u64 is checked, and
+// worded, the same in every option set (numeric ranges: rangeOptions.ts).
 
 /**
  * The message of a whole-number option's issue: its bound when it is out of range (a `min` or

@@ -2,16 +2,14 @@ import { constants } from "node:buffer";
 import * as z from "zod";
 import { describeValue } from "../core/describeValue.js";
 import { InvalidConfigError } from "../core/errors.js";
-import { fnOption, wholeOption } from "../core/optionSchemas.js";
+import { fnOption } from "../core/optionSchemas.js";
+import { wholeRange } from "../core/rangeOptions.js";
 import { validateShape } from "../core/validate.js";
 import type { InvalidLineError } from "./ndjsonFile.js";
 
 /** The options of `readNdjson` (and the `maxLineBytes` that `ndjsonFile` passes on). */
 export const readNdjsonShape = {
-  maxLineBytes: wholeOption("bytes")
-    .min(1, "must be at least 1")
-    .max(constants.MAX_LENGTH, `must be at most ${constants.MAX_LENGTH} (the largest Buffer)`)
-    .optional(),
+  maxLineBytes: wholeRange("bytes", 1, constants.MAX_LENGTH, " (the largest Buffer)").optional(),
   signal: z
     .custom<AbortSignal>((v) => v instanceof AbortSignal, "must be an AbortSignal")
     .optional(),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { wholeOption } from "../../src/core/optionSchemas.js";
+import { wholeRange } from "../../src/core/rangeOptions.js";
 import { issuesFromZod } from "../../src/core/zodIssues.js";
 import {
   DEFAULT_GAS_CONFIG,
@@ -134,16 +134,17 @@ describe("config", () => {
 });
 
 describe("whole-number options of sources and sinks", () => {
-  it("an option out of range says its bound, not that it must be a whole number", () => {
-    const shape = wholeOption("requests").min(1, "must be at least 1").max(64);
+  it("an option out of range says the range and echoes the value, whatever check failed", () => {
+    const shape = wholeRange("requests", 1, 64);
     const said = (v: unknown) => {
       const r = shape.safeParse(v);
       return r.success ? [] : issuesFromZod(r.error).map((i) => i.message);
     };
-    expect(said(65)).toEqual(["must be at most 64"]);
-    expect(said(0)).toEqual(["must be at least 1"]);
-    expect(said(2.5)).toEqual(["must be a whole number of requests"]);
-    expect(said(2 ** 60)).toEqual(["must be at most 9007199254740991", "must be at most 64"]);
+    const range = "must be a whole number of requests from 1 to 64, got";
+    expect(said(65)).toEqual([`${range} 65`]);
+    expect(said(0)).toEqual([`${range} 0`]);
+    expect(said(2.5)).toEqual([`${range} 2.5`]);
+    expect(said(2 ** 60)).toEqual([`${range} 1152921504606847000`]);
     expect(said(8)).toEqual([]);
   });
 });

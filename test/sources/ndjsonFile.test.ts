@@ -1,3 +1,4 @@
+import { constants } from "node:buffer";
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -112,7 +113,7 @@ describe("ndjsonFile", () => {
     }
     expect(error).toBeInstanceOf(InvalidConfigError);
     expect((error as InvalidConfigError).issues.map((i) => `${i.path}: ${i.message}`)).toEqual([
-      "maxLineBytes: must be at least 1",
+      `maxLineBytes: must be a whole number of bytes from 1 to ${constants.MAX_LENGTH} (the largest Buffer), got 0`,
       "onInvalidLine: must be a function taking an InvalidLineError",
       "sped: unknown field",
     ]);

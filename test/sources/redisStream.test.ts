@@ -290,12 +290,12 @@ describe.skipIf(skip)("Redis Stream sink and source", () => {
       'url: the path must be a database number, as in redis://host:6379/2 (got "/x")',
     );
     expect(() => redisStream("redis://h", { blockMs: 0, stream: "" })).toThrow(
-      "invalid configuration: stream: must not be empty; blockMs: must be at least 1",
+      "invalid configuration: stream: must not be empty; blockMs: must be a number of milliseconds from 1 to 600000, got 0",
     );
     expect(() =>
       redisStreamSink("redis://h", { retain: 0, initialBackoffMs: 9, maxBackoffMs: 5 }),
     ).toThrow(
-      "invalid configuration: retain: must be at least 1; initialBackoffMs: must not be above maxBackoffMs (5), got 9",
+      "invalid configuration: retain: must be a whole number of entries from 1 to 2^53-1, got 0; initialBackoffMs: must not be above maxBackoffMs (5), got 9",
     );
   });
 });

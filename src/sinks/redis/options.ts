@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { ValidationIssue } from "../../core/errors.js";
-import { fnOption, wholeOption } from "../../core/optionSchemas.js";
+import { fnOption } from "../../core/optionSchemas.js";
+import { wholeRange } from "../../core/rangeOptions.js";
 import {
   type ResolvedRedisOptions,
   redisConnectionShape,
@@ -80,17 +81,17 @@ const ignore = () => {};
 const shape = {
   ...redisConnectionShape,
   /** The stream keeps at least this many entries, trimmed approximately (`MAXLEN ~`). @default 10000 */
-  retain: wholeOption("entries").min(1, "must be at least 1").default(10_000),
+  retain: wholeRange("entries", 1).default(10_000),
   /** Blocks held while Redis is unreachable; beyond it the oldest are dropped (`dropped`). @default 100000 */
-  maxPending: wholeOption("blocks").min(1, "must be at least 1").default(100_000),
+  maxPending: wholeRange("blocks", 1).default(100_000),
   /**
    * The newest entries written kept in memory (the NDJSON lines already sent, about 3 KiB per
    * block of 250 transactions), at most `retain`: when Redis comes back without them
    * (`stream_lost`), they are written again before any newer block. `0` keeps none. @default 10000
    */
-  keepBlocks: wholeOption("blocks").min(0, "must not be negative").default(10_000),
+  keepBlocks: wholeRange("blocks", 0).default(10_000),
   /** Most `XADD`s sent in one round trip (a pipeline) when blocks are waiting. @default 100 */
-  batchSize: wholeOption("entries").min(1, "must be at least 1").max(10_000).default(100),
+  batchSize: wholeRange("entries", 1, 10_000).default(100),
   /** Receives {@link RedisSinkEvent}s (log them); exceptions it throws are ignored. @default ignore */
   onEvent: fnOption<(event: RedisSinkEvent) => void>("receiving events", ignore),
 };

@@ -1,10 +1,10 @@
 import * as z from "zod";
 import { InvalidConfigError, type ValidationIssue } from "../../core/errors.js";
 import { fnOption, u64Option } from "../../core/optionSchemas.js";
+import { msRange, wholeRange } from "../../core/rangeOptions.js";
 import { validateShape } from "../../core/validate.js";
 import type { InvalidResponseError, SourceRequestError } from "./errors.js";
 import { parseNodeUrl } from "./nodeUrl.js";
-import { msRange, wholeRange } from "./rangeOptions.js";
 import { headersOption } from "./requestHeaders.js";
 import { DEFAULT_MAX_BLOCK_TRANSACTIONS } from "./transactions.js";
 

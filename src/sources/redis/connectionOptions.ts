@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { InvalidConfigError, type ValidationIssue } from "../../core/errors.js";
-import { fnOption, msOption, wholeOption } from "../../core/optionSchemas.js";
+import { fnOption } from "../../core/optionSchemas.js";
+import { msRange, wholeRange } from "../../core/rangeOptions.js";
 import { validateShape } from "../../core/validate.js";
 import { parseRedisUrl, type RedisTarget } from "./parseRedisUrl.js";
 import { DEFAULT_STREAM } from "./streamEntry.js";
@@ -17,13 +18,13 @@ export const redisConnectionShape = {
     .min(1, "must not be empty")
     .default(DEFAULT_STREAM),
   /** Longest wait for a connection and for each answer, in ms. @default 5000 */
-  timeoutMs: msOption(600_000, 1).default(5_000),
+  timeoutMs: msRange(1, 600_000).default(5_000),
   /** Delay before the first reconnection, in ms (doubles each time, with jitter). @default 100 */
-  initialBackoffMs: msOption(600_000, 1).default(100),
+  initialBackoffMs: msRange(1, 600_000).default(100),
   /** Longest delay between two reconnections, in ms. @default 5000 */
-  maxBackoffMs: msOption(3_600_000, 1).default(5_000),
+  maxBackoffMs: msRange(1, 3_600_000).default(5_000),
   /** Failures in a row after which `unreachable` is reported. @default 3 */
-  unreachableAfter: wholeOption("attempts").min(1, "must be at least 1").default(3),
+  unreachableAfter: wholeRange("attempts", 1).default(3),
   /** Random numbers in [0, 1) for the backoff jitter (tests inject one). @default Math.random */
   random: fnOption<() => number>("returning a number in [0, 1)", Math.random),
   /** Wall clock in ms, for outage durations. @default Date.now */

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { ValidationIssue } from "../../core/errors.js";
-import { fnOption, msOption, u64Option, wholeOption } from "../../core/optionSchemas.js";
+import { fnOption, u64Option } from "../../core/optionSchemas.js";
+import { msRange, wholeRange } from "../../core/rangeOptions.js";
 import {
   type ResolvedRedisOptions,
   redisConnectionShape,
@@ -54,13 +55,13 @@ const shape = {
    * Entries read at start, newest first, and fed oldest first, so the estimate is right at once:
    * the largest window of the strategy, plus one with `skipLatestBlock`. @default 121
    */
-  warmStartBlocks: wholeOption("blocks").min(0, "must not be negative").default(121),
+  warmStartBlocks: wholeRange("blocks", 0).default(121),
   /** Read every entry from this height on instead of the warm start (e.g. to resume a recording). @default undefined */
   startHeight: u64Option.optional(),
   /** How long one `XREAD BLOCK` waits for new entries, in ms. @default 5000 */
-  blockMs: msOption(600_000, 1).default(5_000),
+  blockMs: msRange(1, 600_000).default(5_000),
   /** Most entries per `XREAD` or `XREVRANGE` call. @default 500 */
-  batchSize: wholeOption("entries").min(1, "must be at least 1").max(100_000).default(500),
+  batchSize: wholeRange("entries", 1, 100_000).default(500),
   /** Receives {@link RedisStreamEvent}s (log them); exceptions it throws are ignored. @default ignore */
   onEvent: fnOption<(event: RedisStreamEvent) => void>("receiving events", ignore),
 };

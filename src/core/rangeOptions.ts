@@ -1,7 +1,7 @@
 import * as z from "zod";
-import { describeValue } from "../../core/describeValue.js";
+import { describeValue } from "./describeValue.js";
 
-// The numeric options of `aptosRest()`: every message, whatever the check that failed (not a
+// The numeric options of the sources and sinks: every message, whatever the check that failed (not a
 // number, a fraction, below the minimum, above the maximum), says the whole range and echoes the
 // value (in at most 80 characters), so `concurrency: 65` is not told it is not a whole number.
 
