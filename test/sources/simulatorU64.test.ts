@@ -44,6 +44,13 @@ describe("simulator: every generated field stays within u64, checked at the call
     );
   });
 
+  it("a count beyond 2^53 - 1 says its bound, not that it is not a whole number", () => {
+    expect(issues({ blocks: 2 ** 53, epochLength: 2 ** 53 })).toEqual([
+      "blocks: must be at most 9007199254740991",
+      "epochLength: must be at most 9007199254740991",
+    ]);
+  });
+
   it("names blocks when the start is the default or no start fits", () => {
     expect(issues({ blocks: 2 ** 53 - 1 })).toEqual([
       `blocks: must be at most 73780176294839 for the timestamps to stay within 2^64-1 from startTimeUsec 1700000000000000 (250000 µs apart), got ${2 ** 53 - 1}`,

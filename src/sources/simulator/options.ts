@@ -1,6 +1,7 @@
 import * as z from "zod";
 import type { U64Input } from "../../core/blockSample.js";
 import { InvalidConfigError, type ValidationIssue } from "../../core/errors.js";
+import { wholeNumberError } from "../../core/optionSchemas.js";
 import { u64Schema as u64 } from "../../core/u64Schema.js";
 import { validateShape } from "../../core/validate.js";
 import { SCENARIOS, type Scenario } from "./regimes.js";
@@ -71,7 +72,7 @@ export interface ResolvedSimulatorOptions {
 /** Largest minimum price accepted: bids go up to 10^4 × the minimum and must stay exact. */
 const MAX_MIN_PRICE = 1_000_000_000;
 
-const count = (what: string) => z.int({ error: `must be a whole number of ${what}` });
+const count = (what: string) => z.int({ error: wholeNumberError(what) });
 
 const shape = {
   seed: z
