@@ -109,6 +109,7 @@ describe.skipIf(skip)("a publisher whose Redis lost entries it had acknowledged"
     cleanup.push(() => redis.close());
     const other = handSink(redis.url);
     await other.write(1, 3);
+    const before = (await redis.client.xrange(STREAM, "3-0", "3-0"))[0]![1];
     // This publisher follows a node that disagrees at height 3: the stream keeps the other's.
     const { input, results, events, lost } = handSink(redis.url);
     input.next(block(3, [999]));
@@ -123,6 +124,9 @@ describe.skipIf(skip)("a publisher whose Redis lost entries it had acknowledged"
       ["3-0", serializeBlockSample(block(3))],
       ["4-0", serializeBlockSample(block(4, [999]))],
     ]);
+    // Every field as the stream held it, its arrival time included: the same bytes.
+    expect(stream[0]![1]).toEqual(before);
+    expect(before[2]).toBe("received_at_ms");
   });
 
   it("keeping nothing (keepBlocks 0), a loss is still reported, once, and newer blocks go on", async () => {

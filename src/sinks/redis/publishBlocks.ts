@@ -41,24 +41,24 @@ export async function publishBlocks(
   // The newest height Redis acknowledged, and the newest entries, to write again if it loses them.
   const written = createWrittenRing(Math.min(options.keepBlocks, options.retain));
   const lost: LossReport = { to: undefined };
-  /** The `block` field of each of `ids` the stream holds (one pipelined XRANGE each). */
+  /** The field/value list of each of `ids` the stream holds (one pipelined XRANGE each). */
   async function held(
     c: RedisConnection,
     ids: readonly string[],
-  ): Promise<Map<string, string | undefined>> {
+  ): Promise<Map<string, readonly string[]>> {
     const found = await c.call((r) => {
       const pipeline = r.pipeline();
       for (const id of ids) pipeline.xrange(stream, id, id);
       return pipeline.exec();
     });
-    const out = new Map<string, string | undefined>();
+    const out = new Map<string, readonly string[]>();
     for (let i = 0; i < ids.length; i++) {
       const [error, entries] = found?.[i] ?? [new Error("no answer in the pipeline")];
       // An error answer here (the connection dropped under the pipeline, the key replaced by
       // another type) is a Redis fault like any other: blocks put back, retried after a backoff.
       if (error) throw commandFailure(url, error);
       const [entry] = streamEntries(url, "XRANGE", entries);
-      if (entry) out.set(ids[i]!, blockField(entry[1]));
+      if (entry) out.set(ids[i]!, entry[1]);
     }
     return out;
   }
@@ -123,14 +123,16 @@ export async function publishBlocks(
               ? "already_published"
               : "refused";
           // What the stream holds at that height, kept to be written again if Redis loses it.
-          let fields = entries[done]!.fields;
+          let fields: readonly string[] = entries[done]!.fields;
           if (outcome === "already_published") {
             const there = inStream?.get(id);
-            const alike = there === fields[1];
+            const alike = there !== undefined && blockField(there) === fields[1];
             if (!alike && !warnedDiffers)
               onEvent({ type: "stream_differs", stream, height: b.height, id });
             warnedDiffers = !alike;
-            if (there !== undefined) fields = [fields[0], there];
+            // Kept as the stream holds it, every field (its arrival time included), so that
+            // written again it is the same bytes a replica may already have.
+            if (there !== undefined) fields = there;
           }
           if (outcome !== "refused" && b.height !== 0n) written.add(b.height, fields);
           if (b.height === 0n) report({ height: 0n, id: "0-0", outcome: "skipped" });
