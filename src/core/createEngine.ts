@@ -76,7 +76,8 @@ export interface Engine {
   /**
    * Rejections, duplicates, epoch changes, strategy failures, source errors and completion. A
    * block's epoch change, resync and strategy failure come after its snapshot, once the engine's
-   * state is whole: a handler may call `ingest`.
+   * state is whole: a handler may call `ingest` (what that block publishes waits until every
+   * subscriber has been told of the current one, so each sees blocks in height order).
    */
   readonly events$: Observable<EngineEvent>;
   /**
@@ -123,9 +124,29 @@ export function createEngine(options: CreateEngineOptions): Engine {
   // With skipLatestBlock, the newest block waits here until the next one arrives.
   let deferred: BlockSample | undefined;
 
+  // Everything the engine publishes goes through one queue, in order. A subscriber that calls
+  // `ingest` from its handler gets the new block processed at once (its state, its outcome),
+  // but that block's snapshot and events wait until every subscriber has been told of the block
+  // being published: each subscriber sees snapshots in height order, each block's events after
+  // its snapshot and before the next block's.
+  const outbox: (() => void)[] = [];
+  let publishing = false;
+  function publish(...items: (() => void)[]): void {
+    outbox.push(...items);
+    if (publishing) return;
+    publishing = true;
+    try {
+      for (let next = outbox.shift(); next; next = outbox.shift()) next();
+    } finally {
+      publishing = false;
+      outbox.length = 0;
+    }
+  }
+  const emit = (event: EngineEvent) => () => events.next(event);
+
   function reject(error: BaseError): never {
     rejected++;
-    events.next({ type: "rejected", error });
+    publish(emit({ type: "rejected", error }));
     throw error;
   }
 
@@ -188,7 +209,7 @@ export function createEngine(options: CreateEngineOptions): Engine {
     const where = place(block);
     if (where === "duplicate") {
       duplicate++;
-      events.next({ type: "duplicate", height: block.height });
+      publish(emit({ type: "duplicate", height: block.height }));
       return "duplicate";
     }
     // The block's events are published after its snapshot, once the engine's state is whole:
@@ -239,9 +260,12 @@ export function createEngine(options: CreateEngineOptions): Engine {
       sequence: ++sequence,
       promises,
     });
-    snapshots.next(latest);
-    if (change) events.next(change);
-    if (failure) events.next({ type: "strategy_failed", error: failure });
+    const snapshot = latest;
+    publish(
+      () => snapshots.next(snapshot),
+      ...(change ? [emit(change)] : []),
+      ...(failure ? [emit({ type: "strategy_failed", error: failure })] : []),
+    );
     return "accepted";
   }
 
@@ -267,17 +291,17 @@ export function createEngine(options: CreateEngineOptions): Engine {
           ingest(value);
         } catch (error) {
           // Rejections were already counted and published as events; keep the source running.
-          if (!(error instanceof BaseError)) events.next({ type: "source_error", error });
+          if (!(error instanceof BaseError)) publish(emit({ type: "source_error", error }));
         }
       },
       error(error) {
         finish();
-        events.next({ type: "source_error", error });
+        publish(emit({ type: "source_error", error }));
       },
       complete() {
         finish();
         completed++;
-        events.next({ type: "source_completed" });
+        publish(emit({ type: "source_completed" }));
       },
     });
     if (!done) {

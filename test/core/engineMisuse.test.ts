@@ -248,6 +248,29 @@ describe("whatever a strategy throws, the engine keeps going", () => {
     expect(engine.counters().strategyFailures).toBe(1);
   });
 
+  it("with several subscribers, one that feeds the engine from its handler: every subscriber sees snapshots in height order, each block's events after its snapshot", () => {
+    const engine = createEngine({ strategy: aip34(), config: { skipLatestBlock: false } });
+    const block = (height: number, epoch = 1) => ({ ...idleBlock(height), epoch: String(epoch) });
+    const a: string[] = [];
+    const b: string[] = [];
+    engine.snapshots$.subscribe((s) => {
+      a.push(`snapshot ${s.ledger.blockHeight}`);
+      if (s.ledger.blockHeight === 2n) engine.ingest(block(3, 2));
+    });
+    engine.snapshots$.subscribe((s) => b.push(`snapshot ${s.ledger.blockHeight}`));
+    engine.events$.subscribe((e) => {
+      a.push(e.type);
+      if (e.type === "epoch_changed") engine.ingest(block(4, 2));
+    });
+    engine.events$.subscribe((e) => b.push(e.type));
+    engine.ingest(block(1));
+    engine.ingest(block(2));
+    const seen = ["snapshot 1", "snapshot 2", "snapshot 3", "epoch_changed", "snapshot 4"];
+    expect(a).toEqual(seen);
+    expect(b).toEqual(seen);
+    expect(engine.snapshot()!.ledger.blockHeight).toBe(4n);
+  });
+
   it("an events$ subscriber that feeds the engine sees a whole engine: snapshots stay in order, no block is lost", () => {
     const fed: string[] = [];
     const engine = createEngine({
