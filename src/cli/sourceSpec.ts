@@ -12,8 +12,26 @@ import { UsageError } from "./io.js";
  */
 export function showSource(value: string): string {
   return value.startsWith("aptos:")
-    ? `aptos:${hideCredentials(value.slice("aptos:".length))}`
-    : hideCredentials(value);
+    ? `aptos:${showUrl(value.slice("aptos:".length))}`
+    : showUrl(value);
+}
+
+/**
+ * A URL with its user name and password as `***`. Read as the URL parser reads it (which is
+ * what sends them): it also takes `https:user:pw@host`, `https:/user:pw@host`, a backslash or
+ * leading spaces; text it cannot parse has everything up to its last `@` hidden.
+ */
+function showUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return hideCredentials(text);
+  }
+  if (url.username === "" && url.password === "") return text;
+  url.username = "***";
+  url.password = "";
+  return url.href;
 }
 
 /** A parsed `--source` value. */

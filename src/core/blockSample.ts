@@ -60,7 +60,6 @@ export type { U64Input } from "./u64.js";
 
 const optional = <T extends z.ZodType>(schema: T) => schema.nullish();
 
-/** A chain id: a u64 from 0 to 255, as a number. */
 /** A share of the block's transactions, 0 to 1. */
 const fraction = z
   .number({
@@ -69,6 +68,7 @@ const fraction = z
   .min(0)
   .max(1);
 
+/** A chain id: a u64 from 0 to 255, as a number. */
 const chainId = z.unknown().transform((v, ctx) => {
   const r = parseU64(v);
   if (!r.ok) {

@@ -88,11 +88,13 @@ export const gasConfigShape = {
           });
     })
     .transform(
-      (o): GasEstimate => ({
-        deprioritized: (o.low ?? o.deprioritized)!,
-        regular: (o.market ?? o.regular)!,
-        prioritized: (o.aggressive ?? o.prioritized)!,
-      }),
+      // Frozen: it is served as the snapshots' estimate, which never changes.
+      (o): GasEstimate =>
+        Object.freeze({
+          deprioritized: (o.low ?? o.deprioritized)!,
+          regular: (o.market ?? o.regular)!,
+          prioritized: (o.aggressive ?? o.prioritized)!,
+        }),
     )
     .optional(),
   /** `false` serves the default estimate (min, min, nextBucket(min)) always. @default true */

@@ -8,10 +8,10 @@ export const U64_MAX_DIGITS = 20;
 
 const DECIMAL = /^[0-9]+$/;
 
-/** Result of {@link parseU64}: the value, or why it is not a u64. */
 /** A u64 as code may give it: a JSON-safe integer, a decimal string or a BigInt. */
 export type U64Input = number | string | bigint;
 
+/** Result of {@link parseU64}: the value, or why it is not a u64. */
 export type U64Result = { ok: true; value: bigint } | { ok: false; message: string };
 
 /**

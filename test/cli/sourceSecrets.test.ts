@@ -12,6 +12,14 @@ describe("--source credentials", () => {
     expect(showSource("redis://:s3cret@127.0.0.1:6379/2")).toBe("redis://***@127.0.0.1:6379/2");
     expect(showSource("aptos:https://node.example/v1")).toBe("aptos:https://node.example/v1");
     expect(showSource("ndjson:/tmp/a@b.ndjson")).toBe("ndjson:/tmp/a@b.ndjson");
+    // Spellings the URL parser accepts (and sends the credentials of) without "//".
+    for (const odd of [
+      "aptos:https:user:s3cret@host/v1",
+      "aptos:https:/user:s3cret@host/v1",
+      "aptos:https:\\user:s3cret@host/v1",
+      "aptos: https://user:s3cret@host/v1",
+    ])
+      expect(showSource(odd)).toBe("aptos:https://***@host/v1");
   });
 
   it("are not echoed by the errors of a --source that cannot be used", async () => {

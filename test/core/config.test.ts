@@ -76,6 +76,8 @@ describe("config", () => {
     const c = parseGasConfig({ staticOverride: { low: 1, market: 2, aggressive: 3 } });
     expect(parseGasConfig(c)).toBe(c);
     expect(Object.isFrozen(c)).toBe(true);
+    // The override is served as the snapshots' estimate: it cannot be changed through one.
+    expect(Object.isFrozen(c.staticOverride)).toBe(true);
     // A copy (edited or not) is validated as user input, and is valid: the override in the
     // tiers' names, as the validated config holds it, is accepted.
     const copy = parseGasConfig({ ...c, lowBlockHistory: 5 });
