@@ -126,6 +126,24 @@ export async function listenLocal(server: http.Server): Promise<{
   };
 }
 
+/**
+ * An adapter mounted at `mount` (the host app answers 418 to what is not ours): absolute-form
+ * targets and encoded slashes under the base path are the handler's (its JSON 404, or the
+ * estimate), read as the router reads them; the same outside the base path stay the host's.
+ */
+export async function expectEncodedTargetsOwned(origin: string, mount: string): Promise<void> {
+  const get = (target: string) => request(origin, { target });
+  for (const target of [`http://x${mount}/v1/nope`, `${mount}/v1%2Fnope`]) {
+    const res = await get(target);
+    expect(res.status, target).toBe(404);
+    expect(res.text, target).toBe(errorBody("web_framework_error", "not found"));
+  }
+  expect((await get(`http://x${mount}/v1/estimate_gas_price`)).text).toBe(ESTIMATE);
+  expect((await get(`${mount}/v1%2Festimate_gas_price`)).text).toBe(ESTIMATE);
+  expect((await get(`http://x${mount}/other`)).status).toBe(418);
+  expect((await get(`${mount}/v2%2Fnope`)).status).toBe(418);
+}
+
 const EXPOSE =
   "X-Aptos-Chain-Id, X-Aptos-Ledger-Version, X-Aptos-Ledger-Oldest-Version, X-Aptos-Ledger-TimestampUsec, X-Aptos-Epoch, X-Aptos-Block-Height, X-Aptos-Oldest-Block-Height";
 

@@ -9,6 +9,7 @@ import {
   ESTIMATE,
   engineWithBlocks,
   errorBody,
+  expectEncodedTargetsOwned,
   listenLocal,
   request,
 } from "./contract.js";
@@ -63,16 +64,7 @@ describe("Koa: a native middleware", () => {
     for (const prefix of ["", "/chain"]) {
       const app = await host(gasdigest(engineWithBlocks(), { maxStalenessMs: false, prefix }));
       try {
-        const get = (target: string) => request(app.origin, { target });
-        for (const target of [`http://x${prefix}/v1/nope`, `${prefix}/v1%2Fnope`]) {
-          const res = await get(target);
-          expect(res.status, target).toBe(404);
-          expect(res.text, target).toBe(errorBody("web_framework_error", "not found"));
-        }
-        expect((await get(`http://x${prefix}/v1/estimate_gas_price`)).text).toBe(ESTIMATE);
-        expect((await get(`${prefix}/v1%2Festimate_gas_price`)).text).toBe(ESTIMATE);
-        expect((await get(`http://x${prefix}/other`)).status).toBe(418);
-        expect((await get(`${prefix}/v2%2Fnope`)).status).toBe(418);
+        await expectEncodedTargetsOwned(app.origin, prefix);
       } finally {
         await app.close();
       }
