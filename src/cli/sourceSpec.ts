@@ -1,5 +1,5 @@
 import { ValidationError } from "../core/errors.js";
-import { hideCredentials } from "../sources/aptosRest/urlCredentials.js";
+import { showUrl } from "../sources/aptosRest/urlCredentials.js";
 import { parseRedisUrl } from "../sources/redis/parseRedisUrl.js";
 import { UsageError } from "./io.js";
 
@@ -14,24 +14,6 @@ export function showSource(value: string): string {
   return value.startsWith("aptos:")
     ? `aptos:${showUrl(value.slice("aptos:".length))}`
     : showUrl(value);
-}
-
-/**
- * A URL with its user name and password as `***`. Read as the URL parser reads it (which is
- * what sends them): it also takes `https:user:pw@host`, `https:/user:pw@host`, a backslash or
- * leading spaces; text it cannot parse has everything up to its last `@` hidden.
- */
-function showUrl(text: string): string {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return hideCredentials(text);
-  }
-  if (url.username === "" && url.password === "") return text;
-  url.username = "***";
-  url.password = "";
-  return url.href;
 }
 
 /** A parsed `--source` value. */
@@ -60,13 +42,11 @@ export function parseSourceSpec(value: string): SourceSpec {
       parsed = new URL(url);
     } catch {
       throw new UsageError(
-        `--source aptos:URL needs an http(s) URL after 'aptos:' (got "${hideCredentials(url)}")`,
+        `--source aptos:URL needs an http(s) URL after 'aptos:' (got "${showUrl(url)}")`,
       );
     }
     if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
-      throw new UsageError(
-        `--source aptos:URL needs an http or https URL (got "${hideCredentials(url)}")`,
-      );
+      throw new UsageError(`--source aptos:URL needs an http or https URL (got "${showUrl(url)}")`);
     return { kind: "aptos", url };
   }
   if (value.startsWith("redis://") || value.startsWith("rediss://"))

@@ -55,3 +55,25 @@ export function urlAuthorization(url: URL): string | ValidationIssue | undefined
 export function hideCredentials(text: string): string {
   return text.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/).*@/s, "$1***@");
 }
+
+/**
+ * A URL with its user name and password as `***`. Read as the URL parser reads it (which is
+ * what sends them): it also takes `https:user:pw@host`, `https:/user:pw@host`, a backslash or
+ * leading spaces; text it cannot parse has everything up to its last `@` hidden
+ * ({@link hideCredentials}).
+ *
+ * @example
+ * showUrl("https:user:s3cret@node.example/v1"); // "https://***@node.example/v1"
+ */
+export function showUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return hideCredentials(text);
+  }
+  if (url.username === "" && url.password === "") return text;
+  url.username = "***";
+  url.password = "";
+  return url.href;
+}
