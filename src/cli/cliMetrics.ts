@@ -1,6 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { listen } from "../adapters/node/listen.js";
 import { BaseError } from "../core/errors.js";
+import type { HandlerLogger } from "../http/types.js";
 import type { GasdigestMetrics, MetricsEngine, MetricsServer } from "../metrics.js";
 import { UsageError } from "./io.js";
 import { intFlag } from "./sourceSpec.js";
@@ -51,10 +52,14 @@ export interface MetricsFlags {
  * const makeMetrics = await cliMetrics(values); // early: a missing package fails before anything starts
  * const cli = makeMetrics?.({ engine, maxStalenessMs });
  */
-export async function cliMetrics(
-  flags: MetricsFlags,
-): Promise<
-  ((options: { engine?: MetricsEngine; maxStalenessMs?: number | false }) => CliMetrics) | undefined
+export async function cliMetrics(flags: MetricsFlags): Promise<
+  | ((options: {
+      engine?: MetricsEngine;
+      maxStalenessMs?: number | false;
+      /** Where the metrics port reports a failed scrape. */
+      logger?: Pick<HandlerLogger, "error">;
+    }) => CliMetrics)
+  | undefined
 > {
   const port = intFlag("metrics-port", flags["metrics-port"], 0, 65535);
   const host = flags["metrics-host"] ?? "127.0.0.1";
@@ -63,14 +68,15 @@ export async function cliMetrics(
   if (!flags.metrics && port === undefined) return undefined;
   const { createMetrics, createMetricsServer } = await loadMetricsModule();
   return (options) => {
-    const metrics = createMetrics(options);
+    const { logger, ...metricsOptions } = options;
+    const metrics = createMetrics(metricsOptions);
     let server: MetricsServer | undefined;
     return {
       metrics,
       ownPort: port !== undefined,
       async listen() {
         if (port === undefined) return undefined;
-        server = createMetricsServer(metrics);
+        server = createMetricsServer(metrics, logger ? { logger } : {});
         let address: AddressInfo;
         try {
           address = await listen(server, { host, port });

@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import type { HandlerLogger } from "../http/types.js";
 
 type Level = "error" | "warn" | "info" | "debug";
 
@@ -93,5 +94,23 @@ export function createLogLimiter(log: Logger, options: LogLimiterOptions = {}): 
       timer = undefined;
       summarise();
     },
+  };
+}
+
+/**
+ * The logger a server is given: its warnings and errors (a strategy failing on every request's
+ * block, connection floods, failed scrapes) go through `limited`, keyed by message; its info and
+ * debug lines (`--log-level debug` logs every request) are written as they come.
+ *
+ * @example
+ * createServer(engine, { logger: serverLogger(log, createLogLimiter(log)) });
+ */
+export function serverLogger(log: Logger, limited: LineLogger): HandlerLogger {
+  return {
+    error: (fields, message = "error") => limited.error(fields, message),
+    warn: (fields, message = "warning") => limited.warn(fields, message),
+    info: (fields, message) => log.info(fields, message),
+    debug: (fields, message) => log.debug(fields, message),
+    isLevelEnabled: (level) => log.isLevelEnabled(level),
   };
 }

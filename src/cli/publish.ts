@@ -144,7 +144,7 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
   const limited = createLogLimiter(log);
   const display = parseRedisUrl(to).display;
   // With --metrics-port: the source's and the sink's states, and every block's outcome.
-  const metrics = makeMetrics?.({});
+  const metrics = makeMetrics?.({ logger: limited });
   let newestSourceBlockMs: number | undefined;
   const onSourceEvent = metrics?.metrics.source(spec.kind, {
     newestBlockMs: () => newestSourceBlockMs,

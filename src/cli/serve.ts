@@ -13,7 +13,7 @@ import { loadIoredis } from "../sources/redis/connectRedis.js";
 import { parseRedisUrl } from "../sources/redisStream.js";
 import { APTOS_FLAGS, APTOS_FLAGS_USAGE, parseAptosFlags } from "./aptosFlags.js";
 import { cliMetrics, METRICS_FLAGS, SERVE_METRICS_USAGE } from "./cliMetrics.js";
-import { createLogLimiter } from "./createLogLimiter.js";
+import { createLogLimiter, serverLogger } from "./createLogLimiter.js";
 import { type CliIo, UsageError } from "./io.js";
 import { loadStrategy } from "./loadStrategy.js";
 import { logEngineEvents } from "./logEngineEvents.js";
@@ -180,13 +180,14 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
   let source$: Observable<BlockSample>;
   let metrics: ReturnType<NonNullable<typeof makeMetrics>> | undefined;
   try {
-    metrics = makeMetrics?.({ engine, maxStalenessMs });
+    const logger = serverLogger(log, limited);
+    metrics = makeMetrics?.({ engine, maxStalenessMs, logger });
     server = createServer(engine, {
       ...limits,
       headerPrefix: values["header-prefix"],
       basePath: values["base-path"],
       maxStalenessMs,
-      logger: log,
+      logger,
       metrics: metrics?.metrics,
       metricsPath: metrics?.ownPort ? false : undefined,
     });

@@ -92,6 +92,12 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
   }
   // The route of the request being answered, for the metrics (requests are answered one at a time).
   let matched = UNMATCHED;
+  if (metrics !== undefined)
+    try {
+      metrics.declareRoutes?.([...routes.keys(), UNMATCHED]);
+    } catch {
+      // ignored, as documented: the counters then start with the first request of a route
+    }
 
   const preflight = (request: HandlerRequest): HandlerResponse => {
     const headers: Record<string, string> = { ...common, Allow: ALLOW };

@@ -131,6 +131,12 @@ export interface HandlerMetrics {
   observeRequest(route: string, status: number, seconds: number): void;
   /** The exposition served at the metrics route (Prometheus text), read at every scrape. */
   scrape(): Promise<MetricsScrape>;
+  /**
+   * Optional: called once by each handler given these metrics, with every route label it can
+   * report (its routes and `unmatched`), so that counters can start at 0 before the first
+   * request of a route. An exception it throws is ignored.
+   */
+  declareRoutes?(routes: readonly string[]): void;
 }
 
 /** One scrape of {@link HandlerMetrics}: the body and its `Content-Type`. */

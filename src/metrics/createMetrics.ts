@@ -93,6 +93,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): GasdigestMetr
   return {
     registry,
     observeRequest: requests.observe,
+    declareRoutes: requests.declare,
     async scrape() {
       return { contentType: registry.contentType, body: await registry.metrics() };
     },

@@ -4,7 +4,7 @@ import { describeValue } from "../core/describeValue.js";
 import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
 import { hasMethods, unreadableOptions } from "../core/readOptions.js";
 import { encodeErrorObject } from "../http/encodeErrorObject.js";
-import type { HandlerMetrics } from "../http/types.js";
+import type { HandlerLogger, HandlerMetrics } from "../http/types.js";
 
 /** Options of {@link createMetricsServer}. Every field has a default. */
 export interface MetricsServerOptions {
@@ -18,6 +18,11 @@ export interface MetricsServerOptions {
   keepAliveTimeout?: number;
   /** `shutdown()` destroys connections still open this many ms after it was called. @default 2000 */
   closeTimeout?: number;
+  /**
+   * Where a failed scrape is reported (`logger.error({ err }, "collecting the metrics failed")`,
+   * as the handler does); pino fits. @default none: the scrape answers 500 and nothing is logged
+   */
+  logger?: Pick<HandlerLogger, "error">;
 }
 
 /** A node:http server answering only the metrics scrape. */
@@ -52,7 +57,12 @@ export function createMetricsServer(
   metrics: HandlerMetrics,
   options: MetricsServerOptions = {},
 ): MetricsServer {
-  const { path, limits } = parseOptions(metrics, options);
+  const { path, limits, logger } = parseOptions(metrics, options);
+  try {
+    metrics.declareRoutes?.([path]);
+  } catch {
+    // ignored, as for the handler
+  }
   const server = http.createServer(
     {
       maxHeaderSize: 8192,
@@ -75,10 +85,15 @@ export function createMetricsServer(
       const start = performance.now();
       metrics.scrape().then(
         ({ contentType, body }) => {
-          reply(res, 200, { "Content-Type": contentType }, method === "HEAD" ? undefined : body);
+          reply(res, 200, { "Content-Type": contentType }, body, method === "HEAD");
           record(200, start);
         },
-        () => {
+        (err: unknown) => {
+          try {
+            logger?.error({ err }, "collecting the metrics failed");
+          } catch {
+            // a failing logger never fails the answer
+          }
           reply(
             res,
             500,
@@ -136,8 +151,10 @@ function reply(
   status: number,
   headers: Record<string, string>,
   body: string | undefined,
+  head = false,
 ) {
   try {
+    // A HEAD answer carries the length its GET would have, and no body.
     const length = body === undefined ? undefined : Buffer.byteLength(body);
     res.writeHead(status, {
       ...headers,
@@ -145,7 +162,7 @@ function reply(
       "X-Content-Type-Options": "nosniff",
       ...(length === undefined ? {} : { "Content-Length": String(length) }),
     });
-    res.end(body);
+    res.end(head ? undefined : body);
   } catch {
     res.destroy();
   }
@@ -181,8 +198,15 @@ function parseOptions(metrics: HandlerMetrics, options: MetricsServerOptions) {
         message: `must be a whole number >= ${min} (got ${describeValue(v)})`,
       });
   }
+  const logger = options.logger;
+  if (logger !== undefined && !hasMethods(logger, "error"))
+    issues.push({
+      path: "logger",
+      message: `must be a logger with an error method, such as pino() (got ${describeValue(logger)})`,
+    });
   for (const key of Object.keys(options))
-    if (key !== "path" && !(key in LIMITS)) issues.push({ path: key, message: "unknown option" });
+    if (key !== "path" && key !== "logger" && !(key in LIMITS))
+      issues.push({ path: key, message: "unknown option" });
   if (issues.length > 0) throw new InvalidConfigError(issues);
-  return { path, limits };
+  return { path, limits, logger };
 }

@@ -10,6 +10,11 @@ export const REQUEST_DURATION_BUCKETS: readonly number[] = Object.freeze([
 const MAX_ROUTES = 64;
 /** Statuses are counted in an array indexed by status (100..599); others are counted as 0. */
 const STATUS_SLOTS = 600;
+/**
+ * Statuses whose series every known route reports from the start, at 0 until they happen, so
+ * that `rate()` and `increase()` see the first one (an error-ratio alert sees the first 5xx).
+ */
+const ZERO_STATUSES: readonly number[] = [200, 500, 503];
 
 /** The running totals of one route. */
 interface RouteTotals {
@@ -32,6 +37,8 @@ interface Sample {
 export interface RequestMetrics {
   /** One answered request (the handler's `observeRequest`): a few array writes, no allocation. */
   observe(route: string, status: number, seconds: number): void;
+  /** Routes a handler can report (the handler's `declareRoutes`): their series start at 0. */
+  declare(routes: readonly string[]): void;
 }
 
 /**
@@ -90,7 +97,8 @@ export function createRequestMetrics(
     for (const [route, t] of routes)
       for (let status = 0; status < STATUS_SLOTS; status++) {
         const n = t.statuses[status]!;
-        if (n > 0) out.push({ value: n, labels: { route, status: String(status) } });
+        if (n > 0 || ZERO_STATUSES.includes(status))
+          out.push({ value: n, labels: { route, status: String(status) } });
       }
     return out;
   }
@@ -99,6 +107,7 @@ export function createRequestMetrics(
     const out: Sample[] = [];
     const bucket = `${durationName}_bucket`;
     for (const [route, t] of routes) {
+      if (t.count === 0) continue; // a declared route not requested yet: its counter says so
       let cumulative = 0;
       for (let i = 0; i < upper.length; i++) {
         cumulative += t.buckets[i]!;
@@ -125,7 +134,12 @@ export function createRequestMetrics(
     samples: durationSamples,
     reset: () => routes.clear(),
   });
-  return { observe };
+  function declare(declared: readonly string[]) {
+    if (!Array.isArray(declared)) return;
+    for (const route of declared) if (typeof route === "string") totals(route);
+  }
+
+  return { observe, declare };
 }
 
 /** A metric whose samples are computed at scrape time. */

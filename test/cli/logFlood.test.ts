@@ -133,3 +133,45 @@ describe("serve and replay on a file of random bytes", () => {
     expect((await runCli(["replay", "--input", path, "--max-reported", "-1"])).code).toBe(1);
   });
 });
+
+describe("serve with a strategy that fails on every block", () => {
+  it("logs the estimate's 500 through the same limit as the other errors", async () => {
+    // Fails from height 3 on: every new block a client asks about answers 500.
+    const modulePath = join(dir, "failing.mjs");
+    writeFileSync(
+      modulePath,
+      `export default () => { let h = 0n; return { name: "failing", ingest(b) { h = BigInt(b.height); if (h >= 3n) throw new Error("boom " + h); }, estimate(min) { return { deprioritized: min, regular: min, prioritized: min }; }, reset() {} }; };\n`,
+    );
+    const out = new PassThrough();
+    let logged = "";
+    out.on("data", (d) => {
+      logged += String(d);
+    });
+    const handle = await startServe(
+      ["--port", "0", "--strategy", modulePath, "--interval-ms", "5", "--log-level", "info"],
+      { stdout: out, stderr: new PassThrough() },
+    );
+    let answered500 = 0;
+    try {
+      const end = Date.now() + 1_500;
+      while (Date.now() < end) {
+        const res = await fetch(`${handle.url}/v1/estimate_gas_price`);
+        await res.arrayBuffer();
+        if (res.status === 500) answered500++;
+        await new Promise((r) => setTimeout(r, 6));
+      }
+    } finally {
+      await handle.close();
+    }
+    const lines = logged
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    const message = "the strategy failed: the estimate answers 500";
+    expect(answered500).toBeGreaterThan(20);
+    expect(lines.filter((l) => l.msg === message)).toHaveLength(10);
+    const summary = lines.find((l) => String(l.msg).startsWith(`${message}: `));
+    expect(summary).toMatchObject({ level: 50 });
+    expect(summary!.suppressed).toBeGreaterThan(0);
+  });
+});

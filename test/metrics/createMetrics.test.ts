@@ -115,7 +115,12 @@ describe("createMetrics with the handler: a known history", () => {
         expect.objectContaining({ labels: { outcome: "accepted" }, value: 50 }),
       ]),
     );
-    expect(byName.get("gasdigest_http_requests_total")!.values).toEqual([
+    // The request that happened, and 0 for 200/500/503 of every other route of the handler.
+    const requests = byName.get("gasdigest_http_requests_total")!.values as {
+      labels: Record<string, string>;
+      value: number;
+    }[];
+    expect(requests.filter((v) => v.value > 0)).toEqual([
       { labels: { route: "/v1/estimate_gas_price", status: "200" }, value: 1 },
     ]);
     expect(byName.has("process_cpu_seconds_total")).toBe(false);
@@ -260,6 +265,62 @@ describe("options", () => {
       "prefix",
       "requestDurationBuckets",
     ]);
+  });
+
+  it("every route of the handler reports 200, 500 and 503 at 0 before its first request", async () => {
+    const engine = createEngine({ strategy: aip34() });
+    const metrics = createMetrics({ engine, defaultMetrics: false });
+    const handler = createHandler(engine, { metrics, basePath: "/api" });
+    let m = parsePrometheusText((await metrics.scrape()).body);
+    for (const route of ["/api/estimate_gas_price", "/api/-/healthy", "/metrics", "unmatched"])
+      for (const status of ["200", "500", "503"])
+        expect(sampleValue(m, "gasdigest_http_requests_total", { route, status })).toBe(0);
+    // The first 503 (no block yet) is an increase from 0, which rate() sees.
+    expect(handler({ method: "GET", url: "/api/estimate_gas_price", headers: {} }).status).toBe(
+      503,
+    );
+    m = parsePrometheusText((await metrics.scrape()).body);
+    const route = "/api/estimate_gas_price";
+    expect(sampleValue(m, "gasdigest_http_requests_total", { route, status: "503" })).toBe(1);
+    expect(
+      sampleValue(m, "gasdigest_http_requests_total", { route, status: "404" }),
+    ).toBeUndefined();
+  });
+
+  it("createMetricsServer: HEAD carries GET's Content-Length; a failed scrape is logged", async () => {
+    const { listen } = await import("../../src/adapters/node/listen.js");
+    const errors: unknown[] = [];
+    let fail = false;
+    const metrics = createMetrics({ defaultMetrics: false });
+    const server = createMetricsServer(
+      {
+        ...metrics,
+        scrape: () => (fail ? Promise.reject(new Error("registry broke")) : metrics.scrape()),
+      },
+      { logger: { error: (fields) => errors.push(fields) } },
+    );
+    const address = await listen(server, { host: "127.0.0.1", port: 0 });
+    const url = `http://127.0.0.1:${address.port}/metrics`;
+    try {
+      await (await fetch(url)).text(); // the scrape's own series exist from here on
+      const get = await fetch(url);
+      const body = await get.text();
+      const head = await fetch(url, { method: "HEAD" });
+      expect(head.status).toBe(200);
+      // The length of the scrape it answered (the recorded requests change a few digits).
+      expect(Number(get.headers.get("content-length"))).toBe(body.length);
+      const length = Number(head.headers.get("content-length"));
+      expect(Math.abs(length - body.length)).toBeLessThan(body.length / 20);
+      fail = true;
+      expect((await fetch(url)).status).toBe(500);
+      expect(errors).toHaveLength(1);
+      expect(String((errors[0] as { err: Error }).err.message)).toBe("registry broke");
+    } finally {
+      await server.shutdown();
+    }
+    expect(() => createMetricsServer(metrics, { logger: {} as never })).toThrow(
+      /logger: must be a logger with an error method/,
+    );
   });
 
   it("createMetricsServer names every invalid option", () => {
