@@ -1,6 +1,7 @@
 import type { BlockSample } from "../core/blockSample.js";
 import type { GasConfig, GasConfigInput } from "../core/config.js";
 import { createEngine, type Engine } from "../core/createEngine.js";
+import { oneLine } from "../core/describeValue.js";
 import { InvalidConfigError } from "../core/errors.js";
 import { isPromiseResult } from "../core/promiseResult.js";
 import type { GasEstimate, Snapshot, Strategy } from "../core/types.js";
@@ -86,11 +87,7 @@ export function createLane(
 export function noteFailure(lane: Lane, height: bigint, failure: Error | undefined): void {
   lane.failures++;
   if (lane.firstFailure) return;
-  const text = (failure?.message ?? "no estimate").replace(/\s+/g, " ");
-  const message =
-    text.length > MAX_FAILURE_CHARS
-      ? `${text.slice(0, MAX_FAILURE_CHARS)}… (${text.length} characters)`
-      : text;
+  const message = oneLine(failure?.message ?? "no estimate", MAX_FAILURE_CHARS);
   lane.firstFailure = { height: height.toString(), message };
 }
 

@@ -1,3 +1,4 @@
+import { escapeControls } from "../core/describeValue.js";
 import { formatIssues, type ValidationIssue } from "../core/errors.js";
 
 /**
@@ -7,7 +8,7 @@ import { formatIssues, type ValidationIssue } from "../core/errors.js";
  * issueLine(7, { path: "height", message: "must be a u64" }); // "line 7: height: must be a u64"
  */
 export function issueLine(line: number, issue: ValidationIssue): string {
-  return `line ${line}: ${formatIssues([issue])}`;
+  return `line ${line}: ${escapeControls(formatIssues([issue]))}`;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { createEngine } from "../core/createEngine.js";
+import { oneLine } from "../core/describeValue.js";
 import { BaseError, BlockOrderError, InvalidBlockSampleError } from "../core/errors.js";
 import type { GasEstimate } from "../core/types.js";
 import { encodeEstimateJson } from "../http/encodeEstimate.js";
@@ -96,7 +97,7 @@ export async function replay(argv: string[], io: CliIo): Promise<number> {
       if (snap.estimate) await out.line(estimateLine(snap.ledger.blockHeight, snap.estimate));
       else {
         problems++;
-        const failure = snap.failure?.message ?? "no estimate";
+        const failure = oneLine(snap.failure?.message ?? "no estimate");
         await report(entry.line, () => [`line ${entry.line}: ${failure}`]);
       }
     }

@@ -66,7 +66,37 @@ function showBigInt(v: bigint): string {
  * shorten("a".repeat(500), 10); // "aaaaaaaaa…"
  */
 export function shorten(text: string, max = 200): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  return escapeControls(text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+}
+
+/**
+ * `text` (a thrown error's message, say) as one line of at most `max` characters plus the cut
+ * mark: whitespace runs (newlines included) become one space, control characters are escaped,
+ * and a longer text is cut with `…` and its length.
+ *
+ * @example
+ * oneLine("boom\n\nDetails: Error: x"); // "boom Details: Error: x"
+ */
+export function oneLine(text: string, max = 200): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  const cut = flat.length > max ? `${flat.slice(0, max)}… (${flat.length} characters)` : flat;
+  return escapeControls(cut);
+}
+
+// C0 and C1 control characters, DEL, and the line and paragraph separators.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+/**
+ * `text` with its control characters written as `\uXXXX`, so that text taken from an input
+ * (a field name, a JSON parser's quote of a bad line) never moves a terminal's cursor, sets its
+ * title or starts a new log line.
+ *
+ * @example
+ * escapeControls("a\u001b[2Jb\nc"); // "a\\u001b[2Jb\\u000ac"
+ */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /**

@@ -1,13 +1,22 @@
 import type { z } from "zod";
 import { createIssueList, moreIssues } from "./createIssueList.js";
+import { describeValue } from "./describeValue.js";
 import { MAX_ISSUES, type ValidationIssue } from "./errors.js";
 
-/** Render a zod path as `a.b[3].c`. */
+// A field name shown as is; any other (long, spaces, control characters) is quoted and cut.
+const PLAIN_KEY = /^[A-Za-z_$][A-Za-z0-9_$-]{0,63}$/;
+
+/**
+ * Render a zod path as `a.b[3].c`. A key taken from the input that is not a plain name is shown
+ * quoted, escaped and cut like a bad value (`a["x y"]`), so a path stays short whatever the
+ * input holds.
+ */
 export function formatPath(path: readonly PropertyKey[]): string {
   let out = "";
   for (const key of path) {
     if (typeof key === "number") out += `[${key}]`;
-    else out += out ? `.${String(key)}` : String(key);
+    else if (typeof key === "string" && PLAIN_KEY.test(key)) out += out ? `.${key}` : key;
+    else out += `[${describeValue(typeof key === "symbol" ? String(key) : key)}]`;
   }
   return out;
 }

@@ -222,3 +222,28 @@ describe("gasdigest replay", () => {
     expect(stdout).toBe(readFileSync(fixture("hand.expected.ndjson"), "utf8"));
   });
 });
+
+describe("replay's stderr lines stay lines", () => {
+  const dir = mkdtempSync(join(tmpdir(), "gasdigest-replay-lines-"));
+
+  it("a strategy failure is one escaped, cut line; so is a bad line's JSON error", async () => {
+    const thrower = join(dir, "thrower.mjs");
+    writeFileSync(
+      thrower,
+      `export default () => { let k = 0; return { name: "thrower", ingest() { k++; }, estimate(min) { if (k === 2) throw new Error("boom\\u001b[31m\\nsecond line " + "x".repeat(5000)); return { deprioritized: min, regular: min, prioritized: min }; }, reset() {} }; };\n`,
+    );
+    const input = join(dir, "three.ndjson");
+    const line = (h: number) =>
+      JSON.stringify({ height: String(h), epoch: "1", gas_unit_prices: ["100"] });
+    writeFileSync(input, `${line(1)}\n${line(2)}\n\u001b]0;title\u0007\n${line(3)}\n`);
+    const r = await runCli(["replay", "--input", input, "--strategy", thrower]);
+    expect(r.code).toBe(2);
+    const err = r.stderr.trim().split("\n");
+    expect(err).toHaveLength(2);
+    expect(err[0]).toMatch(/^line 3: not valid JSON \(.*\\u001b.*\)$/);
+    expect(err[1]).toMatch(/^line 4: strategy thrower failed to estimate .*\(\d+ characters\)$/);
+    expect(err[1]!.length).toBeLessThan(300);
+    // No control character but the newlines that end the lines.
+    expect([...r.stderr].filter((c) => c < " " && c !== "\n")).toEqual([]);
+  });
+});

@@ -126,6 +126,21 @@ describe("issue lists stop at 20 and count the rest", () => {
   });
 });
 
+describe("field names taken from the input", () => {
+  it("an unknown key of 5 MB or with terminal escapes is quoted, escaped and cut in the path", () => {
+    const long = blockIssues({ ...block(1), ["k".repeat(5_000_000)]: 1 });
+    expect(long).toHaveLength(1);
+    expect(long[0]!.message).toBe("unknown field");
+    expect(long[0]!.path.length).toBeLessThanOrEqual(82);
+    expect(long[0]!.path).toMatch(/^\["k+…" \(5000000 characters\)\]$/);
+    const escaped = blockIssues({ ...block(1), "\u001b[2J\u001b]0;owned\u0007key": 1 });
+    expect(escaped[0]!.path).toBe('["\\u001b[2J\\u001b]0;owned\\u0007key"]');
+    // Plain names stay as they were.
+    expect(blockIssues({ ...block(1), colour: 1 })[0]!.path).toBe("colour");
+    expect(configIssues(() => parseGasConfig({ "min gas": 1 }))[0]!.path).toBe('["min gas"]');
+  });
+});
+
 describe("node answers with millions of bad items", () => {
   const answer = {
     block_height: "5",

@@ -35,7 +35,7 @@ describe("aptosRest: headers fetch would refuse are refused at the call", () => 
         path: "headers.x-a",
         message: "must not contain a control character other than tab (NUL at index 1)",
       },
-      { path: "headers.a b", message: `the name ${TOKEN_RULE}, got " " at index 1` },
+      { path: `headers["a b"]`, message: `the name ${TOKEN_RULE}, got " " at index 1` },
     ]);
   });
 
