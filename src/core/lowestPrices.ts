@@ -2,10 +2,31 @@ import type { BlockSample } from "./blockSample.js";
 import type { GasConfig } from "./config.js";
 import { blockFullness } from "./fullness.js";
 
+/** Above this `k`, a sort (O(n log n)) beats the insertion (O(n·k)). */
+const INSERTION_MAX_K = 32;
+
+/** {@link lowestPrices} for a large `k`: the usable prices sorted, the first `k` kept. */
+function lowestBySort(prices: readonly bigint[], k: number, floor: bigint, out: bigint[]) {
+  let usable = 0;
+  for (const p of prices) if (p >= floor) usable++;
+  if (usable === 0) {
+    out.push(floor);
+    return out;
+  }
+  const sorted = new BigUint64Array(usable);
+  let i = 0;
+  for (const p of prices) if (p >= floor) sorted[i++] = p;
+  sorted.sort();
+  const n = usable < k ? usable : k;
+  for (let j = 0; j < n; j++) out.push(sorted[j]!);
+  return out;
+}
+
 /**
  * The `k` lowest of `prices` at or above `floor`, ascending, written into `out` (cleared
  * first); `[floor]` when none is. One pass with an insertion into at most `k` slots, so a block
- * costs O(n·k) with no sort and, given a reused `out`, no allocation.
+ * costs O(n·k) with no sort and, given a reused `out`, no allocation; above 32 slots, a sort of
+ * the usable prices (O(n log n)).
  *
  * @example
  * lowestPrices([300n, 90n, 150n, 100n], 2, 100n) // [100n, 150n]
@@ -18,6 +39,7 @@ export function lowestPrices(
   out: bigint[] = [],
 ): bigint[] {
   out.length = 0;
+  if (k > INSERTION_MAX_K) return lowestBySort(prices, k, floor, out);
   for (const p of prices) {
     if (p < floor) continue;
     if (out.length < k) out.push(p);

@@ -83,6 +83,12 @@ function createCalibrated(settings: CalibratedConfig, config: GasConfig): Strate
   const one: bigint[] = [0n];
   // Each tier's bid after the newest block given (before the minimum in force is applied).
   let tierBids: bigint[] | undefined;
+  // A block was ingested and its bids are not made yet: they are made by the first `estimate`,
+  // at the minimum the engine serves under (with skipLatestBlock, the newest block's, not the
+  // ingested one's), so each tier learns from the price it actually served.
+  let due = false;
+  // The ingested block's own minimum: the bids' floor if no estimate is asked before the next block.
+  let ingestedMin = 0n;
 
   const outcome = (k: number) => {
     let y = clearing[(head - 1 + horizon) % horizon]!;
@@ -105,9 +111,19 @@ function createCalibrated(settings: CalibratedConfig, config: GasConfig): Strate
     return { deprioritized: low, regular, prioritized };
   }
 
+  /** Make and record each tier's bid for the newest block, served at floor `min`. */
+  function bidAndServe(min: bigint): GasEstimate {
+    due = false;
+    tierBids = learners.map((l) => l.bid(samples, min));
+    const served = serve(tierBids, min);
+    for (let i = 0; i < TIERS.length; i++) learners[i]!.served(served[TIERS[i]!]);
+    return served;
+  }
+
   return {
     name: "calibrated",
     ingest(block: BlockSample) {
+      if (due) bidAndServe(ingestedMin);
       const min = effectiveMinPrice(block, config);
       clearing[head] = clearingPrice(block, config);
       head = (head + 1) % horizon;
@@ -116,11 +132,11 @@ function createCalibrated(settings: CalibratedConfig, config: GasConfig): Strate
       one[0] = clearing[(head - 1 + horizon) % horizon]!;
       for (let i = 0; i < EXPERTS.length; i++)
         samples[i]!.push(EXPERTS[i]!.sample === "lowest" ? lowest : one);
-      tierBids = learners.map((l) => l.bid(samples, min));
-      const served = serve(tierBids, min);
-      for (let i = 0; i < TIERS.length; i++) learners[i]!.served(served[TIERS[i]!]);
+      ingestedMin = min;
+      due = true;
     },
     estimate(min = config.minGasUnitPrice): GasEstimate {
+      if (due) return bidAndServe(min);
       if (!tierBids) {
         const m = settings.roundToBuckets ? bucketAtOrAbove(min, config.buckets) : min;
         return { deprioritized: m, regular: m, prioritized: m };
@@ -132,6 +148,7 @@ function createCalibrated(settings: CalibratedConfig, config: GasConfig): Strate
       for (const l of learners) l.reset(settings.epochReset === "all");
       head = 0;
       tierBids = undefined;
+      due = false;
     },
     promises(): Record<Tier, PromiseRecord> {
       return {

@@ -198,10 +198,16 @@ function createTDigestStrategy(options: TDigestStrategyConfig, config: GasConfig
   };
 }
 
-/** A transaction's weight in gas-weighted sampling: its gas_used, at least 1. */
+/** Largest weight a digest takes (2^53); a u64 `gas_used` can be larger. */
+const MAX_WEIGHT = 2 ** 53;
+
+/**
+ * A transaction's weight in gas-weighted sampling: its gas_used, at least 1 and at most 2^53
+ * (gas figures beyond that all weigh the same; no real block comes near).
+ */
 function gasWeight(gasUsed: bigint): number {
   const g = Number(gasUsed);
-  return g > 1 ? g : 1;
+  return g > MAX_WEIGHT ? MAX_WEIGHT : g > 1 ? g : 1;
 }
 
 const UNIT = Float64Array.of(1);

@@ -143,6 +143,44 @@ describe("calibrated: what it serves", () => {
     expect(plain.snapshot()!.promises).toBeUndefined();
   });
 
+  it("its record counts the estimates served, under a minimum that changes every block", () => {
+    // With skipLatestBlock the strategy is given the block before the newest, but serves under
+    // the newest block's minimum: the record must score what was served, not a stale floor.
+    const random = mulberry32(7);
+    const engine = createEngine({ strategy: calibrated() });
+    const served: GasEstimate[] = [];
+    const clearing: bigint[] = [];
+    const N = 1500;
+    for (let h = 1; h <= N; h++) {
+      const min = h % 2 === 1 ? 100 : 300;
+      const full = random() < 0.6;
+      const base = 100 + Math.floor(random() * 400);
+      engine.ingest(
+        block(h, {
+          min_gas_unit_price: String(min),
+          gas_unit_prices: full ? [String(base), String(base + 20)] : [String(base)],
+          block_gas_limit_reached: full,
+        }),
+      );
+      served.push(engine.snapshot()!.estimate!);
+      // The clearing price: the cheapest of a full block, the minimum of any other, at least the minimum.
+      clearing.push(BigInt(full && base > min ? base : min));
+    }
+    const record = engine.snapshot()!.promises!;
+    for (const tier of ["deprioritized", "regular", "prioritized"] as const) {
+      const { withinBlocks: k, bids, included } = record[tier];
+      // The strategy's first bid follows block 2; each bid is scored on the k blocks after it.
+      let count = 0;
+      let hits = 0;
+      for (let i = 1; count < bids; i++) {
+        const y = clearing.slice(i + 1, i + 1 + k).reduce((a, b) => (b < a ? b : a));
+        count++;
+        if (served[i]![tier] >= y) hits++;
+      }
+      expect({ tier, included }).toEqual({ tier, included: hits });
+    }
+  });
+
   it("a strategy whose promises() throws fails like any strategy method: the block is kept", () => {
     const engine = createEngine({
       strategy: (config) => {

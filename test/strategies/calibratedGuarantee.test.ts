@@ -5,6 +5,7 @@ import {
   missBound,
   type TierLearnerOptions,
 } from "../../src/strategies/calibrated/createTierLearner.js";
+import { levelPrice } from "../../src/strategies/calibrated/levelPrice.js";
 import { createSortedWindow } from "../../src/strategies/calibrated/sortedWindow.js";
 import { fcParams } from "../helpers/fcSeed.js";
 import { mulberry32 } from "../helpers/prng.js";
@@ -153,5 +154,30 @@ describe("calibrated: the online correction's guarantee", () => {
     expect(missBound(o, record.bids, shortfall)).toBeLessThan(0.07);
     // And in fact the learner is much closer than the worst case.
     expect(Math.abs(record.included / record.bids - 0.99)).toBeLessThan(0.01);
+  });
+});
+
+describe("calibrated: a bid is monotone in its level, at every price scale", () => {
+  it("levelPrice never falls as the level rises, prices up to u64 max included", () => {
+    const price = fc.oneof(
+      fc.bigInt({ min: 0n, max: 1000n }),
+      fc.bigInt({ min: 2n ** 52n, max: 2n ** 54n }),
+      fc.bigInt({ min: 2n ** 60n, max: 2n ** 64n - 1n }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(price, { minLength: 1, maxLength: 8 }),
+        fc.double({ min: -2, max: 3, noNaN: true }),
+        fc.double({ min: 0, max: 1e-3, noNaN: true }),
+        (prices, level, step) => {
+          const window = createSortedWindow(prices.length, 1);
+          for (const p of prices) window.push([p]);
+          expect(levelPrice(window, level + step)).toBeGreaterThanOrEqual(
+            levelPrice(window, level),
+          );
+        },
+      ),
+      fcParams(2000),
+    );
   });
 });

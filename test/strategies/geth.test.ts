@@ -120,4 +120,13 @@ describe("geth: options", () => {
       "percentiles: must satisfy deprioritized <= regular <= prioritized, got 70/60/90",
     );
   });
+
+  it("refuses a window of more than 100,000 prices (each estimate sorts them all)", () => {
+    // Each option alone is in range; 100,000 × 10,000 prices was 8 GB and seconds a block.
+    expect(() => geth({ blocks: 100_000, samplesPerBlock: 10_000 })).toThrow(
+      "samplesPerBlock: the window holds blocks × samplesPerBlock prices, at most 100000 (each estimate sorts them all), got 100000 × 10000 = 1000000000",
+    );
+    expect(() => geth({ samplesPerBlock: 5001 })).toThrow(/got 20 × 5001 = 100020/);
+    expect(geth({ blocks: 10, samplesPerBlock: 10_000 })).toBeTypeOf("function");
+  });
 });

@@ -138,6 +138,17 @@ describe("tdigest: tiers, samples and rounding", () => {
     expect(estimate(tdigest({ tiers, weightByGasUsed: true }), [b])).toBe("100/100/150");
   });
 
+  it("weightByGasUsed: a gas_used beyond 2^53 (a valid u64) weighs 2^53 and outweighs the rest", () => {
+    const b = block(1, {
+      gas_unit_prices: ["100", "1000", "1000"],
+      gas_used: [String(2n ** 64n - 1n), "1", "1"],
+      block_gas_limit_reached: true,
+    });
+    const tiers = { ...allPaid, regular: { sample: "paid", quantile: 0.5 } } as const;
+    // Without the cap the block failed ("weights[0] must be ... at most 2^53") and answered 500.
+    expect(estimate(tdigest({ tiers, weightByGasUsed: true }), [b])).toBe("100/100/150");
+  });
+
   it("results stay monotone even when the tier quantiles are not", () => {
     const b = block(1, { gas_unit_prices: ["100", "200", "300", "400"] });
     const tiers = {

@@ -29,10 +29,18 @@ function fromLog(log: number, up: boolean): bigint {
  */
 export function levelPrice(window: SortedWindow, level: number): bigint {
   const n = window.size;
+  // Above 2^53 the round trip through a double can land a little below the highest price (or
+  // above the lowest): the clamps keep the price monotone in the level.
   if (level >= 1) {
     const top = window.at(n - 1);
-    return level === 1 ? top : fromLog(logPrice(top) + (level - 1), true);
+    if (level === 1) return top;
+    const p = fromLog(logPrice(top) + (level - 1), true);
+    return p < top ? top : p;
   }
-  if (level < 0) return fromLog(logPrice(window.at(0)) + level, false);
+  if (level < 0) {
+    const bottom = window.at(0);
+    const p = fromLog(logPrice(bottom) + level, false);
+    return p > bottom ? bottom : p;
+  }
   return window.at(Math.min(n - 1, Math.floor(level * n)));
 }
