@@ -20,11 +20,16 @@ let stdoutError;
 process.stdout.on("error", (error) => {
   stdoutError ??= error;
 });
+// stderr can go away too (`gasdigest stats ... 2>&1 | head -1`, or `2> >(head -1)`): its lines
+// are diagnostics with nowhere else to go, so they are dropped and the command carries on (its
+// results still reach stdout, or stdout's own failure decides the exit code).
+process.stderr.on("error", () => {});
 const { main } = await import(entry.href);
 const code = await main(process.argv.slice(2));
 // A write to a file or pipe that failed reports it on the next turn: let it arrive.
 await new Promise((resolve) => setImmediate(resolve));
-if (stdoutError !== undefined && code === 0) {
+// Exit 2 (some input lines rejected) is a finished run too: its output was cut all the same.
+if (stdoutError !== undefined && (code === 0 || code === 2)) {
   if (stdoutError.code === "EPIPE") process.exitCode = 141;
   else {
     const command = process.argv[2];

@@ -162,4 +162,28 @@ describe("a command whose output is closed", () => {
       });
     },
   );
+
+  it("stats and backtest carry on when the reader of stderr goes away, and print their table", async () => {
+    // Random bytes: thousands of rejected-line reports on stderr, whose reader leaves at once.
+    const input = join(dir, "noise.ndjson");
+    const { randomBytes } = await import("node:crypto");
+    const { writeFileSync, readFileSync } = await import("node:fs");
+    writeFileSync(input, randomBytes(300_000));
+    for (const args of [["stats"], ["backtest", "--strategies", "aip34"]]) {
+      const outPath = join(dir, `${args[0]}.out`);
+      const out = openSync(outPath, "w");
+      const code = await new Promise<number | null>((resolve, reject) => {
+        const child = spawn(process.execPath, [BIN, ...args, "--input", input], {
+          stdio: ["ignore", out, "pipe"],
+        });
+        child.stderr.once("data", () => child.stderr.destroy());
+        child.on("error", reject);
+        child.on("close", resolve);
+      });
+      closeSync(out);
+      // Exit 2: lines were rejected; the table was written all the same (it used to die of EPIPE).
+      expect({ args, code }).toEqual({ args, code: 2 });
+      expect(readFileSync(outPath, "utf8")).toMatch(/blocks/);
+    }
+  });
 });
