@@ -54,6 +54,11 @@ export function parseAptosFlags(values: FlagValues, spec: SourceSpec): AptosRest
     maxBackoffMs: int("max-backoff-ms", 1, 3_600_000),
     maxRetryAfterMs: int("max-retry-after-ms", 0, 86_400_000),
   };
+  const { concurrency = 4, lookaheadBlocks } = options;
+  if (lookaheadBlocks !== undefined && lookaheadBlocks < concurrency)
+    throw new UsageError(
+      `--lookahead-blocks must not be below --concurrency (${concurrency}), got ${lookaheadBlocks}`,
+    );
   for (const key of Object.keys(options) as (keyof AptosRestOptions)[])
     if (options[key] === undefined) delete options[key];
   return options;

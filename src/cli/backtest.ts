@@ -1,4 +1,4 @@
-import { stat, writeFile } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
 import { type BacktestStrategy, createBacktest } from "../backtest/createBacktest.js";
@@ -15,6 +15,8 @@ import { type CliIo, UsageError } from "./io.js";
 import { createLineReport, duplicateLine, issueLine } from "./lineMessages.js";
 import { loadConfigFile } from "./loadConfigFile.js";
 import { isStrategyPath, loadStrategyModule } from "./loadStrategyModule.js";
+import { checkOutputPath, outputFlag, writeOutputFile } from "./outputFile.js";
+import { intFlag } from "./sourceSpec.js";
 
 export const BACKTEST_USAGE = `Usage: gasdigest backtest --input FILE.ndjson [--strategies aip34,calibrated,geth,...]
                           [--config FILE.json] [--calm-blocks 10] [--verify-every 10]
@@ -27,7 +29,8 @@ what it overpaid against the clearing price, and how it followed price spikes (d
                  factory (e.g. aip34,./mine.js) (default: every registered strategy)
   --config       AIP-34 settings for every strategy and the ground truth, and a block of options
                  per strategy ("calibrated", "tdigest", "geth", "last-block")
-  --calm-blocks  blocks at the minimum price before a spike and that end it (default 10)
+  --calm-blocks  blocks at the minimum price before a spike and that end it, 1 to 1000000
+                 (default 10)
   --verify-every ask every strategy again on every n-th block to catch one that looks ahead
                  (1 = every block; each check costs one more estimate) (default 10)
   --frontier     also sweep each strategy's own knob (calibrated: probability, geth: percentile,
@@ -68,12 +71,9 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
     return 0;
   }
   if (!values.input) throw new UsageError("--input FILE.ndjson is required");
-  const calm = values["calm-blocks"];
-  if (!/^\d+$/.test(calm) || Number(calm) < 1)
-    throw new UsageError(`--calm-blocks must be a whole number >= 1, got "${calm}"`);
-  const every = values["verify-every"];
-  if (!/^\d+$/.test(every) || Number(every) < 1)
-    throw new UsageError(`--verify-every must be a whole number >= 1, got "${every}"`);
+  const reportPath = outputFlag("report", values.report);
+  const calm = intFlag("calm-blocks", values["calm-blocks"], 1, 1_000_000)!;
+  const every = intFlag("verify-every", values["verify-every"], 1)!;
   const names = (values.strategies ?? strategyNames().join(","))
     .split(",")
     .map((n) => n.trim())
@@ -98,6 +98,8 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
         file.strategies,
       )
     : undefined;
+  // A report that cannot be written fails now, not after the run.
+  if (reportPath !== undefined) await checkOutputPath(reportPath);
   let size: number;
   try {
     size = (await stat(values.input)).size;
@@ -105,12 +107,12 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
     throw new BaseError(`cannot read ${values.input}`, { details: (e as Error).message, cause: e });
   }
 
-  const recorder = values.report ? createSeriesRecorder({ strategies: names }) : undefined;
+  const recorder = reportPath ? createSeriesRecorder({ strategies: names }) : undefined;
   const run = createBacktest({
     strategies: [...strategies, ...(plan?.strategies ?? [])],
     config: file.gas,
-    calmBlocks: Number(calm),
-    verifyEvery: Number(every),
+    calmBlocks: calm,
+    verifyEvery: every,
     onBlock: recorder?.record,
   });
   const bar = io.isTTY
@@ -184,22 +186,15 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(formatTable(result));
     if (frontier) io.stdout.write(`\n${formatFrontier(frontier)}`);
   }
-  if (values.report && recorder) {
+  if (reportPath && recorder) {
     const html = renderReport({
       result,
       series: recorder.series(),
       source: values.input,
       frontier,
     });
-    try {
-      await writeFile(values.report, html);
-    } catch (e) {
-      throw new BaseError(`cannot write ${values.report}`, {
-        details: (e as Error).message,
-        cause: e,
-      });
-    }
-    io.stderr.write(`report written to ${values.report}\n`);
+    await writeOutputFile(reportPath, html);
+    io.stderr.write(`report written to ${reportPath}\n`);
   }
   return problems > 0 ? 2 : 0;
 }

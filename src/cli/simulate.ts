@@ -1,11 +1,11 @@
-import { createWriteStream } from "node:fs";
-import type { Writable } from "node:stream";
 import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
 import { serializeBlockSample } from "../core/blockSample.js";
 import { BaseError } from "../core/errors.js";
 import { SCENARIOS, type Scenario, simulateBlocks } from "../sources/simulator.js";
 import { type CliIo, LineWriter, OutputClosedError, UsageError } from "./io.js";
+import { openOutputFile, outputFlag } from "./outputFile.js";
+import { intFlag } from "./sourceSpec.js";
 
 export const SIMULATE_USAGE = `Usage: gasdigest simulate --scenario quiet|busy|spike|mixed|congested --blocks N
                           [--seed S]
@@ -18,7 +18,8 @@ Writes N simulated blocks as NDJSON (one block sample per line) to FILE, or to s
   --blocks     how many blocks (required)
   --seed       seed of every random draw, an integer from 0 to 2^53-1 (default 1)
   --block-capacity
-               most user transactions per block; a block that takes this many is full (default 250)
+               most user transactions per block, 1 to 100000; a block that takes this many is
+               full (default 250)
   --out        output file (default stdout)`;
 
 const wholeNumber = (flag: string, value: string): number => {
@@ -49,7 +50,7 @@ export async function simulate(argv: string[], io: CliIo): Promise<number> {
   if (values.blocks === undefined) throw new UsageError("--blocks N is required");
   const blocks = wholeNumber("--blocks", values.blocks);
   const seed = wholeNumber("--seed", values.seed);
-  const blockCapacity = wholeNumber("--block-capacity", values["block-capacity"]);
+  const blockCapacity = intFlag("block-capacity", values["block-capacity"], 1, 100_000)!;
   if (!SCENARIOS.includes(values.scenario as Scenario))
     throw new UsageError(
       `--scenario must be one of ${SCENARIOS.join(", ")}, got "${values.scenario}"`,
@@ -63,7 +64,9 @@ export async function simulate(argv: string[], io: CliIo): Promise<number> {
     intervalMs: 0,
   });
 
-  const file = values.out ? await openOut(values.out) : undefined;
+  const outPath = outputFlag("out", values.out);
+  const output = outPath === undefined ? undefined : await openOutputFile(outPath);
+  const file = output?.stream;
   const out = new LineWriter(file ?? io.stdout, 1 << 20);
   const bar =
     io.isTTY && file
@@ -83,9 +86,9 @@ export async function simulate(argv: string[], io: CliIo): Promise<number> {
       if (++written % 1000 === 0) bar?.update(written);
     }
     await out.flush();
-    if (file) await close(file);
+    await output?.commit();
   } catch (e) {
-    file?.destroy();
+    await output?.abort();
     if (e instanceof OutputClosedError) throw e;
     throw new BaseError(values.out ? `cannot write ${values.out}` : "cannot write the output", {
       details: e instanceof BaseError ? (e.details ?? e.shortMessage) : (e as Error).message,
@@ -100,28 +103,6 @@ export async function simulate(argv: string[], io: CliIo): Promise<number> {
       `wrote ${written} blocks (scenario ${values.scenario}, seed ${seed}) to ${values.out}\n`,
     );
   return 0;
-}
-
-async function openOut(path: string): Promise<Writable> {
-  const stream = createWriteStream(path);
-  await new Promise<void>((resolve, reject) => {
-    stream.once("open", () => resolve());
-    stream.once("error", (e) =>
-      reject(new BaseError(`cannot write ${path}`, { details: e.message, cause: e })),
-    );
-  });
-  // A write that fails later (a full disk) destroys the stream: LineWriter and close() read
-  // the error from it. Without a listener it would be thrown as an uncaught exception.
-  stream.on("error", () => undefined);
-  return stream;
-}
-
-/** End the file and wait until every byte is written; rejects with the write's error. */
-function close(stream: Writable): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (stream.errored) return reject(stream.errored);
-    stream.end((error?: Error | null) => (error ? reject(error) : resolve()));
-  });
 }
 
 /** The `simulate` command for the CLI's command table. */

@@ -222,7 +222,20 @@ describe("gasdigest backtest", () => {
       ],
       [
         ["backtest", "--input", SPIKE, "--calm-blocks", "0"],
-        '--calm-blocks must be a whole number >= 1, got "0"',
+        '--calm-blocks must be a whole number from 1 to 1000000 (got "0")',
+      ],
+      [
+        ["backtest", "--input", SPIKE, "--verify-every", "9007199254740993"],
+        '--verify-every must be a whole number from 1 to 9007199254740991 (got "9007199254740993")',
+      ],
+      [
+        ["backtest", "--input", SPIKE, "--report="],
+        "--report must name a file (got an empty value)",
+      ],
+      [
+        // Found before the run, not after it.
+        ["backtest", "--input", SPIKE, "--report", dir],
+        `cannot write ${dir}`,
       ],
       [
         ["backtest", "--input", join(dir, "absent.ndjson")],

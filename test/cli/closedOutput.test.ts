@@ -176,7 +176,7 @@ describe("a command whose output is closed", () => {
         const child = spawn(process.execPath, [BIN, ...args, "--input", input], {
           stdio: ["ignore", out, "pipe"],
         });
-        child.stderr.once("data", () => child.stderr.destroy());
+        child.stderr!.once("data", () => child.stderr!.destroy());
         child.on("error", reject);
         child.on("close", resolve);
       });

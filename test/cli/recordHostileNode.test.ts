@@ -119,7 +119,7 @@ describe("node source flags of serve, record and publish", () => {
           "--lookahead-blocks",
           "4",
         ],
-        "lookaheadBlocks: must not be below concurrency (8), got 4",
+        "--lookahead-blocks must not be below --concurrency (8), got 4",
       ],
       [
         ["serve", "--port", "0", "--source", "aptos:http://127.0.0.1:1", "--node-timeout-ms", "0"],
@@ -141,7 +141,7 @@ describe("node source flags of serve, record and publish", () => {
           "--lookahead-blocks",
           "4",
         ],
-        "lookaheadBlocks: must not be below concurrency (8), got 4",
+        "--lookahead-blocks must not be below --concurrency (8), got 4",
       ],
       [
         // Refused before it waits for Redis (none listens on port 1), as serve does.

@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -67,7 +68,11 @@ describe("gasdigest simulate", () => {
         ["simulate", "--blocks", "5", "--scenario", "calm"],
         '--scenario must be one of quiet, busy, spike, mixed, congested, got "calm"',
       ],
-      [["simulate", "--blocks", "5", "--block-capacity", "0"], "blockCapacity: must be at least 1"],
+      [
+        ["simulate", "--blocks", "5", "--block-capacity", "100001"],
+        '--block-capacity must be a whole number from 1 to 100000 (got "100001")',
+      ],
+      [["simulate", "--blocks", "5", "--out", ""], "--out must name a file (got an empty value)"],
       [["simulate", "--blocks", "5", "--out", join(dir, "missing", "x.ndjson")], "cannot write"],
       [["simulate", "--blocks", "5", "--speed", "2"], "Unknown option '--speed'"],
     ];
@@ -85,5 +90,24 @@ describe("gasdigest simulate", () => {
     expect(r.stdout).toContain(
       "Usage: gasdigest simulate --scenario quiet|busy|spike|mixed|congested --blocks N",
     );
+  });
+
+  it("a write that fails leaves no cut file: the old one stays, no temporary one is left", () => {
+    const out = join(dir, "cut.ndjson");
+    writeFileSync(out, "the previous file\n");
+    const bin = join(import.meta.dirname, "..", "..", "bin", "gasdigest.js");
+    // 100 blocks of 512 bytes: far more than the 5,000 blocks below write.
+    const r = spawnSync(
+      "bash",
+      [
+        "-c",
+        `ulimit -f 100; exec "${process.execPath}" "${bin}" simulate --blocks 5000 --out "${out}"`,
+      ],
+      { encoding: "utf8" },
+    );
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^gasdigest simulate: cannot write .*cut\.ndjson \(EFBIG/);
+    expect(readFileSync(out, "utf8")).toBe("the previous file\n");
+    expect(readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { InvalidConfigError } from "../../src/core/errors.js";
+import { resolveRedisStreamSinkOptions } from "../../src/sinks/redis/options.js";
 import { backoffDelay, parseRetryAfter } from "../../src/sources/aptosRest/backoff.js";
 import { requestSignal } from "../../src/sources/aptosRest/requestSignal.js";
 import { parseLedgerInfo, parseMinGasUnitPrice } from "../../src/sources/aptosRest/schemas.js";
@@ -412,6 +413,21 @@ describe("aptosRest options", () => {
       "maxBlockTransactions: must be a whole number of transactions from 1 to 10000000, got 0",
     );
     expect(resolveAptosRestOptions("http://h:1/prefix/v1").baseUrl).toBe("http://h:1/prefix");
+  });
+
+  it("a cap below the default first delay is valid: the first delay follows it down", () => {
+    // --max-backoff-ms 100 used to be refused over an option the CLI has no flag for.
+    expect(resolveAptosRestOptions("http://node", { maxBackoffMs: 100 })).toMatchObject({
+      initialBackoffMs: 100,
+      maxBackoffMs: 100,
+    });
+    expect(resolveRedisStreamSinkOptions("redis://h", { maxBackoffMs: 50 }).initialBackoffMs).toBe(
+      50,
+    );
+    // A first delay chosen above the cap is still refused.
+    expect(() =>
+      resolveAptosRestOptions("http://node", { initialBackoffMs: 150, maxBackoffMs: 100 }),
+    ).toThrow("initialBackoffMs: must not be above maxBackoffMs (100), got 150");
   });
 });
 

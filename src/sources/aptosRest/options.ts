@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { backoffIssues, optionGiven } from "../../core/backoffOptions.js";
 import { InvalidConfigError, type ValidationIssue } from "../../core/errors.js";
 import { fnOption, u64Option } from "../../core/optionSchemas.js";
 import { msRange, wholeRange } from "../../core/rangeOptions.js";
@@ -137,7 +138,10 @@ const shape = {
   ).default(DEFAULT_MAX_RESPONSE_BYTES),
   /** Follow HTTP redirects; otherwise a 3xx answer is a fault naming its `Location`. @default false */
   followRedirects: z.boolean({ error: "must be true or false" }).default(false),
-  /** Delay before the first retry of a failed request, in ms (doubles each time, with jitter). @default 200 */
+  /**
+   * Delay before the first retry of a failed request, in ms (doubles each time, with jitter);
+   * at most `maxBackoffMs`. @default 200, or `maxBackoffMs` when that is smaller
+   */
   initialBackoffMs: msRange(1, 600_000).default(200),
   /** Longest delay between two retries, in ms. @default 10000 */
   maxBackoffMs: msRange(1, 3_600_000).default(10_000),
@@ -172,18 +176,19 @@ export type ResolvedAptosRestOptions = Readonly<
   }
 >;
 
-function crossCheck(f: Partial<Record<keyof typeof shape, unknown>>): ValidationIssue[] {
-  const issues: ValidationIssue[] = [];
-  const initial = f.initialBackoffMs as number | undefined;
-  const max = f.maxBackoffMs as number | undefined;
-  if (initial !== undefined && max !== undefined && initial > max)
-    issues.push({
-      path: "initialBackoffMs",
-      message: `must not be above maxBackoffMs (${max}), got ${initial}`,
-    });
+function crossCheck(
+  f: Partial<Record<keyof typeof shape, unknown>>,
+  input: unknown,
+): ValidationIssue[] {
+  const issues = backoffIssues(f, input);
   const concurrency = f.concurrency as number | undefined;
   const lookahead = f.lookaheadBlocks as number | undefined;
-  if (concurrency !== undefined && lookahead !== undefined && lookahead < concurrency)
+  if (
+    concurrency !== undefined &&
+    lookahead !== undefined &&
+    lookahead < concurrency &&
+    optionGiven(input, "lookaheadBlocks")
+  )
     issues.push({
       path: "lookaheadBlocks",
       message: `must not be below concurrency (${concurrency}), got ${lookahead}`,
@@ -215,8 +220,12 @@ export function resolveAptosRestOptions(
     authorization === undefined || Object.hasOwn(r.value.headers, "authorization")
       ? r.value.headers
       : Object.freeze({ ...r.value.headers, authorization });
+  const { initialBackoffMs, maxBackoffMs, concurrency, lookaheadBlocks } = r.value;
   return Object.freeze({
     ...r.value,
+    // Defaults that would break the cross-checks follow the options chosen (checked above).
+    initialBackoffMs: Math.min(initialBackoffMs, maxBackoffMs),
+    lookaheadBlocks: Math.max(lookaheadBlocks, concurrency),
     startHeight: r.value.startHeight,
     headers,
     baseUrl,

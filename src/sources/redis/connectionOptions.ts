@@ -1,5 +1,6 @@
 import * as z from "zod";
-import { InvalidConfigError, type ValidationIssue } from "../../core/errors.js";
+import { backoffIssues } from "../../core/backoffOptions.js";
+import { InvalidConfigError } from "../../core/errors.js";
 import { fnOption } from "../../core/optionSchemas.js";
 import { msRange, wholeRange } from "../../core/rangeOptions.js";
 import { validateShape } from "../../core/validate.js";
@@ -19,7 +20,10 @@ export const redisConnectionShape = {
     .default(DEFAULT_STREAM),
   /** Longest wait for a connection and for each answer, in ms. @default 5000 */
   timeoutMs: msRange(1, 600_000).default(5_000),
-  /** Delay before the first reconnection, in ms (doubles each time, with jitter). @default 100 */
+  /**
+   * Delay before the first reconnection, in ms (doubles each time, with jitter); at most
+   * `maxBackoffMs`. @default 100, or `maxBackoffMs` when that is smaller
+   */
   initialBackoffMs: msRange(1, 600_000).default(100),
   /** Longest delay between two reconnections, in ms. @default 5000 */
   maxBackoffMs: msRange(1, 3_600_000).default(5_000),
@@ -36,19 +40,6 @@ export type RedisConnectionOptions = z.input<z.ZodObject<typeof redisConnectionS
 
 /** Connection settings validated, defaults filled in, plus the parsed URL. */
 export type ResolvedRedisConnectionOptions = ResolvedRedisOptions<typeof redisConnectionShape>;
-
-/** The backoff rule shared by every Redis option set: the first delay may not exceed the cap. */
-function crossCheckBackoff(f: { initialBackoffMs?: unknown; maxBackoffMs?: unknown }) {
-  const initial = f.initialBackoffMs as number | undefined;
-  const max = f.maxBackoffMs as number | undefined;
-  const issues: ValidationIssue[] = [];
-  if (initial !== undefined && max !== undefined && initial > max)
-    issues.push({
-      path: "initialBackoffMs",
-      message: `must not be above maxBackoffMs (${max}), got ${initial}`,
-    });
-  return issues;
-}
 
 /** A Redis option set validated (its `shape`'s output), plus the parsed URL. */
 export type ResolvedRedisOptions<S extends z.ZodRawShape> = Readonly<
@@ -73,11 +64,17 @@ export function resolveRedisOptions<S extends RedisShape>(
   options: unknown,
 ): ResolvedRedisOptions<S> {
   const target = parseRedisUrl(url);
-  const r = validateShape(shape, options, crossCheckBackoff);
+  const r = validateShape(shape, options, backoffIssues);
   if (!r.ok) throw new InvalidConfigError(r.issues);
   const { onEvent } = r.value as { onEvent: (event: unknown) => void };
+  const { initialBackoffMs, maxBackoffMs } = r.value as {
+    initialBackoffMs: number;
+    maxBackoffMs: number;
+  };
   return Object.freeze({
     ...r.value,
+    // A default first delay follows a smaller cap down (see backoffIssues).
+    initialBackoffMs: Math.min(initialBackoffMs, maxBackoffMs),
     target,
     onEvent: (event: unknown) => {
       try {

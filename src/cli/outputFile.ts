@@ -1,0 +1,112 @@
+import { createWriteStream } from "node:fs";
+import { access, constants, rename, stat, unlink } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import type { Writable } from "node:stream";
+import { BaseError } from "../core/errors.js";
+import { UsageError } from "./io.js";
+
+/** A file a command writes whole or not at all; see {@link openOutputFile}. */
+export interface OutputFile {
+  /** Where to write. */
+  readonly stream: Writable;
+  /** End the stream, wait for every byte, and give the file its name (rejects on a write error). */
+  commit(): Promise<void>;
+  /** Drop what was written: the requested name is left as it was. */
+  abort(): Promise<void>;
+}
+
+/**
+ * The value of an output flag: a usage error when it is empty (`--out ""`, an unset shell
+ * variable), which would otherwise mean "no file" and send the output elsewhere silently.
+ *
+ * @example
+ * const path = outputFlag("out", values.out); // undefined when the flag is absent
+ */
+export function outputFlag(flag: string, value: string | undefined): string | undefined {
+  if (value === "") throw new UsageError(`--${flag} must name a file (got an empty value)`);
+  return value;
+}
+
+/**
+ * Check early, before a long run, that `path` can be written: not a directory, and its
+ * directory exists and is writable. The file itself is not created.
+ *
+ * @throws {BaseError} `cannot write PATH` with the reason.
+ */
+export async function checkOutputPath(path: string): Promise<void> {
+  const fail = (details: string, cause?: unknown) => {
+    throw new BaseError(`cannot write ${path}`, { details, cause });
+  };
+  const existing = await stat(path).catch(() => undefined);
+  if (existing?.isDirectory()) fail("it is a directory");
+  try {
+    await access(existing ? path : dirname(path), constants.W_OK);
+  } catch (e) {
+    fail((e as Error).message, e);
+  }
+}
+
+/**
+ * Open `path` to be written whole or not at all: a regular file (or a new one) is written under
+ * a temporary name beside it and renamed by `commit()`, so a run that fails (a full disk, a
+ * broken pipe, an error) never leaves a cut file under the requested name; a device or FIFO
+ * (`/dev/stdout`, `/dev/full`) is written in place.
+ *
+ * @throws {BaseError} `cannot write PATH` when it cannot be opened.
+ * @example
+ * const file = await openOutputFile("chain.ndjson");
+ * try { file.stream.write(text); await file.commit(); } catch (e) { await file.abort(); throw e; }
+ */
+export async function openOutputFile(path: string): Promise<OutputFile> {
+  const existing = await stat(path).catch(() => undefined);
+  const inPlace = existing !== undefined && !existing.isFile();
+  const target = inPlace
+    ? path
+    : join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
+  const stream = createWriteStream(target, { flags: inPlace ? "w" : "wx" });
+  await new Promise<void>((resolve, reject) => {
+    stream.once("open", () => resolve());
+    stream.once("error", (e) =>
+      reject(new BaseError(`cannot write ${path}`, { details: e.message, cause: e })),
+    );
+  });
+  // A write that fails later (a full disk) destroys the stream: writers and commit() read the
+  // error from it. Without a listener it would be thrown as an uncaught exception.
+  stream.on("error", () => undefined);
+  let done = false;
+  return {
+    stream,
+    async commit() {
+      await new Promise<void>((resolve, reject) => {
+        if (stream.errored) return reject(stream.errored);
+        stream.end((error?: Error | null) => (error ? reject(error) : resolve()));
+      });
+      if (!inPlace) await rename(target, path);
+      done = true;
+    },
+    async abort() {
+      if (done) return;
+      done = true;
+      stream.destroy();
+      if (!inPlace) await unlink(target).catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * Write `text` to `path` whole or not at all ({@link openOutputFile}).
+ *
+ * @throws {BaseError} `cannot write PATH` with the reason.
+ */
+export async function writeOutputFile(path: string, text: string): Promise<void> {
+  const file = await openOutputFile(path);
+  try {
+    await new Promise<void>((resolve, reject) =>
+      file.stream.write(text, (e) => (e ? reject(e) : resolve())),
+    );
+    await file.commit();
+  } catch (e) {
+    await file.abort();
+    throw new BaseError(`cannot write ${path}`, { details: (e as Error).message, cause: e });
+  }
+}
