@@ -18,7 +18,8 @@ export const STATS_USAGE = `Usage: gasdigest stats --input FILE.ndjson [--compar
 Prints a block history's statistics: the share of full blocks, full-block run lengths, the lag-1
 autocorrelation of log clearing price, quantiles of block-to-block clearing ratios, and
 quantiles of the minimum price. With --compare, a second history side by side and how far each
-statistic of the second lies from the first (to check a simulated chain against a real one).
+statistic of the second lies from the first (to check a simulated chain against a real one);
+its stderr lines then start with the file they are about, and --json puts it under "compare".
   --config   fullness and minimum-price settings for the clearing prices (as backtest)
   --json     print the statistics as JSON
 Blocks are read as replay reads them: a line that is not a block sample, or a block the ordering
@@ -63,10 +64,15 @@ const MAX_REPORTED = 1000;
  * rules reject (a lower height, ...) are reported on stderr and counted; a repeated newest height
  * is reported and ignored, as `replay` does.
  */
-async function collect(path: string, io: CliIo, config: GasConfig) {
+async function collect(path: string, io: CliIo, config: GasConfig, named: boolean) {
   const stats = createHistoryStats(config);
   const order = createBlockOrder(config);
-  const report = createLineReport((text) => void io.stderr.write(`${text}\n`), MAX_REPORTED);
+  // With --compare, each line says which file it is about.
+  const prefix = named ? `${path}: ` : "";
+  const report = createLineReport(
+    (text) => void io.stderr.write(`${prefix}${text}\n`),
+    MAX_REPORTED,
+  );
   let problems = 0;
   try {
     for await (const entry of readHistory(path)) {
@@ -121,12 +127,16 @@ export async function stats(argv: string[], io: CliIo): Promise<number> {
   if (!values.input) throw new UsageError("--input FILE.ndjson is required");
   const file = await loadConfigFile(values.config);
   const gas = parseGasConfig(file.gas);
-  const a = await collect(values.input, io, gas);
-  const b = values.compare ? await collect(values.compare, io, gas) : undefined;
+  const named = values.compare !== undefined;
+  const a = await collect(values.input, io, gas, named);
+  const b = values.compare ? await collect(values.compare, io, gas, named) : undefined;
   if (values.json) {
-    const out = b
-      ? { [values.input]: a.result, [values.compare!]: b.result }
-      : { input: values.input, ...a.result };
+    // The same shape with or without --compare; the second history under `compare`.
+    const out = {
+      input: values.input,
+      ...a.result,
+      ...(b ? { compare: { input: values.compare, ...b.result } } : {}),
+    };
     io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } else {
     const left = rows(a.result);

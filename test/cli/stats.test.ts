@@ -28,8 +28,14 @@ describe("gasdigest stats", () => {
     expect(same.stdout).toMatch(/^full blocks \(share\)\s+\S+\s+\S+\s+0\.0%$/m);
     const other = await runCli(["stats", "--input", MIXED, "--compare", SPIKE, "--json"]);
     const json = JSON.parse(other.stdout);
-    expect(Object.keys(json)).toEqual([MIXED, SPIKE]);
-    expect(json[MIXED].fullShare).not.toBe(json[SPIKE].fullShare);
+    expect(json.input).toBe(MIXED);
+    expect(json.compare.input).toBe(SPIKE);
+    expect(json.fullShare).not.toBe(json.compare.fullShare);
+    // A file compared with itself keeps both sides (keyed by path, one was lost).
+    const self = JSON.parse(
+      (await runCli(["stats", "-i", MIXED, "--compare", MIXED, "--json"])).stdout,
+    );
+    expect(self.compare.fullShare).toBe(self.fullShare);
   });
 
   it("a missing --input is a usage error; an unreadable file names itself", async () => {
@@ -49,7 +55,7 @@ describe("gasdigest stats", () => {
     expect(r.stdout).toMatch(/^blocks\s+500\s+500\s+0\.0%$/m);
     const height = (n: number) => JSON.parse(lines[n]!).height;
     expect(r.stderr.split("\n")[0]).toBe(
-      `line 2: height: duplicate of the newest height ${height(0)}, ignored`,
+      `${doubled}: line 2: height: duplicate of the newest height ${height(0)}, ignored`,
     );
     expect(r.stderr.trim().split("\n")).toHaveLength(500);
 
