@@ -83,6 +83,14 @@ export function describeResult(result: BacktestResult): string {
   ];
   if (result.duplicates > 0) lines.push(`${result.duplicates} repeated heights were skipped.`);
   for (const s of result.strategies)
+    for (const tier of TIERS) {
+      const promise = s.tiers[tier].promise;
+      if (promise && promise.withinBlocks > 10)
+        lines.push(
+          `${s.name} ${tier} promises inclusion within ${promise.withinBlocks} blocks: the backtest scores 10 blocks ahead at most, so its "kept" is "-" (the within-10 column bounds it from below).`,
+        );
+    }
+  for (const s of result.strategies)
     if (s.failures > 0)
       lines.push(
         `${s.name} had no estimate before ${s.failures} blocks (no bid there)${s.firstFailure ? `; the first, before block ${s.firstFailure.height}: ${s.firstFailure.message}` : "."}`,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createBacktest } from "../../src/backtest/createBacktest.js";
 import { createSeriesRecorder } from "../../src/backtest/createSeriesRecorder.js";
+import { formatTable } from "../../src/backtest/formatTable.js";
 import { LookaheadError } from "../../src/backtest/lookaheadError.js";
 import { runBacktest } from "../../src/backtest/runBacktest.js";
 import type { BacktestBlock } from "../../src/backtest/types.js";
@@ -16,6 +17,7 @@ import {
   type StrategyFactory,
 } from "../../src/index.js";
 import { simulateBlocks } from "../../src/sources/simulator.js";
+import { calibrated } from "../../src/strategies/calibrated.js";
 import { geth } from "../../src/strategies/geth.js";
 import { lastBlock } from "../../src/strategies/lastBlock.js";
 import { clearingAt, constant, history } from "./helpers.js";
@@ -270,6 +272,19 @@ describe("createBacktest: input and options", () => {
     expect(r.strategies[0]!.failures).toBe(9);
     // Settled bids are those before blocks 2..11: the ones after odd blocks (before 2, 4, .., 10).
     expect(r.strategies[0]!.tiers.regular.bids).toBe(5);
+  });
+
+  it("a promise beyond the 10 blocks scored shows no kept rate, and the table says why", async () => {
+    const strategy = calibrated({
+      tiers: { deprioritized: { withinBlocks: 20, probability: 0.5 } },
+    });
+    const r = await runBacktest(history(Array(60).fill(100)), { strategies: [{ strategy }] });
+    const tiers = r.strategies[0]!.tiers;
+    expect(tiers.deprioritized.promise).toMatchObject({ withinBlocks: 20, achieved: null });
+    expect(tiers.regular.promise!.achieved).toBe(1);
+    expect(formatTable(r)).toContain(
+      'calibrated deprioritized promises inclusion within 20 blocks: the backtest scores 10 blocks ahead at most, so its "kept" is "-"',
+    );
   });
 });
 
