@@ -115,16 +115,18 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
     verifyEvery: every,
     onBlock: recorder?.record,
   });
-  const bar = io.isTTY
-    ? new cliProgress.SingleBar(
-        {
-          stream: io.stderr,
-          format: "backtest [{bar}] {percentage}% | {blocks} blocks | {eta_formatted}",
-          etaBuffer: 50,
-        },
-        cliProgress.Presets.shades_classic,
-      )
-    : undefined;
+  // A pipe or device (`--input /dev/stdin`) has no size to show progress against.
+  const bar =
+    io.isTTY && size > 0
+      ? new cliProgress.SingleBar(
+          {
+            stream: io.stderr,
+            format: "backtest [{bar}] {percentage}% | {blocks} blocks | {eta_formatted}",
+            etaBuffer: 50,
+          },
+          cliProgress.Presets.shades_classic,
+        )
+      : undefined;
   bar?.start(Math.max(size, 1), 0, { blocks: 0 });
   // Rejected lines: streamed to stderr; with a progress bar on the terminal, the first 100 are
   // held until it is done (and the rest counted).
