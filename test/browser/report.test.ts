@@ -157,4 +157,39 @@ describe("the backtest report in a headless browser", () => {
     );
     await page.close();
   });
+
+  it("where several settings reach the same inclusion, the curve shows the cheapest of them", async () => {
+    // The same run as JSON: last-block's multipliers that reach its highest inclusion in 1 block.
+    const r = await runCli([
+      "backtest",
+      "--input",
+      fixture("scenario-mixed-500.ndjson"),
+      "--strategies",
+      "aip34,last-block,calibrated",
+      "--frontier",
+      "--json",
+    ]);
+    const curve = (
+      JSON.parse(r.stdout).frontier.curves as {
+        strategy: string;
+        horizon: number;
+        points: { inclusion: number | null; overpay: number | null }[];
+      }[]
+    ).find((c) => c.strategy === "last-block" && c.horizon === 1)!;
+    const top = Math.max(...curve.points.map((p) => p.inclusion ?? 0));
+    const atTop = curve.points.filter((p) => p.inclusion === top).map((p) => p.overpay!);
+    expect(atTop.length).toBeGreaterThan(1);
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    await page.goto(pathToFileURL(frontierPath).href);
+    await page.waitForSelector("body[data-charts]");
+    // Hover the right edge of the chart (the highest inclusion) and read the legend's value.
+    const over = page.locator("#frontier-1 .u-over");
+    await over.scrollIntoViewIfNeeded();
+    const box = (await over.boundingBox())!;
+    await page.mouse.move(box.x + box.width - 1, box.y + box.height / 2);
+    const legend = await page.locator("#frontier-1 .u-legend").innerText();
+    const shown = /last-block \(multiplier\)\s*([\d.]+)/.exec(legend)?.[1];
+    expect(Number(shown)).toBeCloseTo(Math.min(...atTop), 2);
+    await page.close();
+  });
 });

@@ -117,7 +117,7 @@
   /** The frontier's two measures: the element id prefix, the point field and the axis label. */
   const measures = /** @type {const} */ ([
     { id: "frontier", key: "overpay", label: "median overpayment" },
-    { id: "frontier-cost", key: "cost", label: "mean price paid (mean clearing prices)" },
+    { id: "frontier-cost", key: "cost", label: "price paid / mean clearing price" },
   ]);
   const frontier = data.frontier;
   if (frontier)
@@ -139,9 +139,14 @@
         curves.forEach((c, i) => {
           ys.push(
             xs.map((x) => {
+              // Several settings can reach the same inclusion (every high multiplier reaches
+              // 100 %): the frontier there is the cheapest of them, as in the table.
               /** @type {number | null} */
               let hit = null;
-              for (const p of c.points) if (p.inclusion === x && p[m.key] !== null) hit = p[m.key];
+              for (const p of c.points) {
+                const v = p[m.key];
+                if (p.inclusion === x && v !== null && (hit === null || v < hit)) hit = v;
+              }
               return hit;
             }),
           );
