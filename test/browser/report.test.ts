@@ -187,8 +187,8 @@ describe("the backtest report in a headless browser", () => {
     await over.scrollIntoViewIfNeeded();
     const box = (await over.boundingBox())!;
     await page.mouse.move(box.x + box.width - 1, box.y + box.height / 2);
-    const legend = await page.locator("#frontier-1 .u-legend").innerText();
-    const shown = /last-block \(multiplier\)\s*([\d.]+)/.exec(legend)?.[1];
+    const legend = await page.locator("#frontier-1 .u-legend").textContent();
+    const shown = /last-block \(multiplier\)\s*([\d.]+)/.exec(legend ?? "")?.[1];
     expect(Number(shown)).toBeCloseTo(Math.min(...atTop), 2);
     await page.close();
   });
