@@ -270,10 +270,19 @@ describe.skipIf(skip)("replicas and publishers against a misbehaving stream", ()
   });
 });
 
-/** A TCP server speaking just enough RESP for a replica to connect, then answering `answer`. */
+/**
+ * A TCP server speaking just enough RESP for a replica to connect, then answering `answer` to
+ * reads; `xadd`, when set, answers an XADD of that id (else `+OK`).
+ */
 async function fakeRedis(answer: string) {
   const commands: string[] = [];
   const sockets = new Set<Socket>();
+  const fake: {
+    url: string;
+    commands: string[];
+    xadd?: (id: string) => string;
+    close(): Promise<void>;
+  } = { url: "", commands, close: async () => undefined };
   const server = createServer((socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
@@ -302,21 +311,20 @@ async function fakeRedis(answer: string) {
         else if (name === "TYPE") socket.write("+stream\r\n");
         else if (name === "XREVRANGE" || name === "XREAD" || name === "XRANGE")
           socket.write(answer);
+        else if (name === "XADD" && fake.xadd) socket.write(fake.xadd(args[2] ?? "*"));
         else socket.write("+OK\r\n");
       }
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as { port: number };
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    commands,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  fake.url = `redis://127.0.0.1:${port}`;
+  fake.close = () =>
+    new Promise<void>((resolve) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => resolve());
+    });
+  return fake;
 }
 
 describe("a server whose replies are not Redis's", () => {
@@ -344,4 +352,44 @@ describe("a server whose replies are not Redis's", () => {
       );
       expect(fake.commands.filter((c) => c === "XREVRANGE").length).toBeGreaterThanOrEqual(3);
     });
+});
+
+describe("a server that sends replies no command asked for", () => {
+  // ioredis turned these into an uncaught exception that ended the process (hardenIoredis.ts).
+  for (const [name, answer] of [
+    ["a stray null after the reply", "*-1\r\n$-1\r\n"],
+    ["a RESP3 push frame whose kind is null", ">1\r\n$-1\r\n*-1\r\n"],
+  ] as const)
+    it(`${name}: the replica drops the connection and reconnects; the process lives`, async () => {
+      const fake = await fakeRedis(answer);
+      cleanup.push(fake.close);
+      const events: { type: string; error?: { kind?: string } }[] = [];
+      const sub = redisStream(fake.url, {
+        initialBackoffMs: 10,
+        maxBackoffMs: 20,
+        onEvent: (e) => events.push(e as (typeof events)[number]),
+      }).subscribe({ error: (e) => events.push({ type: "error", error: e }) });
+      cleanup.push(() => sub.unsubscribe());
+      await until(() => fake.commands.filter((c) => c === "XREVRANGE").length >= 3);
+      expect(events.filter((e) => e.type === "error")).toEqual([]);
+    });
+
+  it("a publisher whose XADD is answered with a stray null after its id keeps going", async () => {
+    const fake = await fakeRedis("*-1\r\n");
+    cleanup.push(fake.close);
+    fake.xadd = (id: string) => `$${id.length}\r\n${id}\r\n$-1\r\n`;
+    const outcomes: string[] = [];
+    // One block: its XADD is the only command waiting, so the null after its id is stray. (It
+    // was an uncaught TypeError in ioredis that ended the process; vitest fails on one.)
+    const sub = from(blocks(1, 1))
+      .pipe(redisStreamSink(fake.url, { initialBackoffMs: 10, maxBackoffMs: 20 }))
+      .subscribe({
+        next: (r) => outcomes.push(`${r.height}:${r.outcome}`),
+        error: () => undefined,
+      });
+    cleanup.push(() => sub.unsubscribe());
+    await until(() => outcomes.length === 1);
+    await new Promise((r) => setTimeout(r, 100)); // the stray null is read after the id
+    expect(outcomes).toEqual(["1:published"]);
+  });
 });

@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { BaseError } from "../../core/errors.js";
 import { commandFailure, RedisFeedError } from "./errors.js";
+import { hardenIoredis } from "./hardenIoredis.js";
 import type { RedisTarget } from "./parseRedisUrl.js";
 
 type RedisClass = typeof Redis;
@@ -16,7 +17,10 @@ let loading: Promise<RedisClass> | undefined;
  */
 export function loadIoredis(): Promise<RedisClass> {
   loading ??= import("ioredis").then(
-    (m) => (m.Redis ?? m.default) as RedisClass,
+    async (m) => {
+      await hardenIoredis();
+      return (m.Redis ?? m.default) as RedisClass;
+    },
     (cause) => {
       loading = undefined;
       throw new BaseError("the Redis feed needs the ioredis package, which is not installed", {
