@@ -153,4 +153,30 @@ describe.skipIf(skip)("Redis feed against a stream others write to", () => {
       `stream ${STREAM} ends at entry 10-0, above height 6, which it does not hold: Redis refuses the block. A publisher behind the stream (an older file or history, a node lagging by more than the stream keeps) needs nothing done: the stream is fine; if something else wrote 10-0, delete that entry (XDEL) and set the stream's last id back (XSETID); delete the stream key only if you know the chain itself was reset (its heights started again lower), after stopping every publisher: on a healthy stream that throws away the blocks the replicas read`,
     );
   });
+
+  it("a last id set past every entry (XADD MAXLEN 0, or XDEL before XSETID): the blocks wait, none is lost", async () => {
+    await publish(redis.url, blocks(1, 3));
+    // Something writes and trims at once: the stream is empty, its last id a time in ms.
+    await redis.client.call("XADD", STREAM, "MAXLEN", "0", "*", "x", "y");
+    const events: RedisSinkEvent[] = [];
+    const done = publish(redis.url, blocks(4, 6), {
+      initialBackoffMs: 20,
+      maxBackoffMs: 50,
+      onEvent: (e: RedisSinkEvent) => events.push(e),
+    });
+    await until(() => events.filter((e) => e.type === "retrying").length >= 2);
+    const retrying = events.find((e) => e.type === "retrying") as { error: Error };
+    expect(retrying.error.message).toMatch(
+      /refuses height 4 of stream .*, whose newest entry is none \(the stream is empty\): the stream's last id was set past its entries/,
+    );
+    // The repair the message names; then every block goes in (they were all "refused" for good).
+    await redis.client.call("XSETID", STREAM, "3-0");
+    const results = await done;
+    expect(results.map((r) => `${r.height}:${r.outcome}`)).toEqual([
+      "4:published",
+      "5:published",
+      "6:published",
+    ]);
+    expect(await streamHeights(redis)).toEqual([4, 5, 6]);
+  });
 });

@@ -117,6 +117,21 @@ export async function publishBlocks(
             break;
           }
           const id = entryId(b.height);
+          // Refused above the newest entry (or in an empty stream): no entry stands at or above
+          // that height, so it is the stream's last id that Redis refuses it by (set past its
+          // entries: an entry written and deleted or trimmed, XSETID). That can be repaired:
+          // the block waits, it is not lost.
+          if (
+            error &&
+            !inStream?.has(id) &&
+            (top === undefined || (top.ok && b.height > top.height))
+          ) {
+            failure = new RedisFeedError(url, "command", {
+              message: `Redis refuses height ${b.height} of stream ${stream}, whose newest entry is ${top?.id ?? "none (the stream is empty)"}: the stream's last id was set past its entries`,
+              details: `set it back (XSETID ${stream} ${top?.id ?? entryId(b.height - 1n)}); the blocks wait in memory meanwhile`,
+            });
+            break;
+          }
           const outcome = !error
             ? "published"
             : inStream?.has(id)
@@ -142,7 +157,8 @@ export async function publishBlocks(
           done++;
         }
         batch = batch.slice(done);
-        if (failure) throw commandFailure(url, failure);
+        if (failure)
+          throw failure instanceof RedisFeedError ? failure : commandFailure(url, failure);
         outage.succeeded();
         if (refused !== undefined && top && !warnedAhead) {
           warnedAhead = true;
