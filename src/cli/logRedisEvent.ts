@@ -25,7 +25,8 @@ const WARN = new Set([
  *
  * `connected` is logged at info the first time, and the first time after an outage
  * (`unreachable`); the others at debug, as the `retrying` they follow: the sink reconnects after
- * every failed write, so Redis refusing writes for a minute (`OOM`) connects once per retry.
+ * every failed write, so Redis refusing writes for a minute (`OOM`) connects once per retry. The
+ * source's `resumed` that comes with such a reconnection goes to debug with it.
  *
  * @example
  * const onEvent = logRedisEvent(createLogLimiter(pino()), metrics?.sink("redis"));
@@ -37,16 +38,28 @@ export function logRedisEvent(
 ) {
   // Whether the next `connected` is news: the first one, or the first after `unreachable`.
   let announce = true;
+  // A reconnection that is not news: the source emits its `resumed` (where it reads on from) in
+  // the same turn as `connected`, so that one goes to debug too. A later `resumed` (the stream
+  // fell below what was read) comes after a read, in another turn, and stays at info.
+  let quietReconnection = false;
   return (event: RedisStreamEvent | RedisSinkEvent) => {
     also?.(event);
     if (event.type === "unreachable") announce = true;
     const level =
-      event.type === "retrying" || (event.type === "connected" && !announce)
+      event.type === "retrying" ||
+      (event.type === "connected" && !announce) ||
+      (event.type === "resumed" && quietReconnection)
         ? "debug"
         : WARN.has(event.type) || (event.type === "warm_start" && event.blocks < event.wanted)
           ? "warn"
           : "info";
-    if (event.type === "connected") announce = false;
+    if (event.type === "connected") {
+      quietReconnection = !announce;
+      queueMicrotask(() => {
+        quietReconnection = false;
+      });
+      announce = false;
+    }
     // The sink's own events (a sink's `rejected` has no entry id); the rest read alike.
     const text =
       event.type === "dropped" ||

@@ -108,6 +108,33 @@ describe("logRedisEvent", () => {
     expect(seen.filter((t) => t === "connected")).toHaveLength(23);
   });
 
+  it("a replica's resumed that comes with a quiet reconnection is at debug too; a later one at info", async () => {
+    const { log, lines } = capture();
+    const onEvent = logRedisEvent(log);
+    const url = "redis://127.0.0.1:6379/0";
+    const error = new RedisFeedError(url, "command", { details: "LOADING Redis is loading" });
+    const reconnect = () => {
+      onEvent({ type: "connected", url, stream: "s" });
+      onEvent({ type: "resumed", stream: "s", afterId: "101-0" }); // same turn, as the source does
+    };
+    reconnect(); // the first: info
+    await Promise.resolve();
+    for (let attempt = 1; attempt <= 8; attempt++) {
+      onEvent({ type: "retrying", url, attempt, delayMs: 100, error });
+      reconnect(); // every read failing: 8 "reading again" lines at info before, now debug
+      await Promise.resolve();
+    }
+    // The stream fell below what was read: found on an idle read, in a later turn: news.
+    await new Promise((r) => setImmediate(r));
+    onEvent({ type: "resumed", stream: "s", afterId: "99-0" });
+    await new Promise((r) => setImmediate(r));
+    expect(lines.filter((l) => l.event === "resumed").map((l) => l.level)).toEqual([
+      30,
+      ...Array(8).fill(20),
+      30,
+    ]);
+  });
+
   it("rate-limits each event type of a source, whatever its text: 1,000 bad entries cost 11 lines", async () => {
     const { log, lines } = capture();
     const limited = createLogLimiter(log, { perWindow: 10, windowMs: 60_000 });

@@ -274,7 +274,7 @@ describe.skipIf(skip)("replicas and publishers against a misbehaving stream", ()
  * A TCP server speaking just enough RESP for a replica to connect, then answering `answer` to
  * reads; `xadd`, when set, answers an XADD of that id (else `+OK`).
  */
-async function fakeRedis(answer: string) {
+async function fakeRedis(answer: string | ((command: string) => string)) {
   const commands: string[] = [];
   const sockets = new Set<Socket>();
   const fake: {
@@ -310,7 +310,7 @@ async function fakeRedis(answer: string) {
           socket.write("$0\r\n\r\n"); // ready check: nothing loading
         else if (name === "TYPE") socket.write("+stream\r\n");
         else if (name === "XREVRANGE" || name === "XREAD" || name === "XRANGE")
-          socket.write(answer);
+          socket.write(typeof answer === "string" ? answer : answer(name));
         else if (name === "XADD" && fake.xadd) socket.write(fake.xadd(args[2] ?? "*"));
         else socket.write("+OK\r\n");
       }
@@ -391,5 +391,19 @@ describe("a server that sends replies no command asked for", () => {
     await until(() => outcomes.length === 1);
     await new Promise((r) => setTimeout(r, 100)); // the stray null is read after the id
     expect(outcomes).toEqual(["1:published"]);
+  });
+});
+
+describe("a server that answers XREAD BLOCK with nothing at once", () => {
+  it("the replica waits out blockMs between reads instead of spinning", async () => {
+    // Redis answers nothing only after blockMs; this one does at once (an empty stream).
+    const fake = await fakeRedis((command) => (command === "XREAD" ? "*-1\r\n" : "*0\r\n"));
+    cleanup.push(fake.close);
+    const sub = redisStream(fake.url, { blockMs: 200 }).subscribe({ error: () => undefined });
+    cleanup.push(() => sub.unsubscribe());
+    await until(() => fake.commands.includes("XREAD"));
+    await new Promise((r) => setTimeout(r, 1000));
+    // About one read per 200 ms (it spun through thousands a second before).
+    expect(fake.commands.filter((c) => c === "XREAD").length).toBeLessThanOrEqual(8);
   });
 });

@@ -189,6 +189,7 @@ export async function followStream(
       connectedBefore = true;
       while (!signal.aborted) {
         const after: string = lastId;
+        const asked = Date.now();
         const reply: unknown = await conn.call(
           (c) =>
             c.xread("COUNT", options.batchSize, "BLOCK", options.blockMs, "STREAMS", stream, after),
@@ -206,6 +207,11 @@ export async function followStream(
             if (topId !== undefined && idBefore(topId, after))
               lastId = await fellBelow(conn, after, topId);
           }
+          // Redis answers nothing only after blockMs; a server that answers nothing at once
+          // would make this loop spin (a CPU core and two round trips a turn): wait the rest.
+          const early = options.blockMs - (Date.now() - asked);
+          if (early > options.blockMs / 2)
+            await sleep(early, undefined, { signal }).catch(() => undefined);
           continue;
         }
         for (const entry of entries) deliver(entry);
