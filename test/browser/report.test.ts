@@ -18,6 +18,16 @@ interface Canvas {
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const fixture = (name: string) => join(import.meta.dirname, "..", "fixtures", name);
 
+/** The frontier run the report is made from (and read again as JSON). */
+const FRONTIER_RUN = [
+  "backtest",
+  "--input",
+  fixture("scenario-mixed-500.ndjson"),
+  "--strategies",
+  "aip34,last-block,calibrated",
+  "--frontier",
+];
+
 let browser: Browser;
 let reportPath: string;
 let frontierPath: string;
@@ -36,16 +46,7 @@ beforeAll(async () => {
   expect(r.stderr).toContain(`report written to ${reportPath}`);
   expect(r.code).toBe(0);
   frontierPath = join(dirname(reportPath), "frontier.html");
-  const f = await runCli([
-    "backtest",
-    "--input",
-    fixture("scenario-mixed-500.ndjson"),
-    "--strategies",
-    "aip34,last-block,calibrated",
-    "--frontier",
-    "--report",
-    frontierPath,
-  ]);
+  const f = await runCli([...FRONTIER_RUN, "--report", frontierPath]);
   expect(f.code).toBe(0);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -160,15 +161,7 @@ describe("the backtest report in a headless browser", () => {
 
   it("where several settings reach the same inclusion, the curve shows the cheapest of them", async () => {
     // The same run as JSON: last-block's multipliers that reach its highest inclusion in 1 block.
-    const r = await runCli([
-      "backtest",
-      "--input",
-      fixture("scenario-mixed-500.ndjson"),
-      "--strategies",
-      "aip34,last-block,calibrated",
-      "--frontier",
-      "--json",
-    ]);
+    const r = await runCli([...FRONTIER_RUN, "--json"]);
     const curve = (
       JSON.parse(r.stdout).frontier.curves as {
         strategy: string;

@@ -327,6 +327,20 @@ async function fakeRedis(answer: string | ((command: string) => string)) {
   return fake;
 }
 
+/** A replica following a {@link fakeRedis} answering `answer`, with quick retries; its events. */
+async function followFake(answer: string) {
+  const fake = await fakeRedis(answer);
+  cleanup.push(fake.close);
+  const events: { type: string; error?: { kind?: string; message?: string } }[] = [];
+  const sub = redisStream(fake.url, {
+    initialBackoffMs: 10,
+    maxBackoffMs: 20,
+    onEvent: (e) => events.push(e as (typeof events)[number]),
+  }).subscribe({ error: (e) => events.push({ type: "error", error: e }) });
+  cleanup.push(() => sub.unsubscribe());
+  return { fake, events };
+}
+
 describe("a server whose replies are not Redis's", () => {
   for (const [name, answer] of [
     ["a number", ":5\r\n"],
@@ -334,15 +348,7 @@ describe("a server whose replies are not Redis's", () => {
     ["a status", "+OK\r\n"],
   ] as const)
     it(`a replica answered ${name} retries with backoff and says what was wrong`, async () => {
-      const fake = await fakeRedis(answer);
-      cleanup.push(fake.close);
-      const events: { type: string; error?: { kind?: string; message?: string } }[] = [];
-      const sub = redisStream(fake.url, {
-        initialBackoffMs: 10,
-        maxBackoffMs: 20,
-        onEvent: (e) => events.push(e as (typeof events)[number]),
-      }).subscribe({ error: (e) => events.push({ type: "error", error: e }) });
-      cleanup.push(() => sub.unsubscribe());
+      const { fake, events } = await followFake(answer);
       await until(() => events.filter((e) => e.type === "retrying").length >= 3);
       expect(events.filter((e) => e.type === "error")).toEqual([]);
       const retrying = events.find((e) => e.type === "retrying")!;
@@ -361,15 +367,7 @@ describe("a server that sends replies no command asked for", () => {
     ["a RESP3 push frame whose kind is null", ">1\r\n$-1\r\n*-1\r\n"],
   ] as const)
     it(`${name}: the replica drops the connection and reconnects; the process lives`, async () => {
-      const fake = await fakeRedis(answer);
-      cleanup.push(fake.close);
-      const events: { type: string; error?: { kind?: string } }[] = [];
-      const sub = redisStream(fake.url, {
-        initialBackoffMs: 10,
-        maxBackoffMs: 20,
-        onEvent: (e) => events.push(e as (typeof events)[number]),
-      }).subscribe({ error: (e) => events.push({ type: "error", error: e }) });
-      cleanup.push(() => sub.unsubscribe());
+      const { fake, events } = await followFake(answer);
       await until(() => fake.commands.filter((c) => c === "XREVRANGE").length >= 3);
       expect(events.filter((e) => e.type === "error")).toEqual([]);
     });
