@@ -1,4 +1,4 @@
-import { MAX_RESPONSE_BYTES_LIMIT } from "../sources/aptosRest/options.js";
+import { DEFAULT_CONCURRENCY, MAX_RESPONSE_BYTES_LIMIT } from "../sources/aptosRest/options.js";
 import type { AptosRestOptions } from "../sources/aptosRest.js";
 import { UsageError } from "./io.js";
 import { intFlag, type SourceSpec } from "./sourceSpec.js";
@@ -54,7 +54,7 @@ export function parseAptosFlags(values: FlagValues, spec: SourceSpec): AptosRest
     maxBackoffMs: int("max-backoff-ms", 1, 3_600_000),
     maxRetryAfterMs: int("max-retry-after-ms", 0, 86_400_000),
   };
-  const { concurrency = 4, lookaheadBlocks } = options;
+  const { concurrency = DEFAULT_CONCURRENCY, lookaheadBlocks } = options;
   if (lookaheadBlocks !== undefined && lookaheadBlocks < concurrency)
     throw new UsageError(
       `--lookahead-blocks must not be below --concurrency (${concurrency}), got ${lookaheadBlocks}`,

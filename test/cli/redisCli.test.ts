@@ -128,26 +128,13 @@ describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", (
     const dir = mkdtempSync(join(tmpdir(), "gasdigest-publish-resume-"));
     const head = join(dir, "head.ndjson");
     writeFileSync(head, `${lines.slice(0, 200).join("\n")}\n`);
-    const retain = ["--retain", "50"];
-    const first = await runCli([
-      "publish",
-      "--source",
-      `ndjson:${head}`,
-      "--to",
-      redis.url,
-      ...retain,
-    ]);
+    const publishFile = (path: string) =>
+      runCli(["publish", "--source", `ndjson:${path}`, "--to", redis.url, "--retain", "50"]);
+    const first = await publishFile(head);
     expect(first.code).toBe(0);
     expect((await redis.client.xrange(STREAM, "-", "+", "COUNT", 1))[0]?.[0]).not.toBe("1-0");
 
-    const again = await runCli([
-      "publish",
-      "--source",
-      `ndjson:${MIXED}`,
-      "--to",
-      redis.url,
-      ...retain,
-    ]);
+    const again = await publishFile(MIXED);
     expect(again.code).toBe(0);
     const logged = again.stdout
       .trim()

@@ -77,6 +77,8 @@ export type AptosRestEvent =
  * transactions in and ~5 MiB of output per block, rendered as hex and JSON) come to the same.
  */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+/** Requests in flight at once by default. */
+export const DEFAULT_CONCURRENCY = 4;
 /**
  * Largest `maxResponseBytes` accepted: V8's longest string, 0x1fffffe8 (536,870,888) characters,
  * 24 below 512 MiB. A body is read as one string to parse it, and its bytes decode into at most
@@ -101,7 +103,7 @@ const shape = {
    * Requests in flight at once (a request waiting out its backoff does not count; a hedge rides
    * on its request's place). Blocks are still emitted in height order. @default 4
    */
-  concurrency: wholeRange("requests", 1, 64).default(4),
+  concurrency: wholeRange("requests", 1, 64).default(DEFAULT_CONCURRENCY),
   /**
    * Most heights fetched ahead of the next block to emit: finished blocks wait in order while a
    * slower one (stalled, retried) is still coming, and the other requests keep going. @default 128
