@@ -48,10 +48,11 @@ const summary = (t: Tally): SpikeResponse => ({
  *   that ends before that counts as missed; one still going at the end of the history without
  *   a cover is left out.
  * - return: blocks from the spike's end `e` (first block of the calm run that ended it) to
- *   the first block `t >= e` before which the tier's estimate was back at its idle-chain value
- *   (the default estimate: the minimum price for deprioritized and regular, nextBucket of it
- *   for prioritized, which every strategy serves on an idle chain): `t - e`. Missed when the
- *   next spike starts first; left out when the history ends first.
+ *   the first block `t >= e` before which the tier's estimate was back at or below its
+ *   idle-chain value (the default estimate: the minimum price for deprioritized and regular,
+ *   nextBucket of it for prioritized, which aip34, tdigest, geth and last-block serve on an
+ *   idle chain; calibrated serves the minimum there, below it): `t - e`. Missed when the next
+ *   spike starts first; left out when the history ends first.
  *
  * @example
  * const r = createSpikeResponse();

@@ -64,9 +64,13 @@ export interface Engine {
    * Validate and ingest one block sample (NDJSON wire shape, or a parsed `BlockSample`).
    * A duplicate height is ignored and counted.
    * @throws {InvalidBlockSampleError} the block does not match the format (state untouched).
-   * @throws {BlockOrderError} lower height, lower epoch than the newest block, or a jump of more
-   * than `maxHeightJump` heights (state untouched; `resyncAfterBlocks` such blocks in a row, in
-   * order among themselves, are followed instead).
+   * @throws {BlockOrderError} lower height, lower epoch than the newest block, an epoch rising
+   * faster than once per block, another chain id than the newest block's, or a jump of more than `maxHeightJump` heights (state
+   * untouched; `resyncAfterBlocks` such blocks in a row, in order among themselves, are followed
+   * instead). Each of these is also counted and published as a `rejected` event.
+   * @throws {InvalidArgumentError} the engine's clock (`now`) threw or returned a non-number
+   * (state untouched; not counted as a rejection).
+   * @throws {BaseError} the engine is closed, or `ingest` was called from inside its strategy.
    */
   ingest(input: unknown): IngestOutcome;
   /** Latest snapshot in O(1), or `undefined` before the first block. */
@@ -144,8 +148,12 @@ export function createEngine(options: CreateEngineOptions): Engine {
   }
   const emit = (event: EngineEvent) => () => events.next(event);
 
+  // The newest error `reject` counted and published: a source fed through `connect` is not
+  // told of it twice; anything else `ingest` throws there (a failing clock) is a source_error.
+  let counted: BaseError | undefined;
   function reject(error: BaseError): never {
     rejected++;
+    counted = error;
     publish(emit({ type: "rejected", error }));
     throw error;
   }
@@ -290,8 +298,9 @@ export function createEngine(options: CreateEngineOptions): Engine {
         try {
           ingest(value);
         } catch (error) {
-          // Rejections were already counted and published as events; keep the source running.
-          if (!(error instanceof BaseError)) publish(emit({ type: "source_error", error }));
+          // Rejections were already counted and published as events; anything else (the
+          // clock failed) is published here. Either way the source keeps running.
+          if (error !== counted) publish(emit({ type: "source_error", error }));
         }
       },
       error(error) {

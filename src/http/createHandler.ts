@@ -61,7 +61,15 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
   }
   Object.freeze(common);
 
-  const { estimate, ledger, healthy, error } = createChainRoutes(engine, o, common);
+  const { estimate, ledger, healthy, error: chainError } = createChainRoutes(engine, o, common);
+  /** An error answer with the chain-state headers, or without them if the snapshot cannot be read. */
+  const error: typeof chainError = (status, code, message, head) => {
+    try {
+      return chainError(status, code, message, head);
+    } catch {
+      return pick(errorPair(status, code, message, common), head === true);
+    }
+  };
   const routes = new Map<string, Route>([
     [`${bp}/estimate_gas_price`, estimate],
     [bp || "/", ledger],
@@ -157,21 +165,16 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
     return Object.freeze({ ...res, headers: Object.freeze({ ...res.headers, Allow: ALLOW }) });
   }
 
-  function answer(request: HandlerRequest): HandlerResponse {
-    const misuse = requestProblem(request);
-    if (misuse) throw new InvalidArgumentError([misuse]);
+  function answer(argument: HandlerRequest): HandlerResponse {
+    const read = readRequest(argument);
+    if (!read.ok) throw new InvalidArgumentError([read.issue]);
+    const { request } = read;
     let res: HandlerResponse;
     try {
       res = route(request);
     } catch (err) {
       logger.error({ err, method: request.method, url: request.url }, "request failed");
-      const head = request.method === "HEAD";
-      try {
-        res = error(500, "internal_error", "internal error", head);
-      } catch {
-        // Reading the snapshot itself failed: answer without the chain-state headers.
-        res = pick(errorPair(500, "internal_error", "internal error", common), head);
-      }
+      res = error(500, "internal_error", "internal error", request.method === "HEAD");
     }
     if (logger !== silentLogger && logger.isLevelEnabled?.("debug") !== false)
       logger.debug({ method: request.method, url: request.url, status: res.status }, "request");
@@ -270,31 +273,49 @@ function errorResponseProblems(
 }
 
 /**
- * Why a handler argument is not a {@link HandlerRequest}: not an object, or no string `method`
- * and `url`. (A request whose fields cannot be read is a request that fails: 500.)
+ * The handler argument as a {@link HandlerRequest} whose fields are read once (a getter is never
+ * read again, so it cannot answer differently later), or why it is not one: not an object, no
+ * string `method` and `url`, no `headers` object, or fields that throw when read.
  */
-function requestProblem(request: unknown): ValidationIssue | undefined {
+function readRequest(
+  request: unknown,
+): { ok: true; request: HandlerRequest } | { ok: false; issue: ValidationIssue } {
   if (typeof request !== "object" || request === null)
     return {
-      path: "request",
-      message: `must be a request object { method, url, headers } (got ${describeValue(request)})`,
+      ok: false,
+      issue: {
+        path: "request",
+        message: `must be a request object { method, url, headers } (got ${describeValue(request)})`,
+      },
     };
+  let method: unknown;
+  let url: unknown;
+  let headers: unknown;
   try {
-    const r = request as Partial<Record<keyof HandlerRequest, unknown>>;
-    if (typeof r.method !== "string")
-      return {
-        path: "request.method",
-        message: `must be a string (got ${describeValue(r.method)})`,
-      };
-    if (typeof r.url !== "string")
-      return { path: "request.url", message: `must be a string (got ${describeValue(r.url)})` };
-    if (typeof r.headers !== "object" || r.headers === null)
-      return {
-        path: "request.headers",
-        message: `must be an object of headers, names in lower case (got ${describeValue(r.headers)})`,
-      };
+    ({ method, url, headers } = request as Partial<Record<keyof HandlerRequest, unknown>>);
   } catch (cause) {
-    return { path: "request", message: `cannot be read: ${shorten(thrownText(cause), 120)}` };
+    return {
+      ok: false,
+      issue: { path: "request", message: `cannot be read: ${shorten(thrownText(cause), 120)}` },
+    };
   }
-  return undefined;
+  if (typeof method !== "string")
+    return {
+      ok: false,
+      issue: { path: "request.method", message: `must be a string (got ${describeValue(method)})` },
+    };
+  if (typeof url !== "string")
+    return {
+      ok: false,
+      issue: { path: "request.url", message: `must be a string (got ${describeValue(url)})` },
+    };
+  if (typeof headers !== "object" || headers === null)
+    return {
+      ok: false,
+      issue: {
+        path: "request.headers",
+        message: `must be an object of headers, names in lower case (got ${describeValue(headers)})`,
+      },
+    };
+  return { ok: true, request: { method, url, headers: headers as HandlerRequest["headers"] } };
 }

@@ -109,7 +109,8 @@ export function parseGethOptions(input: GethOptions = {}): ResolvedGethOptions {
  * - geth serves one price; the tiers are the 30th (deprioritized), 60th (regular, geth's
  *   own) and 90th (prioritized) percentiles of the same collection, the prioritized one
  *   rounded up with `nextBucket` (so it strictly outbids, and an idle chain serves the default
- *   estimate min/min/nextBucket(min) like every strategy). Never below the minimum price.
+ *   estimate min/min/nextBucket(min), as aip34, tdigest and last-block do). Never below the
+ *   minimum price.
  *
  * The window holds the current epoch's blocks, leaving out the newest when `skipLatestBlock`.
  *

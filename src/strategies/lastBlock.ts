@@ -45,8 +45,8 @@ function scale(price: bigint, multiplier: number): bigint {
  * backtest scores against (`clearingPrice`). Serves that price (times `multiplier`) for the
  * deprioritized and regular tiers and `nextBucket` of it for the prioritized one (strictly
  * outbid, as AIP-34 rounds its prioritized tier; with the default multiplier 1 an idle chain
- * then serves the default estimate min/min/nextBucket(min) like every strategy, with a larger
- * one that multiple of the minimum). Never below the minimum price.
+ * then serves the default estimate min/min/nextBucket(min), as aip34, tdigest and geth do;
+ * with a larger one that multiple of the minimum). Never below the minimum price.
  *
  * "The last block" is the newest block of the epoch, or the one before it when
  * `skipLatestBlock` is set (the default, which every strategy honours: the newest block may be

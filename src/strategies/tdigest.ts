@@ -7,6 +7,7 @@ import { TIERS, type Tier } from "../core/tiers.js";
 import type { GasEstimate, Strategy, StrategyFactory } from "../core/types.js";
 import { U64_MAX } from "../core/u64.js";
 import { copyCentroids } from "../sketch/centroids.js";
+import { MAX_WEIGHT } from "../sketch/sketchError.js";
 import { createSlidingDigest, type SlidingDigest } from "../sketch/slidingDigest.js";
 import { createTDigest } from "../sketch/tdigest.js";
 import {
@@ -197,9 +198,6 @@ function createTDigestStrategy(options: TDigestStrategyConfig, config: GasConfig
     },
   };
 }
-
-/** Largest weight a digest takes (2^53); a u64 `gas_used` can be larger. */
-const MAX_WEIGHT = 2 ** 53;
 
 /**
  * A transaction's weight in gas-weighted sampling: its gas_used, at least 1 and at most 2^53

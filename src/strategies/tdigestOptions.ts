@@ -40,7 +40,7 @@ function tierShape(quantile: number) {
 export const tdigestOptionsShape = {
   /**
    * The three estimates, each the `quantile` of a window of `windowBlocks` blocks.
-   * @default low {lowBlockHistory, 0, clearing}, regular {marketBlockHistory, 0.5, clearing},
+   * @default deprioritized {lowBlockHistory, 0, clearing}, regular {marketBlockHistory, 0.5, clearing},
    * prioritized {aggressiveBlockHistory, 0.9, clearing}
    */
   tiers: z
@@ -66,13 +66,12 @@ export const tdigestOptionsShape = {
 export type TDigestStrategyOptions = z.input<z.ZodObject<typeof tdigestOptionsShape>>;
 /** Options of the `tdigest` strategy with the defaults filled in. */
 export type TDigestStrategyConfig = z.output<z.ZodObject<typeof tdigestOptionsShape>>;
-/** One tier's settings after parsing (`windowBlocks` undefined = the config's history). */
 
 /**
  * Validate the `tdigest` strategy's options and fill in the defaults.
  *
  * @param prefix path prepended to every issue, e.g. `["tdigest"]` for a config file block.
- * @throws {InvalidConfigError} listing every problem with its path, e.g. `tiers.low.quantile`.
+ * @throws {InvalidConfigError} listing every problem with its path, e.g. `tiers.deprioritized.quantile`.
  * @example
  * parseTDigestOptions({ tiers: { regular: { quantile: 0.6, sample: "paid" } } });
  */

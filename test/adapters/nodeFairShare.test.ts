@@ -1,7 +1,7 @@
 // Fair shares of the connection cap between peers: one peer reconnecting in a loop must not
 // lock other peers out. Another loopback address (127.0.0.2) is another peer.
 import net from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { peerKey } from "../../src/adapters/node/peerKey.js";
 import { startNodeServer } from "../helpers/nodeServer.js";
 import { exchange } from "../helpers/rawHttp.js";
@@ -37,8 +37,9 @@ describe("fair shares of maxConnections", () => {
     // Another peer is served at once, and exactly one of the crowding connections is closed.
     const other = await exchange(port, [GET], { from: "127.0.0.2", halfClose: true });
     expect(other.responses.map((r) => r.status)).toEqual([200]);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(held.filter((s) => s.destroyed || s.readableEnded)).toHaveLength(1);
+    await vi.waitFor(() =>
+      expect(held.filter((s) => s.destroyed || s.readableEnded)).toHaveLength(1),
+    );
   });
 
   it("shares end equal: a peer is closed for another only while it holds two more", async () => {
@@ -54,8 +55,7 @@ describe("fair shares of maxConnections", () => {
     const b = await from("127.0.0.2");
     // 127.0.0.1 holds 3, 127.0.0.2 holds 1: the newcomer of 127.0.0.2 takes one of the three.
     const c = await from("127.0.0.2");
-    await new Promise((r) => setTimeout(r, 100));
-    expect(a.filter((s) => s.destroyed || s.readableEnded)).toHaveLength(1);
+    await vi.waitFor(() => expect(a.filter((s) => s.destroyed || s.readableEnded)).toHaveLength(1));
     // 2 and 2: a newcomer of either peer is refused, and nobody else is closed.
     for (const peer of ["127.0.0.1", "127.0.0.2"]) {
       const refused = await exchange(port, [GET], { from: peer });

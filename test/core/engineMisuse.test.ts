@@ -491,4 +491,85 @@ describe("misuse gives named errors with the usual message shape", () => {
     // A real request is still answered.
     expect(handler({ method: "GET", url: "/v1/-/healthy", headers: {} }).status).toBe(200);
   });
+
+  it("a request's fields are read once: a getter that throws later cannot escape the handler", () => {
+    const engine = createEngine({ strategy: aip34() });
+    engine.ingest(idleBlock(1));
+    const handler = createHandler(engine);
+    let reads = 0;
+    const flaky = {
+      get method() {
+        if (++reads > 1) throw new Error("read twice");
+        return "GET";
+      },
+      url: "/v1/estimate_gas_price",
+      headers: {},
+    };
+    expect(handler(flaky).status).toBe(200);
+    expect(reads).toBe(1);
+    const unreadable = {
+      get method(): string {
+        throw new Error("gone");
+      },
+      url: "/v1",
+      headers: {},
+    };
+    expect(thrown(() => handler(unreadable)).message).toBe(
+      "invalid argument: request: cannot be read: Error: gone",
+    );
+  });
+
+  it("an engine whose snapshot cannot be read: every error answer still comes, without the chain headers", async () => {
+    const engine = createEngine({ strategy: aip34() });
+    engine.ingest(idleBlock(1));
+    let broken = false;
+    const shaky = new Proxy(engine, {
+      get(target, key) {
+        if (key === "snapshot" && broken)
+          return () => {
+            throw new Error("snapshot store down");
+          };
+        return Reflect.get(target, key);
+      },
+    });
+    const handler = createHandler(shaky, {
+      metrics: { observeRequest() {}, scrape: () => Promise.reject(new Error("registry broke")) },
+    });
+    broken = true;
+    const scrape = await handler.respond({ method: "GET", url: "/metrics", headers: {} });
+    expect(scrape.status).toBe(500);
+    expect(new TextDecoder().decode(scrape.body)).toContain("collecting the metrics failed");
+    expect(scrape.headers["X-Aptos-Block-Height"]).toBeUndefined();
+    const estimate = handler({ method: "GET", url: "/v1/estimate_gas_price", headers: {} });
+    expect(estimate.status).toBe(500);
+    expect(handler.errorResponse(503, "health_check_failed", "down").status).toBe(503);
+    broken = false;
+    expect(handler({ method: "GET", url: "/v1/estimate_gas_price", headers: {} }).status).toBe(200);
+  });
+});
+
+describe("a connected source's blocks are never dropped without a word", () => {
+  it("a clock that fails makes each block it refuses a source_error, not a silent loss", () => {
+    let calls = 0;
+    const engine = createEngine({
+      strategy: aip34(),
+      now: () => {
+        calls++;
+        if (calls > 1) throw new Error("clock gone");
+        return 1;
+      },
+    });
+    const events: EngineEvent[] = [];
+    engine.events$.subscribe((e) => events.push(e));
+    engine.connect(of(idleBlock(1), idleBlock(2), idleBlock(3), { height: "x" }));
+    expect(engine.snapshot()?.ledger.blockHeight).toBe(1n);
+    const errors = events.filter((e) => e.type === "source_error");
+    expect(errors).toHaveLength(2);
+    expect(String((errors[0] as { error: Error }).error.message)).toContain(
+      "the engine's clock threw: Error: clock gone",
+    );
+    // The malformed block is a rejection, counted once and not also a source error.
+    expect(events.filter((e) => e.type === "rejected")).toHaveLength(1);
+    expect(engine.counters().rejected).toBe(1);
+  });
 });

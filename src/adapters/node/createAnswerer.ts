@@ -280,7 +280,16 @@ export function createAnswerer(context: AnswererContext): Answerer {
       response = handler.errorResponse(500, "internal_error", "internal error");
     }
     // Only the metrics scrape is asynchronous; node sends pipelined answers in order all the same.
-    if (response instanceof Promise) response.then((r) => send(req, res, r));
+    if (response instanceof Promise)
+      response.then(
+        (r) => send(req, res, r),
+        (err: unknown) => {
+          // The handler's scrape answers its own failures; this guard keeps a rejection from
+          // taking the process down and the request from going unanswered.
+          logger.error({ err }, "request failed");
+          send(req, res, handler.errorResponse(500, "internal_error", "internal error"));
+        },
+      );
     else send(req, res, response);
   }
 

@@ -54,8 +54,8 @@ const URGENT = -1n;
 /**
  * Create the REST client of the `aptosRest` source: every call validates the answer, retries
  * network errors, timeouts, unexpected statuses, redirects, oversized and bad bodies with capped
- * exponential backoff and jitter (never shorter than `Retry-After` asks, never shorter than the
- * backoff), and reports `retrying` / `unreachable` / `recovered` events.
+ * exponential backoff and jitter (as long as `Retry-After` asks, up to `maxRetryAfterMs`, and
+ * never shorter than the backoff), and reports `retrying` / `unreachable` / `recovered` events.
  *
  * At most `concurrency` requests are in flight; a request waiting out its backoff gives its place
  * back, and places go to the lowest height first (ledger and gas schedule reads before any

@@ -25,7 +25,8 @@ function startHeight(info: LedgerInfo, options: ResolvedAptosRestOptions): bigin
  * window reaches the tip while blocks are still being fetched, the tip is re-read in the
  * background (at most once per `pollIntervalMs`), so the window does not drain at a tip that
  * has moved on. The gas schedule of a new epoch is read as soon as its first block is in.
- * Returns only when `signal` aborts (it then rejects with the abort reason).
+ * Ends only when `signal` aborts: it then resolves, or rejects with the abort reason if a read
+ * was under way; the caller ignores either. Any other rejection is a failure of the source.
  */
 export async function followChain(
   options: ResolvedAptosRestOptions,

@@ -27,7 +27,8 @@ const WARM_START_SCAN = 10;
  * The follow loop of the `redisStream` source: connect, warm start (the newest
  * `warmStartBlocks` valid blocks, fed oldest first) or read from `startHeight`, then `XREAD BLOCK`
  * after the last entry seen. Any failure closes the connection and reconnects with backoff,
- * resuming after the last entry seen. Returns only when `signal` aborts.
+ * resuming after the last entry seen. Ends when `signal` aborts, or rejects with a failure that
+ * is not Redis's (ioredis not installed), which no reconnection can mend.
  */
 export async function followStream(
   options: ResolvedRedisStreamOptions,
