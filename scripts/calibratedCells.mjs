@@ -79,6 +79,7 @@ try {
     [
       "Promises kept",
       promises.table,
+      ...promises.minimumNotes,
       "",
       `Median overpayment at equal inclusion: calibrated lowest in ${median.wins} of ${median.cells}`,
       median.table,

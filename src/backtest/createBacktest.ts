@@ -166,7 +166,11 @@ export function createBacktest(options: CreateBacktestOptions): Backtest {
           for (let t = 0; t < TIERS.length; t++) {
             const tier = TIERS[t]!;
             const bid = e?.[tier];
-            lane.scores[t]!.observe(bid, clearing);
+            lane.scores[t]!.observe(
+              bid,
+              clearing,
+              bid !== undefined && bid <= snap.minGasUnitPrice,
+            );
             lane.spikes[t]!.observe(phase, clearing, bid, idle[tier]);
           }
         }

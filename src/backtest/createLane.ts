@@ -150,6 +150,10 @@ export function laneResult(lane: Lane, meanClearing: number | null): StrategyRes
               promise.withinBlocks <= LOOKAHEAD_BLOCKS
                 ? lane.scores[t]!.within(promise.withinBlocks)
                 : null,
+            achievedAboveMinimum:
+              promise.withinBlocks <= LOOKAHEAD_BLOCKS
+                ? lane.scores[t]!.withinAboveMinimum(promise.withinBlocks)
+                : null,
           }
         : null,
       spikeCover: lane.spikes[t]!.cover(),

@@ -8,9 +8,10 @@ export const OVERPAYMENT_COMPRESSION = 300;
 export interface TierScore {
   /**
    * The next block of the history: `bid` is the tier's estimate made before it (`undefined`
-   * when there was none), `clearing` its clearing price. Settles the pending bids.
+   * when there was none), `clearing` its clearing price; `atMinimum`: the bid was the minimum
+   * price in force (no bid could be cheaper). Settles the pending bids.
    */
-  observe(bid: bigint | undefined, clearing: bigint): void;
+  observe(bid: bigint | undefined, clearing: bigint, atMinimum?: boolean): void;
   /** Bids waiting for their 10-block outcome (at most {@link LOOKAHEAD_BLOCKS}). */
   pending(): number;
   /**
@@ -22,6 +23,11 @@ export interface TierScore {
   };
   /** Share of settled bids included within `k` blocks (1..10); `null` without bids. */
   within(k: number): number | null;
+  /**
+   * The same share, leaving out the bids at the minimum price that got in within `k`: the
+   * bids whose price was a choice, and the misses. `null` when nothing is left.
+   */
+  withinAboveMinimum(k: number): number | null;
 }
 
 /**
@@ -42,13 +48,15 @@ export function createTierScore(): TierScore {
   const price: bigint[] = new Array(n).fill(0n);
   const made = new Float64Array(n);
   const wait = new Int32Array(n); // blocks waited before getting in; -1 while out
+  const atMin = new Uint8Array(n);
   const ratio = new Float64Array(n);
   let start = 0;
   let size = 0;
   let index = 0;
   let bids = 0;
-  // Settled bids that got in after waiting exactly j blocks, j = 0..9.
+  // Settled bids that got in after waiting exactly j blocks, j = 0..9 (of them, at the minimum).
   const waited = new Float64Array(n);
+  const waitedAtMin = new Float64Array(n);
   let ratioSum = 0;
   let paidSum = 0;
   const digest = createTDigest({ compression: OVERPAYMENT_COMPRESSION });
@@ -58,16 +66,18 @@ export function createTierScore(): TierScore {
     const w = wait[slot]!;
     if (w < 0) return;
     waited[w]!++;
+    if (atMin[slot]) waitedAtMin[w]!++;
     digest.add(ratio[slot]!);
     ratioSum += ratio[slot]!;
     paidSum += Number(price[slot]!);
   }
 
   return {
-    observe(bid, clearing) {
+    observe(bid, clearing, atMinimum = false) {
       if (bid !== undefined) {
         const slot = (start + size) % n;
         price[slot] = bid;
+        atMin[slot] = atMinimum ? 1 : 0;
         made[slot] = index;
         wait[slot] = -1;
         size++;
@@ -93,6 +103,15 @@ export function createTierScore(): TierScore {
       let c = 0;
       for (let j = 0; j < k && j < n; j++) c += waited[j]!;
       return bids > 0 ? c / bids : null;
+    },
+    withinAboveMinimum(k) {
+      let c = 0;
+      let free = 0;
+      for (let j = 0; j < k && j < n; j++) {
+        c += waited[j]!;
+        free += waitedAtMin[j]!;
+      }
+      return bids - free > 0 ? (c - free) / (bids - free) : null;
     },
     result() {
       const share = (k: number) => (bids > 0 ? k / bids : null);

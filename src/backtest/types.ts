@@ -61,11 +61,16 @@ export interface TierResult {
    * The tier's promise, for strategies that make promises (`calibrated`), and the share of its
    * bids that kept it: included within `withinBlocks` (`null` when that is beyond the 10 blocks
    * scored, or without bids). `null` for strategies without promises.
+   *
+   * `achievedAboveMinimum` is the same share leaving out the bids at the minimum price that got
+   * in: a bid at the minimum cannot be cheaper, so inclusion above the promise there is not
+   * overpayment. It is the rate the promise is kept at where the price was a choice.
    */
   readonly promise: {
     readonly withinBlocks: number;
     readonly probability: number;
     readonly achieved: number | null;
+    readonly achievedAboveMinimum: number | null;
   } | null;
   /** Blocks from a spike's first block until the tier's estimate covers a spike block's clearing price. */
   readonly spikeCover: SpikeResponse;

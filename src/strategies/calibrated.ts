@@ -46,7 +46,8 @@ const LOWEST = 3;
  * rounded to buckets unless `roundToBuckets`. Deterministic; memory is fixed by the promises
  * (a few hundred prices), never by the history's length. An epoch change empties the price
  * windows and drops the bids waiting for an outcome (with `epochReset: "all"`, the learned
- * calibration too); the observed inclusion record ({@link Strategy.promises}) keeps counting.
+ * calibration too); the observed inclusion record ({@link Strategy.promises}) keeps counting,
+ * the estimates served before an epoch's first block is handed over included.
  *
  * @throws {InvalidConfigError} when the options are invalid (every issue, with its path).
  * @example
@@ -89,6 +90,8 @@ function createCalibrated(settings: CalibratedConfig, config: GasConfig): Strate
   let due = false;
   // The ingested block's own minimum: the bids' floor if no estimate is asked before the next block.
   let ingestedMin = 0n;
+  // An estimate was served with no window to bid from since the last block or reset (recorded once).
+  let servedEmpty = false;
 
   const outcome = (k: number) => {
     let y = clearing[(head - 1 + horizon) % horizon]!;
@@ -134,11 +137,15 @@ function createCalibrated(settings: CalibratedConfig, config: GasConfig): Strate
         samples[i]!.push(EXPERTS[i]!.sample === "lowest" ? lowest : one);
       ingestedMin = min;
       due = true;
+      servedEmpty = false;
     },
     estimate(min = config.minGasUnitPrice): GasEstimate {
       if (due) return bidAndServe(min);
       if (!tierBids) {
+        // Served all the same (the first block of an epoch is held back): the record counts it.
         const m = settings.roundToBuckets ? bucketAtOrAbove(min, config.buckets) : min;
+        if (!servedEmpty) for (const l of learners) l.servedWithoutBid(m);
+        servedEmpty = true;
         return { deprioritized: m, regular: m, prioritized: m };
       }
       return serve(tierBids, min);
@@ -149,6 +156,7 @@ function createCalibrated(settings: CalibratedConfig, config: GasConfig): Strate
       head = 0;
       tierBids = undefined;
       due = false;
+      servedEmpty = false;
     },
     promises(): Record<Tier, PromiseRecord> {
       return {

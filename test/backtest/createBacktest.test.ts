@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createBacktest } from "../../src/backtest/createBacktest.js";
 import { createSeriesRecorder } from "../../src/backtest/createSeriesRecorder.js";
+import { createTierScore } from "../../src/backtest/createTierScore.js";
 import { formatTable } from "../../src/backtest/formatTable.js";
 import { LookaheadError } from "../../src/backtest/lookaheadError.js";
 import { runBacktest } from "../../src/backtest/runBacktest.js";
@@ -315,5 +316,37 @@ describe("memory does not grow with the history", () => {
     const r = bt.result();
     expect(r.spikes).toBe(5000);
     expect(r.strategies[1]!.tiers.prioritized.bids).toBe(200_000 - 10);
+  });
+});
+
+describe("createTierScore: inclusion where the price was a choice", () => {
+  it("leaves out the bids at the minimum that got in, and keeps the ones that missed", () => {
+    const score = createTierScore();
+    score.observe(100n, 100n, true); // at the minimum, in: nothing could be cheaper
+    score.observe(100n, 200n, true); // at the minimum, out: a miss counts
+    score.observe(300n, 200n); // in
+    score.observe(150n, 200n); // out
+    for (let i = 0; i < 10; i++) score.observe(undefined, 1_000_000n);
+    expect(score.result().bids).toBe(4);
+    expect(score.within(1)).toBe(0.5);
+    expect(score.withinAboveMinimum(1)).toBeCloseTo(1 / 3, 12);
+    const empty = createTierScore();
+    empty.observe(100n, 100n, true);
+    for (let i = 0; i < 10; i++) empty.observe(undefined, 100n);
+    expect(empty.within(1)).toBe(1);
+    expect(empty.withinAboveMinimum(1)).toBeNull();
+  });
+
+  it("a calibrated run reports it next to the promise's kept rate", async () => {
+    // Quiet then busy: the quiet bids sit at the minimum and get in.
+    const prices = [
+      ...Array(200).fill(100),
+      ...Array.from({ length: 200 }, (_, i) => 300 + (i % 7) * 50),
+    ];
+    const r = await runBacktest(history(prices), { strategies: [{ strategy: calibrated() }] });
+    const p = r.strategies[0]!.tiers.regular.promise!;
+    expect(p.achieved).not.toBeNull();
+    expect(p.achievedAboveMinimum).not.toBeNull();
+    expect(p.achievedAboveMinimum!).toBeLessThan(p.achieved!);
   });
 });

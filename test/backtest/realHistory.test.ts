@@ -17,7 +17,10 @@ async function backtest(args: string[]) {
   return JSON.parse(r.stdout) as { strategies: StrategyResult[] };
 }
 
-/** Each promise kept within `slack`, from above only where the minimum price over-delivers. */
+/**
+ * Each promise kept within `slack`; above it only where the minimum price over-delivers, or
+ * where bids at the minimum that got in make the difference.
+ */
 function expectKept(calibrated: StrategyResult, slack: number, floor: StrategyResult) {
   for (const [tier, [k, p]] of Object.entries(PROMISES) as [
     keyof typeof PROMISES,
@@ -29,7 +32,15 @@ function expectKept(calibrated: StrategyResult, slack: number, floor: StrategyRe
     expect(kept, `${tier} kept`).toBeGreaterThanOrEqual(p - slack);
     // The minimum price bid by the lowest tier of a strategy that serves it on an idle chain.
     const atMinimum = floor.tiers.deprioritized.inclusion[`within${k}` as "within1"]!;
-    expect(kept, `${tier} kept`).toBeLessThanOrEqual(Math.max(p + slack, atMinimum + slack));
+    const chosen = t.promise!.achievedAboveMinimum;
+    // The excess is free (bids at the minimum that got in) when, without them, no more than the
+    // promise is kept. (On 4,000 blocks of spike, with few bids above the minimum, the regular
+    // tier keeps 91 % of those: the promise is about all bids, and those keep 97.6 %.)
+    const overByFreeHits = chosen !== null && chosen <= p + slack;
+    if (!overByFreeHits)
+      expect(kept, `${tier} kept (above the minimum: ${chosen})`).toBeLessThanOrEqual(
+        Math.max(p + slack, atMinimum + slack),
+      );
   }
 }
 

@@ -30,8 +30,14 @@ export interface TierLearner {
   /** What was actually served for the bid just made (after the tiers were made monotone). */
   served(price: bigint): void;
   /**
-   * Forget the pending bids (an epoch change). With `learning`, also forget what was learned
-   * (levels, correction, losses). The observed record always stays.
+   * A price served with no window to bid from (after an epoch change, before its first block
+   * is handed over): counted in the record when it settles, learned from by nothing.
+   */
+  servedWithoutBid(price: bigint): void;
+  /**
+   * Forget the pending bids (an epoch change: the engine drops the old epoch's newest block, so
+   * their outcomes cannot be known). With `learning`, also forget what was learned (levels,
+   * correction, losses). The observed record always stays.
    */
   reset(learning: boolean): void;
   /** The promise and the inclusion rate of the served bids so far. */
@@ -87,8 +93,12 @@ interface Pending {
   experts: bigint[];
   final: bigint;
   served: bigint;
+  /** The lowest price the bid could be (the minimum in force): a hit there teaches nothing. */
+  floor: bigint;
   /** Highest price of the chosen expert's window when the bid was made. */
   top: bigint;
+  /** Whether the outcome teaches the levels (not for a price served without a bid). */
+  learn: boolean;
 }
 
 /**
@@ -158,18 +168,36 @@ export function createTierLearner(o: TierLearnerOptions): TierLearner {
       if (pending.length < delay) return;
       const bid = pending.shift()!;
       const y = outcome(o.withinBlocks);
+      if (!bid.learn) {
+        observe(bid.served >= y);
+        return;
+      }
       const logY = logPrice(y);
       const over = logY - logPrice(bid.top);
       if (over > shortfall) shortfall = over;
+      // A bid at the floor that got in says nothing about the level: no lower level could have
+      // bid less. Lowering the level there anyway is what let a long quiet stretch carry every
+      // tier far below the floor, to climb back one miss at a time when the chain got busy.
+      // (Misses always count, so the guarantee's bound on the miss rate is unchanged.)
+      // Outcomes every expert bid alike on leave their losses' order as it was; they are
+      // skipped so a quiet stretch does not wear the ranking learned before it down to ties.
+      const same = bid.experts.every((e) => e === bid.experts[0]);
       for (let i = 0; i < o.experts; i++) {
-        const f = logPrice(bid.experts[i]!);
-        const loss = f >= logY ? (1 - p) * (f - logY) : p * (logY - f);
-        losses[i] = (1 - decay) * losses[i]! + decay * loss;
-        const level = levels[i]! + o.learningRate * ((bid.experts[i]! < y ? 1 : 0) - alpha);
-        levels[i] = level < MIN_LEVEL ? MIN_LEVEL : level;
+        const e = bid.experts[i]!;
+        if (!same) {
+          const f = logPrice(e);
+          const loss = f >= logY ? (1 - p) * (f - logY) : p * (logY - f);
+          losses[i] = (1 - decay) * losses[i]! + decay * loss;
+        }
+        if (e < y || e > bid.floor) {
+          const level = levels[i]! + o.learningRate * ((e < y ? 1 : 0) - alpha);
+          levels[i] = level < MIN_LEVEL ? MIN_LEVEL : level;
+        }
       }
-      const next = correction + o.correctionRate * ((bid.final < y ? 1 : 0) - alpha);
-      correction = next < MIN_CORRECTION ? MIN_CORRECTION : next;
+      if (bid.final < y || bid.final > bid.floor) {
+        const next = correction + o.correctionRate * ((bid.final < y ? 1 : 0) - alpha);
+        correction = next < MIN_CORRECTION ? MIN_CORRECTION : next;
+      }
       observe(bid.served >= y);
     },
     bid(samples, floor) {
@@ -184,12 +212,23 @@ export function createTierLearner(o: TierLearnerOptions): TierLearner {
       const price = levelPrice(samples[best]!, levels[best]! + correction);
       const final = price < floor ? floor : price;
       const window = samples[best]!;
-      pending.push({ experts, final, served: final, top: window.at(window.size - 1) });
+      const top = window.at(window.size - 1);
+      pending.push({ experts, final, served: final, floor, top, learn: true });
       return final;
     },
     served(price) {
       const last = pending[pending.length - 1];
       if (last) last.served = price;
+    },
+    servedWithoutBid(price) {
+      pending.push({
+        experts: [],
+        final: price,
+        served: price,
+        floor: price,
+        top: price,
+        learn: false,
+      });
     },
     reset: forget,
     record: () => ({
