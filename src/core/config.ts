@@ -212,6 +212,9 @@ const PARSED = new WeakSet<object>();
 
 /** Freeze a validated config and remember it as one, so parsing it again returns it. */
 export function markParsed(config: GasConfig): GasConfig {
+  // The buckets too: strategies read them on every block, and a caller's splice must not
+  // change what a running engine serves, past the order the parse checked.
+  Object.freeze(config.buckets);
   Object.freeze(config);
   PARSED.add(config);
   return config;

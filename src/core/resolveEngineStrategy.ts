@@ -2,6 +2,7 @@ import type { GasConfig } from "./config.js";
 import { describeValue, thrownText } from "./describeValue.js";
 import { BaseError, InvalidConfigError, StrategyError } from "./errors.js";
 import { isPromiseResult } from "./promiseResult.js";
+import { hasMethods } from "./readOptions.js";
 import type { Strategy } from "./types.js";
 
 /**
@@ -21,7 +22,9 @@ export function resolveEngineStrategy(factory: unknown, config: GasConfig): Stra
         message:
           factory === undefined
             ? "required (a strategy such as aip34())"
-            : `must be a strategy such as aip34() (got ${describeValue(factory)})`,
+            : hasMethods(factory, "ingest", "estimate")
+              ? "must be a strategy factory, (config) => strategy, such as aip34(); this is a strategy object itself: pass () => it (or a function that makes a new one per engine)"
+              : `must be a strategy factory such as aip34() (got ${describeValue(factory)})`,
       },
     ]);
   let made: unknown;

@@ -2,7 +2,7 @@ import * as z from "zod";
 import { createDocument, type oas31, type ZodOpenApiResponseObject } from "zod-openapi";
 import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
 import { unreadableOptions } from "../core/readOptions.js";
-import { VERSION } from "../version.js";
+import { VERSION } from "../core/version.js";
 import { CHAIN_STATE_HEADERS } from "./chainStateHeaders.js";
 import { safeParseHandlerOptions } from "./handlerOptions.js";
 import {

@@ -175,11 +175,6 @@ export type HandlerOptions = z.input<z.ZodObject<typeof handlerOptionsShape>>;
 /** {@link HandlerOptions} after validation, every default filled in, `basePath` normalised. */
 export type ResolvedHandlerOptions = Readonly<z.output<z.ZodObject<typeof handlerOptionsShape>>>;
 
-/** Names of every option `createHandler` accepts (adapters split their own options off with it). */
-export const HANDLER_OPTION_KEYS = Object.freeze(
-  Object.keys(handlerOptionsShape),
-) as readonly (keyof HandlerOptions)[];
-
 /**
  * Validate handler options without throwing: the resolved options, or every issue found.
  *

@@ -4,7 +4,7 @@
 // createHandler and the plumbing from their own modules, never from here.
 export { describeValue } from "../core/describeValue.js";
 export { InvalidArgumentError, InvalidConfigError, type ValidationIssue } from "../core/errors.js";
-export { unreadableOptions } from "../core/readOptions.js";
+export { hasMethods, unreadableOptions } from "../core/readOptions.js";
 export { CHAIN_STATE_HEADERS, chainStateHeaders } from "./chainStateHeaders.js";
 export { createHandler } from "./createHandler.js";
 export { createNodeHandler } from "./createNodeHandler.js";
@@ -15,7 +15,6 @@ export {
 export { encodeErrorObject } from "./encodeErrorObject.js";
 export { type BcsLayout, encodeEstimateBcs, encodeEstimateJson } from "./encodeEstimate.js";
 export {
-  HANDLER_OPTION_KEYS,
   type HandlerOptions,
   parseHandlerOptions,
   safeParseHandlerOptions,

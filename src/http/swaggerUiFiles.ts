@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { BaseError } from "../core/errors.js";
 import { type ExplorerAssets, SWAGGER_UI_FILES, type SwaggerUiFile } from "./explorer.js";
 
 const cache = new Map<SwaggerUiFile, Uint8Array>();
@@ -25,7 +26,13 @@ function read(name: SwaggerUiFile): Uint8Array {
 function swaggerUiFolder(): string {
   const own = fileURLToPath(new URL("../swagger-ui/", import.meta.url));
   if (existsSync(join(own, SWAGGER_UI_FILES[0]))) return own;
-  return dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+  try {
+    return dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+  } catch {
+    throw new BaseError(
+      "the explorer's Swagger UI files are not beside gasdigest's code (bundled into one file?): pass explorerAssets from gasdigest/explorer-assets, or explorerAssets: false",
+    );
+  }
 }
 
 /**

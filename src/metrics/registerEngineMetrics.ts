@@ -1,7 +1,7 @@
 import { Counter, Gauge, type Registry } from "prom-client";
 import { TIERS, type Tier } from "../core/tiers.js";
 import type { PromiseRecord, Snapshot } from "../core/types.js";
-import { VERSION } from "../version.js";
+import { VERSION } from "../core/version.js";
 
 import type { MetricsEngine } from "./options.js";
 

@@ -41,6 +41,8 @@ const makers = new Map<string, StrategyMaker>([
     (s) => underBlock("last-block", () => lastBlock(s["last-block"] as LastBlockOptions)),
   ],
 ]);
+/** The names gasdigest ships: not to be replaced (the CLI and config files name them). */
+const BUILT_IN: ReadonlySet<string> = new Set(makers.keys());
 
 /** Run `make`, reporting invalid options under the config file block they came from. */
 function underBlock<T>(block: string, make: () => T): T {
@@ -61,9 +63,10 @@ export function strategyNames(): string[] {
 
 /**
  * Make a strategy known to {@link resolveStrategy} (and so to the CLI's `--strategy`); a name
- * given again replaces the earlier maker.
+ * given again replaces the earlier maker. The built-in names cannot be taken.
  *
- * @throws {InvalidArgumentError} when `name` is not a non-empty string or `maker` not a function.
+ * @throws {InvalidArgumentError} when `name` is not a non-empty string or a built-in name, or
+ * `maker` not a function.
  * @example
  * registerStrategy("floor", () => lastBlock({ multiplier: 1 }));
  * createEngine({ strategy: resolveStrategy("floor") });
@@ -79,6 +82,11 @@ export function registerStrategy(name: string, maker: StrategyMaker): void {
     issues.push({
       path: "maker",
       message: `must be a function (settings) => strategy factory (got ${describeValue(maker)})`,
+    });
+  else if (BUILT_IN.has(name))
+    issues.push({
+      path: "name",
+      message: `"${name}" is a built-in strategy, which --strategy ${name} must keep meaning; register yours under another name`,
     });
   if (issues.length > 0) throw new InvalidArgumentError(issues);
   makers.set(name, maker);

@@ -446,6 +446,11 @@ describe("options and listen", () => {
       "port: must be a whole number from 0 to 65535 (got 65536)",
     );
     expect(server.listening).toBe(false);
+    // Not a server: a named error, not a TypeError from inside.
+    for (const bad of [undefined, {}])
+      await expect(listen(bad as never)).rejects.toThrow(
+        /^invalid argument: server: must be a node http.Server, such as createServer\(\)'s \(got /,
+      );
   });
 
   it("serves under a custom base path and header prefix", async () => {

@@ -78,6 +78,9 @@ describe("config", () => {
     expect(Object.isFrozen(c)).toBe(true);
     // The override is served as the snapshots' estimate: it cannot be changed through one.
     expect(Object.isFrozen(c.staticOverride)).toBe(true);
+    // Its buckets too: a splice would change what a running engine serves.
+    expect(Object.isFrozen(c.buckets)).toBe(true);
+    expect(() => (c.buckets as bigint[]).splice(0, 1)).toThrow(TypeError);
     // A copy (edited or not) is validated as user input, and is valid: the override in the
     // tiers' names, as the validated config holds it, is accepted.
     const copy = parseGasConfig({ ...c, lowBlockHistory: 5 });

@@ -394,7 +394,12 @@ describe("misuse gives named errors with the usual message shape", () => {
       message: "invalid configuration: strategy: required (a strategy such as aip34())",
     });
     expect(thrown(() => createEngine({ strategy: "aip34" as never })).message).toBe(
-      'invalid configuration: strategy: must be a strategy such as aip34() (got "aip34")',
+      'invalid configuration: strategy: must be a strategy factory such as aip34() (got "aip34")',
+    );
+    // A strategy object given where its factory is expected: the message says how to pass it.
+    const object = { name: "mine", ingest() {}, estimate: () => undefined, reset() {} };
+    expect(thrown(() => createEngine({ strategy: object as never })).message).toContain(
+      "this is a strategy object itself: pass () => it",
     );
     expect(thrown(() => createEngine({ strategy: aip34(), now: 5 as never })).message).toBe(
       "invalid configuration: now: must be a function returning ms (got 5)",

@@ -173,6 +173,10 @@ describe("the other public entries name what is wrong with their arguments", () 
     expect((await thrown(() => registerStrategy("" as never, 5 as never))).message).toBe(
       'invalid argument: name: must be a non-empty string (got ""); maker: must be a function (settings) => strategy factory (got 5)',
     );
+    // A built-in name is not for the taking: --strategy aip34 keeps meaning the reference.
+    expect((await thrown(() => registerStrategy("aip34", () => aip34()))).message).toBe(
+      'invalid argument: name: "aip34" is a built-in strategy, which --strategy aip34 must keep meaning; register yours under another name',
+    );
     // Nothing was registered: resolving still names the known strategies.
     expect((await thrown(() => resolveStrategy(undefined as never))).message).toMatch(
       /^unknown strategy nothing\n\nDetails: known strategies: aip34, tdigest, geth, calibrated, last-block$/,

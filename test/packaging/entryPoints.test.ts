@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { VERSION } from "../../src/version.js";
+import { VERSION } from "../../src/core/version.js";
 import { repoRoot } from "../helpers/isolatedProject.js";
 
 const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
@@ -99,7 +99,7 @@ const EXPORTS: Record<string, string[]> = {
   "./metrics": ["createMetrics", "createMetricsServer", "REQUEST_DURATION_BUCKETS", "FEED_STATES"],
 };
 
-const PLUMBING = ["splitMountOptions", "stripPrefix", "parseCloseEngine", "HANDLER_OPTION_KEYS"];
+const PLUMBING = ["splitMountOptions", "stripPrefix", "parseCloseEngine"];
 
 describe("entry points", () => {
   it("package.json lists exactly these subpaths, each with its types", () => {

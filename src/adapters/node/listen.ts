@@ -2,6 +2,8 @@ import type http from "node:http";
 import type { AddressInfo } from "node:net";
 import {
   describeValue,
+  hasMethods,
+  InvalidArgumentError,
   InvalidConfigError,
   unreadableOptions,
   type ValidationIssue,
@@ -20,7 +22,8 @@ export interface ListenOptions {
  * (rejects with the socket error, e.g. `EADDRINUSE`).
  *
  * Rejects with {@link InvalidConfigError} when `host` is not a non-empty string, `port` not a
- * whole number from 0 to 65535, or an option is unknown (every problem named).
+ * whole number from 0 to 65535, or an option is unknown (every problem named), and with
+ * {@link InvalidArgumentError} when `server` is not a server.
  *
  * @example
  * const { address, port } = await listen(server, { port: 0 });
@@ -28,6 +31,13 @@ export interface ListenOptions {
 export function listen(server: http.Server, options: ListenOptions = {}): Promise<AddressInfo> {
   let checked: ListenOptions;
   try {
+    if (!hasMethods(server, "once", "off", "listen", "address"))
+      throw new InvalidArgumentError([
+        {
+          path: "server",
+          message: `must be a node http.Server, such as createServer()'s (got ${describeValue(server)})`,
+        },
+      ]);
     checked = checkListenOptions(options);
   } catch (error) {
     return Promise.reject(error);
