@@ -38,3 +38,9 @@ if (stdoutError !== undefined && (code === 0 || code === 2)) {
     process.exitCode = 1;
   }
 } else process.exitCode = code;
+// serve and publish write their log to stdout. A reader that stalls (a blocked log driver, a
+// pipeline that stopped reading) would keep the process alive after it stopped, holding log
+// lines nobody reads: give them 5 s, then exit. (The other commands' stdout is their product,
+// and a slow reader gets all of it.) The timer does not keep the process alive by itself.
+if (process.argv[2] === "serve" || process.argv[2] === "publish")
+  setTimeout(() => process.exit(), 5_000).unref();

@@ -1,3 +1,4 @@
+import { accessSync, constants, statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
 import type { Observable } from "rxjs";
@@ -9,6 +10,7 @@ import {
 } from "../adapters/node/index.js";
 import type { BlockSample } from "../core/blockSample.js";
 import { createEngine, type Engine } from "../core/createEngine.js";
+import { BaseError } from "../core/errors.js";
 import { loadIoredis } from "../sources/redis/connectRedis.js";
 import { parseRedisUrl } from "../sources/redisStream.js";
 import { APTOS_FLAGS, APTOS_FLAGS_USAGE, parseAptosFlags } from "./aptosFlags.js";
@@ -140,6 +142,9 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
 
   // A missing optional client is a usage problem: say so now, not as a source failure later.
   if (spec.kind === "redis") await loadIoredis();
+  // A file that cannot be read would only ever answer 503: refuse it now, as the offline
+  // commands do (stat and access, not open: opening a FIFO waits for its writer).
+  if (spec.kind === "ndjson") checkReadableFile(spec.path);
   const makeMetrics = await cliMetrics(values);
   const log = pino({ level, base: { name: "gasdigest" } }, io.stdout);
   const { strategy, config, strategyName, windowBlocks } = await loadStrategy(
@@ -202,7 +207,7 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
     address = await listen(server, { host: values.host, port });
   } catch (e) {
     abandon();
-    throw new UsageError(`cannot listen on ${values.host}:${port}: ${(e as Error).message}`);
+    throw new BaseError(`cannot listen on ${values.host}:${port}: ${(e as Error).message}`);
   }
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const basePath = server.handler.options.basePath;
@@ -270,4 +275,16 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   });
   await handle.close();
   return 0;
+}
+
+/** Throw `cannot read PATH` unless `path` is a readable file (a FIFO or device counts). */
+function checkReadableFile(path: string): void {
+  let problem: string | undefined;
+  try {
+    if (statSync(path).isDirectory()) problem = "it is a directory";
+    else accessSync(path, constants.R_OK);
+  } catch (e) {
+    problem = (e as Error).message;
+  }
+  if (problem !== undefined) throw new BaseError(`cannot read ${path}`, { details: problem });
 }

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
@@ -145,10 +146,31 @@ describe("gasdigest serve", () => {
       [["--source", "ndjson:x", "--seed", "1"], "--seed only applies to --source sim"],
       [["--log-level", "loud"], "--log-level must be one of"],
       [["--base-path", "no-slash"], "basePath"],
+      // A file source that cannot be read would only ever answer 503.
+      [
+        ["--source", "ndjson:/nonexistent/blocks.ndjson"],
+        "cannot read /nonexistent/blocks.ndjson (ENOENT",
+      ],
+      [["--source", "ndjson:/tmp"], "cannot read /tmp (it is a directory)"],
     ] as const) {
       const r = await runCli(["serve", "--port", "0", ...argv]);
       expect(r.code, argv.join(" ")).toBe(1);
       expect(r.stderr).toContain(message);
+    }
+  });
+
+  it("a port in use is one line and exit 1, without the usage text (a crash loop fills no journal)", async () => {
+    const taken = createNetServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const r = await runCli(["serve", "--port", String(port)]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(
+        new RegExp(`^gasdigest serve: cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE.*\n$`),
+      );
+    } finally {
+      taken.close();
     }
   });
 
@@ -169,4 +191,33 @@ describe("gasdigest serve", () => {
     expect(code).toBe(0);
     expect(out).toContain('"msg":"gasdigest stopped"');
   });
+
+  it("stops on SIGTERM even when the reader of its log has stalled (the built binary)", async () => {
+    const bin = join(import.meta.dirname, "..", "..", "bin", "gasdigest.js");
+    const child = spawn(
+      process.execPath,
+      [bin, "serve", "--port", "0", "--interval-ms", "50", "--log-level", "debug"],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let out = "";
+    const read = (d: Buffer) => {
+      out += String(d);
+    };
+    child.stdout.on("data", read);
+    await until(() => out.includes("first block ingested"), 10_000);
+    const url = JSON.parse(out.split("\n")[0]!).estimate as string;
+    // Stop reading: the pipe fills (64 KiB) with one debug line per request and stays full.
+    child.stdout.off("data", read);
+    child.stdout.pause();
+    for (let i = 0; i < 1500; i++) await (await fetch(url)).arrayBuffer();
+    const stopped = Date.now();
+    child.kill("SIGTERM");
+    const exited = await Promise.race([
+      new Promise((r) => child.on("exit", () => r(true))),
+      new Promise((r) => setTimeout(() => r(false), 20_000)),
+    ]);
+    if (!exited) child.kill("SIGKILL");
+    expect(exited).toBe(true);
+    expect(Date.now() - stopped).toBeLessThan(15_000);
+  }, 60_000);
 });

@@ -46,14 +46,15 @@ export function urlAuthorization(url: URL): string | ValidationIssue | undefined
 }
 
 /**
- * `text` with what may be credentials, everything between `scheme://` and the last `@`, replaced
- * by `***`: for echoing a URL that could not be parsed, whose password cannot be told apart.
+ * `text` with what may be credentials, everything between `scheme://` and the last `@`, and the
+ * query string (an API key), replaced by `***`: for echoing a URL that could not be parsed,
+ * whose password cannot be told apart.
  *
  * @example
  * hideCredentials("http://user:s3cret@host:99999/v1"); // "http://***@host:99999/v1"
  */
 export function hideCredentials(text: string): string {
-  return text.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/).*@/s, "$1***@");
+  return text.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/).*@/s, "$1***@").replace(/\?.*$/s, "?***");
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describeValue } from "../../core/describeValue.js";
 import { InvalidConfigError } from "../../core/errors.js";
+import { showUrl } from "../aptosRest/urlCredentials.js";
 
 /** A validated Redis URL. */
 export interface RedisTarget {
@@ -31,12 +32,14 @@ export function parseRedisUrl(url: string): RedisTarget {
   try {
     parsed = new URL(url);
   } catch {
-    throw bad(`must be a URL such as redis://127.0.0.1:6379 (got ${describeValue(url)})`);
+    throw bad(`must be a URL such as redis://127.0.0.1:6379 (got ${describeValue(showUrl(url))})`);
   }
   if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:")
     throw bad(`must use redis or rediss (got "${parsed.protocol.slice(0, -1)}")`);
   if (!parsed.hostname)
-    throw bad(`must name a host, as in redis://127.0.0.1:6379 (got ${describeValue(url)})`);
+    throw bad(
+      `must name a host, as in redis://127.0.0.1:6379 (got ${describeValue(showUrl(url))})`,
+    );
   if (parsed.search || parsed.hash) throw bad("must not carry a query or fragment");
   const path = parsed.pathname.replace(/^\/+/, "");
   if (path !== "" && !/^\d{1,9}$/.test(path))
