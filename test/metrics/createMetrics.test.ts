@@ -62,9 +62,9 @@ describe("createMetrics with the handler: a known history", () => {
       );
     // The promises of calibrated after 50 blocks (see test/strategies/calibrated.test.ts).
     const p = engine.snapshot()!.promises!;
-    expect(sampleValue(m, "gasdigest_promise_bids_total", { tier: "prioritized" })).toBe(47);
-    expect(sampleValue(m, "gasdigest_promise_bids_total", { tier: "regular" })).toBe(45);
-    expect(sampleValue(m, "gasdigest_promise_bids_total", { tier: "deprioritized" })).toBe(38);
+    expect(sampleValue(m, "gasdigest_promise_bids_total", { tier: "prioritized" })).toBe(48);
+    expect(sampleValue(m, "gasdigest_promise_bids_total", { tier: "regular" })).toBe(46);
+    expect(sampleValue(m, "gasdigest_promise_bids_total", { tier: "deprioritized" })).toBe(39);
     for (const tier of ["deprioritized", "regular", "prioritized"] as const) {
       expect(sampleValue(m, "gasdigest_promise_included_total", { tier })).toBe(p[tier].included);
       expect(sampleValue(m, "gasdigest_promise_inclusion_ratio", { tier, window: "all" })).toBe(
