@@ -201,6 +201,11 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
   const done = new Promise<number>((resolve) => {
     resolveDone = resolve;
   });
+  // Blocks handed to the sink, and dropped by it while Redis stayed away (the rest got a result
+  // or are still waiting: what a stop that times out drops).
+  let given = 0;
+  let overflowed = 0;
+  const waiting = () => given - overflowed - Object.values(counts).reduce((sum, n) => sum + n, 0);
   const finish = (code: number) => {
     limited.stop();
     log.info({ counts }, "gasdigest publish stopped");
@@ -212,11 +217,17 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
       tap(() => {
         newestSourceBlockMs = Date.now();
       }),
+      tap(() => {
+        given++;
+      }),
       redisStreamSink(to, {
         stream,
         retain,
         keepBlocks,
-        onEvent: onRedisEvent as (e: RedisSinkEvent) => void,
+        onEvent: (e: RedisSinkEvent) => {
+          if (e.type === "dropped") overflowed += e.count;
+          onRedisEvent(e);
+        },
       }),
     )
     .subscribe({
@@ -250,7 +261,11 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
       const outcome = await Promise.race([done, timer]);
       grace.abort(); // a pending timer would keep the process alive for the whole grace time
       if (outcome === "timeout") {
-        log.warn({ graceMs }, "Redis did not take the waiting blocks in time; they are dropped");
+        const dropped = waiting();
+        log.warn(
+          { graceMs, dropped },
+          `Redis did not take the waiting blocks in time: ${dropped} dropped (a publisher started again resumes after the stream's newest entry)`,
+        );
         subscription.unsubscribe();
         finish(0);
       }

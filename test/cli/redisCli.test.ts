@@ -185,6 +185,23 @@ describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", (
     expect(replica.logs.text()).toContain('"event":"recovered"');
   });
 
+  it("a publisher stopped while Redis answers nothing says how many waiting blocks it dropped", async () => {
+    const frozen = await startRedis();
+    cleanup.push(() => frozen.close());
+    const pub = await publisher(["--source", "sim", "--interval-ms", "20", "--to", frozen.url]);
+    await until(() => pub.handle.counts().published >= 5, 10_000, "first blocks published");
+    process.kill(frozen.pid!, "SIGSTOP");
+    cleanup.push(() => process.kill(frozen.pid!, "SIGCONT"));
+    await new Promise((r) => setTimeout(r, 500));
+    const started = Date.now();
+    expect(await pub.handle.stop(300)).toBe(0);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    const warning = pub.logs.lines().find((l) => String(l.msg).startsWith("Redis did not take"));
+    expect(warning).toMatchObject({ level: 40, graceMs: 300 });
+    expect(warning!.dropped).toBeGreaterThan(0);
+    expect(String(warning!.msg)).toContain(`${warning!.dropped} dropped`);
+  });
+
   it("a wrong --stream: an absent key is reported and waited for; a key of another type is named with its type", async () => {
     await runCli(["publish", "--source", `ndjson:${MIXED}`, "--to", redis.url]);
     const absent = await serve(["--source", redis.url, "--stream", "gasdigest:blockz"]);

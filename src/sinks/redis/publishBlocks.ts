@@ -76,6 +76,7 @@ export async function publishBlocks(
           conn = await connectRedis(options.target, {
             timeoutMs: options.timeoutMs,
             name: "gasdigest-publisher",
+            signal,
           });
           if (signal.aborted) return;
           await checkStreamKey(conn, url, stream);

@@ -53,6 +53,8 @@ export interface ConnectRedisOptions {
   timeoutMs: number;
   /** `CLIENT SETNAME` of the connection, shown by `CLIENT LIST`. */
   name: string;
+  /** Gives up connecting when it aborts (the connection is closed; `closed` is thrown). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -94,11 +96,23 @@ export async function connectRedis(
   const fail = (kind: "connect" | "timeout" | "closed", cause?: unknown) =>
     new RedisFeedError(target.display, kind, { details: lastError?.message, cause });
 
+  // Stopping while connecting (a Redis that accepts the socket and answers nothing) must not
+  // wait out the timeout: close, and the connect below fails at once.
+  const { signal } = options;
+  signal?.addEventListener("abort", close, { once: true });
   try {
+    if (signal?.aborted) throw fail("closed");
     await withTimeout(client.connect(), options.timeoutMs);
   } catch (e) {
     close();
-    throw e === TIMEOUT ? fail("timeout") : fail("connect", e);
+    if (e instanceof RedisFeedError) throw e;
+    throw closed && signal?.aborted
+      ? fail("closed", e)
+      : e === TIMEOUT
+        ? fail("timeout")
+        : fail("connect", e);
+  } finally {
+    signal?.removeEventListener("abort", close);
   }
   // ioredis sends the URL's SELECT on connect but only reports its failure as an 'error' event,
   // and goes on in database 0: a replica of /16 on a server of 16 databases would read another
