@@ -2,7 +2,7 @@ import { type BlockSample, type BlockSampleInput, parseBlockSample } from "../co
 import { clearingPrice } from "../core/clearingPrice.js";
 import { type GasConfig, type GasConfigInput, parseGasConfig } from "../core/config.js";
 import { createBlockOrder } from "../core/createBlockOrder.js";
-import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
+import { BlockOrderError, InvalidConfigError, type ValidationIssue } from "../core/errors.js";
 import { defaultEstimate, effectiveMinPrice } from "../core/estimate.js";
 import type { GasEstimate, StrategyFactory } from "../core/types.js";
 import { checkBacktestOptions } from "./backtestOptions.js";
@@ -139,7 +139,10 @@ export function createBacktest(options: CreateBacktestOptions): Backtest {
         for (const lane of lanes)
           try {
             lane.engine.ingest(block);
-          } catch {}
+          } catch (refused) {
+            // Refused there too, as expected; anything else is a fault to report.
+            if (!(refused instanceof BlockOrderError)) throw refused;
+          }
         throw error;
       }
       if (place === "duplicate") {
