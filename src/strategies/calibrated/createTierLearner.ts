@@ -109,8 +109,9 @@ interface Pending {
  * moves `a_i` by `learningRate · (miss − (1 − p))` whenever one of its bids settles, so each is
  * calibrated on its own. The tier serves the expert with the lowest exponentially weighted
  * pinball loss at level `p` (log scale), at level `a_best + δ`; `δ` moves by
- * `correctionRate · (miss − (1 − p))` on the tier's own bids. On any sequence of prices, after
- * `T` settled bids the share that missed is at most
+ * `correctionRate · (miss − (1 − p))` on the tier's own bids. A bid at the floor (the minimum
+ * price) that got in moves nothing: no lower level could have bid less. On any sequence of
+ * prices, after `T` settled bids the share that missed is at most
  * `1 − p + (1.25 + R + D · correctionRate) / (correctionRate · T)` ({@link missBound}), where
  * `R` is the largest shortfall and `D = lag + withinBlocks` (docs/strategies.md derives it): `δ`
  * climbs only on misses, and once `a_best + δ` reaches `1 + R` every bid covers, because
