@@ -26,7 +26,7 @@ import {
   type SourceSpec,
   showSource,
 } from "./sourceSpec.js";
-import { waitForStreamTop } from "./waitForStreamTop.js";
+import { STOPPED, waitForStreamTop } from "./waitForStreamTop.js";
 
 export const PUBLISH_USAGE = `Usage: gasdigest publish --source SRC --to redis://HOST:PORT[/DB] [options]
 
@@ -81,7 +81,11 @@ export interface PublishHandle {
 }
 
 /** Parse the flags, find where the stream stands, and start publishing. */
-export async function startPublish(argv: string[], io: CliIo): Promise<PublishHandle> {
+export async function startPublish(
+  argv: string[],
+  io: CliIo,
+  signal: AbortSignal = new AbortController().signal,
+): Promise<PublishHandle> {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -154,14 +158,27 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
   if (metricsUrl !== undefined) log.info({ metrics: metricsUrl }, `metrics at ${metricsUrl}`);
 
   const stop$ = new Subject<void>();
-  let stopped = false;
-  let top: Awaited<ReturnType<typeof waitForStreamTop>>;
+  let found: Awaited<ReturnType<typeof waitForStreamTop>>;
   try {
-    top = await waitForStreamTop(to, stream, onRedisEvent, () => stopped);
+    found = await waitForStreamTop(to, stream, onRedisEvent, signal);
   } catch (e) {
     await metrics?.close();
     throw e;
   }
+  // Stopped (SIGINT, SIGTERM) before Redis ever answered: nothing was taken from the source.
+  if (found === STOPPED) {
+    limited.stop();
+    log.info({ counts: {} }, "gasdigest publish stopped before Redis answered");
+    await metrics?.close();
+    const none = { published: 0, already_published: 0, refused: 0, skipped: 0 };
+    return {
+      counts: () => ({ ...none }),
+      metricsUrl,
+      done: Promise.resolve(0),
+      stop: async () => 0,
+    };
+  }
+  const top = found;
   if (top && !top.ok)
     log.error(
       { id: top.id, problems: formatIssues(top.issues, "; ") },
@@ -252,7 +269,6 @@ export async function startPublish(argv: string[], io: CliIo): Promise<PublishHa
     metricsUrl,
     done,
     async stop(graceMs = 5_000) {
-      stopped = true;
       stop$.next();
       const grace = new AbortController();
       const timer = sleep(graceMs, "timeout" as const, { signal: grace.signal }).catch(
@@ -281,12 +297,25 @@ export async function publish(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(`${PUBLISH_USAGE}\n`);
     return 0;
   }
-  const handle = await startPublish(argv, io);
+  // Signals are handled from the start: a publisher still waiting for Redis stops too (as PID 1
+  // in a container, a signal without a handler is ignored).
+  const early = new AbortController();
+  const abort = () => early.abort();
+  process.once("SIGINT", abort);
+  process.once("SIGTERM", abort);
+  let handle: PublishHandle;
+  try {
+    handle = await startPublish(argv, io, early.signal);
+  } finally {
+    process.off("SIGINT", abort);
+    process.off("SIGTERM", abort);
+  }
   const stop = () => {
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);
     void handle.stop();
   };
+  if (early.signal.aborted) stop();
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   const code = await handle.done;

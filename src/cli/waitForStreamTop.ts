@@ -8,19 +8,23 @@ import {
 } from "../sources/redisStream.js";
 import type { logRedisEvent } from "./logRedisEvent.js";
 
+/** What {@link waitForStreamTop} returns when `signal` aborted before Redis answered. */
+export const STOPPED = Symbol("stopped");
+
 /**
- * Read the stream's newest entry, retrying with backoff while Redis cannot be reached.
+ * Read the stream's newest entry, retrying with backoff while Redis cannot be reached, until
+ * `signal` aborts (then {@link STOPPED}: a publisher stopped while it waits for Redis).
  *
- * @throws {RedisFeedError} when `stopped()` says to give up; any other error at once.
+ * @throws any error that is not a {@link RedisFeedError}, at once.
  * @example
- * const top = await waitForStreamTop("redis://127.0.0.1:6379", "gasdigest:blocks", onEvent, () => false);
+ * const top = await waitForStreamTop("redis://127.0.0.1:6379", "gasdigest:blocks", onEvent, signal);
  */
 export async function waitForStreamTop(
   url: string,
   stream: string,
   onEvent: ReturnType<typeof logRedisEvent>,
-  stopped: () => boolean,
-): Promise<RedisStreamTop | undefined> {
+  signal: AbortSignal,
+): Promise<RedisStreamTop | undefined | typeof STOPPED> {
   const outage = createOutageTracker({
     url: parseRedisUrl(url).display,
     unreachableAfter: 3,
@@ -31,13 +35,19 @@ export async function waitForStreamTop(
     onEvent,
   });
   for (;;) {
+    if (signal.aborted) return STOPPED;
     try {
       const top = await redisStreamTop(url, { stream });
       outage.succeeded();
       return top;
     } catch (e) {
-      if (!(e instanceof RedisFeedError) || stopped()) throw e;
-      await sleep(outage.failed(e));
+      if (!(e instanceof RedisFeedError)) throw e;
+      if (signal.aborted) return STOPPED;
+      try {
+        await sleep(outage.failed(e), undefined, { signal });
+      } catch {
+        return STOPPED;
+      }
     }
   }
 }

@@ -185,6 +185,26 @@ describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", (
     expect(replica.logs.text()).toContain('"event":"recovered"');
   });
 
+  it("a publisher stopped while it still waits for Redis at start stops at once, exit 0", async () => {
+    const port = await freePort();
+    const out = collector();
+    const stopping = new AbortController();
+    const starting = startPublish(
+      ["--source", "sim", "--to", `redis://127.0.0.1:${port}`],
+      { stdout: out.stream, stderr: new PassThrough() },
+      stopping.signal,
+    );
+    await until(() => out.text().includes('"event":"unreachable"'), 15_000, "unreachable");
+    const asked = Date.now();
+    stopping.abort();
+    const handle = await starting;
+    expect(await handle.done).toBe(0);
+    expect(Date.now() - asked).toBeLessThan(1_000);
+    expect(out.lines().at(-1)).toMatchObject({
+      msg: "gasdigest publish stopped before Redis answered",
+    });
+  });
+
   it("a publisher stopped while Redis answers nothing says how many waiting blocks it dropped", async () => {
     const frozen = await startRedis();
     cleanup.push(() => frozen.close());
