@@ -1,6 +1,6 @@
 import { type Observable, ReplaySubject, Subject, type Subscription } from "rxjs";
 import { arrivalOf } from "./blockArrival.js";
-import { type BlockSample, safeParseBlockSample } from "./blockSample.js";
+import { type BlockSample, type BlockSampleInput, safeParseBlockSample } from "./blockSample.js";
 import type { GasConfig, GasConfigInput } from "./config.js";
 import { createBlockOrder } from "./createBlockOrder.js";
 import { createLedger } from "./createLedger.js";
@@ -61,7 +61,9 @@ export interface Engine {
   readonly config: GasConfig;
   readonly strategyName: string;
   /**
-   * Validate and ingest one block sample (NDJSON wire shape, or a parsed `BlockSample`).
+   * Validate and ingest one block sample (NDJSON wire shape, or a parsed `BlockSample`). Data
+   * whose shape is not known at compile time (a queue, a socket) is validated all the same:
+   * pass it with `as BlockSampleInput`.
    * A duplicate height is ignored and counted.
    * @throws {InvalidBlockSampleError} the block does not match the format (state untouched).
    * @throws {BlockOrderError} lower height, lower epoch than the newest block, an epoch rising
@@ -72,7 +74,7 @@ export interface Engine {
    * (state untouched; not counted as a rejection).
    * @throws {BaseError} the engine is closed, or `ingest` was called from inside its strategy.
    */
-  ingest(input: unknown): IngestOutcome;
+  ingest(input: BlockSampleInput | BlockSample): IngestOutcome;
   /** Latest snapshot in O(1), or `undefined` before the first block. */
   snapshot(): Snapshot | undefined;
   /** Every new snapshot; a new subscriber first gets the latest one, if any. */

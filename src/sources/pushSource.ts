@@ -1,5 +1,5 @@
 import { type Observable, Subject } from "rxjs";
-import { type BlockSample, parseBlockSample } from "../core/blockSample.js";
+import { type BlockSample, type BlockSampleInput, parseBlockSample } from "../core/blockSample.js";
 import { describeValue } from "../core/describeValue.js";
 import { BaseError, InvalidConfigError } from "../core/errors.js";
 
@@ -11,7 +11,7 @@ export interface PushSource {
    * @throws {InvalidBlockSampleError} the block does not match the format (nothing is emitted).
    * @throws {BaseError} after `end()`.
    */
-  push(block: unknown): BlockSample;
+  push(block: BlockSampleInput | BlockSample): BlockSample;
   /** Complete `source$`; later pushes throw. Idempotent. */
   end(): void;
   /** Whether `end()` was called. */

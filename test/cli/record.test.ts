@@ -37,7 +37,7 @@ function liveLines(blocks: Iterable<unknown>) {
   const engine = createEngine({ strategy: aip34() });
   const out: string[] = [];
   for (const b of blocks) {
-    engine.ingest(b);
+    engine.ingest(b as never);
     const s = engine.snapshot()!;
     out.push(estimateLine(s.ledger.blockHeight, s.estimate!));
   }

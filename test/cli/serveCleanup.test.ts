@@ -46,6 +46,6 @@ describe("startServe never leaves an engine open", () => {
     expect(error).toBeInstanceOf(InvalidConfigError);
     expect((error as InvalidConfigError).issues.map((i) => i.path)).toEqual(["basePath"]);
     expect(made).toHaveLength(1);
-    expect(() => made[0]!.ingest({})).toThrow("the engine is closed");
+    expect(() => made[0]!.ingest({} as never)).toThrow("the engine is closed");
   });
 });

@@ -45,7 +45,7 @@ describe("engine", () => {
         message: "3 is below the newest accepted height 5; heights must increase",
       }),
     );
-    expect(() => engine.ingest({ height: "9" })).toThrowError(InvalidBlockSampleError);
+    expect(() => engine.ingest({ height: "9" } as never)).toThrowError(InvalidBlockSampleError);
     expect(engine.snapshot()).toBe(before);
     expect(engine.ingest(fullBlock(100, 100))).toBe("accepted");
     expect(engine.counters()).toEqual({
@@ -250,6 +250,15 @@ describe("engine", () => {
     expect(() => createEngine({ strategy: aip34(), config: block(1) as never })).toThrow(
       "invalid configuration",
     );
+  });
+
+  it("a misspelt field is a compile error for a typed caller, and a validation error at run time", () => {
+    const engine = createEngine({ strategy: aip34() });
+    // npm run typecheck fails if this line compiles: `ingest` takes a block sample's shape.
+    // @ts-expect-error: `heigth` is not a field of a block sample
+    const typo = () => engine.ingest({ heigth: "9", epoch: "1", gas_unit_prices: ["100"] });
+    expect(typo).toThrowError(InvalidBlockSampleError);
+    expect(engine.counters().rejected).toBe(1);
   });
 });
 

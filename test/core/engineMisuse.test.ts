@@ -356,7 +356,7 @@ describe("whatever a strategy throws, the engine keeps going", () => {
         },
       },
     );
-    const e = thrown(() => engine.ingest(trap));
+    const e = thrown(() => engine.ingest(trap as never));
     expect(e.name).toBe("InvalidBlockSampleError");
     expect(e.message).toContain("cannot be read: Error: trap");
     expect(engine.counters().rejected).toBe(1);
