@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { BaseError, formatIssues, ValidationError } from "../core/errors.js";
 import { backtestCommand } from "./backtest.js";
+import { didYouMean } from "./didYouMean.js";
 import { type CliIo, OUTPUT_CLOSED_EXIT, OutputClosedError, processIo, UsageError } from "./io.js";
 import { publishCommand } from "./publish.js";
 import { recordCommand } from "./record.js";
@@ -55,7 +56,9 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
   }
   const command = commands[name];
   if (!command) {
-    io.stderr.write(`gasdigest: unknown command "${name}"\n\n${usage()}\n`);
+    const guess = didYouMean(name, Object.keys(commands));
+    const hint = guess ? ` (did you mean "${guess}"?)` : "";
+    io.stderr.write(`gasdigest: unknown command "${name}"${hint}\n\n${usage()}\n`);
     return 1;
   }
   try {
@@ -64,7 +67,9 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     // The reader of stdout went away (`| head`): stop quietly, as a Unix tool does on SIGPIPE.
     if (e instanceof OutputClosedError) return OUTPUT_CLOSED_EXIT;
     if (e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
-      io.stderr.write(`gasdigest ${name}: ${(e as Error).message}\n\n${command.usage}\n`);
+      io.stderr.write(
+        `gasdigest ${name}: ${(e as Error).message}${flagHint(e, command.usage)}\n\n${command.usage}\n`,
+      );
       return 1;
     }
     if (e instanceof ValidationError) {
@@ -81,4 +86,13 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     }
     throw e;
   }
+}
+
+/** " (did you mean --port?)" for an unknown flag close to one the command's usage lists. */
+function flagHint(error: unknown, commandUsage: string): string {
+  if ((error as { code?: string }).code !== "ERR_PARSE_ARGS_UNKNOWN_OPTION") return "";
+  const flag = /'(--?[^'\s]+)'/.exec((error as Error).message)?.[1];
+  if (flag === undefined) return "";
+  const guess = didYouMean(flag, new Set(commandUsage.match(/--[a-z][a-z0-9-]*/g) ?? []));
+  return guess ? ` (did you mean ${guess}?)` : "";
 }

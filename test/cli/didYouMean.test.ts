@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { didYouMean } from "../../src/cli/didYouMean.js";
+import { runCli } from "../helpers/cli.js";
+
+describe("a mistyped command or flag gets a suggestion", () => {
+  it("suggests the closest name within two edits, and nothing for a word far from every name", () => {
+    const flags = ["--port", "--host", "--input", "--interval-ms"];
+    expect(didYouMean("--prot", flags)).toBe("--port");
+    expect(didYouMean("--inptu", flags)).toBe("--input");
+    expect(didYouMean("--hots", flags)).toBe("--host");
+    expect(didYouMean("--xyzzy", flags)).toBeUndefined();
+    // Short words need closer matches: one edit in a 3-letter word is a third of it.
+    expect(didYouMean("ab", ["abc"])).toBeUndefined();
+  });
+
+  it("the CLI says it on the error line, for a command and for a flag", async () => {
+    const command = await runCli(["srve"]);
+    expect(command.code).toBe(1);
+    expect(command.stderr.split("\n")[0]).toBe(
+      'gasdigest: unknown command "srve" (did you mean "serve"?)',
+    );
+    const flag = await runCli(["serve", "--prot", "8080"]);
+    expect(flag.code).toBe(1);
+    expect(flag.stderr.split("\n")[0]).toBe(
+      "gasdigest serve: Unknown option '--prot' (did you mean --port?)",
+    );
+    const far = await runCli(["serve", "--xyzzy"]);
+    expect(far.stderr.split("\n")[0]).toMatch(/^gasdigest serve: Unknown option '--xyzzy'/);
+    expect(far.stderr.split("\n")[0]).not.toContain("did you mean");
+  });
+});
