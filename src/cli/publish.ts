@@ -170,9 +170,8 @@ export async function startPublish(
     limited.stop();
     log.info({ counts: {} }, "gasdigest publish stopped before Redis answered");
     await metrics?.close();
-    const none = { published: 0, already_published: 0, refused: 0, skipped: 0 };
     return {
-      counts: () => ({ ...none }),
+      counts: noCounts,
       metricsUrl,
       done: Promise.resolve(0),
       stop: async () => 0,
@@ -208,12 +207,7 @@ export async function startPublish(
       : `publishing to ${display}, stream ${stream}, from height ${startHeight}`,
   );
 
-  const counts: Record<RedisPublishOutcome, number> = {
-    published: 0,
-    already_published: 0,
-    refused: 0,
-    skipped: 0,
-  };
+  const counts = noCounts();
   let resolveDone: (code: number) => void = () => undefined;
   const done = new Promise<number>((resolve) => {
     resolveDone = resolve;
@@ -289,6 +283,11 @@ export async function startPublish(
       return done;
     },
   };
+}
+
+/** Every publish outcome, counted 0. */
+function noCounts(): Record<RedisPublishOutcome, number> {
+  return { published: 0, already_published: 0, refused: 0, skipped: 0 };
 }
 
 /** `gasdigest publish`: runs until SIGINT or SIGTERM, or until the source ends. */

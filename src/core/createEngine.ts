@@ -67,9 +67,10 @@ export interface Engine {
    * A duplicate height is ignored and counted.
    * @throws {InvalidBlockSampleError} the block does not match the format (state untouched).
    * @throws {BlockOrderError} lower height, lower epoch than the newest block, an epoch rising
-   * faster than once per block, another chain id than the newest block's, or a jump of more than `maxHeightJump` heights (state
-   * untouched; `resyncAfterBlocks` such blocks in a row, in order among themselves, are followed
-   * instead). Each of these is also counted and published as a `rejected` event.
+   * faster than once per block, another chain id than the newest block's, or a jump of more
+   * than `maxHeightJump` heights (state untouched; `resyncAfterBlocks` such blocks in a row, in
+   * order among themselves, are followed instead). Each is also counted and published as a
+   * `rejected` event.
    * @throws {InvalidArgumentError} the engine's clock (`now`) threw or returned a non-number
    * (state untouched; not counted as a rejection).
    * @throws {BaseError} the engine is closed, or `ingest` was called from inside its strategy.

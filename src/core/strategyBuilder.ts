@@ -5,7 +5,8 @@ const BUILDER = Symbol.for("gasdigest.strategyBuilder");
 /**
  * Mark a strategy builder: a function that takes the strategy's options and returns the
  * {@link StrategyFactory} that `createEngine` calls with the config. The mark lets the engine
- * tell a builder passed uncalled (`strategy: aip34` instead of `aip34()`) from a factory and say how to call it.
+ * tell a builder passed uncalled (`strategy: aip34` instead of `aip34()`) from a factory and
+ * say how to call it.
  *
  * @example
  * export const cheapest = strategyBuilder("cheapest", (options: { margin?: number } = {}) => (config) => ({ ... }));

@@ -106,11 +106,8 @@ export async function connectRedis(
   } catch (e) {
     close();
     if (e instanceof RedisFeedError) throw e;
-    throw closed && signal?.aborted
-      ? fail("closed", e)
-      : e === TIMEOUT
-        ? fail("timeout")
-        : fail("connect", e);
+    if (signal?.aborted) throw fail("closed", e);
+    throw e === TIMEOUT ? fail("timeout") : fail("connect", e);
   } finally {
     signal?.removeEventListener("abort", close);
   }
