@@ -1,7 +1,7 @@
 import type { GasConfig } from "../core/config.js";
 import type { StrategyFactory } from "../core/types.js";
 import { resolveStrategy } from "../strategies/registry.js";
-import { largestWindow } from "./largestWindow.js";
+import { CALIBRATED_NODE_WARM_START, largestWindow } from "./largestWindow.js";
 import { loadConfigFile } from "./loadConfigFile.js";
 import { isStrategyPath, loadStrategyModule } from "./loadStrategyModule.js";
 
@@ -17,8 +17,10 @@ export async function loadStrategy(
   strategy: StrategyFactory;
   config: GasConfig;
   strategyName: string;
-  /** Blocks the strategy's windows need (see {@link largestWindow}). */
+  /** Blocks the strategy's windows need from a stream (see {@link largestWindow}). */
   windowBlocks: number;
+  /** The same from a node, where blocks cost requests (less for `calibrated` only). */
+  nodeBlocks: number;
 }> {
   const file = await loadConfigFile(configPath);
   const strategyName = name ?? "aip34";
@@ -26,5 +28,6 @@ export async function loadStrategy(
     ? await loadStrategyModule(strategyName, file.gas)
     : resolveStrategy(strategyName, file.strategies);
   const windowBlocks = largestWindow(file, strategyName);
-  return { strategy, config: file.gas, strategyName, windowBlocks };
+  const nodeBlocks = largestWindow(file, strategyName, CALIBRATED_NODE_WARM_START);
+  return { strategy, config: file.gas, strategyName, windowBlocks, nodeBlocks };
 }

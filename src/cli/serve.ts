@@ -40,6 +40,8 @@ Options:
   --interval-ms N       simulator block interval in ms (default 250; 0 = as fast as possible)
   --speed N             ndjson replay at N times the recorded pace (default: as fast as possible)
   --poll-ms N           aptos: wait between looks at the tip (default 500)
+  --backfill N          aptos: blocks read back from the tip at start (default: what the
+                        strategy needs, 121 for aip34, 2001 for calibrated)
   --stream KEY          redis: the stream key (default gasdigest:blocks)
   --header-prefix P     chain-state header prefix (default X-Aptos-)
   --base-path PATH      path of the routes (default /v1)
@@ -107,6 +109,7 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
       "interval-ms": { type: "string" },
       speed: { type: "string" },
       "poll-ms": { type: "string" },
+      backfill: { type: "string" },
       stream: { type: "string" },
       "header-prefix": { type: "string" },
       "base-path": { type: "string" },
@@ -135,8 +138,9 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
         throw new UsageError(`--${flag} only applies to --source sim`);
   if (values.speed !== undefined && spec.kind !== "ndjson")
     throw new UsageError("--speed only applies to --source ndjson:PATH");
-  if (values["poll-ms"] !== undefined && spec.kind !== "aptos")
-    throw new UsageError("--poll-ms only applies to --source aptos:URL");
+  for (const flag of ["poll-ms", "backfill"] as const)
+    if (values[flag] !== undefined && spec.kind !== "aptos")
+      throw new UsageError(`--${flag} only applies to --source aptos:URL`);
   if (values.stream !== undefined && spec.kind !== "redis")
     throw new UsageError("--stream only applies to --source redis://HOST:PORT");
 
@@ -147,7 +151,7 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
   if (spec.kind === "ndjson") checkReadableFile(spec.path);
   const makeMetrics = await cliMetrics(values);
   const log = pino({ level, base: { name: "gasdigest" } }, io.stdout);
-  const { strategy, config, strategyName, windowBlocks } = await loadStrategy(
+  const { strategy, config, strategyName, windowBlocks, nodeBlocks } = await loadStrategy(
     values.strategy,
     values.config,
   );
@@ -166,6 +170,7 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
     aptos: parseAptosFlags(values, spec),
     stream: values.stream,
     windowBlocks,
+    backfillBlocks: intFlag("backfill", values.backfill, 0) ?? nodeBlocks,
   };
 
   const engine = createEngine({ strategy, config });
@@ -197,7 +202,7 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
       metricsPath: metrics?.ownPort ? false : undefined,
     });
     sourceFlags.onEvent = metrics?.metrics.source(spec.kind);
-    source$ = serveSource(spec, engine, limited, sourceFlags);
+    source$ = serveSource(spec, limited, sourceFlags);
   } catch (e) {
     abandon();
     throw e;

@@ -1,6 +1,5 @@
 import type { Observable } from "rxjs";
 import type { BlockSample } from "../core/blockSample.js";
-import type { Engine } from "../core/createEngine.js";
 import { type AptosRestOptions, aptosRest } from "../sources/aptosRest.js";
 import { ndjsonFile } from "../sources/ndjsonFile.js";
 import { redisStream } from "../sources/redisStream.js";
@@ -22,6 +21,8 @@ export interface ServeSourceFlags {
   aptos?: AptosRestOptions;
   stream: string | undefined;
   windowBlocks: number;
+  /** Blocks read back from a node's tip at start (`--backfill`, else what the strategy needs). */
+  backfillBlocks: number;
   /** Also told every event of the source (the metrics' source listener). */
   onEvent?: (event: { readonly type: string }) => void;
 }
@@ -31,11 +32,10 @@ export interface ServeSourceFlags {
  * event type) and told to `flags.onEvent` too (the metrics' source listener).
  *
  * @example
- * engine.connect(serveSource({ kind: "sim" }, engine, limited, flags));
+ * engine.connect(serveSource({ kind: "sim" }, limited, flags));
  */
 export function serveSource(
   spec: SourceSpec,
-  engine: Engine,
   limited: LimitedLogger,
   flags: ServeSourceFlags,
 ): Observable<BlockSample> {
@@ -55,7 +55,7 @@ export function serveSource(
     case "aptos":
       return aptosRest(spec.url, {
         ...flags.aptos,
-        backfillBlocks: engine.config.aggressiveBlockHistory + 1,
+        backfillBlocks: flags.backfillBlocks,
         pollIntervalMs: flags.pollIntervalMs,
         onEvent: logAptosRestEvent(limited, flags.onEvent),
       });

@@ -144,6 +144,11 @@ describe("gasdigest serve", () => {
       [["--stream", "k"], "--stream only applies to --source redis://HOST:PORT"],
       [["--port", "99999"], '--port must be a whole number from 0 to 65535 (got "99999")'],
       [["--source", "ndjson:x", "--seed", "1"], "--seed only applies to --source sim"],
+      [["--backfill", "10"], "--backfill only applies to --source aptos:URL"],
+      [
+        ["--source", "aptos:http://127.0.0.1:9", "--backfill", "many"],
+        "--backfill must be a whole number from 0 to",
+      ],
       [["--log-level", "loud"], "--log-level must be one of"],
       [["--base-path", "no-slash"], "basePath"],
       // A file source that cannot be read would only ever answer 503.

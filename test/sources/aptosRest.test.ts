@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { take } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { estimateLine } from "../../src/cli/replay.js";
+import { arrivalOf } from "../../src/core/blockArrival.js";
 import {
   type BlockSample,
   parseBlockSample,
@@ -26,8 +27,16 @@ describe("aptosRest against the fake node", () => {
     expect(from()).toBeGreaterThanOrEqual(tip - 120n);
     expect(events[0]).toMatchObject({ type: "started", chainId: 4, oldest: 1000n });
     expect(asJson(got)).toEqual(expected(node, from(), from() + 180n));
-    expect(events.find((e) => e.type === "caught_up")).toMatchObject({ blocks: 121 });
+    const caughtUp = events.find((e) => e.type === "caught_up");
+    expect(caughtUp).toMatchObject({ blocks: 121 });
     expect(retries(events)).toEqual([]);
+    // A block read behind the tip is as old as its timestamp (staleness counts from it); a
+    // block read live arrived when it was read.
+    const height = (caughtUp as { height: bigint }).height;
+    const behind = got.filter((b) => b.height <= height);
+    expect(behind).toHaveLength(121);
+    for (const b of behind) expect(arrivalOf(b)).toBe(Number(b.timestampUsec! / 1000n));
+    for (const b of got.filter((b) => b.height > height)) expect(arrivalOf(b)).toBeUndefined();
   });
 
   it("completes cut transaction lists up to and including last_version, in pages of at most 100", async () => {

@@ -1,5 +1,6 @@
 import { setMaxListeners } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
+import { noteArrival } from "../../core/blockArrival.js";
 import type { BlockSample } from "../../core/blockSample.js";
 import { createBlockBudget } from "./createBlockBudget.js";
 import { createEpochPrices } from "./createEpochPrices.js";
@@ -243,7 +244,13 @@ export async function followChain(
           epoch = r.epoch;
           minPrice = value;
         }
-        emit(toBlockSample(r.block, r.epoch, { chainId, minGasUnitPrice: minPrice }));
+        const sample = toBlockSample(r.block, r.epoch, { chainId, minGasUnitPrice: minPrice });
+        // A block read behind the tip (the backfill, or catching up after an outage) is as old
+        // as its timestamp, not as new as its read: staleness counts from when it was made, so
+        // a long backfill is not served as the chain's current price.
+        if (catchingUp && sample.timestampUsec !== undefined)
+          noteArrival(sample, Number(sample.timestampUsec / 1000n));
+        emit(sample);
         window.delete(next);
         epochOf.delete(next - 1n);
         next++;

@@ -60,6 +60,11 @@ export interface FakeChainOptions {
   shapeAt?: (height: bigint) => BlockShape | undefined;
   /** Blocks below this height end with a state checkpoint (no end info). @default firstHeight + 20 */
   epilogueFromHeight?: number;
+  /**
+   * A block's timestamp (µs), asked when it is generated: `() => BigInt(Date.now()) * 1000n`
+   * makes a chain as new as the wall clock. @default 250 ms apart from November 2023
+   */
+  timestampAt?: (height: bigint) => bigint;
 }
 
 const CONTRACTS: readonly (readonly [string, string])[] = [
@@ -112,6 +117,7 @@ export function createFakeChain(options: FakeChainOptions = {}): FakeChain {
   const minPriceOfEpoch = options.minPriceOfEpoch ?? ((e) => (e % 2n === 0n ? 150n : 100n));
   const [lo, hi] = options.usersPerBlock ?? [0, 30];
   const epilogueFrom = BigInt(options.epilogueFromHeight ?? Number(firstHeight) + 20);
+  const timestampAt = options.timestampAt ?? ((h: bigint) => 1_700_000_000_000_000n + h * 250_000n);
   const blocks: FakeBlock[] = [];
   let oldest = firstHeight;
   const int = (n: number) => Math.floor(random() * n);
@@ -134,7 +140,7 @@ export function createFakeChain(options: FakeChainOptions = {}): FakeChain {
   }
 
   function generate(height: bigint, firstVersion: bigint): FakeBlock {
-    const timestampUsec = 1_700_000_000_000_000n + height * 250_000n;
+    const timestampUsec = timestampAt(height);
     if (height === 0n)
       return {
         height,
