@@ -49,7 +49,8 @@ export function largestWindow(
   const every = strategyName === undefined;
   if (strategyName === "geth" || (every && geth !== undefined))
     blocks = Math.max(blocks, parseGethOptions((geth ?? {}) as GethOptions).blocks);
-  if (strategyName === "calibrated") blocks = Math.max(blocks, calibratedBlocks);
+  if (strategyName === "calibrated" || (every && file.strategies.calibrated !== undefined))
+    blocks = Math.max(blocks, calibratedBlocks);
   if (tdigest !== undefined && (every || strategyName === "tdigest"))
     for (const tier of Object.values(parseTDigestOptions(tdigest, ["tdigest"]).tiers))
       blocks = Math.max(blocks, tier.windowBlocks ?? 0);

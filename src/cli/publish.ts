@@ -15,7 +15,7 @@ import { APTOS_FLAGS, APTOS_FLAGS_USAGE, parseAptosFlags } from "./aptosFlags.js
 import { cliMetrics, PUBLISH_METRICS_USAGE } from "./cliMetrics.js";
 import { createLogLimiter } from "./createLogLimiter.js";
 import { type CliIo, UsageError } from "./io.js";
-import { largestWindow } from "./largestWindow.js";
+import { CALIBRATED_NODE_WARM_START, largestWindow } from "./largestWindow.js";
 import { loadConfigFile } from "./loadConfigFile.js";
 import { logRedisEvent } from "./logRedisEvent.js";
 import { publishSource } from "./publishSource.js";
@@ -49,7 +49,8 @@ Options:
   --config FILE.json    the replicas' estimator configuration (sets the defaults of --retain
                         and --backfill)
   --backfill N          aptos: blocks read back from the tip when the stream is empty
-                        (default: the largest window plus one, 121 with the defaults)
+                        (default: the largest window plus one, 121 with the defaults;
+                        2001 when --config has a calibrated block)
   --poll-ms N           aptos: wait between looks at the tip (default 500)
   --seed N              sim: seed (default 1)
   --interval-ms N       sim: block interval in ms (default 250; 0 = as fast as possible)
@@ -135,9 +136,11 @@ export async function startPublish(
   if (speed !== undefined && !(speed > 0 && Number.isFinite(speed)))
     throw new UsageError(`--speed must be a positive number (got "${values.speed}")`);
   const file = await loadConfigFile(values.config);
-  const window = largestWindow(file);
-  const retain = intFlag("retain", values.retain, 1) ?? Math.max(MIN_RETAIN, window);
-  const backfill = intFlag("backfill", values.backfill, 0) ?? window;
+  const retain = intFlag("retain", values.retain, 1) ?? Math.max(MIN_RETAIN, largestWindow(file));
+  // From a node, a `calibrated` block asks for its node warm start, not its stream one.
+  const backfill =
+    intFlag("backfill", values.backfill, 0) ??
+    largestWindow(file, undefined, CALIBRATED_NODE_WARM_START);
   const keepBlocks = intFlag("keep-blocks", values["keep-blocks"], 0);
   const stream = values.stream;
   // The sink's options fail now (an empty --stream), not after the stream's top was read.

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import {
+  CALIBRATED_NODE_WARM_START,
+  CALIBRATED_WARM_START,
+  largestWindow,
+} from "../../src/cli/largestWindow.js";
+import { DEFAULT_GAS_CONFIG, parseGasConfig } from "../../src/core/config.js";
+
+const defaults = { gas: DEFAULT_GAS_CONFIG, strategies: {} };
+
+describe("largestWindow: the blocks a warm start or a backfill reads", () => {
+  it("is AIP-34's history plus the skipped newest block, for aip34 and a default publisher", () => {
+    expect(largestWindow(defaults, "aip34")).toBe(121);
+    expect(largestWindow(defaults)).toBe(121);
+    const noSkip = { gas: parseGasConfig({ skipLatestBlock: false }), strategies: {} };
+    expect(largestWindow(noSkip, "aip34")).toBe(120);
+  });
+
+  it("gives calibrated its learning's warm start: 10,001 from a stream, 2,001 from a node", () => {
+    expect(largestWindow(defaults, "calibrated")).toBe(CALIBRATED_WARM_START + 1);
+    expect(largestWindow(defaults, "calibrated", CALIBRATED_NODE_WARM_START)).toBe(2_001);
+    // A publisher sizes for every block its --config sets: a calibrated block counts too.
+    const file = { ...defaults, strategies: { calibrated: {} } };
+    expect(largestWindow(file)).toBe(10_001);
+    expect(largestWindow(file, undefined, CALIBRATED_NODE_WARM_START)).toBe(2_001);
+    expect(largestWindow(file, "aip34")).toBe(121);
+  });
+
+  it("counts a longer tdigest window, only for tdigest or a publisher", () => {
+    const file = {
+      ...defaults,
+      strategies: { tdigest: { tiers: { prioritized: { windowBlocks: 5_000 } } } },
+    };
+    expect(largestWindow(file, "tdigest")).toBe(5_001);
+    expect(largestWindow(file)).toBe(5_001);
+    expect(largestWindow(file, "calibrated", CALIBRATED_NODE_WARM_START)).toBe(2_001);
+  });
+});
