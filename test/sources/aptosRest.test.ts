@@ -27,16 +27,27 @@ describe("aptosRest against the fake node", () => {
     expect(from()).toBeGreaterThanOrEqual(tip - 120n);
     expect(events[0]).toMatchObject({ type: "started", chainId: 4, oldest: 1000n });
     expect(asJson(got)).toEqual(expected(node, from(), from() + 180n));
-    const caughtUp = events.find((e) => e.type === "caught_up");
-    expect(caughtUp).toMatchObject({ blocks: 121 });
     expect(retries(events)).toEqual([]);
-    // A block read behind the tip is as old as its timestamp (staleness counts from it); a
-    // block read live arrived when it was read.
-    const height = (caughtUp as { height: bigint }).height;
-    const behind = got.filter((b) => b.height <= height);
-    expect(behind).toHaveLength(121);
-    for (const b of behind) expect(arrivalOf(b)).toBe(Number(b.timestampUsec! / 1000n));
-    for (const b of got.filter((b) => b.height > height)) expect(arrivalOf(b)).toBeUndefined();
+  });
+
+  it("dates a block read behind the tip by its timestamp, a block read live by its read; caught up past every tip known", async () => {
+    const node = await fakeNode({ blocks: 200 });
+    const { source$, events, from } = follow(node, { backfillBlocks: 121 });
+    const got: BlockSample[] = [];
+    const sub = source$.subscribe((b) => got.push(b));
+    await until(() => expect(events.some((e) => e.type === "caught_up")).toBe(true));
+    // Blocks made after that are read live.
+    node.chain.addBlocks(3);
+    await until(() => expect(got).toHaveLength(124));
+    sub.unsubscribe();
+    expect(asJson(got)).toEqual(expected(node, from(), node.chain.tip));
+    expect(events.find((e) => e.type === "caught_up")).toMatchObject({
+      height: node.chain.tip - 3n,
+      blocks: 121,
+    });
+    // Staleness counts from a backfilled block's timestamp (the engine takes it as arrival).
+    for (const b of got.slice(0, 121)) expect(arrivalOf(b)).toBe(Number(b.timestampUsec! / 1000n));
+    for (const b of got.slice(121)) expect(arrivalOf(b)).toBeUndefined();
   });
 
   it("completes cut transaction lists up to and including last_version, in pages of at most 100", async () => {
@@ -201,10 +212,20 @@ describe("aptosRest against the fake node", () => {
     const node = await fakeNode({ blocks: 60 });
     node.inject({ kind: "status", status: 404 }, { route: "block", times: 3 });
     const { source$, events, from } = follow(node, { backfillBlocks: 10 });
-    const got = await collect(source$, 10);
+    const got: BlockSample[] = [];
+    const sub = source$.subscribe((b) => got.push(b));
+    await until(() => expect(events.some((e) => e.type === "caught_up")).toBe(true));
+    sub.unsubscribe();
     expect(asJson(got)).toEqual(expected(node, from(), node.chain.tip));
     expect(retries(events)).toEqual([]);
     expect(node.requests.filter((r) => r.outcome === "status")).toHaveLength(3);
+    // The 404 did not end the backfill: every block is dated by its timestamp, and caught up
+    // comes once past the tip the node reported.
+    expect(events.find((e) => e.type === "caught_up")).toMatchObject({
+      height: node.chain.tip,
+      blocks: 10,
+    });
+    for (const b of got) expect(arrivalOf(b)).toBe(Number(b.timestampUsec! / 1000n));
   });
 
   it("survives the node going away and coming back on the same port, then catches up", async () => {

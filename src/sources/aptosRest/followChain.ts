@@ -54,6 +54,9 @@ export async function followChain(
   // seen, which background reads raise meanwhile (the window extends up to it).
   let tip = info.blockHeight;
   let known = tip;
+  // The highest tip any ledger info reported. A 404 lowers `tip` and `known` (the node that
+  // answered is behind), never this: catching up ends only once past it.
+  let reported = tip;
   let next = startHeight(info, options);
   // The highest height known to exist: the tip at start, then any block the node answered, and
   // when it was learnt. A skip past a 410 goes at most skipLimit above it (a ledger info can say
@@ -173,6 +176,7 @@ export async function followChain(
         if (started !== generation) return;
         if (i.blockHeight > known) {
           known = i.blockHeight;
+          if (reported < known) reported = known;
           fill();
         }
         refreshTip();
@@ -187,13 +191,13 @@ export async function followChain(
   try {
     while (!signal.aborted) {
       if (next > tip) {
-        if (catchingUp) {
-          onEvent({ type: "caught_up", height: next - 1n, blocks: caughtUpBlocks });
-          catchingUp = false;
-        }
         if (known > tip) {
           tip = known;
           continue;
+        }
+        if (catchingUp && next > reported) {
+          onEvent({ type: "caught_up", height: next - 1n, blocks: caughtUpBlocks });
+          catchingUp = false;
         }
         if (refreshing) {
           await refreshing;
@@ -205,6 +209,7 @@ export async function followChain(
         lastRead = performance.now();
         tip = info.blockHeight;
         if (known < tip) known = tip;
+        if (reported < tip) reported = tip;
         if (tip < next - 1n) {
           // A node a block or two behind now and then (a load balancer over lagging nodes) is
           // normal: only a tip that stays behind for `unreachableAfter` looks in a row is told.
@@ -273,6 +278,7 @@ export async function followChain(
         lastRead = performance.now();
         tip = info.blockHeight;
         known = tip;
+        if (reported < tip) reported = tip;
         if (info.oldestBlockHeight > next) {
           onEvent({ type: "pruned_skip", from: next, to: info.oldestBlockHeight });
           next = info.oldestBlockHeight;
