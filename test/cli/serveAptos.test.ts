@@ -55,9 +55,14 @@ describe("gasdigest serve --source aptos:URL", () => {
     const height = () => handle.engine.snapshot()?.ledger.blockHeight;
 
     // Backfill: the last aggressiveBlockHistory + 1 = 121 blocks, then the estimate is right.
+    // (A block made now is read live: the backfilled ones are as old as their timestamps, and
+    // on a loaded machine older than the 1.5 s staleness bound by the time they are read.)
+    const start = tip();
+    await until(() => height() === start, 30_000);
+    const from = start - 120n;
+    node.chain.addBlocks(1);
     const first = tip();
     await until(() => height() === first, 30_000);
-    const from = first - 120n;
     expect((await served(handle)).body).toEqual(
       await replayedEstimate(node.chain.expectedSamples(from, first), first),
     );
@@ -68,6 +73,8 @@ describe("gasdigest serve --source aptos:URL", () => {
     await until(() => height() !== undefined && height()! >= first + 60n, 30_000);
     node.stopGrowing();
     node.storm(undefined);
+    await until(() => height() === tip(), 30_000);
+    node.chain.addBlocks(1); // fresh, however long the storm's retries took
     await until(() => height() === tip(), 30_000);
     expect((await served(handle)).body).toEqual(
       await replayedEstimate(node.chain.expectedSamples(from, tip()), tip()),
@@ -86,6 +93,9 @@ describe("gasdigest serve --source aptos:URL", () => {
     // It comes back with new blocks: the source backfills the gap and recovers by itself.
     node.chain.addBlocks(30);
     await node.start();
+    await until(() => height() === tip(), 30_000);
+    // The chain goes on: a block made after the catch-up is fresh.
+    node.chain.addBlocks(1);
     await until(() => height() === tip(), 30_000);
     const after = await served(handle);
     expect(after.status).toBe(200);

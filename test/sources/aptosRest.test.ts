@@ -50,6 +50,34 @@ describe("aptosRest against the fake node", () => {
     for (const b of got.slice(121)) expect(arrivalOf(b)).toBeUndefined();
   });
 
+  it("catches up again, dating blocks by their timestamps, when it finds itself more than a lookahead behind", async () => {
+    const node = await fakeNode({ blocks: 60 });
+    const { source$, events } = follow(node, {
+      backfillBlocks: 5,
+      lookaheadBlocks: 4,
+      concurrency: 2,
+    });
+    const got: BlockSample[] = [];
+    const sub = source$.subscribe((b) => got.push(b));
+    const caughtUp = () => events.filter((e) => e.type === "caught_up");
+    await until(() => expect(caughtUp()).toHaveLength(1));
+    // A few blocks (within the lookahead) are the reader keeping up: dated by their read.
+    node.chain.addBlocks(3);
+    await until(() => expect(got).toHaveLength(8));
+    // Twenty at once: the reader is behind the chain, as after a backfill.
+    node.chain.addBlocks(20);
+    await until(() => expect(caughtUp()).toHaveLength(2));
+    sub.unsubscribe();
+    expect(got).toHaveLength(28);
+    expect(caughtUp()[1]).toMatchObject({ height: node.chain.tip, blocks: 20 });
+    const dated = (b: BlockSample) => arrivalOf(b) === Number(b.timestampUsec! / 1000n);
+    expect(got.map(dated)).toEqual([
+      ...Array(5).fill(true),
+      ...Array(3).fill(false),
+      ...Array(20).fill(true),
+    ]);
+  });
+
   it("completes cut transaction lists up to and including last_version, in pages of at most 100", async () => {
     // 1090: metadata + 6 users + epilogue = pageSize + 1: only the epilogue is cut off;
     // 1091: 250 users need three pages; 1092: no user transaction at all.

@@ -57,6 +57,16 @@ export async function followChain(
   // The highest tip any ledger info reported. A 404 lowers `tip` and `known` (the node that
   // answered is behind), never this: catching up ends only once past it.
   let reported = tip;
+  // A tip reported: remembered, and a tip more than a lookahead ahead of the next block to emit
+  // (more than the loop fetches at once: a reader that fell behind the chain) is caught up to,
+  // its blocks dated by their timestamps like a backfill's.
+  const reportTip = (h: bigint) => {
+    if (h > reported) reported = h;
+    if (!catchingUp && h - next + 1n > lookahead) {
+      catchingUp = true;
+      caughtUpBlocks = 0;
+    }
+  };
   let next = startHeight(info, options);
   // The highest height known to exist: the tip at start, then any block the node answered, and
   // when it was learnt. A skip past a 410 goes at most skipLimit above it (a ledger info can say
@@ -176,7 +186,7 @@ export async function followChain(
         if (started !== generation) return;
         if (i.blockHeight > known) {
           known = i.blockHeight;
-          if (reported < known) reported = known;
+          reportTip(known);
           fill();
         }
         refreshTip();
@@ -209,7 +219,7 @@ export async function followChain(
         lastRead = performance.now();
         tip = info.blockHeight;
         if (known < tip) known = tip;
-        if (reported < tip) reported = tip;
+        reportTip(tip);
         if (tip < next - 1n) {
           // A node a block or two behind now and then (a load balancer over lagging nodes) is
           // normal: only a tip that stays behind for `unreachableAfter` looks in a row is told.
@@ -278,7 +288,7 @@ export async function followChain(
         lastRead = performance.now();
         tip = info.blockHeight;
         known = tip;
-        if (reported < tip) reported = tip;
+        reportTip(tip);
         if (info.oldestBlockHeight > next) {
           onEvent({ type: "pruned_skip", from: next, to: info.oldestBlockHeight });
           next = info.oldestBlockHeight;
