@@ -21,22 +21,32 @@ async function serveNode(url: string, flags: string[]): Promise<ServeHandle> {
 const estimate = (handle: ServeHandle) => fetch(`${handle.url}/v1/estimate_gas_price`);
 
 describe("gasdigest serve --source aptos:URL: the backfill", () => {
-  it("answers 503 while its newest block is an old one read behind the tip, 200 once a block is read live", async () => {
-    // The fake chain's blocks are from November 2023: read behind the tip, they are stale.
-    const node = await startFakeNode({ blocks: 200 });
+  it("answers 503 while its newest block was made long before the node's tip, 200 from blocks near it", async () => {
+    // Blocks 250 ms apart (from November 2023: only the time before the tip counts), read one
+    // at a time 10 ms each, so the backfill of 121 lasts long enough to be watched. With a
+    // staleness bound of 5 s, a block more than 20 blocks before the tip is stale.
+    const node = await startFakeNode({ blocks: 200, latencyMs: 10 });
     cleanup.push(() => node.close());
-    const handle = await serveNode(node.url, []);
-    const height = () => handle.engine.snapshot()?.ledger.blockHeight;
-    await until(() => height() === node.chain.tip, 30_000);
-    const old = await estimate(handle);
-    expect(old.status).toBe(503);
-    expect(await old.json()).toMatchObject({ error_code: "health_check_failed" });
-    // A block made after the server caught up is read live: its estimate is served.
-    node.chain.addBlocks(1);
-    await until(() => height() === node.chain.tip, 30_000);
-    const live = await estimate(handle);
-    expect(live.status).toBe(200);
-    expect(live.headers.get("x-aptos-block-height")).toBe(String(node.chain.tip));
+    const handle = await serveNode(node.url, ["--concurrency", "1", "--max-staleness-ms", "5000"]);
+    const tip = node.chain.tip;
+    const seen: { status: number; code?: string; height: bigint }[] = [];
+    while (handle.engine.snapshot()?.ledger.blockHeight !== tip) {
+      const r = await estimate(handle);
+      const body = (await r.json()) as { error_code?: string };
+      const height = r.headers.get("x-aptos-block-height");
+      if (height !== null)
+        seen.push({ status: r.status, code: body.error_code, height: BigInt(height) });
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const stale = seen.filter((s) => s.status === 503);
+    expect(stale.length).toBeGreaterThan(0);
+    for (const s of stale) expect(s.code).toBe("health_check_failed");
+    // Never the price of a block made more than 5 s before the tip.
+    for (const s of seen.filter((s) => s.status === 200))
+      expect(s.height).toBeGreaterThanOrEqual(tip - 20n);
+    const last = await estimate(handle);
+    expect(last.status).toBe(200);
+    expect(last.headers.get("x-aptos-block-height")).toBe(String(tip));
   });
 
   it("reads what the strategy needs by default (calibrated: 2,001 blocks), or --backfill N", async () => {

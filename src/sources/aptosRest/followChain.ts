@@ -54,18 +54,13 @@ export async function followChain(
   // seen, which background reads raise meanwhile (the window extends up to it).
   let tip = info.blockHeight;
   let known = tip;
-  // The highest tip any ledger info reported. A 404 lowers `tip` and `known` (the node that
-  // answered is behind), never this: catching up ends only once past it.
-  let reported = tip;
-  // A tip reported: remembered, and a tip more than a lookahead ahead of the next block to emit
-  // (more than the loop fetches at once: a reader that fell behind the chain) is caught up to,
-  // its blocks dated by their timestamps like a backfill's.
-  const reportTip = (h: bigint) => {
-    if (h > reported) reported = h;
-    if (!catchingUp && h - next + 1n > lookahead) {
-      catchingUp = true;
-      caughtUpBlocks = 0;
-    }
+  // The newest ledger info's tip timestamp, and when it was read (local wall clock, ms). A
+  // block made before that tip is dated by how long before it (in chain time) it was made,
+  // counted back from that read: a block read behind the tip (a backfill, a catch-up, a reader
+  // fallen behind) is as old as it is, whatever the offset between the local and chain clocks.
+  let tipClock = { timestampUsec: info.timestampUsec, atMs: options.now() };
+  const readTip = (i: LedgerInfo) => {
+    tipClock = { timestampUsec: i.timestampUsec, atMs: options.now() };
   };
   let next = startHeight(info, options);
   // The highest height known to exist: the tip at start, then any block the node answered, and
@@ -184,9 +179,9 @@ export async function followChain(
         lastRead = performance.now();
         if (refreshing === read) refreshing = undefined;
         if (started !== generation) return;
+        readTip(i);
         if (i.blockHeight > known) {
           known = i.blockHeight;
-          reportTip(known);
           fill();
         }
         refreshTip();
@@ -205,7 +200,7 @@ export async function followChain(
           tip = known;
           continue;
         }
-        if (catchingUp && next > reported) {
+        if (catchingUp) {
           onEvent({ type: "caught_up", height: next - 1n, blocks: caughtUpBlocks });
           catchingUp = false;
         }
@@ -217,9 +212,9 @@ export async function followChain(
         if (wait > 0) await sleep(wait, undefined, { signal });
         info = await client.ledgerInfo(signal, chainId);
         lastRead = performance.now();
+        readTip(info);
         tip = info.blockHeight;
         if (known < tip) known = tip;
-        reportTip(tip);
         if (tip < next - 1n) {
           // A node a block or two behind now and then (a load balancer over lagging nodes) is
           // normal: only a tip that stays behind for `unreachableAfter` looks in a row is told.
@@ -260,11 +255,12 @@ export async function followChain(
           minPrice = value;
         }
         const sample = toBlockSample(r.block, r.epoch, { chainId, minGasUnitPrice: minPrice });
-        // A block read behind the tip (the backfill, or catching up after an outage) is as old
-        // as its timestamp, not as new as its read: staleness counts from when it was made, so
-        // a long backfill is not served as the chain's current price.
-        if (catchingUp && sample.timestampUsec !== undefined)
-          noteArrival(sample, Number(sample.timestampUsec / 1000n));
+        // Staleness counts from when the block was made (see tipClock), so a long backfill is
+        // not served as the chain's current price. (A date that is no wall clock time, from a
+        // node's bogus timestamps, is ignored: the block then arrived when it was read.)
+        const made = sample.timestampUsec;
+        if (made !== undefined && made < tipClock.timestampUsec)
+          noteArrival(sample, tipClock.atMs - Number(tipClock.timestampUsec - made) / 1000);
         emit(sample);
         window.delete(next);
         epochOf.delete(next - 1n);
@@ -286,9 +282,9 @@ export async function followChain(
           skipLimit(proven, options.now() - provenAt),
         );
         lastRead = performance.now();
+        readTip(info);
         tip = info.blockHeight;
         known = tip;
-        reportTip(tip);
         if (info.oldestBlockHeight > next) {
           onEvent({ type: "pruned_skip", from: next, to: info.oldestBlockHeight });
           next = info.oldestBlockHeight;

@@ -58,6 +58,8 @@ export interface LedgerInfo {
   /** The tip. */
   readonly blockHeight: bigint;
   readonly oldestBlockHeight: bigint;
+  /** The tip's timestamp (µs since the Unix epoch, chain time). */
+  readonly timestampUsec: bigint;
 }
 
 /**
@@ -129,6 +131,7 @@ export function parseLedgerInfo(
       chainId: v.chain_id,
       blockHeight: tip,
       oldestBlockHeight: oldest,
+      timestampUsec: BigInt(v.ledger_timestamp),
     },
   };
 }
