@@ -55,9 +55,10 @@ export async function followChain(
   let tip = info.blockHeight;
   let known = tip;
   // The newest ledger info's tip timestamp, and when it was read (local wall clock, ms). A
-  // block made before that tip is dated by how long before it (in chain time) it was made,
-  // counted back from that read: a block read behind the tip (a backfill, a catch-up, a reader
-  // fallen behind) is as old as it is, whatever the offset between the local and chain clocks.
+  // block made no later than that tip is dated by how long before it (in chain time) it was
+  // made, counted back from that read (the tip itself: the read). So a block read behind the
+  // tip (a backfill, a catch-up, a reader fallen behind) is as old as it is, whatever the offset
+  // between the local and chain clocks; a block made after that tip is dated by its own read.
   let tipClock = { timestampUsec: info.timestampUsec, atMs: options.now() };
   const readTip = (i: LedgerInfo) => {
     tipClock = { timestampUsec: i.timestampUsec, atMs: options.now() };
@@ -259,7 +260,7 @@ export async function followChain(
         // not served as the chain's current price. (A date that is no wall clock time, from a
         // node's bogus timestamps, is ignored: the block then arrived when it was read.)
         const made = sample.timestampUsec;
-        if (made !== undefined && made < tipClock.timestampUsec)
+        if (made !== undefined && made <= tipClock.timestampUsec)
           noteArrival(sample, tipClock.atMs - Number(tipClock.timestampUsec - made) / 1000);
         emit(sample);
         window.delete(next);
