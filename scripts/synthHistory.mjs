@@ -14,12 +14,16 @@
 //   cycle  a busy-quiet cycle of 2,000 blocks: the share of full blocks and the price follow a
 //          sine
 //   tiny   prices of a few units above a minimum of 1 (integer steps are large); 80 % full
+//   basefee
+//          the minimum price itself moves every block, like an EIP-1559 base fee: up to 12.5 %
+//          up after a block fuller than half, down after an emptier one, on a demand that
+//          drifts; 15 % of blocks full, clearing a little above their own minimum
 //
 // A full block holds 250 transactions, its cheapest paying the clearing price; a block that is
 // not full holds 20-219 transactions near the minimum. Same arguments, same file.
 
 const [kind, blocksArg, seedArg] = process.argv.slice(2);
-const KINDS = ["trend", "shift", "heavy", "cycle", "tiny"];
+const KINDS = ["trend", "shift", "heavy", "cycle", "tiny", "basefee"];
 const blocks = Number(blocksArg);
 if (!KINDS.includes(kind) || !Number.isInteger(blocks) || blocks < 1) {
   process.stderr.write(`usage: node scripts/synthHistory.mjs ${KINDS.join("|")} BLOCKS [SEED]\n`);
@@ -59,6 +63,17 @@ function draw(t) {
         log: Math.log(min) + Math.max(0, 1.5 * phase) + 0.4 * Math.abs(gauss()),
         full: 0.5 + 0.45 * phase,
       };
+    }
+    case "basefee": {
+      // Demand drifts around 20x the floor of 100; a block is fuller than half while the base
+      // fee is below what demand will pay, and the minimum follows as a base fee does.
+      walk = 0.995 * walk + 0.07 * gauss();
+      const used = Math.min(
+        1,
+        Math.max(0, 0.5 + 0.4 * (Math.log(2000) + walk - Math.log(min)) + 0.15 * gauss()),
+      );
+      min = Math.max(100, Math.round(min * (1 + 0.125 * (used - 0.5) * 2)));
+      return { log: Math.log(min) + 0.2 * Math.abs(gauss()), full: used >= 1 ? 1 : 0.15 };
     }
     default:
       min = 1;

@@ -16,18 +16,27 @@ import {
 import { createSortedWindow, type SortedWindow } from "./calibrated/sortedWindow.js";
 
 /**
- * The samples a tier chooses from (its experts): the 3 lowest prices of each of the newest 5
- * and 20 blocks (a block that was not full contributes the minimum price once), and the
- * clearing prices of the newest 100 and 500 blocks. Short windows follow a chain whose prices
- * are sticky; the long ones estimate the tail of a chain whose blocks clear independently, and
- * remember the last spike when a promise must cover the next one.
+ * The windows of recent prices: the 3 lowest prices of each of the newest 5 and 20 blocks (a
+ * block that was not full contributes the minimum price once), and the clearing prices of the
+ * newest 100 and 500 blocks. Short windows follow a chain whose prices are sticky; the long ones
+ * estimate the tail of a chain whose blocks clear independently, and remember the last spike
+ * when a promise must cover the next one.
  */
-const EXPERTS = [
+const WINDOWS = [
   { blocks: 5, sample: "lowest" },
   { blocks: 20, sample: "lowest" },
   { blocks: 100, sample: "clearing" },
   { blocks: 500, sample: "clearing" },
 ] as const;
+/**
+ * The samples a tier chooses from (its experts): each window twice, as plain prices and as
+ * prices relative to the minimum in force before their block, brought to today's minimum. On a
+ * chain whose minimum does not move the two are the same prices (and the plain one is served);
+ * on one whose minimum moves every block like a base fee, the relative one follows it, where
+ * plain prices of 500 blocks ago say little; on one whose minimum moves with no bearing on what
+ * blocks clear at, the plain one keeps the lower loss.
+ */
+const EXPERTS = [false, true].flatMap((relative) => WINDOWS.map((w) => ({ ...w, relative })));
 const LOWEST = 3;
 
 /**
@@ -39,12 +48,14 @@ const LOWEST = 3;
  * A bid's outcome is known `withinBlocks` blocks later (plus the skipped newest block with
  * `skipLatestBlock`): it got in iff some block of its horizon cleared at or below it
  * (`clearingPrice`, the backtest's ground truth). Each tier runs adaptive conformal inference
- * over four samples of recent prices and serves the one with the lowest recent pinball loss
- * (see {@link createTierLearner}; docs/strategies.md has the model, its guarantee and its limits).
+ * over eight samples of recent prices (four windows, each as plain prices and relative to the
+ * minimum price) and serves the one with the lowest recent pinball loss (see
+ * {@link createTierLearner}; docs/strategies.md has the model, its guarantee and its limits).
  *
- * Bids are observed prices, never below the minimum price, monotone across tiers, and not
+ * Bids are observed prices (on a chain whose minimum moves, observed prices over the minimum
+ * brought to today's), never below the minimum price, monotone across tiers, and not
  * rounded to buckets unless `roundToBuckets`. Deterministic; memory is fixed by the promises
- * (a few hundred prices), never by the history's length. An epoch change empties the price
+ * (about 1,400 prices), never by the history's length. An epoch change empties the price
  * windows and drops the bids waiting for an outcome (with `epochReset: "all"`, the learned
  * calibration too); the observed inclusion record ({@link Strategy.promises}) keeps counting,
  * the estimates served before an epoch's first block is handed over included.
@@ -66,7 +77,7 @@ function createCalibrated(settings: CalibratedConfig, config: GasConfig): Strate
   const lag = config.skipLatestBlock ? 1 : 0;
   const horizon = Math.max(...TIERS.map((t) => settings.tiers[t].withinBlocks));
   const samples: SortedWindow[] = EXPERTS.map((e) =>
-    createSortedWindow(e.blocks, e.sample === "lowest" ? LOWEST : 1),
+    createSortedWindow(e.blocks, e.sample === "lowest" ? LOWEST : 1, e.relative),
   );
   const learners = TIERS.map((tier) =>
     createTierLearner({
@@ -92,6 +103,8 @@ function createCalibrated(settings: CalibratedConfig, config: GasConfig): Strate
   let ingestedMin = 0n;
   // An estimate was served with no window to bid from since the last block or reset (recorded once).
   let servedEmpty = false;
+  // Blocks ingested since the strategy started or was reset.
+  let epochBlocks = 0;
 
   const outcome = (k: number) => {
     let y = clearing[(head - 1 + horizon) % horizon]!;
@@ -133,8 +146,12 @@ function createCalibrated(settings: CalibratedConfig, config: GasConfig): Strate
       for (const learner of learners) learner.settle(outcome);
       blockLowestPrices(block, config, LOWEST, min, lowest);
       one[0] = clearing[(head - 1 + horizon) % horizon]!;
+      // Each price relative to the minimum in force before its block (the floor a bid it could
+      // include was made at): on a chain whose minimum moves every block, the windows follow it.
+      const ref = epochBlocks === 0 ? min : ingestedMin;
       for (let i = 0; i < EXPERTS.length; i++)
-        samples[i]!.push(EXPERTS[i]!.sample === "lowest" ? lowest : one);
+        samples[i]!.push(EXPERTS[i]!.sample === "lowest" ? lowest : one, ref);
+      epochBlocks++;
       ingestedMin = min;
       due = true;
       servedEmpty = false;
@@ -154,6 +171,7 @@ function createCalibrated(settings: CalibratedConfig, config: GasConfig): Strate
       for (const s of samples) s.clear();
       for (const l of learners) l.reset(settings.epochReset === "all");
       head = 0;
+      epochBlocks = 0;
       tierBids = undefined;
       due = false;
       servedEmpty = false;

@@ -205,15 +205,15 @@ export function createTierLearner(o: TierLearnerOptions): TierLearner {
       const experts: bigint[] = new Array(o.experts);
       let best = 0;
       for (let i = 0; i < o.experts; i++) {
-        const price = levelPrice(samples[i]!, levels[i]!);
+        const price = levelPrice(samples[i]!, levels[i]!, floor);
         experts[i] = price < floor ? floor : price;
         if (losses[i]! < losses[best]!) best = i;
       }
       chosen = best;
-      const price = levelPrice(samples[best]!, levels[best]! + correction);
+      const price = levelPrice(samples[best]!, levels[best]! + correction, floor);
       const final = price < floor ? floor : price;
       const window = samples[best]!;
-      const top = window.at(window.size - 1);
+      const top = window.at(window.size - 1, floor);
       pending.push({ experts, final, served: final, floor, top, learn: true });
       return final;
     },

@@ -1,24 +1,58 @@
-/** The prices of the newest blocks, kept sorted; see {@link createSortedWindow}. */
+import { U64_MAX } from "../../core/u64.js";
+
+/**
+ * The prices of the newest blocks, each relative to the minimum price in force just before it,
+ * kept sorted; see {@link createSortedWindow}.
+ */
 export interface SortedWindow {
-  /** Add the newest block's prices (at most `perBlock` of them), dropping the oldest block's when full. */
-  push(prices: readonly bigint[]): void;
+  /**
+   * Add the newest block's prices (at most `perBlock` of them), each relative to `ref`: the
+   * minimum price in force when a bid that this block could include was made (the block
+   * before's). Drops the oldest block's when full.
+   */
+  push(prices: readonly bigint[], ref: bigint): void;
   /** Prices held. */
   readonly size: number;
-  /** The `i`-th smallest price held (0-based). */
-  at(i: number): bigint;
+  /**
+   * The `i`-th smallest price held (0-based), relative to its `ref`, brought to the minimum
+   * `floor`: `(price + 1) · (floor + 1) / (ref + 1) − 1`, rounded up. Exactly the price held
+   * when its `ref` is `floor`, so on a chain whose minimum does not move the window holds
+   * plain prices; on one whose minimum moves every block (a base fee), it holds how far above
+   * the minimum blocks clear.
+   */
+  at(i: number, floor: bigint): bigint;
   /** Forget every block. */
   clear(): void;
 }
 
-const byValue = (a: bigint, b: bigint) => a < b;
+interface Entry {
+  readonly price: bigint;
+  readonly ref: bigint;
+  /** `log1p(price) − log1p(ref)`, the order's fast path. */
+  readonly key: number;
+}
 
-/** Index of the first element of `sorted` that is not below `x`. */
-function lowerBound(sorted: readonly bigint[], x: bigint): number {
+/** Keys closer than this are compared exactly. */
+const CLOSE = 1e-9;
+
+/** Whether `a` sorts before `b`: by `(price + 1) / (ref + 1)`, then by price. */
+function before(a: Entry, b: Entry): boolean {
+  if (a.ref === b.ref) return a.price < b.price;
+  const d = a.key - b.key;
+  if (d < -CLOSE) return true;
+  if (d > CLOSE) return false;
+  const l = (a.price + 1n) * (b.ref + 1n);
+  const r = (b.price + 1n) * (a.ref + 1n);
+  return l !== r ? l < r : a.price < b.price;
+}
+
+/** Index of the first element of `sorted` that does not sort before `x`. */
+function lowerBound(sorted: readonly Entry[], x: Entry): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (byValue(sorted[mid]!, x)) lo = mid + 1;
+    if (before(sorted[mid]!, x)) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -26,37 +60,55 @@ function lowerBound(sorted: readonly bigint[], x: bigint): number {
 
 /**
  * A sliding window over the newest `blocks` blocks, each contributing up to `perBlock` prices,
- * held sorted so that any rank is one array read. Memory: `blocks · perBlock` prices, whatever
+ * held sorted so that any rank is one array read. With `relative` (the default) each price is
+ * held relative to its block's `ref` and read brought to a `floor` ({@link SortedWindow.at});
+ * without, the refs and floors are ignored and prices are held as they are. Memory: `blocks · perBlock` prices, whatever
  * the number of blocks pushed. Meant for small windows (hundreds of prices): a push costs a
  * binary search and an array shift per price.
  *
  * @example
  * const w = createSortedWindow(2, 3);
- * w.push([150n, 100n]); w.push([120n]); w.push([90n]); // the first block left the window
- * w.at(0); // 90n
+ * w.push([150n, 100n], 100n); w.push([120n], 100n); w.push([90n], 100n); // the first block left
+ * w.at(0, 100n); // 90n
+ * w.at(0, 200n); // 181n: 90 over a minimum of 100, brought to a minimum of 200
+ * createSortedWindow(2, 3, false); // plain prices: at(0, 200n) would be 90n
  */
-export function createSortedWindow(blocks: number, perBlock: number): SortedWindow {
-  const sorted: bigint[] = [];
-  const ring: bigint[][] = Array.from({ length: blocks }, () => []);
+export function createSortedWindow(
+  blocks: number,
+  perBlock: number,
+  relative = true,
+): SortedWindow {
+  const sorted: Entry[] = [];
+  const ring: Entry[][] = Array.from({ length: blocks }, () => []);
   let head = 0;
   let filled = 0;
   return {
-    push(prices) {
+    push(prices, blockRef) {
+      const ref = relative ? blockRef : 0n;
       const slot = ring[head]!;
-      if (filled === blocks) for (const p of slot) sorted.splice(lowerBound(sorted, p), 1);
+      if (filled === blocks) for (const e of slot) sorted.splice(lowerBound(sorted, e), 1);
       else filled++;
       slot.length = 0;
+      const logRef = Math.log1p(Number(ref));
       for (let i = 0; i < prices.length && i < perBlock; i++) {
-        const p = prices[i]!;
-        slot.push(p);
-        sorted.splice(lowerBound(sorted, p), 0, p);
+        const price = prices[i]!;
+        const e: Entry = { price, ref, key: Math.log1p(Number(price)) - logRef };
+        slot.push(e);
+        sorted.splice(lowerBound(sorted, e), 0, e);
       }
       head = (head + 1) % blocks;
     },
     get size() {
       return sorted.length;
     },
-    at: (i) => sorted[i]!,
+    at(i, floor) {
+      const { price, ref } = sorted[i]!;
+      if (!relative || ref === floor) return price;
+      const scaled = (price + 1n) * (floor + 1n);
+      const q = scaled / (ref + 1n);
+      const up = (q * (ref + 1n) === scaled ? q : q + 1n) - 1n;
+      return up > U64_MAX ? U64_MAX : up;
+    },
     clear() {
       sorted.length = 0;
       for (const slot of ring) slot.length = 0;

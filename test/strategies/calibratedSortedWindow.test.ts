@@ -1,0 +1,82 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { levelPrice } from "../../src/strategies/calibrated/levelPrice.js";
+import { createSortedWindow } from "../../src/strategies/calibrated/sortedWindow.js";
+import { fcParams } from "../helpers/fcSeed.js";
+
+const U64_MAX = 2n ** 64n - 1n;
+
+/** Every price a window holds, read at `floor`, lowest first. */
+const read = (w: ReturnType<typeof createSortedWindow>, floor: bigint) =>
+  Array.from({ length: w.size }, (_, i) => w.at(i, floor));
+
+describe("calibrated: the sorted windows of recent prices", () => {
+  it("hold the newest blocks' prices sorted, the oldest block leaving first", () => {
+    const w = createSortedWindow(2, 2);
+    w.push([150n, 100n, 999n], 100n); // at most 2 per block
+    w.push([120n], 100n);
+    expect(read(w, 100n)).toEqual([100n, 120n, 150n]);
+    w.push([90n], 100n);
+    expect(read(w, 100n)).toEqual([90n, 120n]);
+    w.clear();
+    expect(w.size).toBe(0);
+  });
+
+  it("give back exactly the prices pushed when the minimum has not moved, at any scale", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.bigInt({ min: 0n, max: U64_MAX }), { minLength: 1, maxLength: 30 }),
+        fc.bigInt({ min: 0n, max: U64_MAX }),
+        (prices, min) => {
+          const w = createSortedWindow(prices.length, 1);
+          for (const p of prices) w.push([p], min);
+          expect(read(w, min)).toEqual([...prices].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+        },
+      ),
+      fcParams(500),
+    );
+  });
+
+  it("relative: order prices by how far above their minimum they cleared, and bring them to today's", () => {
+    const w = createSortedWindow(3, 1);
+    w.push([2_000n], 1_000n); // twice its minimum
+    w.push([1_500n], 500n); // three times
+    w.push([1_100n], 1_000n); // a tenth above
+    // Brought to a minimum of 2,000 (on the log1p scale: (p + 1)(2,001)/(ref + 1) − 1, up).
+    expect(read(w, 2_000n)).toEqual([2_200n, 4_000n, 5_995n]);
+    // The plain window ignores minimums.
+    const plain = createSortedWindow(3, 1, false);
+    plain.push([2_000n], 1_000n);
+    plain.push([1_500n], 500n);
+    plain.push([1_100n], 1_000n);
+    expect(read(plain, 2_000n)).toEqual([1_100n, 1_500n, 2_000n]);
+  });
+
+  it("relative: a bid never falls as its level rises, whatever the minimums, u64 included", () => {
+    const price = fc.oneof(
+      fc.bigInt({ min: 0n, max: 1000n }),
+      fc.bigInt({ min: 2n ** 52n, max: 2n ** 54n }),
+      fc.bigInt({ min: 2n ** 60n, max: U64_MAX }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(price, price), { minLength: 1, maxLength: 8 }),
+        price,
+        fc.double({ min: -2, max: 3, noNaN: true }),
+        fc.double({ min: 0, max: 1e-3, noNaN: true }),
+        (pushes, floor, level, step) => {
+          const w = createSortedWindow(pushes.length, 1);
+          for (const [p, ref] of pushes) w.push([p], ref);
+          const values = read(w, floor);
+          for (let i = 1; i < values.length; i++)
+            expect(values[i]!).toBeGreaterThanOrEqual(values[i - 1]!);
+          expect(values.every((v) => v >= 0n && v <= U64_MAX)).toBe(true);
+          expect(levelPrice(w, level + step, floor)).toBeGreaterThanOrEqual(
+            levelPrice(w, level, floor),
+          );
+        },
+      ),
+      fcParams(2000),
+    );
+  });
+});
