@@ -103,8 +103,9 @@ function createCalibrated(settings: CalibratedConfig, config: GasConfig): Strate
   let ingestedMin = 0n;
   // An estimate was served with no window to bid from since the last block or reset (recorded once).
   let servedEmpty = false;
-  // Blocks ingested since the strategy started or was reset.
-  let epochBlocks = 0;
+  // Whether a block was ingested since the strategy started or was reset (so `ingestedMin` is
+  // the minimum in force before the next block).
+  let sawBlock = false;
 
   const outcome = (k: number) => {
     let y = clearing[(head - 1 + horizon) % horizon]!;
@@ -148,10 +149,10 @@ function createCalibrated(settings: CalibratedConfig, config: GasConfig): Strate
       one[0] = clearing[(head - 1 + horizon) % horizon]!;
       // Each price relative to the minimum in force before its block (the floor a bid it could
       // include was made at): on a chain whose minimum moves every block, the windows follow it.
-      const ref = epochBlocks === 0 ? min : ingestedMin;
+      const ref = sawBlock ? ingestedMin : min;
       for (let i = 0; i < EXPERTS.length; i++)
         samples[i]!.push(EXPERTS[i]!.sample === "lowest" ? lowest : one, ref);
-      epochBlocks++;
+      sawBlock = true;
       ingestedMin = min;
       due = true;
       servedEmpty = false;
@@ -171,7 +172,7 @@ function createCalibrated(settings: CalibratedConfig, config: GasConfig): Strate
       for (const s of samples) s.clear();
       for (const l of learners) l.reset(settings.epochReset === "all");
       head = 0;
-      epochBlocks = 0;
+      sawBlock = false;
       tierBids = undefined;
       due = false;
       servedEmpty = false;
