@@ -17,8 +17,8 @@ function fromLog(log: number, up: boolean): bigint {
 
 /**
  * The price at quantile level `level` of a non-empty window, brought to the minimum `floor`
- * (see {@link SortedWindow.at}), extended beyond the window's range
- * so that the price grows without bound with the level: inside `[0, 1)` the element at index
+ * (see {@link SortedWindow.at}), extended beyond the window's range so that the price grows
+ * without bound with the level: inside `[0, 1)` the element at index
  * `floor(level · n)` (an observed price: bids stay on the prices the chain actually clears
  * at); at or above 1 the window's highest price times `e^(level − 1)` on the log scale; below 0
  * its lowest price times `e^level`. Monotone in `level`, which is what the inclusion

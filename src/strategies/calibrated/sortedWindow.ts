@@ -1,8 +1,8 @@
 import { U64_MAX } from "../../core/u64.js";
 
 /**
- * The prices of the newest blocks, each relative to the minimum price in force just before it,
- * kept sorted; see {@link createSortedWindow}.
+ * The prices of the newest blocks, kept sorted, each as it is or relative to the minimum price
+ * in force just before its block; see {@link createSortedWindow}.
  */
 export interface SortedWindow {
   /**
@@ -62,9 +62,9 @@ function lowerBound(sorted: readonly Entry[], x: Entry): number {
  * A sliding window over the newest `blocks` blocks, each contributing up to `perBlock` prices,
  * held sorted so that any rank is one array read. With `relative` (the default) each price is
  * held relative to its block's `ref` and read brought to a `floor` ({@link SortedWindow.at});
- * without, the refs and floors are ignored and prices are held as they are. Memory: `blocks · perBlock` prices, whatever
- * the number of blocks pushed. Meant for small windows (hundreds of prices): a push costs a
- * binary search and an array shift per price.
+ * without, the refs and floors are ignored and prices are held as they are. Memory:
+ * `blocks · perBlock` prices, whatever the number of blocks pushed. Meant for small windows
+ * (hundreds of prices): a push costs a binary search and an array shift per price.
  *
  * @example
  * const w = createSortedWindow(2, 3);
