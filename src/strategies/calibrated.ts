@@ -20,13 +20,16 @@ import { createSortedWindow, type SortedWindow } from "./calibrated/sortedWindow
  * block that was not full contributes the minimum price once), and the clearing prices of the
  * newest 100 and 500 blocks. Short windows follow a chain whose prices are sticky; the long ones
  * estimate the tail of a chain whose blocks clear independently, and remember the last spike
- * when a promise must cover the next one.
+ * when a promise must cover the next one. A spike is many blocks: the long windows read no rank
+ * above their second-highest clearing price (`trimTop`), so one block far above the rest moves
+ * the tiers only while the short windows hold it, not for the hundreds of blocks a long one
+ * would.
  */
 const WINDOWS = [
-  { blocks: 5, sample: "lowest" },
-  { blocks: 20, sample: "lowest" },
-  { blocks: 100, sample: "clearing" },
-  { blocks: 500, sample: "clearing" },
+  { blocks: 5, sample: "lowest", trimTop: false },
+  { blocks: 20, sample: "lowest", trimTop: false },
+  { blocks: 100, sample: "clearing", trimTop: true },
+  { blocks: 500, sample: "clearing", trimTop: true },
 ] as const;
 /**
  * The samples a tier chooses from (its experts): each window twice, as plain prices and as
@@ -77,7 +80,10 @@ function createCalibrated(settings: CalibratedConfig, config: GasConfig): Strate
   const lag = config.skipLatestBlock ? 1 : 0;
   const horizon = Math.max(...TIERS.map((t) => settings.tiers[t].withinBlocks));
   const samples: SortedWindow[] = EXPERTS.map((e) =>
-    createSortedWindow(e.blocks, e.sample === "lowest" ? LOWEST : 1, e.relative),
+    createSortedWindow(e.blocks, e.sample === "lowest" ? LOWEST : 1, {
+      relative: e.relative,
+      trimTop: e.trimTop,
+    }),
   );
   const learners = TIERS.map((tier) =>
     createTierLearner({

@@ -248,9 +248,12 @@ describe("calibrated: what it serves", () => {
       }
       bids.sort((a, b) => a - b);
       expect(engine.snapshot()!.promises!.prioritized.rate!, `seed ${seed}`).toBeGreaterThan(0.98);
-      // Ranking its experts on about one expected miss, the tier kept switching to short
-      // windows and bid far above their top: medians of 1.7-2.1x this price.
-      expect(bids[bids.length >> 1]! / keeps, `seed ${seed}`).toBeLessThan(1.6);
+      // The median bid within 2x that price, the mean within 4x. Reading the 100-block window's
+      // single highest price, the tier bid a median 1.1-1.6x but a mean 2.1-17.8x: one block
+      // far out on the tail set the bid for as long as the window held it.
+      const mean = bids.reduce((a, b) => a + b, 0) / bids.length;
+      expect(bids[bids.length >> 1]! / keeps, `seed ${seed}`).toBeLessThan(2);
+      expect(mean / keeps, `seed ${seed}`).toBeLessThan(4);
     }
   });
 });

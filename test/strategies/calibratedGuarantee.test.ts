@@ -20,13 +20,14 @@ type Adversary =
 /**
  * Drive one tier learner over an adversary's prices; returns what the guarantee is about. With
  * `moving`, the minimum price moves every block (a share of the block's price), so the windows
- * relative to it bring their prices to a different minimum at every bid.
+ * relative to it bring their prices to a different minimum at every bid. One window reads no
+ * rank above its second-highest price, as calibrated's long windows do.
  */
 function drive(o: TierLearnerOptions, adversary: Adversary, moving = false) {
   const learner = createTierLearner(o);
   const windows = [5, 20, 100].flatMap((n) => [
-    createSortedWindow(n, 1, false),
-    createSortedWindow(n, 1),
+    createSortedWindow(n, 1, { relative: false }),
+    createSortedWindow(n, 1, { trimTop: n === 100 }),
   ]);
   const ring: bigint[] = [];
   const steps = adversary.kind === "sequence" ? adversary.prices.length : adversary.steps;

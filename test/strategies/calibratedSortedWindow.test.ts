@@ -45,14 +45,14 @@ describe("calibrated: the sorted windows of recent prices", () => {
     // Brought to a minimum of 2,000 (on the log1p scale: (p + 1)(2,001)/(ref + 1) − 1, up).
     expect(read(w, 2_000n)).toEqual([2_200n, 4_000n, 5_995n]);
     // The plain window ignores minimums.
-    const plain = createSortedWindow(3, 1, false);
+    const plain = createSortedWindow(3, 1, { relative: false });
     plain.push([2_000n], 1_000n);
     plain.push([1_500n], 500n);
     plain.push([1_100n], 1_000n);
     expect(read(plain, 2_000n)).toEqual([1_100n, 1_500n, 2_000n]);
   });
 
-  it("relative: a bid never falls as its level rises, whatever the minimums, u64 included", () => {
+  it("a bid never falls as its level rises, whatever the minimums, trimmed or not, u64 included", () => {
     const price = fc.oneof(
       fc.bigInt({ min: 0n, max: 1000n }),
       fc.bigInt({ min: 2n ** 52n, max: 2n ** 54n }),
@@ -64,8 +64,9 @@ describe("calibrated: the sorted windows of recent prices", () => {
         price,
         fc.double({ min: -2, max: 3, noNaN: true }),
         fc.double({ min: 0, max: 1e-3, noNaN: true }),
-        (pushes, floor, level, step) => {
-          const w = createSortedWindow(pushes.length, 1);
+        fc.boolean(),
+        (pushes, floor, level, step, trimTop) => {
+          const w = createSortedWindow(pushes.length, 1, { trimTop });
           for (const [p, ref] of pushes) w.push([p], ref);
           const values = read(w, floor);
           for (let i = 1; i < values.length; i++)
@@ -78,5 +79,23 @@ describe("calibrated: the sorted windows of recent prices", () => {
       ),
       fcParams(2000),
     );
+  });
+
+  it("trimTop: no rank reads above a second block's highest price, while there is one", () => {
+    const w = createSortedWindow(4, 1, { trimTop: true });
+    w.push([10_000_000_000n], 100n); // alone: nothing to trim
+    expect(read(w, 100n)).toEqual([10_000_000_000n]);
+    w.push([120n], 100n);
+    w.push([150n], 100n);
+    // One block far above the rest reads as the next price below it, at every rank above.
+    expect(read(w, 100n)).toEqual([120n, 150n, 150n]);
+    expect(levelPrice(w, 1, 100n)).toBe(150n);
+    w.push([9_000_000_000n], 100n); // a second block up there: the tail is two blocks now
+    expect(read(w, 100n)).toEqual([120n, 150n, 9_000_000_000n, 9_000_000_000n]);
+    // With several prices a block, the prices of one block are trimmed together.
+    const lowest = createSortedWindow(3, 3, { trimTop: true });
+    lowest.push([100n, 110n], 100n);
+    lowest.push([5_000n, 6_000n, 7_000n], 100n);
+    expect(read(lowest, 100n)).toEqual([100n, 110n, 110n, 110n, 110n]);
   });
 });

@@ -18,11 +18,28 @@ export interface SortedWindow {
    * `floor`: `(price + 1) · (floor + 1) / (ref + 1) − 1`, rounded up. Exactly the price held
    * when its `ref` is `floor`, so on a chain whose minimum does not move the window holds
    * plain prices; on one whose minimum moves every block (a base fee), it holds how far above
-   * the minimum blocks clear.
+   * the minimum blocks clear. With `trimTop`, no rank reads above the `perBlock + 1`-th highest
+   * price (see {@link SortedWindowOptions.trimTop}).
    */
   at(i: number, floor: bigint): bigint;
   /** Forget every block. */
   clear(): void;
+}
+
+/** How a {@link createSortedWindow} holds and reads its prices. */
+export interface SortedWindowOptions {
+  /**
+   * Hold each price relative to its block's `ref` and read it brought to a `floor`; without,
+   * refs and floors are ignored and prices are held as they are. @default true
+   */
+  readonly relative?: boolean;
+  /**
+   * Read no rank above the highest price of a second block (the `perBlock + 1`-th highest
+   * price): what a single block reached is not a tail to bid on. A window of hundreds of blocks
+   * would otherwise serve one block's outlier, at its top rank, for as long as it holds it.
+   * Ignored while the window holds no more than `perBlock` prices. @default false
+   */
+  readonly trimTop?: boolean;
 }
 
 interface Entry {
@@ -60,9 +77,9 @@ function lowerBound(sorted: readonly Entry[], x: Entry): number {
 
 /**
  * A sliding window over the newest `blocks` blocks, each contributing up to `perBlock` prices,
- * held sorted so that any rank is one array read. With `relative` (the default) each price is
- * held relative to its block's `ref` and read brought to a `floor` ({@link SortedWindow.at});
- * without, the refs and floors are ignored and prices are held as they are. Memory:
+ * held sorted so that any rank is one array read. By default each price is held relative to
+ * its block's `ref` and read brought to a `floor` ({@link SortedWindow.at}); see
+ * {@link SortedWindowOptions} for plain prices and for a trimmed top. Memory:
  * `blocks · perBlock` prices, whatever the number of blocks pushed. Meant for small windows
  * (hundreds of prices): a push costs a binary search and an array shift per price.
  *
@@ -71,13 +88,18 @@ function lowerBound(sorted: readonly Entry[], x: Entry): number {
  * w.push([150n, 100n], 100n); w.push([120n], 100n); w.push([90n], 100n); // the first block left
  * w.at(0, 100n); // 90n
  * w.at(0, 200n); // 181n: 90 over a minimum of 100, brought to a minimum of 200
- * createSortedWindow(2, 3, false); // plain prices: at(0, 200n) would be 90n
+ * createSortedWindow(2, 3, { relative: false }); // plain prices: at(0, 200n) would be 90n
+ * const long = createSortedWindow(100, 1, { trimTop: true });
+ * long.push([100n], 100n); long.push([5000n], 100n);
+ * long.at(1, 100n); // 100n: 5,000 is one block's price
  */
 export function createSortedWindow(
   blocks: number,
   perBlock: number,
-  relative = true,
+  options: SortedWindowOptions = {},
 ): SortedWindow {
+  const relative = options.relative ?? true;
+  const trimTop = options.trimTop ?? false;
   const sorted: Entry[] = [];
   const ring: Entry[][] = Array.from({ length: blocks }, () => []);
   let head = 0;
@@ -101,7 +123,9 @@ export function createSortedWindow(
     get size() {
       return sorted.length;
     },
-    at(i, floor) {
+    at(rank, floor) {
+      const i =
+        trimTop && sorted.length > perBlock ? Math.min(rank, sorted.length - 1 - perBlock) : rank;
       const { price, ref } = sorted[i]!;
       if (!relative || ref === floor) return price;
       const scaled = (price + 1n) * (floor + 1n);
