@@ -21,7 +21,7 @@ function served(blocks: readonly BlockSample[]): GasEstimate[] {
   const out: GasEstimate[] = [];
   blocks.forEach((block, i) => {
     engine.ingest(block);
-    if (i >= OUTLIER_AT) out.push(engine.snapshot()!.estimate);
+    if (i >= OUTLIER_AT) out.push(engine.snapshot()!.estimate!);
   });
   return out;
 }
