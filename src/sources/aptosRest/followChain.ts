@@ -69,14 +69,40 @@ export async function followChain(
   // anything; heights grow only so fast).
   let proven = tip;
   let provenAt = options.now();
-  onEvent({
-    type: "started",
-    url: options.baseUrl,
-    chainId,
-    tip,
-    oldest: info.oldestBlockHeight,
-    from: next,
-  });
+  const started = () =>
+    onEvent({
+      type: "started",
+      url: options.baseUrl,
+      chainId,
+      tip,
+      oldest: info.oldestBlockHeight,
+      from: next,
+    });
+  started();
+  // Whether a block was emitted: until then, the start height rests on a tip no block proved.
+  let emitted = false;
+  // The first block to read was answered 404 (nothing read yet, so nothing is caught up to).
+  let refusedFirst = false;
+  /**
+   * Before the first block, a ledger info whose tip is below the height the backfill was planned
+   * from means that plan came from a tip nobody made (one bogus answer, or a node since replaced
+   * by one far behind): plan it again from this tip, and tell it (`started` again), instead of
+   * waiting for the chain to reach a height it may never reach. An explicit `startHeight` is the
+   * caller's (a recording resumed): it is waited for.
+   */
+  const replan = (): boolean => {
+    if (emitted || options.startHeight !== undefined) return false;
+    const from = startHeight(info, options);
+    if (from >= next) return false;
+    next = from;
+    tip = info.blockHeight;
+    known = tip;
+    proven = tip;
+    provenAt = options.now();
+    behind = 0;
+    started();
+    return true;
+  };
   // Looks in a row at a tip below the last block emitted (reported once per stretch).
   let behind = 0;
   // The next block refused (404, or 410 with nothing to skip to) for long: told, not silent.
@@ -201,7 +227,8 @@ export async function followChain(
           tip = known;
           continue;
         }
-        if (catchingUp) {
+        // Not while the first block to read is refused: nothing was read up to there.
+        if (catchingUp && (emitted || !refusedFirst)) {
           onEvent({ type: "caught_up", height: next - 1n, blocks: caughtUpBlocks });
           catchingUp = false;
         }
@@ -217,6 +244,7 @@ export async function followChain(
         tip = info.blockHeight;
         if (known < tip) known = tip;
         if (tip < next - 1n) {
+          if (replan()) continue;
           // A node a block or two behind now and then (a load balancer over lagging nodes) is
           // normal: only a tip that stays behind for `unreachableAfter` looks in a row is told.
           behind++;
@@ -263,6 +291,7 @@ export async function followChain(
         if (made !== undefined && made <= tipClock.timestampUsec)
           noteArrival(sample, tipClock.atMs - Number(tipClock.timestampUsec - made) / 1000);
         emit(sample);
+        emitted = true;
         window.delete(next);
         epochOf.delete(next - 1n);
         next++;
@@ -272,6 +301,14 @@ export async function followChain(
         // The node that answered is behind the tip we were told: wait a poll interval for it.
         unavailable.refused(next, 404, known);
         resetWindow();
+        refusedFirst = !emitted;
+        if (!emitted && options.startHeight === undefined) {
+          // Nothing read yet: was the start planned from a tip the node does not have?
+          info = await client.ledgerInfo(signal, chainId);
+          lastRead = performance.now();
+          readTip(info);
+          if (replan()) continue;
+        }
         tip = next - 1n;
         known = tip;
         lastRead = performance.now();

@@ -11,7 +11,11 @@ import { DEFAULT_MAX_BLOCK_TRANSACTIONS } from "./transactions.js";
 
 /** Something the source did that an operator wants in the log. */
 export type AptosRestEvent =
-  /** Ledger info read; blocks will come from height `from`. */
+  /**
+   * Ledger info read; blocks will come from height `from`. Told again, with a lower `from`, when
+   * the first height is refused before any block was read and the node's tip is now below it
+   * (the first tip was bogus): the backfill is planned anew from the new tip.
+   */
   | {
       type: "started";
       url: string;
