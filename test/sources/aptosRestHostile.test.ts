@@ -5,7 +5,17 @@ import type { NodeClient } from "../../src/sources/aptosRest/createNodeClient.js
 import { pruneUnread } from "../../src/sources/aptosRest/pruneUnread.js";
 import { describeAptosRestEvent, InvalidResponseError } from "../../src/sources/aptosRest.js";
 import type { Fault } from "./fakeNode.js";
-import { asJson, collect, expected, fakeNode, follow, retries, until } from "./followHelpers.js";
+import {
+  asJson,
+  collect,
+  expected,
+  fakeNode,
+  follow,
+  followScripted,
+  retries,
+  until,
+} from "./followHelpers.js";
+import { block, gasSchedule, heightOf, ledger } from "./scriptedNode.js";
 
 const MIB = 1024 * 1024;
 const invalidAnswers = (events: Parameters<typeof retries>[0]) =>
@@ -158,6 +168,35 @@ describe("aptosRest: a node whose tip goes back", () => {
     const after = events.slice(events.indexOf(behind[0]!) + 1).filter((e) => e.type !== "retrying");
     expect(after.map((e) => e.type)).toEqual(["caught_up"]);
     expect((after[0] as { height: bigint }).height).toBeGreaterThanOrEqual(read);
+  });
+});
+
+describe("aptosRest: a node's bytes in messages", () => {
+  it("writes no control character of an answer into an event's text (a terminal shows record's lines as they are)", async () => {
+    let bad = 2;
+    const fetch = async (input: string | URL | Request) => {
+      const url = new URL(String(input));
+      if (url.pathname === "/v1") return ledger(3);
+      const h = heightOf(url);
+      if (h === undefined) return gasSchedule();
+      if (bad-- > 0) return new Response("\u001b]0;PWNED\u0007 \u001b[2J", { status: 200 });
+      return block(h, 1, 10 * h);
+    };
+    const { events, heights, sub } = followScripted(fetch);
+    try {
+      await until(() => expect(heights).toEqual([1n, 2n, 3n]));
+      const failed = retries(events);
+      expect(failed.length).toBeGreaterThanOrEqual(2);
+      for (const e of failed) {
+        const line = describeAptosRestEvent(e);
+        expect(line).toContain("not valid JSON");
+        expect(line).toContain("\\u001b");
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: the point of the check
+        expect(line).not.toMatch(/[\u0000-\u001f\u007f]/);
+      }
+    } finally {
+      sub.unsubscribe();
+    }
   });
 });
 

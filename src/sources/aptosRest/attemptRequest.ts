@@ -1,5 +1,5 @@
 import { checkJsonShape, type JsonShapeLimits } from "../../core/checkJsonShape.js";
-import { MAX_ECHO } from "../../core/describeValue.js";
+import { escapeControls, MAX_ECHO } from "../../core/describeValue.js";
 import { InvalidJsonError } from "../../core/errors.js";
 import { parseRetryAfter } from "./backoff.js";
 import { discardBody } from "./discardBody.js";
@@ -131,7 +131,7 @@ export async function attemptRequest<T>(
                 path: "",
                 message: `${e.message} (at most one object or array per ${BYTES_PER_CONTAINER} bytes of maxResponseBytes, one member and one value per ${BYTES_PER_VALUE}, ${MAX_OBJECT_MEMBERS} members per object, outside ${[...UNREAD_MEMBERS].join(", ")}), so it is not parsed: no real answer is built like this (if this node's answers really are, raise maxResponseBytes, --max-response-bytes)`,
               }
-            : { path: "", message: `not valid JSON (${(e as Error).message})` };
+            : { path: "", message: `not valid JSON (${escapeControls((e as Error).message)})` };
         return { ok: false, error: new InvalidResponseError(url, [issue]) };
       }
       const parsed = parse(json);
@@ -147,8 +147,8 @@ export async function attemptRequest<T>(
     const location = res.status >= 300 && res.status < 400 && res.headers.get("location");
     const details =
       typeof location === "string"
-        ? `redirect to ${location.slice(0, MAX_ECHO)} not followed (followRedirects is off, --follow-redirects)`
-        : res.statusText.slice(0, MAX_ECHO) || undefined;
+        ? `redirect to ${escapeControls(location.slice(0, MAX_ECHO))} not followed (followRedirects is off, --follow-redirects)`
+        : escapeControls(res.statusText.slice(0, MAX_ECHO)) || undefined;
     const error = new SourceRequestError(url, "http", { status: res.status, details });
     return { ok: false, error, retryAfterMs };
   } catch (cause) {
@@ -162,7 +162,8 @@ export async function attemptRequest<T>(
         }),
       };
     const reason = (cause as { cause?: { message?: string } }).cause?.message;
-    const details = reason ?? (cause as Error).message;
+    // The node's bytes can reach this text (a parser's quote): no control character goes on.
+    const details = escapeControls(reason ?? (cause as Error).message);
     return { ok: false, error: new SourceRequestError(url, "network", { details, cause }) };
   } finally {
     request.dispose();
