@@ -14,13 +14,18 @@ export function processIo(): CliIo {
   return { stdout: process.stdout, stderr: process.stderr, isTTY: Boolean(process.stderr.isTTY) };
 }
 
-/** Buffers small writes into large chunks and waits for `drain` when the stream is full. */
+/**
+ * Buffers small writes into large chunks and waits for `drain` when the stream is full. With
+ * `diagnostics`, a stream that fails or goes away (the reader of stderr left: `2> >(head -1)`)
+ * drops what is written to it instead of stopping the command: only diagnostics are lost.
+ */
 export class LineWriter {
   private buffer: string[] = [];
   private size = 0;
   constructor(
     private readonly stream: Writable,
     private readonly flushAt = 64 * 1024,
+    private readonly diagnostics = false,
   ) {}
 
   async line(text: string): Promise<void> {
@@ -34,13 +39,16 @@ export class LineWriter {
     const chunk = this.buffer.join("");
     this.buffer = [];
     this.size = 0;
-    if (this.stream.destroyed) throw outputError(this.stream.errored);
+    if (this.stream.destroyed) {
+      if (this.diagnostics) return;
+      throw outputError(this.stream.errored);
+    }
     if (!this.stream.write(chunk))
       await new Promise<void>((resolve, reject) => {
         const done = (err?: Error) => {
           this.stream.off("drain", onDrain);
           this.stream.off("error", done);
-          if (err) reject(outputError(err));
+          if (err && !this.diagnostics) reject(outputError(err));
           else resolve();
         };
         const onDrain = () => done();

@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { escapeControls } from "../core/describeValue.js";
 import { BaseError, formatIssues, ValidationError } from "../core/errors.js";
 import { backtestCommand } from "./backtest.js";
 import { didYouMean } from "./didYouMean.js";
@@ -58,7 +59,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
   if (!command) {
     const guess = didYouMean(name, Object.keys(commands));
     const hint = guess ? ` (did you mean "${guess}"?)` : "";
-    io.stderr.write(`gasdigest: unknown command "${name}"${hint}\n\n${usage()}\n`);
+    io.stderr.write(`gasdigest: unknown command "${escapeControls(name)}"${hint}\n\n${usage()}\n`);
     return 1;
   }
   try {
@@ -68,25 +69,32 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     if (e instanceof OutputClosedError) return OUTPUT_CLOSED_EXIT;
     if (e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
       io.stderr.write(
-        `gasdigest ${name}: ${(e as Error).message}${flagHint(e, command.usage)}\n\n${command.usage}\n`,
+        `gasdigest ${name}: ${lines((e as Error).message)}${flagHint(e, command.usage)}\n\n${command.usage}\n`,
       );
       return 1;
     }
     if (e instanceof ValidationError) {
       io.stderr.write(
-        `gasdigest ${name}: ${e.subject}:\n${formatIssues(e.issues).replace(/^/gm, "  ")}\n`,
+        `gasdigest ${name}: ${lines(e.subject)}:\n${lines(formatIssues(e.issues)).replace(/^/gm, "  ")}\n`,
       );
       return 1;
     }
     if (e instanceof BaseError) {
       io.stderr.write(
-        `gasdigest ${name}: ${e.shortMessage}${e.details ? ` (${e.details})` : ""}\n`,
+        `gasdigest ${name}: ${lines(e.shortMessage)}${e.details ? ` (${lines(e.details)})` : ""}\n`,
       );
       return 1;
     }
     throw e;
   }
 }
+
+/**
+ * `text` with no control character but its line breaks: a message can echo what a user or a
+ * module handed in (a flag, a path, a strategy factory's error), and none of it may move the
+ * terminal's cursor.
+ */
+const lines = (text: string) => text.split("\n").map(escapeControls).join("\n");
 
 /** " (did you mean --port?)" for an unknown flag close to one the command's usage lists. */
 function flagHint(error: unknown, commandUsage: string): string {

@@ -63,7 +63,7 @@ export async function replay(argv: string[], io: CliIo): Promise<number> {
   const { strategy, config } = await loadStrategy(values.strategy, values.config);
   const engine = createEngine({ strategy, config });
   const out = new LineWriter(io.stdout);
-  const err = new LineWriter(io.stderr, 0);
+  const err = new LineWriter(io.stderr, 0, true);
   const report = createLineReport(
     (text) => err.line(text),
     Number(maxReported),

@@ -41,6 +41,9 @@ export function createBlockOrder(options: BlockOrderOptions): BlockOrder {
   // The run of rejected blocks that are in order among themselves: its newest block and length.
   let runLast: BlockPosition | undefined;
   let runLength = 0;
+  // The position of a block `check` answered "resync" for, with the run's chain: what `accept`
+  // makes the newest (not the old newest's chain, which the run replaces).
+  let resynced: BlockPosition | undefined;
 
   const follows = (a: BlockPosition, b: BlockPosition) =>
     b.height > a.height &&
@@ -48,32 +51,38 @@ export function createBlockOrder(options: BlockOrderOptions): BlockOrder {
     b.epoch >= a.epoch &&
     b.epoch - a.epoch <= b.height - a.height &&
     (a.chainId === undefined || b.chainId === undefined || a.chainId === b.chainId);
-  const position = (b: BlockPosition): BlockPosition => ({
+  // A block that does not say its chain keeps the chain of the one before it (`before`), so one
+  // block without a chain id cannot let the next one switch chains.
+  const position = (b: BlockPosition, before: BlockPosition | undefined): BlockPosition => ({
     height: b.height,
     epoch: b.epoch,
-    chainId: b.chainId,
+    chainId: b.chainId ?? before?.chainId,
   });
 
   return {
     check(block) {
+      resynced = undefined;
       try {
         return checkBlockOrder(newest, block, maxJump);
       } catch (error) {
         if (runLast && block.height === runLast.height) throw error; // the run's duplicate
         if (runLast && follows(runLast, block)) runLength++;
         else runLength = 1;
-        runLast = position(block);
+        runLast = position(block, runLength > 1 ? runLast : undefined);
         if (runLength < options.resyncAfterBlocks) throw error;
+        resynced = runLast;
         return "resync";
       }
     },
     accept(block) {
-      newest = position(block);
+      newest = resynced?.height === block.height ? resynced : position(block, newest);
+      resynced = undefined;
       runLast = undefined;
       runLength = 0;
     },
     clear() {
       newest = undefined;
+      resynced = undefined;
       runLast = undefined;
       runLength = 0;
     },

@@ -163,6 +163,33 @@ describe("a command whose output is closed", () => {
     },
   );
 
+  it("replay carries on when the reader of stderr goes away: every accepted block's estimate reaches stdout", async () => {
+    // 10,000 good blocks, each followed by a bad line: 10,000 reports on stderr.
+    const input = join(dir, "every-other.ndjson");
+    const { writeFileSync, readFileSync } = await import("node:fs");
+    const lines: string[] = [];
+    for (let h = 1; h <= 10_000; h++)
+      lines.push(
+        `{"height":"${h}","epoch":"1","gas_unit_prices":["100"]}`,
+        `{"height":"${h}","epoch":"1","gas_unit_prices":["x"]}`,
+      );
+    writeFileSync(input, `${lines.join("\n")}\n`);
+    const outPath = join(dir, "replay.out");
+    const out = openSync(outPath, "w");
+    const code = await new Promise<number | null>((resolve, reject) => {
+      const child = spawn(process.execPath, [BIN, "replay", "--input", input], {
+        stdio: ["ignore", out, "pipe"],
+      });
+      child.stderr!.once("data", () => child.stderr!.destroy());
+      child.on("error", reject);
+      child.on("close", resolve);
+    });
+    closeSync(out);
+    // Exit 2: lines were rejected (it used to stop with 141 after the first estimate).
+    expect(code).toBe(2);
+    expect(readFileSync(outPath, "utf8").trim().split("\n")).toHaveLength(10_000);
+  });
+
   it("stats and backtest carry on when the reader of stderr goes away, and print their table", async () => {
     // Random bytes: thousands of rejected-line reports on stderr, whose reader leaves at once.
     const input = join(dir, "noise.ndjson");

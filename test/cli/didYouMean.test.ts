@@ -28,4 +28,17 @@ describe("a mistyped command or flag gets a suggestion", () => {
     expect(far.stderr.split("\n")[0]).toMatch(/^gasdigest serve: Unknown option '--xyzzy'/);
     expect(far.stderr.split("\n")[0]).not.toContain("did you mean");
   });
+
+  it("echoes a mistyped name with its control characters written out, not sent to the terminal", async () => {
+    const command = await runCli(["rep\u001b[2J"]);
+    expect(command.stderr.split("\n")[0]).toBe('gasdigest: unknown command "rep\\u001b[2J"');
+    const flag = await runCli(["replay", "--inp\u001b[2Jut", "x"]);
+    expect(flag.stderr.split("\n")[0]).toBe(
+      "gasdigest replay: Unknown option '--inp\\u001b[2Jut'",
+    );
+    const path = await runCli(["replay", "--input", "/nonexistent\u001b[2J"]);
+    expect(path.code).toBe(1);
+    expect(path.stderr).toContain("/nonexistent\\u001b[2J");
+    for (const r of [command, flag, path]) expect(r.stderr).not.toContain("\u001b");
+  });
 });

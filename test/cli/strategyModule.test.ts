@@ -90,6 +90,15 @@ describe("your own strategy from the command line", () => {
       'its factory threw: "no"',
     ],
     [
+      "a factory whose error writes terminal control sequences",
+      () =>
+        module(
+          "escape.mjs",
+          "export default () => { throw new Error('boom\\u001b[2J\\u0007'); };\n",
+        ),
+      "its factory threw: boom\\u001b[2J\\u0007",
+    ],
+    [
       "an async factory that rejects",
       () => module("async.mjs", "export default async () => { throw new Error('late'); };\n"),
       "its factory returned a promise (an async function)",
@@ -105,5 +114,7 @@ describe("your own strategy from the command line", () => {
     expect(replay.stderr).toContain(message);
     // One line, no stack: nothing escaped the check (a rejection left unhandled prints one).
     expect(replay.stderr).not.toMatch(/\n\s+at /);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: no control character but newlines
+    expect(replay.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
   });
 });

@@ -111,6 +111,24 @@ describe("one poison block cannot stop the engine for good", () => {
     expect(engine.snapshot()!.ledger.chainId).toBe(1);
   });
 
+  it("a block that does not say its chain keeps the newest's: the block after it cannot switch chains", () => {
+    const { engine, resyncs } = withEvents();
+    for (let h = 1; h <= 3; h++) feed(engine, fullBlock(h));
+    // Without chain_id, and with chain_id null: both are the chain before them.
+    expect(feed(engine, fullBlock(4, 100, 250, { chain_id: undefined }))).toBe("accepted");
+    expect(feed(engine, fullBlock(5, 100, 250, { chain_id: null as never }))).toBe("accepted");
+    expect(feed(engine, fullBlock(6, 100, 250, { chain_id: 1 }))).toBe(
+      "chain_id: 1 is not the chain 4 of the newest accepted block",
+    );
+    // Ten of chain 1 in a row are followed; then a block without chain_id is chain 1's.
+    for (let h = 7; h <= 16; h++) feed(engine, fullBlock(h, 100, 250, { chain_id: 1 }));
+    expect(resyncs()).toHaveLength(1);
+    expect(feed(engine, fullBlock(17, 100, 250, { chain_id: undefined }))).toBe("accepted");
+    expect(feed(engine, fullBlock(18, 100, 250, { chain_id: 4 }))).toBe(
+      "chain_id: 4 is not the chain 1 of the newest accepted block",
+    );
+  });
+
   it("a chain that restarts lower (a test network wiped) is followed after 10 blocks", () => {
     const { engine, resyncs } = withEvents();
     for (let h = 5000; h < 5010; h++) feed(engine, fullBlock(h, 500, 250, { epoch: "40" }));
