@@ -33,9 +33,7 @@ describe("a mistyped command or flag gets a suggestion", () => {
     const command = await runCli(["rep\u001b[2J"]);
     expect(command.stderr.split("\n")[0]).toBe('gasdigest: unknown command "rep\\u001b[2J"');
     const flag = await runCli(["replay", "--inp\u001b[2Jut", "x"]);
-    expect(flag.stderr.split("\n")[0]).toBe(
-      "gasdigest replay: Unknown option '--inp\\u001b[2Jut'",
-    );
+    expect(flag.stderr.split("\n")[0]).toBe("gasdigest replay: Unknown option '--inp\\u001b[2Jut'");
     const path = await runCli(["replay", "--input", "/nonexistent\u001b[2J"]);
     expect(path.code).toBe(1);
     expect(path.stderr).toContain("/nonexistent\\u001b[2J");
