@@ -31,6 +31,9 @@ export interface MetricsServer extends http.Server {
   shutdown(): Promise<void>;
 }
 
+/** Requests one connection may make before it is closed. */
+const MAX_REQUESTS_PER_CONNECTION = 100;
+
 const PATH = /^(\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)+$/;
 const LIMITS = {
   maxConnections: [16, 1],
@@ -43,8 +46,9 @@ const LIMITS = {
  * A small node:http server for the scrape alone, so the metrics can stay off the public port
  * (bind it to 127.0.0.1 or a private interface): `GET`/`HEAD` of `path` answers
  * `metrics.scrape()`, anything else the error object (404, or 405 for another method). Each
- * scrape is recorded as a request of route `path`. Head size, request time and connections
- * are capped.
+ * scrape is recorded as a request of route `path`. Head size, request time (408 at
+ * `requestTimeout`), connections and requests per connection (100; node answers more 503 and
+ * closes) are capped, and requests arriving while a scrape is collected share it.
  *
  * @throws {InvalidConfigError} listing every invalid option.
  * @example
@@ -63,11 +67,30 @@ export function createMetricsServer(
   } catch {
     // ignored, as for the handler
   }
+  // Requests that arrive while a scrape is being collected share it: a client pipelining
+  // thousands of requests costs one collection, not one each.
+  let collecting: ReturnType<HandlerMetrics["scrape"]> | undefined;
+  const scrape = () => {
+    if (collecting === undefined) {
+      const p = Promise.resolve().then(() => metrics.scrape());
+      collecting = p;
+      const done = () => {
+        if (collecting === p) collecting = undefined;
+      };
+      p.then(done, done);
+    }
+    return collecting;
+  };
   const server = http.createServer(
     {
       maxHeaderSize: 8192,
       requestTimeout: limits.requestTimeout,
       headersTimeout: limits.requestTimeout,
+      // A request still arriving after requestTimeout is answered then, not up to 30 s later.
+      connectionsCheckingInterval: Math.min(
+        1000,
+        Math.max(50, Math.floor(limits.requestTimeout / 4)),
+      ),
     },
     (req, res) => {
       const url = req.url ?? "/";
@@ -83,7 +106,7 @@ export function createMetricsServer(
           error("method not allowed"),
         );
       const start = performance.now();
-      metrics.scrape().then(
+      scrape().then(
         ({ contentType, body }) => {
           reply(res, 200, { "Content-Type": contentType }, body, method === "HEAD");
           record(200, start);
@@ -107,11 +130,24 @@ export function createMetricsServer(
   ) as MetricsServer;
   server.maxConnections = limits.maxConnections;
   server.keepAliveTimeout = limits.keepAliveTimeout;
+  // A connection is closed after this many requests (node answers more 503 and closes): a
+  // client pipelining requests without reading the answers holds a few scrapes' worth, not one
+  // copy of the scrape per request. Prometheus sends one request per scrape interval and
+  // reconnects.
+  server.maxRequestsPerSocket = MAX_REQUESTS_PER_CONNECTION;
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
-    if (socket.writable && err.code !== "ECONNRESET")
+    if (socket.writable && err.code !== "ECONNRESET") {
+      const [status, message] =
+        err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+          ? ["408 Request Timeout", "request timed out"]
+          : err.code === "HPE_HEADER_OVERFLOW"
+            ? ["431 Request Header Fields Too Large", "request head is too large"]
+            : ["400 Bad Request", "malformed request"];
+      const body = error(message);
       socket.end(
-        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(error("malformed request"))}\r\n\r\n${error("malformed request")}`,
+        `HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
       );
+    }
     socket.destroy();
   });
 
