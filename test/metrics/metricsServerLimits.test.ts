@@ -82,5 +82,12 @@ describe("createMetricsServer: limits", () => {
     await vi.waitFor(() => expect(client.closed).toBe(true), { timeout: 5_000 });
     expect(client.text.split("\r\n")[0]).toBe("HTTP/1.1 408 Request Timeout");
     expect(client.text).toContain('"message":"request timed out"');
+    // A head over 8 KB: 431.
+    const big = exchange(
+      port,
+      `GET /metrics HTTP/1.1\r\nHost: x\r\nX-A: ${"a".repeat(9000)}\r\n\r\n`,
+    );
+    await vi.waitFor(() => expect(big.closed).toBe(true), { timeout: 5_000 });
+    expect(big.text.split("\r\n")[0]).toBe("HTTP/1.1 431 Request Header Fields Too Large");
   });
 });
