@@ -34,8 +34,9 @@ export type ParseJsonOptions = JsonShapeLimits;
 
 /**
  * Parse JSON text, keeping integers that a float64 cannot hold exactly: every bare integer
- * token longer than 15 digits becomes a decimal string before `JSON.parse`, so u64 values
- * above 2^53 written as JSON numbers arrive exact. Non-integer numbers are left alone.
+ * token above 2^53 - 1 in size becomes a decimal string before `JSON.parse`, so u64 values
+ * above 2^53 written as JSON numbers arrive exact (integers up to 2^53 - 1 stay numbers).
+ * Non-integer numbers are left alone.
  *
  * Integers written with a fraction, an exponent or a minus sign (`100.0`, `1e2`, `-0`) parse
  * to plain numbers too, but are remembered: {@link integerWrittenAs} tells a validator where
@@ -88,7 +89,9 @@ export function parseJsonLossless(text: string, options: ParseJsonOptions = NO_O
       const digits = i - start - (c === 0x2d ? 1 : 0);
       const minusZero = c === 0x2d && digits === 1 && text.charCodeAt(start + 1) === 0x30;
       if (plain && !minusZero) {
-        if (digits < 16) continue;
+        if (digits < 16 || exactAsDouble(text, start + (c === 0x2d ? 1 : 0), i)) continue;
+        // A leading zero is not JSON: left as it is, for JSON.parse to say so.
+        if (text.charCodeAt(start + (c === 0x2d ? 1 : 0)) === 0x30) continue;
         const before = text.slice(last, start);
         parts.push(before, `"${text.slice(start, i)}"`);
         partsLength += before.length + i - start + 2;
@@ -113,6 +116,13 @@ export function parseJsonLossless(text: string, options: ParseJsonOptions = NO_O
     else locate(value, source, odd);
   }
   return value;
+}
+
+/** Whether the digits `text[from..to)` (no sign, no leading zero) are at most 2^53 - 1. */
+function exactAsDouble(text: string, from: number, to: number): boolean {
+  const digits = to - from;
+  if (digits !== 16) return digits < 16;
+  return text.slice(from, to) <= "9007199254740991";
 }
 
 /** `JSON.parse`, its `SyntaxError` turned into an {@link InvalidJsonError} with the same message. */

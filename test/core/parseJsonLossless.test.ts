@@ -29,6 +29,30 @@ describe("parseJsonLossless errors", () => {
     }
   });
 
+  it("an integer with a leading zero is not JSON, however long (a long one used to be quoted and taken)", () => {
+    for (const text of [
+      '{"p": 0100}',
+      '{"p": 0000000000000000100}',
+      '{"p": -0000000000000000100}',
+      "[0000000000000100]",
+    ]) {
+      const e = thrown(() => parseJsonLossless(text));
+      expect(e).toBeInstanceOf(InvalidJsonError);
+      expect((e as InvalidJsonError).code).toBe("invalid_json");
+    }
+  });
+
+  it("keeps integers up to 2^53 - 1 numbers, and quotes only the ones a double cannot hold", () => {
+    expect(parseJsonLossless('{"a": 9007199254740991, "b": 1000000000000000}')).toEqual({
+      a: 9007199254740991,
+      b: 1000000000000000,
+    });
+    expect(parseJsonLossless('{"a": 9007199254740992, "b": -18446744073709551615}')).toEqual({
+      a: "9007199254740992",
+      b: "-18446744073709551615",
+    });
+  });
+
   it("more objects or members than the limits: code too_large, naming the limit", () => {
     const containers = thrown(() => parseJsonLossless("[[[]]]", { maxContainers: 2 }));
     expect(containers).toBeInstanceOf(InvalidJsonError);
