@@ -15,7 +15,7 @@ import { type CliIo, UsageError } from "./io.js";
 import { createLineReport, duplicateLine, issueLine } from "./lineMessages.js";
 import { loadConfigFile } from "./loadConfigFile.js";
 import { isStrategyPath, loadStrategyModule } from "./loadStrategyModule.js";
-import { checkOutputPath, outputFlag, writeOutputFile } from "./outputFile.js";
+import { checkOutputPath, fileFlag, writeOutputFile } from "./outputFile.js";
 import { intFlag } from "./sourceSpec.js";
 
 export const BACKTEST_USAGE = `Usage: gasdigest backtest --input FILE.ndjson [--strategies aip34,calibrated,geth,...]
@@ -71,7 +71,7 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
     return 0;
   }
   if (!values.input) throw new UsageError("--input FILE.ndjson is required");
-  const reportPath = outputFlag("report", values.report);
+  const reportPath = fileFlag("report", values.report);
   const calm = intFlag("calm-blocks", values["calm-blocks"], 1, 1_000_000)!;
   const every = intFlag("verify-every", values["verify-every"], 1)!;
   const names = (values.strategies ?? strategyNames().join(","))

@@ -14,6 +14,7 @@ import { BaseError, InvalidConfigError, type ValidationIssue } from "../core/err
 import { parseJsonLossless } from "../core/parseJsonLossless.js";
 import { validateShape } from "../core/validate.js";
 import { resolveStrategy, STRATEGY_BLOCKS, type StrategySettings } from "../strategies/registry.js";
+import { fileFlag } from "./outputFile.js";
 
 /** What a `--config FILE.json` holds: the AIP-34 keys at the top, strategy blocks beside them. */
 interface ConfigFile {
@@ -122,15 +123,17 @@ function strategyBlockIssues(input: object): ValidationIssue[] {
 
 /**
  * Read and validate a JSON config file (UTF-8, with or without a byte order mark; a regular
- * file of at most {@link MAX_CONFIG_BYTES}); without a path (an unset or empty `--config`), the
- * default AIP-34 settings and no strategy block.
+ * file of at most {@link MAX_CONFIG_BYTES}); without a path (no `--config`), the default AIP-34
+ * settings and no strategy block.
+ * @throws {UsageError} an empty path (`--config "$UNSET"`).
  * @throws {BaseError} unreadable, too large or not a regular file, or invalid JSON;
  *   {@link InvalidConfigError} bad values.
  * @example
  * const { gas, strategies } = await loadConfigFile(values.config);
  */
-export async function loadConfigFile(path?: string): Promise<ConfigFile> {
-  if (!path) return { gas: DEFAULT_GAS_CONFIG, strategies: {} };
+export async function loadConfigFile(flag?: string): Promise<ConfigFile> {
+  const path = fileFlag("config", flag);
+  if (path === undefined) return { gas: DEFAULT_GAS_CONFIG, strategies: {} };
   let text = await readConfigText(path);
   // A byte order mark (editors on Windows write one) is not part of the JSON.
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);

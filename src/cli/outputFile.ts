@@ -16,13 +16,14 @@ export interface OutputFile {
 }
 
 /**
- * The value of an output flag: a usage error when it is empty (`--out ""`, an unset shell
- * variable), which would otherwise mean "no file" and send the output elsewhere silently.
+ * The value of a flag that names a file (`--out`, `--report`, `--config`, `--compare`): a usage
+ * error when it is empty (`--out ""`, an unset shell variable), which would otherwise mean "no
+ * file" and silently send the output elsewhere or run with the default settings.
  *
  * @example
- * const path = outputFlag("out", values.out); // undefined when the flag is absent
+ * const path = fileFlag("out", values.out); // undefined when the flag is absent
  */
-export function outputFlag(flag: string, value: string | undefined): string | undefined {
+export function fileFlag(flag: string, value: string | undefined): string | undefined {
   if (value === "") throw new UsageError(`--${flag} must name a file (got an empty value)`);
   return value;
 }

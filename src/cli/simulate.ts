@@ -4,7 +4,7 @@ import { serializeBlockSample } from "../core/blockSample.js";
 import { BaseError } from "../core/errors.js";
 import { SCENARIOS, type Scenario, simulateBlocks } from "../sources/simulator.js";
 import { type CliIo, LineWriter, OutputClosedError, UsageError } from "./io.js";
-import { openOutputFile, outputFlag } from "./outputFile.js";
+import { fileFlag, openOutputFile } from "./outputFile.js";
 import { intFlag } from "./sourceSpec.js";
 
 export const SIMULATE_USAGE = `Usage: gasdigest simulate --scenario quiet|busy|spike|mixed|congested --blocks N
@@ -64,7 +64,7 @@ export async function simulate(argv: string[], io: CliIo): Promise<number> {
     intervalMs: 0,
   });
 
-  const outPath = outputFlag("out", values.out);
+  const outPath = fileFlag("out", values.out);
   const output = outPath === undefined ? undefined : await openOutputFile(outPath);
   const file = output?.stream;
   const out = new LineWriter(file ?? io.stdout, 1 << 20);

@@ -12,6 +12,7 @@ import { BaseError, BlockOrderError } from "../core/errors.js";
 import { type CliIo, UsageError } from "./io.js";
 import { createLineReport, duplicateLine, issueLine } from "./lineMessages.js";
 import { loadConfigFile } from "./loadConfigFile.js";
+import { fileFlag } from "./outputFile.js";
 
 export const STATS_USAGE = `Usage: gasdigest stats --input FILE.ndjson [--compare OTHER.ndjson] [--config FILE.json] [--json]
 
@@ -127,15 +128,16 @@ export async function stats(argv: string[], io: CliIo): Promise<number> {
   if (!values.input) throw new UsageError("--input FILE.ndjson is required");
   const file = await loadConfigFile(values.config);
   const gas = parseGasConfig(file.gas);
-  const named = values.compare !== undefined;
+  const compare = fileFlag("compare", values.compare);
+  const named = compare !== undefined;
   const a = await collect(values.input, io, gas, named);
-  const b = values.compare ? await collect(values.compare, io, gas, named) : undefined;
+  const b = compare !== undefined ? await collect(compare, io, gas, named) : undefined;
   if (values.json) {
     // The same shape with or without --compare; the second history under `compare`.
     const out = {
       input: values.input,
       ...a.result,
-      ...(b ? { compare: { input: values.compare, ...b.result } } : {}),
+      ...(b ? { compare: { input: compare, ...b.result } } : {}),
     };
     io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } else {
@@ -153,7 +155,7 @@ export async function stats(argv: string[], io: CliIo): Promise<number> {
       return cells;
     });
     const header = right
-      ? ["statistic", values.input, values.compare!, "difference"]
+      ? ["statistic", values.input, compare!, "difference"]
       : ["statistic", values.input];
     const all = [header, ...table];
     const widths = header.map((_, c) => Math.max(...all.map((r) => r[c]!.length)));

@@ -11,6 +11,22 @@ const dir = mkdtempSync(join(tmpdir(), "gasdigest-configfile-"));
 const replay = (config: string) => runCli(["replay", "--input", HAND, "--config", config]);
 
 describe("--config FILE", () => {
+  it("an empty value (an unset shell variable) is a usage error, not the default settings", async () => {
+    for (const args of [
+      ["replay", "--input", HAND, "--config", ""],
+      ["backtest", "--input", HAND, "--config="],
+      ["stats", "--input", HAND, "--config", ""],
+      ["stats", "--input", HAND, "--compare", ""],
+    ]) {
+      const r = await runCli(args);
+      expect({ args, code: r.code }).toEqual({ args, code: 1 });
+      expect(r.stderr.split("\n")[0]).toMatch(
+        /: --(config|compare) must name a file \(got an empty value\)$/,
+      );
+      expect(r.stdout).toBe("");
+    }
+  });
+
   it("refuses a directory, a device and a FIFO by name, before reading them", async () => {
     const fifo = join(dir, "fifo.json");
     execFileSync("mkfifo", [fifo]);
