@@ -11,6 +11,20 @@ const dir = mkdtempSync(join(tmpdir(), "gasdigest-configfile-"));
 const replay = (config: string) => runCli(["replay", "--input", HAND, "--config", config]);
 
 describe("--config FILE", () => {
+  it("a key given twice is an error naming it (JSON.parse would keep the last value unread)", async () => {
+    const file = join(dir, "twice.json");
+    writeFileSync(
+      file,
+      '{"lowBlockHistory": 200000, "lowBlockHistory": 2, "calibrated": {"learningRate": 0.1, "learningRate": 0.2}}',
+    );
+    const r = await replay(file);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      "lowBlockHistory: is given twice in the file (only the last would count); give it once",
+    );
+    expect(r.stderr).toContain("calibrated.learningRate: is given twice in the file");
+  });
+
   it("an empty value (an unset shell variable) is a usage error, not the default settings", async () => {
     for (const args of [
       ["replay", "--input", HAND, "--config", ""],
