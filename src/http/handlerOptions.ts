@@ -74,6 +74,10 @@ const handlerOptionsShape = {
     const p = v.endsWith("/") ? v.slice(0, -1) : v;
     if (!PATH.test(p))
       return `must be a path such as "/v1": starts with "/", segments of URL path characters, no "//", "?", "#" or "%" (got ${describeValue(v)})`;
+    if (p.split("/").some((segment) => segment === "." || segment === ".."))
+      return `must have no "." or ".." segment: browsers and fetch resolve them away before they ask, so no client could reach the routes (got ${describeValue(v)})`;
+    if (p === "/spec.json" || p === "/spec.yaml")
+      return `must not be ${p}: that is where the API document stays at the root of the mount point, and it would replace the ledger route (got ${describeValue(v)})`;
     return undefined;
   }).default("/v1"),
   /** Prefix of the chain-state headers (`X-Aptos-Chain-Id`, ...). May be empty. @default "X-Aptos-" */

@@ -369,6 +369,16 @@ describe("options", () => {
       "invalid configuration: engine: must be an engine made by createEngine()",
     );
     expect(() => createHandler(s.engine, { basePath: "/a//b" })).toThrow(InvalidConfigError);
+    // Paths no client can reach, and the document's own root aliases.
+    for (const basePath of ["/v1/../x", "/./v1", "/v1/.."])
+      expect(() => createHandler(s.engine, { basePath })).toThrow(
+        /basePath: must have no "\." or "\.\." segment/,
+      );
+    for (const basePath of ["/spec.json", "/spec.yaml/"])
+      expect(() => createHandler(s.engine, { basePath })).toThrow(
+        /basePath: must not be \/spec\.(json|yaml): that is where the API document stays/,
+      );
+    expect(() => createHandler(s.engine, { basePath: "/v1/spec.json" })).not.toThrow();
   });
 
   it("owns() tells adapters which URLs are the handler's; errorResponse() builds an error object", () => {
