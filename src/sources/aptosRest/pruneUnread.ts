@@ -1,4 +1,5 @@
 import { afterJsonString } from "../../core/checkJsonShape.js";
+import { afterJsonValue } from "./afterJsonValue.js";
 
 /**
  * Members of a node's answers the source never reads, at whatever depth: a transaction's write
@@ -21,33 +22,13 @@ export const UNREAD_MEMBERS: ReadonlySet<string> = new Set([
 
 const LENGTHS = new Set([...UNREAD_MEMBERS].map((k) => k.length));
 
-/** Index after the JSON value starting at `i` (whitespace before it skipped). */
-function afterValue(text: string, i: number): number {
-  const n = text.length;
-  while (i < n && isSpace(text.charCodeAt(i))) i++;
-  const c = text.charCodeAt(i);
-  if (c === 0x22) return afterJsonString(text, i + 1);
-  if (c !== 0x7b && c !== 0x5b) {
-    while (i < n && !ends(text.charCodeAt(i))) i++;
-    return i;
-  }
-  let depth = 0;
-  while (i < n) {
-    const d = text.charCodeAt(i++);
-    if (d === 0x22) i = afterJsonString(text, i);
-    else if (d === 0x7b || d === 0x5b) depth++;
-    else if ((d === 0x7d || d === 0x5d) && --depth === 0) return i;
-  }
-  return n;
-}
-
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-const ends = (c: number) => c === 0x2c || c === 0x7d || c === 0x5d || isSpace(c);
 
 /**
  * `text` with the value of every member named in {@link UNREAD_MEMBERS} replaced by `null`, in
- * one pass and without parsing: what is left to parse is what the source reads. Text that is
- * not JSON stays not JSON (the parse then says so).
+ * one pass and without parsing: what is left to parse is what the source reads. Each value
+ * dropped is checked to be JSON ({@link afterJsonValue}): where one is not, the text is kept as
+ * it is from there, so text that is not JSON stays not JSON (the parse then says so).
  *
  * @example
  * pruneUnread('{"type":"user_transaction","events":[{"a":1}],"gas_used":"7"}');
@@ -68,7 +49,9 @@ export function pruneUnread(text: string): string {
     while (colon < n && isSpace(text.charCodeAt(colon))) colon++;
     if (text.charCodeAt(colon) !== 0x3a) continue;
     if (!UNREAD_MEMBERS.has(text.slice(start, start + length))) continue;
-    const end = afterValue(text, colon + 1);
+    const end = afterJsonValue(text, colon + 1);
+    // Not a JSON value: the text is left as it is from here, for the parse to say what is wrong.
+    if (end < 0) break;
     parts.push(text.slice(kept, colon + 1), "null");
     kept = end;
     i = end;

@@ -1,0 +1,124 @@
+// A validating skip over one JSON value (RFC 8259), building nothing: what pruneUnread needs to
+// drop the members the source never reads without letting text that is not JSON pass.
+
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+const isHex = (c: number) => isDigit(c) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
+
+/** Index after the string whose opening quote is at `i - 1`, or -1 when it is not a JSON string. */
+function afterString(text: string, i: number): number {
+  const n = text.length;
+  while (i < n) {
+    const c = text.charCodeAt(i++);
+    if (c === 0x22) return i;
+    if (c < 0x20) return -1;
+    if (c !== 0x5c) continue;
+    const e = text.charCodeAt(i++);
+    if (e === 0x75) {
+      for (let k = 0; k < 4; k++) if (!isHex(text.charCodeAt(i++))) return -1;
+    } else if (
+      e !== 0x22 &&
+      e !== 0x5c &&
+      e !== 0x2f &&
+      e !== 0x62 &&
+      e !== 0x66 &&
+      e !== 0x6e &&
+      e !== 0x72 &&
+      e !== 0x74
+    )
+      return -1;
+  }
+  return -1;
+}
+
+/** Index after the number, `true`, `false` or `null` at `i`, or -1 when there is none. */
+function afterScalar(text: string, i: number): number {
+  for (const word of ["true", "false", "null"])
+    if (text.startsWith(word, i)) return i + word.length;
+  if (text.charCodeAt(i) === 0x2d) i++;
+  const first = text.charCodeAt(i);
+  if (first === 0x30) i++;
+  else if (isDigit(first)) while (isDigit(text.charCodeAt(i))) i++;
+  else return -1;
+  if (text.charCodeAt(i) === 0x2e) {
+    i++;
+    if (!isDigit(text.charCodeAt(i))) return -1;
+    while (isDigit(text.charCodeAt(i))) i++;
+  }
+  const e = text.charCodeAt(i);
+  if (e === 0x65 || e === 0x45) {
+    i++;
+    const sign = text.charCodeAt(i);
+    if (sign === 0x2b || sign === 0x2d) i++;
+    if (!isDigit(text.charCodeAt(i))) return -1;
+    while (isDigit(text.charCodeAt(i))) i++;
+  }
+  return i;
+}
+
+/**
+ * Index after the JSON value that starts at `i` (whitespace before it skipped), or -1 when the
+ * text there is not one JSON value. Nesting costs one byte of memory per level, no stack.
+ *
+ * @example
+ * afterJsonValue('{"events": [1, {"a": null}], "x": 1}', 10); // 27
+ * afterJsonValue('{"events": undefined}', 10); // -1
+ */
+export function afterJsonValue(text: string, i: number): number {
+  const n = text.length;
+  // Open containers, innermost last: 1 an object, 2 an array.
+  let open = new Uint8Array(64);
+  let depth = 0;
+  // What comes next: a value (0), a value or `]` (1), a key or `}` (2), a key (3), `:` (4),
+  // `,` or the end of the container (5).
+  let want = 0;
+  for (;;) {
+    if (want === 5 && depth === 0) return i;
+    while (i < n && isSpace(text.charCodeAt(i))) i++;
+    if (i >= n) return -1;
+    const c = text.charCodeAt(i);
+    if (want <= 1) {
+      if (want === 1 && c === 0x5d) {
+        depth--;
+        i++;
+        want = 5;
+      } else if (c === 0x7b || c === 0x5b) {
+        if (depth === open.length) {
+          const grown = new Uint8Array(open.length * 2);
+          grown.set(open);
+          open = grown;
+        }
+        open[depth++] = c === 0x7b ? 1 : 2;
+        i++;
+        want = c === 0x7b ? 2 : 1;
+      } else {
+        i = c === 0x22 ? afterString(text, i + 1) : afterScalar(text, i);
+        if (i < 0) return -1;
+        want = 5;
+      }
+    } else if (want <= 3) {
+      if (want === 2 && c === 0x7d) {
+        depth--;
+        i++;
+        want = 5;
+      } else if (c === 0x22) {
+        i = afterString(text, i + 1);
+        if (i < 0) return -1;
+        want = 4;
+      } else return -1;
+    } else if (want === 4) {
+      if (c !== 0x3a) return -1;
+      i++;
+      want = 0;
+    } else {
+      const inObject = open[depth - 1] === 1;
+      if (c === 0x2c) {
+        i++;
+        want = inObject ? 3 : 0;
+      } else if (c === (inObject ? 0x7d : 0x5d)) {
+        depth--;
+        i++;
+      } else return -1;
+    }
+  }
+}
