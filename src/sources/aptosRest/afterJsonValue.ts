@@ -33,9 +33,11 @@ function afterString(text: string, i: number): number {
 
 /** Index after the number, `true`, `false` or `null` at `i`, or -1 when there is none. */
 function afterScalar(text: string, i: number): number {
-  for (const word of ["true", "false", "null"])
-    if (text.startsWith(word, i)) return i + word.length;
-  if (text.charCodeAt(i) === 0x2d) i++;
+  const c = text.charCodeAt(i);
+  if (c === 0x74) return text.startsWith("true", i) ? i + 4 : -1;
+  if (c === 0x66) return text.startsWith("false", i) ? i + 5 : -1;
+  if (c === 0x6e) return text.startsWith("null", i) ? i + 4 : -1;
+  if (c === 0x2d) i++;
   const first = text.charCodeAt(i);
   if (first === 0x30) i++;
   else if (isDigit(first)) while (isDigit(text.charCodeAt(i))) i++;
@@ -65,7 +67,6 @@ function afterScalar(text: string, i: number): number {
  * afterJsonValue('{"events": undefined}', 10); // -1
  */
 export function afterJsonValue(text: string, i: number): number {
-  const n = text.length;
   // Open containers, innermost last: 1 an object, 2 an array.
   let open = new Uint8Array(64);
   let depth = 0;
@@ -74,51 +75,54 @@ export function afterJsonValue(text: string, i: number): number {
   let want = 0;
   for (;;) {
     if (want === 5 && depth === 0) return i;
-    while (i < n && isSpace(text.charCodeAt(i))) i++;
-    if (i >= n) return -1;
-    const c = text.charCodeAt(i);
-    if (want <= 1) {
-      if (want === 1 && c === 0x5d) {
-        depth--;
-        i++;
-        want = 5;
-      } else if (c === 0x7b || c === 0x5b) {
+    let c = text.charCodeAt(i);
+    while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = text.charCodeAt(++i);
+    switch (c) {
+      case 0x5b: // [
+      case 0x7b: // {
+        if (want > 1) return -1;
         if (depth === open.length) {
           const grown = new Uint8Array(open.length * 2);
           grown.set(open);
           open = grown;
         }
         open[depth++] = c === 0x7b ? 1 : 2;
-        i++;
         want = c === 0x7b ? 2 : 1;
-      } else {
-        i = c === 0x22 ? afterString(text, i + 1) : afterScalar(text, i);
-        if (i < 0) return -1;
-        want = 5;
-      }
-    } else if (want <= 3) {
-      if (want === 2 && c === 0x7d) {
-        depth--;
         i++;
+        break;
+      case 0x5d: // ]
+        if (want !== 1 && !(want === 5 && open[depth - 1] === 2)) return -1;
+        depth--;
         want = 5;
-      } else if (c === 0x22) {
+        i++;
+        break;
+      case 0x7d: // }
+        if (want !== 2 && !(want === 5 && open[depth - 1] === 1)) return -1;
+        depth--;
+        want = 5;
+        i++;
+        break;
+      case 0x2c: // ,
+        if (want !== 5) return -1;
+        want = open[depth - 1] === 1 ? 3 : 0;
+        i++;
+        break;
+      case 0x3a: // :
+        if (want !== 4) return -1;
+        want = 0;
+        i++;
+        break;
+      case 0x22: // "
+        if (want === 4 || want === 5) return -1;
         i = afterString(text, i + 1);
         if (i < 0) return -1;
-        want = 4;
-      } else return -1;
-    } else if (want === 4) {
-      if (c !== 0x3a) return -1;
-      i++;
-      want = 0;
-    } else {
-      const inObject = open[depth - 1] === 1;
-      if (c === 0x2c) {
-        i++;
-        want = inObject ? 3 : 0;
-      } else if (c === (inObject ? 0x7d : 0x5d)) {
-        depth--;
-        i++;
-      } else return -1;
+        want = want <= 1 ? 5 : 4;
+        break;
+      default:
+        if (want > 1) return -1;
+        i = afterScalar(text, i);
+        if (i < 0) return -1;
+        want = 5;
     }
   }
 }
