@@ -1,7 +1,6 @@
 // A validating skip over one JSON value (RFC 8259), building nothing: what pruneUnread needs to
 // drop the members the source never reads without letting text that is not JSON pass.
 
-const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 const isHex = (c: number) => isDigit(c) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
 
