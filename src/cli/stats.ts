@@ -54,8 +54,19 @@ function rows(s: HistoryStats): [string, number | null][] {
   ];
 }
 
+/**
+ * A statistic as text: whole numbers in full while a double holds them exactly, others with 4
+ * significant digits (a u64 minimum price near 2^64 is a double here: written in full it would
+ * read 18446744073709552000, above u64's maximum).
+ */
 const show = (v: number | null) =>
-  v === null ? "-" : Number.isInteger(v) ? String(v) : v.toPrecision(4);
+  v === null
+    ? "-"
+    : Number.isSafeInteger(v)
+      ? String(v)
+      : Number.isInteger(v)
+        ? v.toPrecision(6)
+        : v.toPrecision(4);
 
 /** Rejected lines reported one by one (as `replay`'s default); the rest are counted in one line. */
 const MAX_REPORTED = 1000;

@@ -23,6 +23,20 @@ describe("gasdigest stats", () => {
     expect(r.stdout).toMatch(/^blocks\s+500$/m);
   });
 
+  it("writes a minimum price near u64's maximum as an approximation, never a number above it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gasdigest-stats-u64-"));
+    const file = join(dir, "max.ndjson");
+    const lines = [1, 2, 3].map(
+      (h) =>
+        `{"height":"${h}","epoch":"1","min_gas_unit_price":"18446744073709551615","gas_unit_prices":["18446744073709551615"]}`,
+    );
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    const r = await runCli(["stats", "--input", file]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^minimum price p50\s+1\.84467e\+19$/m);
+    expect(r.stdout).not.toContain("18446744073709552000");
+  });
+
   it("--compare puts a second history beside the first with the difference", async () => {
     const same = await runCli(["stats", "--input", MIXED, "--compare", MIXED]);
     expect(same.stdout).toMatch(/^full blocks \(share\)\s+\S+\s+\S+\s+0\.0%$/m);
