@@ -6,6 +6,7 @@ import { MultiBar } from "cli-progress";
 import { concatMap, lastValueFrom, type Observable, take } from "rxjs";
 import { type BlockSample, serializeBlockSample } from "../core/blockSample.js";
 import { BaseError, formatIssues } from "../core/errors.js";
+import { U64_MAX } from "../core/u64.js";
 import { aptosRest, describeAptosRestEvent } from "../sources/aptosRest.js";
 import { readLastNdjsonLine } from "../sources/readLastNdjsonLine.js";
 import { describeRedisEvent, redisStream } from "../sources/redisStream.js";
@@ -141,6 +142,10 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
   const limits = parseAptosFlags(values, spec);
   const out = values.out;
   const last = values.append ? await readLastBlock(out) : undefined;
+  if (last && last.block.height === U64_MAX)
+    throw new BaseError(`cannot append to ${out}: its last block is at height ${U64_MAX}`, {
+      details: "the largest height there is: no block can follow it",
+    });
   const progress = createProgress(io, total);
 
   let blocks$: Observable<BlockSample>;

@@ -173,6 +173,19 @@ describe("gasdigest record", () => {
     expect(heights(empty)).toEqual([1n, 2n]);
   });
 
+  it("--append to a file that ends at height 2^64-1 says no block can follow it", async () => {
+    const file = join(tmp(), "last.ndjson");
+    writeFileSync(
+      file,
+      '{"height":"18446744073709551615","epoch":"1","gas_unit_prices":["100"]}\n',
+    );
+    const r = await record(["--source", "sim", "--blocks", "2", "--out", file, "--append"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      `gasdigest record: cannot append to ${file}: its last block is at height 18446744073709551615 (the largest height there is: no block can follow it)\n`,
+    );
+  });
+
   it("--append to a file it cannot read (a directory) says so, without a stack", async () => {
     const dir = tmp();
     const r = await record(["--source", "sim", "--blocks", "2", "--out", dir, "--append"]);
