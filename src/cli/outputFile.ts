@@ -1,5 +1,5 @@
 import { createWriteStream } from "node:fs";
-import { access, constants, rename, stat, unlink } from "node:fs/promises";
+import { access, constants, open, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Writable } from "node:stream";
 import { BaseError } from "../core/errors.js";
@@ -30,7 +30,8 @@ export function fileFlag(flag: string, value: string | undefined): string | unde
 
 /**
  * Check early, before a long run, that `path` can be written: not a directory, and its
- * directory exists and is writable. The file itself is not created.
+ * directory takes a new file (one is made beside it and removed). The file itself is not
+ * created.
  *
  * @throws {BaseError} `cannot write PATH` with the reason.
  */
@@ -42,6 +43,14 @@ export async function checkOutputPath(path: string): Promise<void> {
   if (existing?.isDirectory()) fail("it is a directory");
   try {
     await access(existing ? path : dirname(path), constants.W_OK);
+    // A regular file (or a new one) is written under a temporary name beside it: make and drop
+    // one now, as the write will (a directory can pass the access check and refuse new files,
+    // as /proc does).
+    if (existing === undefined || existing.isFile()) {
+      const probe = join(dirname(path), `.${basename(path)}.${process.pid}.check`);
+      await (await open(probe, "wx")).close();
+      await unlink(probe);
+    }
   } catch (e) {
     fail((e as Error).message, e);
   }

@@ -255,6 +255,12 @@ describe("gasdigest backtest", () => {
       expect(r.code, argv.join(" ")).toBe(1);
       expect(r.stderr).toContain(message);
     }
+    // A directory that passes the access check and takes no new file (/proc): found before the
+    // run, so no table was printed.
+    const proc = await runCli(["backtest", "--input", SPIKE, ...THREE, "--report", "/proc/r.html"]);
+    expect(proc.code).toBe(1);
+    expect(proc.stderr).toMatch(/^gasdigest backtest: cannot write \/proc\/r\.html \(/);
+    expect(proc.stdout).toBe("");
   });
 
   it("honours --config for the ground truth and every strategy", async () => {
