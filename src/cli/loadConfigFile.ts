@@ -155,6 +155,7 @@ export async function loadConfigFile(flag?: string): Promise<ConfigFile> {
       repeated.map((path) => ({
         path: formatPath(path),
         message: "is given twice in the file (only the last would count); give it once",
+        code: "duplicate_key",
       })),
     );
   return parseConfigObject(value);

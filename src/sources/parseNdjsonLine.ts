@@ -1,7 +1,9 @@
 import { type BlockSample, safeParseBlockSample } from "../core/blockSample.js";
 import { shorten } from "../core/describeValue.js";
+import { duplicateKeys } from "../core/duplicateKeys.js";
 import { InvalidJsonError, type ValidationIssue } from "../core/errors.js";
 import { parseJsonLossless } from "../core/parseJsonLossless.js";
+import { formatPath } from "../core/zodIssues.js";
 import { scanBlockLine } from "./scanBlockLine.js";
 
 /** One line of an NDJSON block file: the block, or why the line was rejected. */
@@ -98,7 +100,7 @@ export function tooLong(line: number, max: number): NdjsonLine {
  * lists at most 20 issues (then a count), and its cost is one pass over the line whatever is
  * wrong with it: more than {@link MAX_CONTAINERS} objects or arrays, or more than
  * {@link MAX_MEMBERS} members, are refused before any is made (code `too_large`); text that is
- * not JSON gets code `invalid_json`.
+ * not JSON gets code `invalid_json`, and a key given twice in one object `duplicate_key`.
  *
  * @example
  * parseLine("{", 3); // { line: 3, ok: false, issues: [{ path: "", message: "not valid JSON (...)", code: "invalid_json" }] }
@@ -124,6 +126,19 @@ export function parseLine(raw: string, line: number): NdjsonLine | undefined {
           };
     return { line, ok: false, issues: [issue] };
   }
+  // JSON.parse keeps the last value of a repeated key: `{"height":"1","height":"5"}` would be
+  // block 5 and the 1 never read. (The byte scanner takes no repeated key: such lines come here.)
+  const repeated = duplicateKeys(text);
+  if (repeated.length > 0)
+    return {
+      line,
+      ok: false,
+      issues: repeated.map((path) => ({
+        path: formatPath(path),
+        message: "is given twice in the line (only the last would count)",
+        code: "duplicate_key",
+      })),
+    };
   const r = safeParseBlockSample(value);
   return r.ok ? { line, ok: true, block: r.block } : { line, ok: false, issues: r.issues };
 }

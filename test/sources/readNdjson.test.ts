@@ -85,3 +85,29 @@ describe("readNdjson maxLineBytes", () => {
     });
   });
 });
+
+describe("readNdjson: a key given twice", () => {
+  it("rejects the line naming the key, on the byte scanner's shape and on any other", async () => {
+    const canonical = line(2).replace(/}$/, ',"height":"9"}');
+    const other = '{"height":"3","height":"7","epoch":"1","gas_unit_prices":["100"]}';
+    const entries = await collect(write(`${line(1)}\n${canonical}\n${other}\n${line(4)}\n`));
+    expect(entries.map((e) => (e.ok ? e.block.height : e.issues))).toEqual([
+      1n,
+      [
+        {
+          path: "height",
+          message: "is given twice in the line (only the last would count)",
+          code: "duplicate_key",
+        },
+      ],
+      [
+        {
+          path: "height",
+          message: "is given twice in the line (only the last would count)",
+          code: "duplicate_key",
+        },
+      ],
+      4n,
+    ]);
+  });
+});
