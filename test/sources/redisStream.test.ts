@@ -289,6 +289,13 @@ describe.skipIf(skip)("Redis Stream sink and source", () => {
     expect(() => redisStream("redis://127.0.0.1:6379/x")).toThrow(
       'url: the path must be a database number, as in redis://host:6379/2 (got "/x")',
     );
+    // More than one slash: the client would select database NaN and end the process.
+    for (const url of ["redis://127.0.0.1:6379//0", "redis://h///1", "rediss://h//"])
+      expect(() => redisStream(url)).toThrow(
+        /url: the path must be a database number, as in redis:\/\/host:6379\/2 \(got "\/\/+\d*"\)/,
+      );
+    expect(() => redisStreamSink("redis://h//3")).toThrow(/the path must be a database number/);
+    expect(() => redisStream("redis://h/")).not.toThrow();
     expect(() => redisStream("redis://h", { blockMs: 0, stream: "" })).toThrow(
       "invalid configuration: stream: must not be empty; blockMs: must be a number of milliseconds from 1 to 600000, got 0",
     );

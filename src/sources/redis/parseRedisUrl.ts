@@ -41,9 +41,13 @@ export function parseRedisUrl(url: string): RedisTarget {
       `must name a host, as in redis://127.0.0.1:6379 (got ${describeValue(showUrl(url))})`,
     );
   if (parsed.search || parsed.hash) throw bad("must not carry a query or fragment");
-  const path = parsed.pathname.replace(/^\/+/, "");
+  // One slash, then the number or nothing: the client reads what follows the first slash, and
+  // `//0` would make it select database NaN (an error it does not catch: the process ended).
+  const path = parsed.pathname.replace(/^\//, "");
   if (path !== "" && !/^\d{1,9}$/.test(path))
-    throw bad(`the path must be a database number, as in redis://host:6379/2 (got "/${path}")`);
+    throw bad(
+      `the path must be a database number, as in redis://host:6379/2 (got ${describeValue(parsed.pathname)})`,
+    );
   const port = parsed.port === "" ? 6379 : Number(parsed.port);
   const db = path === "" ? 0 : Number(path);
   const host = parsed.hostname;
