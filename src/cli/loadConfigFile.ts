@@ -10,11 +10,10 @@ import {
   markParsed,
 } from "../core/config.js";
 import { shorten } from "../core/describeValue.js";
-import { duplicateKeys } from "../core/duplicateKeys.js";
+import { duplicateKeyIssues } from "../core/duplicateKeys.js";
 import { BaseError, InvalidConfigError, type ValidationIssue } from "../core/errors.js";
 import { parseJsonLossless } from "../core/parseJsonLossless.js";
 import { validateShape } from "../core/validate.js";
-import { formatPath } from "../core/zodIssues.js";
 import { resolveStrategy, STRATEGY_BLOCKS, type StrategySettings } from "../strategies/registry.js";
 import { fileFlag } from "./outputFile.js";
 
@@ -149,14 +148,10 @@ export async function loadConfigFile(flag?: string): Promise<ConfigFile> {
     });
   }
   // JSON.parse keeps the last value of a repeated key: the first would go unread, unchecked.
-  const repeated = duplicateKeys(text);
-  if (repeated.length > 0)
-    throw new InvalidConfigError(
-      repeated.map((path) => ({
-        path: formatPath(path),
-        message: "is given twice in the file (only the last would count); give it once",
-        code: "duplicate_key",
-      })),
-    );
+  const repeated = duplicateKeyIssues(
+    text,
+    "is given twice in the file (only the last would count); give it once",
+  );
+  if (repeated.length > 0) throw new InvalidConfigError(repeated);
   return parseConfigObject(value);
 }

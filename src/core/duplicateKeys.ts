@@ -1,4 +1,6 @@
 import { afterJsonString } from "./checkJsonShape.js";
+import type { ValidationIssue } from "./errors.js";
+import { formatPath } from "./zodIssues.js";
 
 /** The most duplicate keys {@link duplicateKeys} reports. */
 const MAX_REPORTED = 20;
@@ -69,4 +71,19 @@ export function duplicateKeys(text: string): PropertyKey[][] {
     i++;
   }
   return found;
+}
+
+/**
+ * {@link duplicateKeys} as validation issues: each repeated key's path, `message`, and the code
+ * `duplicate_key`, the same wherever JSON text is read (a config file, an NDJSON line).
+ *
+ * @example
+ * duplicateKeyIssues('{"a": 1, "a": 2}', "is given twice"); // [{ path: "a", message: "is given twice", code: "duplicate_key" }]
+ */
+export function duplicateKeyIssues(text: string, message: string): ValidationIssue[] {
+  return duplicateKeys(text).map((path) => ({
+    path: formatPath(path),
+    message,
+    code: "duplicate_key",
+  }));
 }

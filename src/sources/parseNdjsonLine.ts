@@ -1,9 +1,8 @@
 import { type BlockSample, safeParseBlockSample } from "../core/blockSample.js";
 import { shorten } from "../core/describeValue.js";
-import { duplicateKeys } from "../core/duplicateKeys.js";
+import { duplicateKeyIssues } from "../core/duplicateKeys.js";
 import { InvalidJsonError, type ValidationIssue } from "../core/errors.js";
 import { parseJsonLossless } from "../core/parseJsonLossless.js";
-import { formatPath } from "../core/zodIssues.js";
 import { scanBlockLine } from "./scanBlockLine.js";
 
 /** One line of an NDJSON block file: the block, or why the line was rejected. */
@@ -128,17 +127,11 @@ export function parseLine(raw: string, line: number): NdjsonLine | undefined {
   }
   // JSON.parse keeps the last value of a repeated key: `{"height":"1","height":"5"}` would be
   // block 5 and the 1 never read. (The byte scanner takes no repeated key: such lines come here.)
-  const repeated = duplicateKeys(text);
-  if (repeated.length > 0)
-    return {
-      line,
-      ok: false,
-      issues: repeated.map((path) => ({
-        path: formatPath(path),
-        message: "is given twice in the line (only the last would count)",
-        code: "duplicate_key",
-      })),
-    };
+  const repeated = duplicateKeyIssues(
+    text,
+    "is given twice in the line (only the last would count)",
+  );
+  if (repeated.length > 0) return { line, ok: false, issues: repeated };
   const r = safeParseBlockSample(value);
   return r.ok ? { line, ok: true, block: r.block } : { line, ok: false, issues: r.issues };
 }
