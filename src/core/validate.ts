@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { capIssues } from "./createIssueList.js";
-import type { ValidationIssue } from "./errors.js";
+import { InvalidConfigError, type ValidationIssue } from "./errors.js";
 import { unreadableOptions } from "./readOptions.js";
 import { issuesFromZod } from "./zodIssues.js";
 
@@ -45,4 +45,33 @@ export function validateShape<S extends z.ZodRawShape>(
     );
   if (issues.length > 0 || !r.success) return { ok: false, issues: capIssues(issues) };
   return { ok: true, value: r.data as z.output<z.ZodObject<S>> };
+}
+
+/**
+ * {@link validateShape} for a function whose positional argument (a URL, a path) is checked by
+ * `checkArgument`, which throws {@link InvalidConfigError}: the argument's problems and the
+ * options' are thrown together, the argument's first, so one call shows every problem.
+ *
+ * @throws {InvalidConfigError} listing them.
+ * @example
+ * const { argument, value } = validateWithArgument(() => parseNodeUrl(url), shape, options, () => []);
+ */
+export function validateWithArgument<T, S extends z.ZodRawShape>(
+  checkArgument: () => T,
+  shape: S,
+  options: unknown,
+  crossCheck: (fields: Partial<Record<keyof S, unknown>>, input: unknown) => ValidationIssue[],
+): { argument: T; value: z.output<z.ZodObject<S>> } {
+  let argument: { value: T } | undefined;
+  let argumentIssues: readonly ValidationIssue[] = [];
+  try {
+    argument = { value: checkArgument() };
+  } catch (e) {
+    if (!(e instanceof InvalidConfigError)) throw e;
+    argumentIssues = e.issues;
+  }
+  const r = validateShape(shape, options, crossCheck);
+  if (!r.ok || !argument)
+    throw new InvalidConfigError(capIssues([...argumentIssues, ...(r.ok ? [] : r.issues)]));
+  return { argument: argument.value, value: r.value };
 }

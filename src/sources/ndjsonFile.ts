@@ -3,7 +3,7 @@ import { Observable } from "rxjs";
 import type { BlockSample } from "../core/blockSample.js";
 import { InvalidBlockSampleError } from "../core/errors.js";
 import { MAX_TIMER_MS } from "../core/maxTimerMs.js";
-import { checkNdjsonOptions, checkNdjsonPath, ndjsonFileShape } from "./ndjsonOptions.js";
+import { checkNdjsonArguments, ndjsonFileShape } from "./ndjsonOptions.js";
 import { readNdjson } from "./readNdjson.js";
 
 /** A rejected line of an NDJSON file. */
@@ -43,8 +43,7 @@ export interface NdjsonFileOptions {
  * engine.connect(ndjsonFile("history.ndjson", { speed: 10 })); // ten times real time
  */
 export function ndjsonFile(path: string, options: NdjsonFileOptions = {}): Observable<BlockSample> {
-  checkNdjsonPath(path);
-  const o = checkNdjsonOptions(ndjsonFileShape, options);
+  const o = checkNdjsonArguments(ndjsonFileShape, path, options);
   const speed = o.speed;
   const paced = speed !== undefined && Number.isFinite(speed);
   return new Observable<BlockSample>((subscriber) => {

@@ -4,7 +4,7 @@ import { describeValue } from "../core/describeValue.js";
 import { InvalidConfigError } from "../core/errors.js";
 import { fnOption } from "../core/optionSchemas.js";
 import { wholeRange } from "../core/rangeOptions.js";
-import { validateShape } from "../core/validate.js";
+import { validateWithArgument } from "../core/validate.js";
 import type { InvalidLineError } from "./ndjsonFile.js";
 
 /** The options of `readNdjson` (and the `maxLineBytes` that `ndjsonFile` passes on). */
@@ -40,7 +40,7 @@ export const ndjsonFileShape = {
  *
  * @throws {InvalidConfigError} naming `path`.
  */
-export function checkNdjsonPath(path: unknown): void {
+function checkNdjsonPath(path: unknown): void {
   if (typeof path !== "string" || path === "")
     throw new InvalidConfigError([
       { path: "path", message: `must be a file path (got ${describeValue(path)})` },
@@ -48,17 +48,22 @@ export function checkNdjsonPath(path: unknown): void {
 }
 
 /**
- * Validate NDJSON reading options against `shape`: every problem named (unknown keys too).
+ * Validate an NDJSON file's path and its reading options against `shape`: every problem named
+ * (unknown keys too), the path's first.
  *
  * @throws {InvalidConfigError} listing them.
  * @example
- * const o = checkNdjsonOptions(ndjsonFileShape, { speed: 10 });
+ * const o = checkNdjsonArguments(ndjsonFileShape, "history.ndjson", { speed: 10 });
  */
-export function checkNdjsonOptions<S extends z.ZodRawShape>(
+export function checkNdjsonArguments<S extends z.ZodRawShape>(
   shape: S,
+  path: unknown,
   options: unknown,
 ): z.output<z.ZodObject<S>> {
-  const r = validateShape(shape, options, () => []);
-  if (!r.ok) throw new InvalidConfigError(r.issues);
-  return r.value;
+  return validateWithArgument(
+    () => checkNdjsonPath(path),
+    shape,
+    options,
+    () => [],
+  ).value;
 }

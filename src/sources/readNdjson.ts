@@ -1,5 +1,5 @@
 import { createReadStream } from "node:fs";
-import { checkNdjsonOptions, checkNdjsonPath, readNdjsonShape } from "./ndjsonOptions.js";
+import { checkNdjsonArguments, readNdjsonShape } from "./ndjsonOptions.js";
 import {
   DEFAULT_MAX_LINE_BYTES,
   type NdjsonLine,
@@ -51,8 +51,7 @@ export async function* readNdjson(
   path: string,
   options: ReadNdjsonOptions = {},
 ): AsyncGenerator<NdjsonLine> {
-  checkNdjsonPath(path);
-  const o = checkNdjsonOptions(readNdjsonShape, options);
+  const o = checkNdjsonArguments(readNdjsonShape, path, options);
   const maxLineBytes = o.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const parse = { fastPath: o.fastPath };
   const stream = createReadStream(path, { highWaterMark: 1 << 20, signal: o.signal });

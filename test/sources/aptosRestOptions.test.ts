@@ -83,3 +83,20 @@ describe("aptosRest: the range of every numeric option", () => {
     ).toMatch(/^must be a whole number of requests from 1 to 64, got "9+…" \(1000 characters\)$/);
   });
 });
+
+describe("aptosRest: a bad URL and bad options", () => {
+  it("are reported together, the URL first, so one run shows every problem", () => {
+    expect(optionIssues({ concurrency: 65, unreachableAfter: 0 }, "ftp://x/v1")).toEqual([
+      { path: "url", message: 'must use http or https (got "ftp")' },
+      { path: "concurrency", message: "must be a whole number of requests from 1 to 64, got 65" },
+      {
+        path: "unreachableAfter",
+        message: "must be a whole number of requests from 1 to 2^53-1, got 0",
+      },
+    ]);
+    // A bad URL with good options is still its own one problem.
+    expect(optionIssues({}, "http://x/v1?q=1")).toEqual([
+      { path: "url", message: "must not carry a query or fragment" },
+    ]);
+  });
+});

@@ -118,6 +118,10 @@ describe("ndjsonFile", () => {
       "sped: unknown field",
     ]);
     expect(() => ndjsonFile("", {})).toThrow('path: must be a file path (got "")');
+    // A bad path and bad options: every problem in one error, the path's first.
+    expect(() => ndjsonFile("", { speed: -1 })).toThrow(
+      'invalid configuration: path: must be a file path (got ""); speed: ',
+    );
     // Infinity: as fast as the subscriber takes them.
     expect(() => ndjsonFile("x.ndjson", { speed: Number.POSITIVE_INFINITY })).not.toThrow();
   });

@@ -296,6 +296,10 @@ describe.skipIf(skip)("Redis Stream sink and source", () => {
       );
     expect(() => redisStreamSink("redis://h//3")).toThrow(/the path must be a database number/);
     expect(() => redisStream("redis://h/")).not.toThrow();
+    // A bad URL and bad options: every problem in one error, the URL's first.
+    expect(() => redisStream("redis://h/x", { blockMs: 0 })).toThrow(
+      /^invalid configuration: url: the path must be a database number.*; blockMs: must be a number of milliseconds/,
+    );
     expect(() => redisStream("redis://h", { blockMs: 0, stream: "" })).toThrow(
       "invalid configuration: stream: must not be empty; blockMs: must be a number of milliseconds from 1 to 600000, got 0",
     );

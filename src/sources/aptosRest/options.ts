@@ -1,9 +1,9 @@
 import * as z from "zod";
 import { backoffIssues, optionGiven } from "../../core/backoffOptions.js";
-import { InvalidConfigError, type ValidationIssue } from "../../core/errors.js";
+import type { ValidationIssue } from "../../core/errors.js";
 import { fnOption, u64Option } from "../../core/optionSchemas.js";
 import { msRange, wholeRange } from "../../core/rangeOptions.js";
-import { validateShape } from "../../core/validate.js";
+import { validateWithArgument } from "../../core/validate.js";
 import type { InvalidResponseError, SourceRequestError } from "./errors.js";
 import { parseNodeUrl } from "./nodeUrl.js";
 import { headersOption } from "./requestHeaders.js";
@@ -217,22 +217,26 @@ export function resolveAptosRestOptions(
   url: string,
   options: AptosRestOptions = {},
 ): ResolvedAptosRestOptions {
-  const { baseUrl, authorization } = parseNodeUrl(url);
-  const r = validateShape(shape, options, crossCheck);
-  if (!r.ok) throw new InvalidConfigError(r.issues);
-  const onEvent = r.value.onEvent;
+  const { argument, value } = validateWithArgument(
+    () => parseNodeUrl(url),
+    shape,
+    options,
+    crossCheck,
+  );
+  const { baseUrl, authorization } = argument;
+  const onEvent = value.onEvent;
   // The URL's credentials, unless the headers carry an authorization of their own.
   const headers =
-    authorization === undefined || Object.hasOwn(r.value.headers, "authorization")
-      ? r.value.headers
-      : Object.freeze({ ...r.value.headers, authorization });
-  const { initialBackoffMs, maxBackoffMs, concurrency, lookaheadBlocks } = r.value;
+    authorization === undefined || Object.hasOwn(value.headers, "authorization")
+      ? value.headers
+      : Object.freeze({ ...value.headers, authorization });
+  const { initialBackoffMs, maxBackoffMs, concurrency, lookaheadBlocks } = value;
   return Object.freeze({
-    ...r.value,
+    ...value,
     // Defaults that would break the cross-checks follow the options chosen (checked above).
     initialBackoffMs: Math.min(initialBackoffMs, maxBackoffMs),
     lookaheadBlocks: Math.max(lookaheadBlocks, concurrency),
-    startHeight: r.value.startHeight,
+    startHeight: value.startHeight,
     headers,
     baseUrl,
     onEvent: (event: AptosRestEvent) => {

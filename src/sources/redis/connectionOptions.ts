@@ -1,9 +1,8 @@
 import * as z from "zod";
 import { backoffIssues } from "../../core/backoffOptions.js";
-import { InvalidConfigError } from "../../core/errors.js";
 import { fnOption } from "../../core/optionSchemas.js";
 import { msRange, wholeRange } from "../../core/rangeOptions.js";
-import { validateShape } from "../../core/validate.js";
+import { validateWithArgument } from "../../core/validate.js";
 import { parseRedisUrl, type RedisTarget } from "./parseRedisUrl.js";
 import { DEFAULT_STREAM } from "./streamEntry.js";
 
@@ -63,16 +62,19 @@ export function resolveRedisOptions<S extends RedisShape>(
   shape: S,
   options: unknown,
 ): ResolvedRedisOptions<S> {
-  const target = parseRedisUrl(url);
-  const r = validateShape(shape, options, backoffIssues);
-  if (!r.ok) throw new InvalidConfigError(r.issues);
-  const { onEvent } = r.value as { onEvent: (event: unknown) => void };
-  const { initialBackoffMs, maxBackoffMs } = r.value as {
+  const { argument: target, value } = validateWithArgument(
+    () => parseRedisUrl(url),
+    shape,
+    options,
+    backoffIssues,
+  );
+  const { onEvent } = value as { onEvent: (event: unknown) => void };
+  const { initialBackoffMs, maxBackoffMs } = value as {
     initialBackoffMs: number;
     maxBackoffMs: number;
   };
   return Object.freeze({
-    ...r.value,
+    ...value,
     // A default first delay follows a smaller cap down (see backoffIssues).
     initialBackoffMs: Math.min(initialBackoffMs, maxBackoffMs),
     target,
