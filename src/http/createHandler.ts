@@ -191,17 +191,34 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
   }
 
   function scrape(head: boolean): Promise<HandlerResponse> {
-    return metrics!.scrape().then(
-      ({ contentType, body }) =>
-        pick(
+    const failed = (err: unknown) => {
+      logger.error({ err }, "collecting the metrics failed");
+      return error(500, "internal_error", "collecting the metrics failed", head);
+    };
+    // A scrape that throws before it returns a promise (or answers something that is not a
+    // scrape) fails like one that rejects: its message never reaches the client.
+    let pending: Promise<unknown>;
+    try {
+      pending = Promise.resolve(metrics!.scrape());
+    } catch (err) {
+      return Promise.resolve(failed(err));
+    }
+    return pending
+      .then((result) => {
+        const { contentType, body } = (result ?? {}) as { contentType?: unknown; body?: unknown };
+        if (
+          typeof contentType !== "string" ||
+          !(typeof body === "string" || body instanceof Uint8Array)
+        )
+          throw new TypeError(
+            `scrape() must resolve to { contentType: string, body: string | Uint8Array }, got ${describeValue(result)}`,
+          );
+        return pick(
           responsePair(200, { ...common, "Cache-Control": "no-store" }, contentType, body),
           head,
-        ),
-      (err: unknown) => {
-        logger.error({ err }, "collecting the metrics failed");
-        return error(500, "internal_error", "collecting the metrics failed", head);
-      },
-    );
+        );
+      })
+      .catch(failed);
   }
 
   // Without metrics, the handler is `answer` itself: nothing is added to the path of a request.

@@ -216,6 +216,33 @@ describe("Fastify plugin with inject()", () => {
       "decorator",
       "bcsLayout",
     ]);
+    // ":" and "*" are route syntax to Fastify's router (a parameter, a wildcard): a base path
+    // holding them would take other paths or never be reached, so it is refused by name.
+    const syntax = Fastify();
+    syntax.register(gasdigest, {
+      engine: engineWithBlocks(),
+      prefix: "/chain:x",
+      basePath: "/v1*",
+      metricsPath: "/m:etrics",
+      metrics: {
+        observeRequest() {},
+        scrape: async () => ({ contentType: "text/plain", body: "" }),
+      },
+    });
+    const refused = await syntax.ready().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(refused).toBeInstanceOf(InvalidConfigError);
+    expect((refused as InvalidConfigError).issues).toEqual([
+      {
+        path: "prefix",
+        message:
+          'must not hold ":" or "*" under Fastify, whose router reads them as route syntax (got "/chain:x")',
+      },
+      expect.objectContaining({ path: "basePath" }),
+      expect.objectContaining({ path: "metricsPath" }),
+    ]);
     const noEngine = Fastify();
     noEngine.register(gasdigest, {} as never);
     await expect(noEngine.ready()).rejects.toThrow(

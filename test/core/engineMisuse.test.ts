@@ -553,6 +553,41 @@ describe("misuse gives named errors with the usual message shape", () => {
   });
 });
 
+describe("a metrics scrape that fails in any way", () => {
+  it("answers 500 internal_error, logged, never the thrown message: a synchronous throw or a result that is not a scrape", async () => {
+    const engine = createEngine({ strategy: aip34() });
+    engine.ingest(idleBlock(1));
+    const scrapes: (() => Promise<{ contentType: string; body: string }>)[] = [
+      () => {
+        throw new Error("secret detail: /opt/app/metrics.js");
+      },
+      () => Promise.resolve(undefined as never),
+      () => Promise.resolve({ contentType: 5, body: "x" } as never),
+      () => "not a promise" as never,
+    ];
+    for (const scrape of scrapes) {
+      const logged: unknown[] = [];
+      const handler = createHandler(engine, {
+        metrics: { observeRequest() {}, scrape },
+        logger: { error: (o: unknown) => logged.push(o), warn() {}, info() {}, debug() {} },
+      });
+      for (const method of ["GET", "HEAD"]) {
+        const res = await handler.respond({ method, url: "/metrics", headers: {} });
+        expect(res.status).toBe(500);
+        if (method === "GET") {
+          const text = new TextDecoder().decode(res.body);
+          expect(JSON.parse(text)).toMatchObject({
+            error_code: "internal_error",
+            message: "collecting the metrics failed",
+          });
+          expect(text).not.toContain("secret");
+        } else expect(res.body).toBeUndefined();
+      }
+      expect(logged).toHaveLength(2);
+    }
+  });
+});
+
 describe("a connected source's blocks are never dropped without a word", () => {
   it("a clock that fails makes each block it refuses a source_error, not a silent loss", () => {
     let calls = 0;

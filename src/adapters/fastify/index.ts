@@ -50,6 +50,22 @@ const REFUSED_BEFORE_HANDLER = new Set([
   "FST_ERR_ROUTE_MISSING_CONTENT_TYPE",
 ]);
 
+/**
+ * Fastify's router reads `:` (a parameter) and `*` (a wildcard) in a route as syntax, where
+ * every other host serves a path holding them as it is: such a path would take requests outside
+ * its base or never be reached, so the plugin refuses it (adds an issue per option to `issues`).
+ */
+function routerSyntaxIssues(options: Record<string, unknown>, issues: ValidationIssue[]) {
+  for (const key of ["prefix", "basePath", "metricsPath"]) {
+    const value = options[key];
+    if (typeof value === "string" && /[:*]/.test(value))
+      issues.push({
+        path: key,
+        message: `must not hold ":" or "*" under Fastify, whose router reads them as route syntax (got ${JSON.stringify(value)})`,
+      });
+  }
+}
+
 function parseOptions(opts: FastifyGasdigestOptions, fastify: FastifyInstance) {
   if (typeof opts !== "object" || opts === null)
     throw new InvalidConfigError([{ path: "", message: "options must be an object" }]);
@@ -63,6 +79,7 @@ function parseOptions(opts: FastifyGasdigestOptions, fastify: FastifyInstance) {
       path: "decorator",
       message: `must be a non-empty name or false (got ${JSON.stringify(decorator)})`,
     });
+  routerSyntaxIssues(rest, issues);
   const { prefix: mount, handlerOptions } = splitMountOptions(
     { logger: fastify.log, ...rest },
     issues,
