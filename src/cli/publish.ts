@@ -15,7 +15,11 @@ import { APTOS_FLAGS, APTOS_FLAGS_USAGE, parseAptosFlags } from "./aptosFlags.js
 import { cliMetrics, PUBLISH_METRICS_USAGE } from "./cliMetrics.js";
 import { createLogLimiter } from "./createLogLimiter.js";
 import { type CliIo, UsageError } from "./io.js";
-import { CALIBRATED_NODE_WARM_START, largestWindow } from "./largestWindow.js";
+import {
+  CALIBRATED_NODE_WARM_START,
+  CALIBRATED_WARM_START,
+  largestWindow,
+} from "./largestWindow.js";
 import { loadConfigFile } from "./loadConfigFile.js";
 import { logRedisEvent } from "./logRedisEvent.js";
 import { publishSource } from "./publishSource.js";
@@ -42,7 +46,8 @@ Options:
   --to URL              redis://HOST:PORT[/DB] (rediss:// for TLS; USER:PASSWORD@ allowed)
   --stream KEY          the stream key (default ${DEFAULT_STREAM})
   --retain N            entries the stream keeps at least, trimmed approximately (MAXLEN ~)
-                        (default: the largest window of --config plus one, at least 10000)
+                        (default: the largest window of --config plus one, at least 10001:
+                        what a calibrated replica reads)
   --keep-blocks N       newest blocks kept in memory, written again if Redis comes back without
                         them (restarted from an older snapshot or without persistence)
                         (default 10000, at most --retain; 0 keeps none)
@@ -64,7 +69,8 @@ Runs until SIGINT/SIGTERM (then writes what waits, for at most 5 s) or the sourc
 Exit code: 0 done, 1 unusable arguments or a source that failed.`;
 
 const LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
-const MIN_RETAIN = 10_000;
+/** A `calibrated` replica's warm start and the newest block it skips: a default stream holds it. */
+const MIN_RETAIN = CALIBRATED_WARM_START + 1;
 
 /** A running publisher, for tests and embedding. */
 export interface PublishHandle {

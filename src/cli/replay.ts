@@ -19,8 +19,10 @@ after it: {"height":"<h>","deprioritized_gas_estimate":N,"gas_estimate":N,"prior
 Rejected lines go to stderr as "line N: <field path>: <problem>" (at most 20 problems a line).
   --max-reported  rejected lines reported one by one; the rest are counted in one last line
                   with the first and last of their numbers (0: report every one) (default 1000)
-Exit code: 0 all lines accepted, 2 some lines rejected, 1 unusable arguments or unreadable file,
-141 the reader of the output went away (as with | head).`;
+A block the strategy fails on is accepted but prints no estimate: "line N: strategy NAME failed
+to ..." goes to stderr instead, counted with the rejected lines.
+Exit code: 0 an estimate for every line, 2 some lines rejected or failed by the strategy,
+1 unusable arguments or unreadable file, 141 the reader of the output went away (as with | head).`;
 
 /** Default of `--max-reported`. */
 const MAX_REPORTED = 1000;
