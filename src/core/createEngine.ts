@@ -1,4 +1,4 @@
-import { type Observable, ReplaySubject, Subject, type Subscription } from "rxjs";
+import { type Observable, ReplaySubject, Subject, Subscription } from "rxjs";
 import { arrivalOf } from "./blockArrival.js";
 import { type BlockSample, type BlockSampleInput, safeParseBlockSample } from "./blockSample.js";
 import type { GasConfig, GasConfigInput } from "./config.js";
@@ -291,41 +291,66 @@ export function createEngine(options: CreateEngineOptions): Engine {
       ]);
     connected++;
     let done = false;
+    let completedNow = false;
+    // Set once the connection is over (ended, or unsubscribed by its owner): anything the
+    // source still sends is ignored, so one whose subscribe() returned no way to stop it (an
+    // Observable of another library, a hand-made one) cannot feed a closed engine.
+    let stopped = false;
     let sub: Subscription | undefined;
     const finish = () => {
       done = true;
       if (sub) subscriptions.delete(sub);
     };
-    sub = source$.subscribe({
-      next(value) {
-        try {
-          ingest(value);
-        } catch (error) {
-          // Rejections were already counted and published as events; anything else (the
-          // clock failed) is published here. Either way the source keeps running.
-          if (error !== counted) publish(emit({ type: "source_error", error }));
-        }
-      },
-      error(error) {
-        finish();
-        publish(emit({ type: "source_error", error }));
-      },
-      complete() {
-        finish();
-        completed++;
-        publish(emit({ type: "source_completed" }));
-      },
-    });
-    if (!done) {
-      subscriptions.add(sub);
-      // Unsubscribed by its owner before it ended: forget it, and it no longer counts as connected.
-      sub.add(() => {
-        if (done) return;
+    let foreign: unknown;
+    try {
+      foreign = source$.subscribe({
+        next(value) {
+          if (stopped || done) return;
+          try {
+            ingest(value);
+          } catch (error) {
+            // Rejections were already counted and published as events; anything else (the
+            // clock failed) is published here. Either way the source keeps running.
+            if (error !== counted) publish(emit({ type: "source_error", error }));
+          }
+        },
+        error(error) {
+          if (stopped || done) return;
+          finish();
+          publish(emit({ type: "source_error", error }));
+        },
+        complete() {
+          if (stopped || done) return;
+          finish();
+          completed++;
+          completedNow = true;
+          publish(emit({ type: "source_completed" }));
+        },
+      });
+    } catch (error) {
+      // Not an Observable after all (rxjs's subscribe never throws): nothing stays counted.
+      stopped = true;
+      connected--;
+      if (completedNow) completed--;
+      throw new InvalidArgumentError([
+        { path: "source$", message: `its subscribe() threw: ${shorten(thrownText(error))}` },
+      ]);
+    }
+    // The connection as an rxjs Subscription, whatever the source's subscribe() returned (an
+    // rxjs Subscription, an object with unsubscribe(), a teardown function, or nothing).
+    sub = new Subscription(() => {
+      stopped = true;
+      if (!done) {
         done = true;
         subscriptions.delete(sub!);
+        // Unsubscribed by its owner before it ended: it no longer counts as connected.
         connected--;
-      });
-    }
+      }
+      stopForeign(foreign);
+    });
+    // Ended while subscribing: the connection is returned closed, as rxjs's would be.
+    if (done) sub.unsubscribe();
+    else subscriptions.add(sub);
     return sub;
   }
 
@@ -350,4 +375,18 @@ export function createEngine(options: CreateEngineOptions): Engine {
       events.complete();
     },
   };
+}
+
+/**
+ * Stop what a source's `subscribe()` returned: an object with `unsubscribe()` or a teardown
+ * function; anything else cannot be stopped (the engine ignores what it still sends). A failure
+ * there is ignored: the connection is over either way.
+ */
+function stopForeign(handle: unknown): void {
+  try {
+    if (typeof handle === "function") handle();
+    else if (hasMethods(handle, "unsubscribe")) (handle as { unsubscribe(): void }).unsubscribe();
+  } catch {
+    // ignored, see above
+  }
 }

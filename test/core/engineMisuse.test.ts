@@ -346,6 +346,63 @@ describe("whatever a strategy throws, the engine keeps going", () => {
     expect(engine.sourcesCompleted).toBe(true);
   });
 
+  it("an Observable of another kind: a subscribe() that throws is refused, uncounted; any handle it returns works, and close() stops it", () => {
+    const engine = createEngine({ strategy: aip34() });
+    const throwing = {
+      subscribe(o: { complete(): void }) {
+        o.complete();
+        throw new Error("not really an Observable");
+      },
+    };
+    const e = thrown(() => engine.connect(throwing as never));
+    expect(e.name).toBe("InvalidArgumentError");
+    expect(e.message).toBe(
+      "invalid argument: source$: its subscribe() threw: Error: not really an Observable",
+    );
+    // Hand-made sources whose subscribe() returns { unsubscribe } (es-observable), a teardown
+    // function, or nothing at all.
+    const observers: { next(v: unknown): void; complete(): void }[] = [];
+    const stops: string[] = [];
+    const handles = [
+      () => ({ unsubscribe: () => stops.push("object") }),
+      () => () => stops.push("function"),
+      () => 5,
+    ];
+    for (const handle of handles)
+      engine.connect({
+        subscribe(o: { next(v: unknown): void; complete(): void }) {
+          observers.push(o);
+          return handle();
+        },
+      } as never);
+    observers[0]!.next(idleBlock(1));
+    observers[1]!.next(idleBlock(2));
+    observers[2]!.next(idleBlock(3));
+    expect(engine.counters().accepted).toBe(3);
+    expect(engine.sourcesCompleted).toBe(false);
+    let snapshotsDone = false;
+    engine.snapshots$.subscribe({ complete: () => (snapshotsDone = true) });
+    engine.close();
+    expect(snapshotsDone).toBe(true);
+    expect(stops).toEqual(["object", "function"]);
+    // What a source that cannot be stopped still sends after close is ignored.
+    observers[2]!.next(idleBlock(4));
+    expect(engine.counters().accepted).toBe(3);
+  });
+
+  it("a source that completes while subscribing leaves the engine's sources completed", () => {
+    const engine = createEngine({ strategy: aip34() });
+    const sub = engine.connect({
+      subscribe(o: { next(v: unknown): void; complete(): void }) {
+        o.next(idleBlock(1));
+        o.complete();
+        return { unsubscribe() {} };
+      },
+    } as never);
+    expect(sub.closed).toBe(true);
+    expect(engine.sourcesCompleted).toBe(true);
+  });
+
   it("a block whose getters throw is an invalid block sample", () => {
     const engine = createEngine({ strategy: aip34() });
     const trap = new Proxy(
