@@ -40,7 +40,22 @@ function visit(value: unknown, path: PropertyKey[], depth: number, seen: Set<obj
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       path.push(i);
-      visit(value[i], path, depth + 1, seen);
+      const item = value[i];
+      path.pop();
+      // A sparse array (a structured clone carries a length of 2^32 − 1 in a few bytes): read
+      // the entries it has, not every index up to its length.
+      if (item === undefined && !(i in value)) {
+        for (const key of Object.keys(value)) {
+          const j = Number(key);
+          if (!(j > i)) continue;
+          path.push(j);
+          visit(value[j], path, depth + 1, seen);
+          path.pop();
+        }
+        return;
+      }
+      path.push(i);
+      visit(item, path, depth + 1, seen);
       path.pop();
     }
     return;

@@ -75,6 +75,17 @@ export const u64ArraySchema = z.custom<readonly U64Input[]>().transform((v: unkn
   let bad = 0;
   for (let i = 0; i < v.length; i++) {
     const item = v[i];
+    // A hole ends the walk: JSON cannot write one, but a structured clone (`postMessage`,
+    // advanced-serialization IPC) carries a length of 2^32 − 1 in a few bytes, and walking
+    // that would block for minutes. Stopping here keeps the cost to the entries there.
+    if (item === undefined && !(i in v)) {
+      ctx.addIssue({
+        code: "custom",
+        message: `must not have holes: a sparse array of length ${v.length}, no entry here`,
+        path: [i],
+      });
+      return z.NEVER;
+    }
     // Fast path for the common shapes before the general check.
     let value = typeof item === "bigint" && item >= 0n && item <= U64_MAX ? item : u64Value(item);
     let written: string | undefined;
@@ -104,3 +115,4 @@ export const u64ArraySchema = z.custom<readonly U64Input[]>().transform((v: unkn
     });
   return out ?? z.NEVER;
 });
+

@@ -131,6 +131,28 @@ describe("block sample", () => {
   });
 });
 
+describe("a sparse array of prices (a structured clone from a peer)", () => {
+  it("is refused at its first hole, at the cost of the entries it has, not of its length", () => {
+    // JSON cannot write a hole; postMessage and advanced-serialization IPC carry a length of
+    // 2^32 - 1 in 56 bytes. Walking every index took minutes; this takes one step.
+    const prices: string[] = [];
+    prices.length = 2 ** 32 - 1;
+    const block = structuredClone({ height: "2", epoch: "1", gas_unit_prices: prices });
+    expect(issuesOf(block)).toEqual([
+      "gas_unit_prices[0]: must not have holes: a sparse array of length 4294967295, no entry here",
+    ]);
+    const late = ["100", "150"];
+    late[9] = "200";
+    expect(issuesOf({ height: "2", epoch: "1", gas_unit_prices: ["100"], gas_used: late })).toEqual(
+      ["gas_used[2]: must not have holes: a sparse array of length 10, no entry here"],
+    );
+    // The hole is refused, never read as a missing price of an otherwise good block.
+    expect(() =>
+      parseBlockSample({ height: "2", epoch: "1", gas_unit_prices: ["100"] }),
+    ).not.toThrow();
+  });
+});
+
 describe("parseJsonLossless", () => {
   it("keeps integers above 2^53 exact and leaves strings and fractions alone", () => {
     expect(

@@ -66,6 +66,16 @@ describe("unreadableOptions", () => {
     expect(unreadableOptions(hostileProxy, ["config"])?.path).toBe("config");
   });
 
+  it("reads a sparse array by the entries it has, not by its length (2^32 - 1 in a structured clone)", () => {
+    const sparse: unknown[] = [1];
+    sparse.length = 2 ** 32 - 1;
+    Object.defineProperty(sparse, 2 ** 31, { get: boom, enumerable: true });
+    expect(unreadableOptions({ list: sparse })?.path).toBe("list[2147483648]");
+    const holes: unknown[] = [];
+    holes.length = 2 ** 32 - 1;
+    expect(unreadableOptions({ list: holes })).toBeUndefined();
+  });
+
   it("reads plain data only: class instances and functions are not looked into", () => {
     class Engine {
       get state(): never {
