@@ -43,17 +43,35 @@ export function pushSource(...args: []): PushSource {
     ]);
   const subject = new Subject<BlockSample>();
   let ended = false;
+  // A push (or end) made by a subscriber while a block is handed out waits until every
+  // subscriber has that block: each sees the blocks in the order they were pushed, as the
+  // engine does with its own snapshots.
+  const queue: BlockSample[] = [];
+  let delivering = false;
+  let endWaits = false;
+  const drain = () => {
+    delivering = true;
+    try {
+      for (let block = queue.shift(); block !== undefined; block = queue.shift())
+        subject.next(block);
+      if (endWaits) subject.complete();
+    } finally {
+      delivering = false;
+    }
+  };
   return {
     push(input) {
       if (ended) throw new BaseError("cannot push: the push source has ended");
       const block = parseBlockSample(input);
-      subject.next(block);
+      queue.push(block);
+      if (!delivering) drain();
       return block;
     },
     end() {
       if (ended) return;
       ended = true;
-      subject.complete();
+      if (delivering) endWaits = true;
+      else subject.complete();
     },
     get ended() {
       return ended;

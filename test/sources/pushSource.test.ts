@@ -6,6 +6,30 @@ import { aip34 } from "../../src/strategies/aip34.js";
 import { block, fullBlock, idleBlock } from "../helpers/blocks.js";
 
 describe("pushSource", () => {
+  it("a push made by a subscriber waits until every subscriber has the block before it: no block is lost", () => {
+    const pushed = pushSource();
+    const seen: bigint[] = [];
+    // A relay that answers block 1 with block 2, subscribed before the engine.
+    pushed.source$.subscribe((b) => {
+      seen.push(b.height);
+      if (b.height === 1n) pushed.push(idleBlock(2));
+      if (b.height === 2n) pushed.end();
+    });
+    const engine = createEngine({ strategy: aip34() });
+    engine.connect(pushed.source$);
+    const heights: bigint[] = [];
+    pushed.source$.subscribe({
+      next: (b) => heights.push(b.height),
+      complete: () => heights.push(0n),
+    });
+    pushed.push(idleBlock(1));
+    expect(seen).toEqual([1n, 2n]);
+    expect(heights).toEqual([1n, 2n, 0n]);
+    expect(engine.counters()).toMatchObject({ accepted: 2, rejected: 0 });
+    expect(engine.sourcesCompleted).toBe(true);
+    expect(pushed.ended).toBe(true);
+  });
+
   it("feeds an engine block by block, the same as ingesting the blocks directly", () => {
     const blocks = [
       idleBlock(1),
