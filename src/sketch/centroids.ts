@@ -1,5 +1,5 @@
 import { describeValue } from "../core/describeValue.js";
-import { MAX_LIST_WEIGHT, SketchError } from "./sketchError.js";
+import { MAX_TOTAL_WEIGHT, SketchError } from "./sketchError.js";
 
 /**
  * A list of centroids sorted by mean, the state of a t-digest. An *exact* centroid holds
@@ -231,6 +231,6 @@ export function checkCentroids(field: string, value: unknown): asserts value is 
       at(`count`),
       `must equal the sum of the weights (${sum}), got ${describeValue(count)}`,
     );
-  if (count > MAX_LIST_WEIGHT)
-    throw new SketchError(at(`count`), `must be at most 2^64, got ${count}`);
+  if (count > MAX_TOTAL_WEIGHT)
+    throw new SketchError(at(`count`), `must be at most 2^128, got ${count}`);
 }

@@ -8,7 +8,7 @@ import {
 } from "./centroids.js";
 import { compressCentroids } from "./compressCentroids.js";
 import { radixSort } from "./radixSort.js";
-import { checkFinite, checkWeight, SketchError } from "./sketchError.js";
+import { checkFinite, checkWeight, MAX_TOTAL_WEIGHT, SketchError } from "./sketchError.js";
 import type { TDigest, TDigestJSON } from "./tdigest.js";
 
 /**
@@ -91,6 +91,12 @@ export class MergingDigest implements TDigest {
     }
     const k = list.length;
     if (k === 0) return this;
+    // Adds cannot pass the bound (2^75 values of the largest weight), merges of merges can.
+    if (this.total + list.count > MAX_TOTAL_WEIGHT)
+      throw new SketchError(
+        "other",
+        `would bring the digest's total weight to ${this.total + list.count}, past 2^128 (it holds ${this.total})`,
+      );
     if (k <= this.bufferSize - this.bufLength && k <= this.bufferSize >> 1) {
       // A small list waits in the buffer like single values (keeping its exact flags).
       for (let i = 0; i < k; i++) this.push(list.means[i]!, list.weights[i]!, list.exact[i] === 1);

@@ -38,13 +38,17 @@ export function checkWeight(field: string, weight: unknown): asserts weight is n
 }
 
 /**
- * Largest weight of one added value: weights are counts, and with this bound no sum of them
- * (a digest's total, a window's) can overflow to Infinity, which would turn every quantile
- * into NaN. A centroid list from outside may weigh at most {@link MAX_LIST_WEIGHT} in all.
+ * Largest weight of one added value: weights are counts. With {@link MAX_TOTAL_WEIGHT} no sum
+ * of them (a digest's total, a window's) can overflow to Infinity, which would turn every
+ * quantile into NaN.
  */
 export const MAX_WEIGHT = 2 ** 53;
-/** Largest total weight of a centroid list given to `merge`, `tdigestFromJSON` or a window. */
-export const MAX_LIST_WEIGHT = 2 ** 64;
+/**
+ * Largest total weight of a digest, and of a centroid list given to `merge`,
+ * `tdigestFromJSON` or a window: `add`, `addMany` and `merge` refuse what would pass it, so a
+ * digest's own `toJSON()` always loads again. Far beyond any count (2^53 per value, 2^75 values).
+ */
+export const MAX_TOTAL_WEIGHT = 2 ** 128;
 
 /**
  * A sketch's options must be an object holding only the names it knows (a misspelt option

@@ -433,21 +433,32 @@ describe("createTDigest: the ends of the number line", () => {
     expect(tdigestFromJSON(JSON.parse(JSON.stringify(t.toJSON()))).quantile(0.5)).toBe(qs[3]);
   });
 
-  it("a centroid list weighing more than 2^64 is refused before anything is merged", () => {
+  it("a centroid list weighing more than 2^128 is refused before anything is merged", () => {
     const t = createTDigest().add(5);
     const heavy = {
       means: new Float64Array([1, 2]),
-      weights: new Float64Array([2 ** 64, 2 ** 64]),
+      weights: new Float64Array([2 ** 128, 2 ** 128]),
       exact: new Uint8Array([1, 1]),
       length: 2,
-      count: 2 ** 65,
+      count: 2 ** 129,
       min: 1,
       max: 2,
     };
     expect(() => t.merge(heavy)).toThrow(
-      "other.count must be at most 2^64, got 36893488147419103000",
+      "other.count must be at most 2^128, got 6.80564733841877e+38",
     );
     expect(t.count).toBe(1);
     expect(t.quantile(0.5)).toBe(5);
+  });
+
+  it("a digest's total never passes 2^128, so its own toJSON always loads again", () => {
+    const t = createTDigest().add(1, 2 ** 53);
+    for (let i = 0; i < 75; i++) t.merge(t);
+    expect(t.count).toBe(2 ** 128);
+    expect(tdigestFromJSON(JSON.parse(JSON.stringify(t.toJSON()))).count).toBe(2 ** 128);
+    expect(() => t.merge(t)).toThrow("other would bring the digest's total weight to");
+    // Refused before anything changed.
+    expect(t.count).toBe(2 ** 128);
+    expect(t.quantile(0.5)).toBe(1);
   });
 });
