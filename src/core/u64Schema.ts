@@ -115,4 +115,3 @@ export const u64ArraySchema = z.custom<readonly U64Input[]>().transform((v: unkn
     });
   return out ?? z.NEVER;
 });
-
