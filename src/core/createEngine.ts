@@ -14,6 +14,7 @@ import {
   type StrategyError,
 } from "./errors.js";
 import { effectiveMinPrice } from "./estimate.js";
+import { readClock } from "./readClock.js";
 import { hasMethods } from "./readOptions.js";
 import { resolveEngineOptions } from "./resolveEngineOptions.js";
 import type { Snapshot, StrategyFactory } from "./types.js";
@@ -177,26 +178,6 @@ export function createEngine(options: CreateEngineOptions): Engine {
     }
   }
 
-  /** `now()`, checked: a finite number of ms. */
-  function readClock(): number {
-    let t: unknown;
-    try {
-      t = now();
-    } catch (cause) {
-      throw new InvalidArgumentError([
-        { path: "now", message: `the engine's clock threw: ${shorten(thrownText(cause), 120)}` },
-      ]);
-    }
-    if (typeof t !== "number" || !Number.isFinite(t))
-      throw new InvalidArgumentError([
-        {
-          path: "now",
-          message: `the engine's clock must return a finite number of ms, got ${describeValue(t)}`,
-        },
-      ]);
-    return t;
-  }
-
   // Set while the strategy runs: a strategy that feeds its own engine (ingest called from its
   // ingest, estimate or reset) would publish snapshots out of order, so that ingest is refused
   // (and fails the strategy like any throw).
@@ -214,7 +195,7 @@ export function createEngine(options: CreateEngineOptions): Engine {
     // Read the clock before anything changes: a clock that fails leaves the engine as it was.
     // A block that arrived earlier elsewhere (at the publisher of a Redis replica) is as old
     // as that arrival, so staleness counts from it.
-    const clock = readClock();
+    const clock = readClock(now, "the engine's clock");
     const arrived = arrivalOf(block);
     const receivedAtMs = arrived !== undefined && arrived < clock ? arrived : clock;
     const where = place(block);

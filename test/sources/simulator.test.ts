@@ -262,6 +262,33 @@ describe("simulateBlocks", () => {
     ]);
   });
 
+  it("a wall clock that throws or reads a time that is not one is an InvalidArgumentError naming now", () => {
+    const cases: [() => number, string][] = [
+      [() => Number.NaN, "must return a number of ms from 0 to 10000000000000000, got NaN"],
+      [() => "123" as never, 'must return a number of ms from 0 to 10000000000000000, got "123"'],
+      [() => 1e300, "must return a number of ms from 0 to 10000000000000000, got 1e+300"],
+      [() => -1, "must return a number of ms from 0 to 10000000000000000, got -1"],
+      [
+        () => {
+          throw new Error("clock broke");
+        },
+        "threw: Error: clock broke",
+      ],
+    ];
+    for (const [now, message] of cases) {
+      let error: unknown;
+      try {
+        run({ blocks: 1, clock: "wall", now });
+      } catch (e) {
+        error = e;
+      }
+      expect((error as Error).name).toBe("InvalidArgumentError");
+      expect((error as Error).message).toBe(
+        `invalid argument: now: the simulator's clock ${message}`,
+      );
+    }
+  });
+
   it("rejects bad options, listing every problem", () => {
     const bad = {
       seed: -1,

@@ -1,4 +1,5 @@
 import { type BlockSample, parseBlockSample } from "../../core/blockSample.js";
+import { readClock } from "../../core/readClock.js";
 import { createMempool, type SimTxn } from "./mempool.js";
 import {
   parseSimulatorOptions,
@@ -9,6 +10,12 @@ import { CONTRACT_COUNT, createContractPopulation, GAS_USED_RANGE } from "./popu
 import { createPrng, type Prng } from "./prng.js";
 import { createRegimeSchedule, REGIMES, type RegimeParams } from "./regimes.js";
 import { blockLimit, timestampStepUsec } from "./u64Room.js";
+
+/**
+ * Latest wall-clock time taken, in ms (year 318,857): in microseconds it leaves room in u64 for
+ * the timestamps that follow.
+ */
+const MAX_CLOCK_MS = 1e16;
 
 /** Blocks a transaction stays valid after it arrives (drawn uniformly per transaction). */
 export const TXN_TTL_BLOCKS: readonly [min: number, max: number] = [40, 400];
@@ -161,7 +168,9 @@ export function* generateBlocks(
 
     let timestamp: bigint;
     if (o.clock === "wall") {
-      timestamp = BigInt(Math.floor(o.now() * 1000));
+      timestamp = BigInt(
+        Math.floor(readClock(o.now, "the simulator's clock", 0, MAX_CLOCK_MS) * 1000),
+      );
       if (timestamp <= lastTimestamp) timestamp = lastTimestamp + 1n;
     } else timestamp = o.startTimeUsec + BigInt(i) * stepUsec;
     lastTimestamp = timestamp;
