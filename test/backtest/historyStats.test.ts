@@ -40,6 +40,28 @@ describe("history statistics", () => {
     expect(s.minimumPrice!["0.5"]).toBe(100);
   });
 
+  it("the autocorrelation keeps its digits on large prices that vary little (wei, 10^18)", () => {
+    // Alternating prices: the lag-1 autocorrelation is -1 exactly (up to the 1/n of the sums).
+    for (const [base, step, n] of [
+      [10_000_000_000n, 1_000_000n, 20_000],
+      [1_000_000_000n, 100_000n, 100_000],
+      [10_000_000_000n, 1n, 2_000],
+      [10n ** 18n, 10n ** 12n, 3_000],
+    ] as const) {
+      const stats = createHistoryStats();
+      for (let h = 1; h <= n; h++)
+        stats.push(
+          parseBlockSample(
+            block(h, {
+              gas_unit_prices: [String(h % 2 ? base : base + step)],
+              block_gas_limit_reached: true,
+            }),
+          ),
+        );
+      expect(stats.result().clearingAutocorrelation).toBeCloseTo(-1 + 1 / n, 4);
+    }
+  });
+
   it("a history of one price has no autocorrelation to report, and an empty one no quantiles", () => {
     const flat = createHistoryStats();
     for (let h = 1; h <= 5; h++) flat.push(at(h, 300));
