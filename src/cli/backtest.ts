@@ -99,7 +99,11 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
       )
     : undefined;
   // A report that cannot be written fails now, not after the run.
-  if (reportPath !== undefined) await checkOutputPath(reportPath);
+  if (reportPath !== undefined)
+    await checkOutputPath(
+      reportPath,
+      [values.input, values.config].filter((f) => f !== undefined),
+    );
   let size: number;
   try {
     size = (await stat(values.input)).size;

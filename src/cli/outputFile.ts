@@ -29,18 +29,25 @@ export function fileFlag(flag: string, value: string | undefined): string | unde
 }
 
 /**
- * Check early, before a long run, that `path` can be written: not a directory, and its
- * directory takes a new file (one is made beside it and removed). The file itself is not
- * created.
+ * Check early, before a long run, that `path` can be written: not a directory, not one of the
+ * files the run reads (`inputs`), and its directory takes a new file (one is made beside it and
+ * removed). The file itself is not created.
  *
  * @throws {BaseError} `cannot write PATH` with the reason.
  */
-export async function checkOutputPath(path: string): Promise<void> {
+export async function checkOutputPath(path: string, inputs: readonly string[] = []): Promise<void> {
   const fail = (details: string, cause?: unknown) => {
     throw new BaseError(`cannot write ${path}`, { details, cause });
   };
   const existing = await stat(path).catch(() => undefined);
   if (existing?.isDirectory()) fail("it is a directory");
+  // Writing over a file the run reads would replace it (a history lost to its own report).
+  if (existing?.isFile())
+    for (const input of inputs) {
+      const read = await stat(input).catch(() => undefined);
+      if (read && read.dev === existing.dev && read.ino === existing.ino)
+        fail(`it is the input file ${input}; name another file`);
+    }
   try {
     await access(existing ? path : dirname(path), constants.W_OK);
     // A regular file (or a new one) is written under a temporary name beside it: make and drop

@@ -261,6 +261,16 @@ describe("gasdigest backtest", () => {
     expect(proc.code).toBe(1);
     expect(proc.stderr).toMatch(/^gasdigest backtest: cannot write \/proc\/r\.html \(/);
     expect(proc.stdout).toBe("");
+    // A report named as the history it reads (or its config) would replace it: refused, the file
+    // left as it was.
+    const history = join(dir, "own.ndjson");
+    writeFileSync(history, readFileSync(SPIKE));
+    for (const target of [history, join(dir, ".", "own.ndjson")]) {
+      const self = await runCli(["backtest", "--input", history, "--report", target]);
+      expect(self.code).toBe(1);
+      expect(self.stderr).toContain(`cannot write ${target} (it is the input file ${history}`);
+    }
+    expect(readFileSync(history)).toEqual(readFileSync(SPIKE));
   });
 
   it("honours --config for the ground truth and every strategy", async () => {
