@@ -39,7 +39,7 @@ function chartLibrary(): ChartLibrary {
   try {
     const pkg = require("uplot/package.json") as { version: string; license: string };
     const read = (file: string) => readFileSync(require.resolve(`uplot/dist/${file}`), "utf8");
-    const banner = `/*! uPlot ${pkg.version} (${pkg.license} licence, Leon Sorokin; github.com/leeoniya/uPlot) */`;
+    const banner = `/*! uPlot ${pkg.version} (${pkg.license} licence, (c) Leon Sorokin) */`;
     library = {
       script: `${banner}\n${read("uPlot.iife.min.js").replace(/^\/\*![\s\S]*?\*\/\s*/, "")}`,
       css: read("uPlot.min.css").replace(/^\/\*![\s\S]*?\*\/\s*/, ""),

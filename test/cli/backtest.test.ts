@@ -171,7 +171,7 @@ describe("gasdigest backtest", () => {
     expect(r.stderr).toBe(`report written to ${out}\n`);
     const html = readFileSync(out, "utf8");
     expect(html.startsWith("<!doctype html>")).toBe(true);
-    expect(html).not.toMatch(/https?:\/\//i);
+    expect(html).not.toMatch(/https?:\/\/|www\.|github\.com|\.(com|org|io|dev)\//i);
     expect(html).toMatch(/uPlot \d+\.\d+\.\d+ \(MIT licence/);
     expect(html).toContain("var uPlot=");
     expect(html).toContain('id="timeline-2"');
