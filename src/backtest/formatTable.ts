@@ -76,10 +76,13 @@ export function tableRows(result: BacktestResult): string[][] {
  * console.log(describeResult(result)); // "20000 blocks (heights 1..20000), ..."
  */
 export function describeResult(result: BacktestResult): string {
-  const bids = result.strategies[0]?.tiers.regular.bids ?? 0;
+  // A strategy that failed on a block made no bid there: the count is the others'.
+  const counts = result.strategies.map((s) => s.tiers.regular.bids);
+  const bids = counts.length > 0 ? Math.max(...counts) : 0;
+  const fewer = counts.some((n) => n < bids) ? " (fewer for a strategy that failed: see below)" : "";
   const lines = [
     `${result.blocks} blocks (heights ${result.firstHeight ?? "-"}..${result.lastHeight ?? "-"}), ${result.blocksAtMinimum} cleared at the minimum price; ${result.spikes} spikes (a spike: clearing above the minimum after ${result.calmBlocks} blocks at it, until ${result.calmBlocks} blocks at it again).`,
-    `Each tier bid its estimate before every block but the first: ${bids} bids each; the last ${result.unsettledBids} are left out (their 10-block outcome is unknown).`,
+    `Each tier bid its estimate before every block but the first: ${bids} bids each${fewer}; the last ${result.unsettledBids} are left out (their 10-block outcome is unknown).`,
   ];
   if (result.duplicates > 0) lines.push(`${result.duplicates} repeated heights were skipped.`);
   for (const s of result.strategies)

@@ -41,6 +41,18 @@ describe("gasdigest backtest", () => {
     expect(r.code).toBe(0);
     const failed = r.stdout.split("\n").filter((l) => l.includes("had no estimate"));
     expect(failed).toHaveLength(2);
+    // The header counts the bids of the strategies that made them, whichever is listed first.
+    const reversed = await runCli([
+      "backtest",
+      "--input",
+      SPIKE,
+      "--strategies",
+      `${throws},aip34`,
+    ]);
+    for (const out of [r.stdout, reversed.stdout])
+      expect(out).toMatch(
+        /: 490 bids each \(fewer for a strategy that failed: see below\); the last/,
+      );
     expect(failed[0]).toMatch(
       new RegExp(
         `^${throws} had no estimate before 499 blocks \\(no bid there\\); the first, before block 2: .*boom x+… \\(\\d+ characters\\)$`,
