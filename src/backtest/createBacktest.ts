@@ -40,7 +40,10 @@ export interface CreateBacktestOptions {
    * run on every block. @default 1
    */
   verifyEvery?: number;
-  /** Called with every scored block (for charts). */
+  /**
+   * Called with every scored block (for charts), once the block is wholly taken: if it throws,
+   * `push` throws that error and the block stays counted (pushing it again is a duplicate).
+   */
   onBlock?: (block: BacktestBlock) => void;
 }
 
@@ -153,6 +156,7 @@ export function createBacktest(options: CreateBacktestOptions): Backtest {
       const min = effectiveMinPrice(block, truth);
       if (clearing <= min) atMinimum++;
       const phase = detector.next(clearing <= min);
+      let seen: BacktestBlock | undefined;
       // After a resync the published estimates belong to the dropped newest block: not scored.
       if (blocks > 0 && place === "next") {
         clearingSum += Number(clearing);
@@ -177,13 +181,7 @@ export function createBacktest(options: CreateBacktestOptions): Backtest {
             lane.spikes[t]!.observe(phase, clearing, bid, idle[tier]);
           }
         }
-        options.onBlock?.({
-          index: blocks,
-          height: block.height,
-          clearing,
-          min,
-          estimates: [...estimates],
-        });
+        seen = { index: blocks, height: block.height, clearing, min, estimates: [...estimates] };
         const p = pending();
         if (p > maxPending) maxPending = p;
       }
@@ -195,6 +193,9 @@ export function createBacktest(options: CreateBacktestOptions): Backtest {
       firstHeight ??= block.height;
       last = { height: block.height, epoch: block.epoch };
       blocks++;
+      // Told once the block is wholly taken: a callback that throws leaves no block half-scored
+      // (the engines behind, so the same block pushed again would be scored twice).
+      if (seen) options.onBlock?.(seen);
       return "accepted";
     },
     result(): BacktestResult {
@@ -202,7 +203,7 @@ export function createBacktest(options: CreateBacktestOptions): Backtest {
       return {
         blocks,
         duplicates,
-        scoredBlocks: Math.max(0, blocks - 1),
+        scoredBlocks: scored,
         unsettledBids: Math.min(Math.max(0, blocks - 1), LOOKAHEAD_BLOCKS - 1),
         firstHeight: firstHeight === undefined ? null : firstHeight.toString(),
         lastHeight: last ? last.height.toString() : null,

@@ -103,7 +103,7 @@ export interface BacktestResult {
   readonly blocks: number;
   /** Blocks ignored because their height repeated the previous one. */
   readonly duplicates: number;
-  /** Blocks with an estimate made before them (every block but the first). */
+  /** Blocks with an estimate made before them: every block but the first and those right after a resync. */
   readonly scoredBlocks: number;
   /**
    * Bids left out because their 10-block outcome is unknown: those made before the last

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { createBacktest } from "../../src/backtest/createBacktest.js";
 import { runBacktest } from "../../src/backtest/runBacktest.js";
 import { lastBlock } from "../../src/strategies/lastBlock.js";
 import { block } from "../helpers/blocks.js";
@@ -172,5 +173,44 @@ describe("backtest metrics on hand-computed histories", () => {
     // The spike at index 6 is still going when the history ends: its cover (at once) counts.
     expect(r.strategies[0]!.tiers.prioritized.spikeCover).toMatchObject({ spikes: 1, hits: 1 });
     expect(r.strategies[0]!.tiers.regular.spikeCover).toMatchObject({ spikes: 0, hits: 0 });
+  });
+});
+
+describe("backtest bookkeeping at the edges", () => {
+  const full = (h: number | bigint, price: number) =>
+    block(Number(h), { gas_unit_prices: Array(250).fill(String(price)) });
+
+  it("a block right after a resync is not scored, and scoredBlocks says so (bids + unsettled)", async () => {
+    const blocks = [
+      ...Array.from({ length: 30 }, (_, i) => full(i + 1, 100 + i)),
+      ...Array.from({ length: 30 }, (_, i) => ({ ...full(1, 500 + i), height: String(1e12 + i) })),
+    ];
+    const b = createBacktest({ strategies: [{ strategy: lastBlock() }] });
+    for (const x of blocks)
+      try {
+        b.push(x);
+      } catch {
+        // the jump's first blocks are refused until the resync
+      }
+    const r = b.result();
+    const tier = r.strategies[0]!.tiers.regular;
+    expect(r.scoredBlocks).toBe(tier.bids + r.unsettledBids);
+    expect(r.scoredBlocks).toBeLessThan(r.blocks - 1);
+  });
+
+  it("an onBlock callback that throws leaves the run whole: the block was taken once", async () => {
+    let calls = 0;
+    const b = createBacktest({
+      strategies: [{ strategy: lastBlock() }],
+      onBlock: () => {
+        if (++calls === 1) throw new Error("chart broke");
+      },
+    });
+    b.push(full(1, 100));
+    expect(() => b.push(full(2, 900))).toThrow("chart broke");
+    expect(b.push(full(2, 900))).toBe("duplicate");
+    b.push(full(3, 300));
+    const r = b.result();
+    expect(r).toMatchObject({ blocks: 3, scoredBlocks: 2, meanClearingPrice: 600 });
   });
 });
