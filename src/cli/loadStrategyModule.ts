@@ -6,7 +6,7 @@ import { describeValue } from "../core/describeValue.js";
 import { BaseError } from "../core/errors.js";
 import { isPromiseResult } from "../core/promiseResult.js";
 import { builderName } from "../core/strategyBuilder.js";
-import type { StrategyFactory } from "../core/types.js";
+import type { Strategy, StrategyFactory } from "../core/types.js";
 
 /** Whether a `--strategy` / `--strategies` entry names a module file rather than a registered strategy. */
 export function isStrategyPath(name: string): boolean {
@@ -60,37 +60,43 @@ export async function loadStrategyModule(
     );
   if (typeof factory !== "function")
     throw unusable(path, `its default export is ${describeValue(factory)}, not a function`);
-  let strategy: unknown;
-  try {
-    strategy = factory(config);
-  } catch (e) {
-    throw unusable(path, `its factory threw: ${thrown(e)}`);
-  }
-  if (isPromiseResult(strategy))
-    throw unusable(
-      path,
-      "its factory returned a promise (an async function); it must return the strategy itself, synchronously",
-    );
-  const s = strategy as Record<string, unknown> | null;
-  let missing: string[];
-  try {
-    missing =
-      typeof s !== "object" || s === null
-        ? ["name", "ingest", "estimate", "reset"]
-        : [
-            ...(typeof s.name === "string" && s.name !== "" ? [] : ["name"]),
-            ...["ingest", "estimate", "reset"].filter((m) => typeof s[m] !== "function"),
-          ];
-  } catch (e) {
-    // A getter or proxy trap that throws: the strategy cannot be read, so it cannot be used.
-    throw unusable(path, `its factory returned an object that cannot be read: ${thrown(e)}`);
-  }
-  if (missing.length > 0)
-    throw unusable(
-      path,
-      `its factory returned ${describeValue(strategy)}, which lacks ${missing.join(", ")}`,
-    );
-  return factory as StrategyFactory;
+  // Every call is checked, the engine's too (a factory may fail on its second call): an error
+  // names the file, whichever strategy of several it is.
+  const checked = (c: GasConfig) => {
+    let strategy: unknown;
+    try {
+      strategy = factory(c);
+    } catch (e) {
+      throw unusable(path, `its factory threw: ${thrown(e)}`);
+    }
+    if (isPromiseResult(strategy))
+      throw unusable(
+        path,
+        "its factory returned a promise (an async function); it must return the strategy itself, synchronously",
+      );
+    const s = strategy as Record<string, unknown> | null;
+    let missing: string[];
+    try {
+      missing =
+        typeof s !== "object" || s === null
+          ? ["name", "ingest", "estimate", "reset"]
+          : [
+              ...(typeof s.name === "string" && s.name !== "" ? [] : ["name"]),
+              ...["ingest", "estimate", "reset"].filter((m) => typeof s[m] !== "function"),
+            ];
+    } catch (e) {
+      // A getter or proxy trap that throws: the strategy cannot be read, so it cannot be used.
+      throw unusable(path, `its factory returned an object that cannot be read: ${thrown(e)}`);
+    }
+    if (missing.length > 0)
+      throw unusable(
+        path,
+        `its factory returned ${describeValue(strategy)}, which lacks ${missing.join(", ")}`,
+      );
+    return strategy as Strategy;
+  };
+  checked(config);
+  return checked as StrategyFactory;
 }
 
 /** What was thrown, as text: an Error's message, or the value itself (`throw "no"`). */

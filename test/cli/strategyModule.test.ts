@@ -42,6 +42,18 @@ describe("your own strategy from the command line", () => {
     expect(frontier.stdout).toMatch(new RegExp(`^${MINE.replace(/[./]/g, "\\$&")}\\s+-\\s`, "m"));
   });
 
+  it("a factory that passes the load check and fails when the engine calls it is named by its file", async () => {
+    const second = module(
+      "second.mjs",
+      `let calls = 0;\nexport default () => { if (++calls === 2) return null; return { name: "ns", ingest() {}, estimate(m) { return { deprioritized: m, regular: m, prioritized: m }; }, reset() {} }; };\n`,
+    );
+    const r = await runCli(["backtest", "--input", MIXED, "--strategies", `aip34,geth,${second}`]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `cannot use ${second} as a strategy: its factory returned null, which lacks name, ingest, estimate, reset`,
+    );
+  });
+
   it.each([
     ["a missing file", () => join(dir, "nope.js"), "no such file"],
     [
