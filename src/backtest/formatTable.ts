@@ -79,7 +79,9 @@ export function describeResult(result: BacktestResult): string {
   // A strategy that failed on a block made no bid there: the count is the others'.
   const counts = result.strategies.map((s) => s.tiers.regular.bids);
   const bids = counts.length > 0 ? Math.max(...counts) : 0;
-  const fewer = counts.some((n) => n < bids) ? " (fewer for a strategy that failed: see below)" : "";
+  const fewer = counts.some((n) => n < bids)
+    ? " (fewer for a strategy that failed: see below)"
+    : "";
   const lines = [
     `${result.blocks} blocks (heights ${result.firstHeight ?? "-"}..${result.lastHeight ?? "-"}), ${result.blocksAtMinimum} cleared at the minimum price; ${result.spikes} spikes (a spike: clearing above the minimum after ${result.calmBlocks} blocks at it, until ${result.calmBlocks} blocks at it again).`,
     `Each tier bid its estimate before every block but the first: ${bids} bids each${fewer}; the last ${result.unsettledBids} are left out (their 10-block outcome is unknown).`,

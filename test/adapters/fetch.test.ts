@@ -73,6 +73,19 @@ describe("createFetchHandler without a server", () => {
       await expect(handler(bad as never)).rejects.toThrow(
         /^invalid argument: request: must be a fetch Request \(url, method and Headers\) \(got .+\)$/,
       );
+    // Shaped like a Request, but its headers cannot be read.
+    const trap = {
+      url: "http://x/v1/estimate_gas_price",
+      method: "GET",
+      headers: {
+        get() {
+          throw new Error("get trap");
+        },
+      },
+    };
+    await expect(handler(trap as never)).rejects.toThrow(
+      "invalid argument: request.headers: cannot be read: Error: get trap",
+    );
     expect((await get(handler, "https://node.example/v1")).status).toBe(200);
   });
 

@@ -1,5 +1,7 @@
 // Runtime-neutral (Bun, Deno, Workers): import the handler's own modules, not the internal
 // barrel, which also holds the node hosts' file reader.
+import { shorten, thrownText } from "../../core/describeValue.js";
+import { InvalidArgumentError } from "../../core/errors.js";
 import { createHandler } from "../../http/createHandler.js";
 import type { HandlerOptions } from "../../http/handlerOptions.js";
 import { hostValueProblem } from "../../http/hostValueProblem.js";
@@ -62,7 +64,19 @@ export function createFetchHandler(
   function route(request: Request): ReturnType<typeof handler.respond> {
     // Deno and workerd paste the Host value before the target to make request.url: a Host
     // holding "/" or "?" would move the request, so it gets the node server's 400.
-    const host = request.headers.get("host");
+    let host: string | null;
+    try {
+      host = request.headers.get("host");
+    } catch (cause) {
+      // A Request-shaped object whose headers cannot be read is not a request to answer.
+      throw new InvalidArgumentError([
+        {
+          path: "request.headers",
+          message: `cannot be read: ${shorten(thrownText(cause), 120)}`,
+          code: "unreadable",
+        },
+      ]);
+    }
     const problem = host === null ? undefined : hostValueProblem(host);
     if (problem !== undefined) return handler.errorResponse(400, "web_framework_error", problem);
     const url = stripPrefix(targetOf(request.url), prefix);
