@@ -30,16 +30,19 @@ export function checkBlockOrder(
     throw new BlockOrderError({
       path: "height",
       message: `${block.height} is below the newest accepted height ${newest.height}; heights must increase`,
+      code: "out_of_order",
     });
   if (block.epoch < newest.epoch)
     throw new BlockOrderError({
       path: "epoch",
       message: `${block.epoch} is below the current epoch ${newest.epoch} at a higher height (${block.height})`,
+      code: "out_of_order",
     });
   if (block.epoch - newest.epoch > block.height - newest.height)
     throw new BlockOrderError({
       path: "epoch",
       message: `${block.epoch} is ${block.epoch - newest.epoch} epochs above the current epoch ${newest.epoch} over ${block.height - newest.height} height(s); a chain changes epoch at most once per block`,
+      code: "out_of_order",
     });
   if (
     block.chainId !== undefined &&
@@ -49,11 +52,13 @@ export function checkBlockOrder(
     throw new BlockOrderError({
       path: "chain_id",
       message: `${block.chainId} is not the chain ${newest.chainId} of the newest accepted block`,
+      code: "out_of_order",
     });
   if (maxHeightJump !== undefined && block.height - newest.height > maxHeightJump)
     throw new BlockOrderError({
       path: "height",
       message: `${block.height} is ${block.height - newest.height} above the newest accepted height ${newest.height}; more than maxHeightJump (${maxHeightJump})`,
+      code: "out_of_order",
     });
   return "next";
 }

@@ -8,8 +8,9 @@ export interface ValidationIssue {
    * (`invalid_type`, `too_small`, `too_big`, `invalid_value`, `unrecognized_keys`, `custom` for
    * gasdigest's own rules inside a schema, ...), `"too_many_issues"` for the last issue of a list
    * cut at 20 issues (its message says how many more were found), or one of gasdigest's
-   * own codes (`invalid_json`, `too_large`, `out_of_order`, ...) where a check outside a schema
-   * found it.
+   * own codes (`invalid_json`, `too_large`, `duplicate_key`, `unreadable`, `out_of_order` for
+   * a block the ordering rules refuse) where a check outside a schema found it; any other rule
+   * of gasdigest's is `custom`. A {@link ValidationError} gives every issue a code.
    */
   readonly code?: string;
 }
@@ -62,7 +63,11 @@ export class ValidationError extends BaseError {
   constructor(subject: string, issues: readonly ValidationIssue[]) {
     super(`${subject}: ${formatIssues(issues, "; ")}`);
     this.subject = subject;
-    this.issues = issues;
+    // Every issue carries a code: one found by a rule of gasdigest's own that named none is
+    // `custom`, as such a rule inside a schema is.
+    this.issues = issues.every((i) => i.code !== undefined)
+      ? issues
+      : issues.map((i) => (i.code !== undefined ? i : { ...i, code: "custom" }));
   }
 }
 

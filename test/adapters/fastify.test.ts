@@ -239,6 +239,7 @@ describe("Fastify plugin with inject()", () => {
         path: "prefix",
         message:
           'must not hold ":" or "*" under Fastify, whose router reads them as route syntax (got "/chain:x")',
+        code: "custom",
       },
       expect.objectContaining({ path: "basePath" }),
       expect.objectContaining({ path: "metricsPath" }),

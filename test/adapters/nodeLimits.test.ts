@@ -401,7 +401,9 @@ describe("options", () => {
       error = e;
     }
     expect(error).toBeInstanceOf(InvalidConfigError);
-    expect((error as InvalidConfigError).issues).toEqual([
+    expect(
+      (error as InvalidConfigError).issues.map(({ path, message }) => ({ path, message })),
+    ).toEqual([
       { path: "maxConnections", message: "must be a whole number >= 1 (got 0)" },
       { path: "maxBodySize", message: "must be a whole number >= 0 (got -1)" },
       { path: "maxPipelinedRequests", message: "must be a whole number >= 1 (got 1.5)" },

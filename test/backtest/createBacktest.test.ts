@@ -192,7 +192,7 @@ describe("createBacktest: input and options", () => {
         fn();
       } catch (e) {
         expect(e).toBeInstanceOf(InvalidConfigError);
-        return (e as InvalidConfigError).issues;
+        return (e as InvalidConfigError).issues.map(({ path, message }) => ({ path, message }));
       }
       throw new Error("did not throw");
     };

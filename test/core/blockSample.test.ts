@@ -153,6 +153,20 @@ describe("a sparse array of prices (a structured clone from a peer)", () => {
   });
 });
 
+describe("issue codes", () => {
+  it("every issue carries one: gasdigest's own rules outside a schema read custom", () => {
+    let error: unknown;
+    try {
+      parseBlockSample(parseJsonLossless('{"height":"1","epoch":1e0,"gas_unit_prices":[1e0]}'));
+    } catch (e) {
+      error = e;
+    }
+    const issues = (error as InvalidBlockSampleError).issues;
+    expect(issues.map((i) => i.path)).toEqual(["epoch", "gas_unit_prices[0]"]);
+    expect(issues.map((i) => i.code)).toEqual(["custom", "custom"]);
+  });
+});
+
 describe("parseJsonLossless", () => {
   it("keeps integers above 2^53 exact and leaves strings and fractions alone", () => {
     expect(

@@ -43,6 +43,7 @@ describe("engine", () => {
       new BlockOrderError({
         path: "height",
         message: "3 is below the newest accepted height 5; heights must increase",
+        code: "out_of_order",
       }),
     );
     expect(() => engine.ingest({ height: "9" } as never)).toThrowError(InvalidBlockSampleError);

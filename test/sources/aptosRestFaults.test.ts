@@ -75,7 +75,11 @@ describe("aptosRest: response size cap", () => {
       },
     ]);
     expect(issues({ concurrency: 8, lookaheadBlocks: 4 })).toEqual([
-      { path: "lookaheadBlocks", message: "must not be below concurrency (8), got 4" },
+      {
+        path: "lookaheadBlocks",
+        message: "must not be below concurrency (8), got 4",
+        code: "custom",
+      },
     ]);
     // 512 MiB is 24 bytes more than V8's longest string: such a body could not be read.
     for (const bytes of [2 ** 30, 512 * MIB])

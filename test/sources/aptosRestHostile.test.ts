@@ -50,7 +50,11 @@ describe("aptosRest: a node that changes chains", () => {
       /^invalid response from .+\/v1\/blocks\/by_height\/\d+\?with_transactions=true: X-Aptos-Chain-Id: is 5, but the source started on chain 4 \(the URL now leads to another network\)$/,
     );
     expect(refused.find((e) => e.url.includes("/transactions?"))!.issues).toEqual([
-      { path: "X-Aptos-Chain-Id", message: 'must be a chain id 0..255 (got "four")' },
+      {
+        path: "X-Aptos-Chain-Id",
+        message: 'must be a chain id 0..255 (got "four")',
+        code: "custom",
+      },
     ]);
   });
 });

@@ -338,7 +338,7 @@ describe("aptosRest options", () => {
         aptosRest(url);
       } catch (e) {
         expect(e).toBeInstanceOf(InvalidConfigError);
-        return (e as InvalidConfigError).issues;
+        return (e as InvalidConfigError).issues.map(({ path, message }) => ({ path, message }));
       }
       throw new Error("accepted");
     };
@@ -396,7 +396,11 @@ describe("aptosRest options", () => {
         code: "too_small",
       },
       { path: "pollMs", message: "unknown field", code: "unrecognized_keys" },
-      { path: "initialBackoffMs", message: "must not be above maxBackoffMs (100), got 500" },
+      {
+        path: "initialBackoffMs",
+        message: "must not be above maxBackoffMs (100), got 500",
+        code: "custom",
+      },
     ]);
     const o = resolveAptosRestOptions("https://fullnode.example.com/v1/");
     expect(o).toMatchObject({
@@ -491,7 +495,7 @@ describe("aptosRest events for logs", () => {
       name: "InvalidResponseError",
       message: "invalid response from http://127.0.0.1:8080/v1: chain_id: required",
       url,
-      issues: [{ path: "chain_id", message: "required" }],
+      issues: [{ path: "chain_id", message: "required", code: "custom" }],
     });
     expect(aptosRestEventFields({ type: "pruned_skip", from: 10n, to: 50n })).toEqual({
       type: "pruned_skip",

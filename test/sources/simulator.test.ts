@@ -329,7 +329,7 @@ describe("simulateBlocks", () => {
       { path: "clock", message: 'must be "synthetic" or "wall"', code: "invalid_value" },
       { path: "chainId", message: "must be a chain id from 0 to 255", code: "too_big" },
       { path: "colour", message: "unknown field", code: "unrecognized_keys" },
-      { path: "minGasUnitPrice", message: "must be from 1 to 1000000000, got 0" },
+      { path: "minGasUnitPrice", message: "must be from 1 to 1000000000, got 0", code: "custom" },
     ]);
     expect(() => simulator({ seed: 1.5 })).toThrow(
       "invalid configuration: seed: must be an integer from 0 to 2^53-1",
