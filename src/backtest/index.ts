@@ -30,11 +30,8 @@ export { type History, runBacktest } from "./runBacktest.js";
 export {
   type BacktestBlock,
   type BacktestResult,
-  HORIZONS,
-  LOOKAHEAD_BLOCKS,
   type SpikeResponse,
   type StrategyResult,
-  TIERS,
   type Tier,
   type TierResult,
 } from "./types.js";
