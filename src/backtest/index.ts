@@ -27,11 +27,11 @@ export { LookaheadError } from "./lookaheadError.js";
 export { type ReadHistoryOptions, readHistory } from "./readHistory.js";
 export { type RenderReportOptions, renderReport } from "./renderReport.js";
 export { type History, runBacktest } from "./runBacktest.js";
-export {
-  type BacktestBlock,
-  type BacktestResult,
-  type SpikeResponse,
-  type StrategyResult,
-  type Tier,
-  type TierResult,
+export type {
+  BacktestBlock,
+  BacktestResult,
+  SpikeResponse,
+  StrategyResult,
+  Tier,
+  TierResult,
 } from "./types.js";
