@@ -250,7 +250,9 @@ export function createEngine(options: CreateEngineOptions): Engine {
       strategy: name,
       receivedAtMs,
       sequence: ++sequence,
-      promises,
+      // A block the strategy failed on keeps the last record it reported: the bids it counts
+      // are still the served ones, and the series exported from it do not blink out.
+      promises: failure ? (promises ?? latest?.promises) : promises,
     });
     const snapshot = latest;
     publish(

@@ -84,6 +84,10 @@ export function createStrategyRunner(strategy: Strategy, config: GasConfig): Str
       if (failure) return { estimate: undefined, failure, promises: undefined };
       const r = estimate(min);
       if (r.failure) return { estimate: r.estimate, failure: r.failure, promises: undefined };
+      // With `staticOverride` or `enabled: false` the strategy's estimate is not what is served:
+      // its record would score prices no client saw.
+      if (!config.enabled || config.staticOverride)
+        return { estimate: r.estimate, failure: undefined, promises: undefined };
       // A strategy that makes promises reports them once per block; one that throws there (or
       // whose `promises` cannot be read) fails like any other strategy method (the block is
       // kept, the snapshot carries the failure). The records are copied and frozen: a snapshot

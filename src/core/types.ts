@@ -48,7 +48,9 @@ export interface Snapshot {
   readonly sequence: number;
   /**
    * For a strategy that makes promises (`calibrated`): each tier's promise and the inclusion
-   * rate its bids achieved so far. `undefined` for strategies without promises.
+   * rate its bids achieved so far. `undefined` for strategies without promises, and with
+   * `staticOverride` or `enabled: false` (what is served is not the strategy's estimate). On a
+   * block the strategy failed on, the last record it reported.
    */
   readonly promises?: Readonly<Record<Tier, PromiseRecord>> | undefined;
 }

@@ -227,6 +227,54 @@ describe("whatever a strategy throws, the engine keeps going", () => {
     expect(Object.isFrozen(first.promises!.regular)).toBe(true);
   });
 
+  it("a block the strategy fails on keeps the last promise record; an override or a disabled estimate reports none", () => {
+    const record = (bids: number) => ({
+      withinBlocks: 1,
+      probability: 0.9,
+      bids,
+      included: bids,
+      rate: 1,
+      recentBids: bids,
+      recentRate: 1,
+    });
+    let n = 0;
+    let fail = false;
+    const promising = () => ({
+      name: "promising",
+      ingest() {
+        n++;
+      },
+      estimate(min: bigint) {
+        if (fail) throw new Error("down for a block");
+        return { deprioritized: min, regular: min, prioritized: min };
+      },
+      reset() {},
+      promises: () => ({ deprioritized: record(n), regular: record(n), prioritized: record(n) }),
+    });
+    const engine = createEngine({ strategy: promising });
+    engine.ingest(idleBlock(1));
+    engine.ingest(idleBlock(2));
+    const before = engine.snapshot()!.promises!.regular.bids;
+    fail = true;
+    engine.ingest(idleBlock(3));
+    expect(engine.snapshot()!.failure).toBeDefined();
+    // The series exported from the record do not blink out while the strategy fails.
+    expect(engine.snapshot()!.promises!.regular.bids).toBe(before);
+    fail = false;
+    engine.ingest(idleBlock(4));
+    expect(engine.snapshot()!.promises!.regular.bids).toBe(before + 2);
+    // What is served is not the strategy's estimate: its record would score prices nobody saw.
+    for (const config of [
+      { staticOverride: { low: "100", market: "150", aggressive: "300" } },
+      { enabled: false },
+    ]) {
+      const off = createEngine({ strategy: promising, config });
+      off.ingest(idleBlock(1));
+      expect(off.snapshot()!.estimate).toBeDefined();
+      expect(off.snapshot()!.promises).toBeUndefined();
+    }
+  });
+
   it("a strategy that feeds its own engine fails; snapshots stay in height order", () => {
     let engine: ReturnType<typeof createEngine> | undefined;
     let fed = false;
