@@ -49,7 +49,14 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
     ]);
   const o = parseHandlerOptions(options);
   const { basePath: bp, logger } = o;
-  const document = createOpenApiDocument({ basePath: bp, headerPrefix: o.headerPrefix });
+  // The document's `servers` is relative to where it is served, so that a client resolving it
+  // reaches the routes under any mount prefix (a root-relative "/v1" would leave the prefix):
+  // from `<bp>/spec.json` the base path is "../<its last segment>", from the root alias
+  // `/spec.json` it is "./<bp>".
+  const shared = createOpenApiDocument({ basePath: bp, headerPrefix: o.headerPrefix });
+  const servedAt = (url: string) => ({ ...shared, servers: [{ url }] });
+  const document = servedAt(bp === "" ? "./" : `../${bp.slice(bp.lastIndexOf("/") + 1)}`);
+  const rootDocument = servedAt(`.${bp}` || "./");
 
   const common: Record<string, string> = { "X-Content-Type-Options": "nosniff" };
   if (o.corsOrigin !== false) {
@@ -84,8 +91,9 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
       error(404, "web_framework_error", EXPLORER_OFF_MESSAGE, head),
     );
   // The document also lives at the root of the mount point, whatever the base path.
-  routes.set("/spec.json", statics.get("/spec.json")!);
-  routes.set("/spec.yaml", statics.get("/spec.yaml")!);
+  const rootStatics = bp === "" ? statics : createStaticRoutes(rootDocument, common, undefined);
+  routes.set("/spec.json", rootStatics.get("/spec.json")!);
+  routes.set("/spec.yaml", rootStatics.get("/spec.yaml")!);
 
   // The metrics route answers a marker; respond() turns it into the (asynchronous) scrape.
   const metrics = o.metrics;
@@ -262,7 +270,7 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
       if (issues.length > 0) throw new InvalidArgumentError(issues);
       return error(status, code, message);
     },
-    document,
+    document: shared,
     options: o,
   });
 }

@@ -101,7 +101,12 @@ export interface Handler {
    * is). Adapters call this; calling the handler directly answers the metrics route with 404.
    */
   respond(request: HandlerRequest): HandlerResponse | Promise<HandlerResponse>;
-  /** The OpenAPI 3.1 document served at `spec.json` / `spec.yaml`. */
+  /**
+   * The OpenAPI 3.1 document of the routes, `servers` naming the base path (`/v1`). What is
+   * served at `spec.json` / `spec.yaml` is the same document with `servers` relative to where
+   * it is served (`../v1` at `/v1/spec.json`, `./v1` at `/spec.json`), so that it leads to the
+   * routes under any mount prefix.
+   */
   readonly document: Readonly<OpenApiDocument>;
   /** The validated options, defaults filled in. */
   readonly options: ResolvedHandlerOptions;

@@ -215,13 +215,19 @@ export function adapterContract(target: ContractTarget): void {
         const json = await request(`${base}/v1/spec.json`);
         expect(json.status).toBe(200);
         expect(json.headers["content-type"]).toBe("application/json");
-        expect(JSON.parse(json.text)).toEqual(document);
-        expect((await request(`${base}/spec.json`)).body.equals(json.body)).toBe(true);
-        for (const path of ["/v1/spec.yaml", "/spec.yaml"]) {
-          const yaml = await request(`${base}${path}`);
-          expect(yaml.status, path).toBe(200);
+        // `servers` is relative to where the document is served, so that it leads to the
+        // routes under the mount prefix too.
+        const servedAt = { "/v1/spec": "../v1", "/spec": "./v1" };
+        expect(JSON.parse(json.text)).toEqual({ ...document, servers: [{ url: "../v1" }] });
+        for (const [at, url] of Object.entries(servedAt)) {
+          const yaml = await request(`${base}${at}.yaml`);
+          expect(yaml.status, at).toBe(200);
           expect(yaml.headers["content-type"]).toBe("application/x-yaml");
-          expect(parseYaml(yaml.text)).toEqual(document);
+          expect(parseYaml(yaml.text)).toEqual({ ...document, servers: [{ url }] });
+          const served = JSON.parse((await request(`${base}${at}.json`)).text);
+          const server = new URL(served.servers[0].url, `${base}${at}.json`).href;
+          expect(server, at).toBe(`${base}/v1`);
+          expect((await request(`${server}/estimate_gas_price`)).status, at).toBe(200);
         }
         const tag = json.headers.etag!;
         expect(tag).toMatch(/^"[0-9a-f]+-[0-9a-f]{8}"$/);

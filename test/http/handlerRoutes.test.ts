@@ -100,19 +100,23 @@ describe("GET /v1/-/healthy", () => {
 });
 
 describe("the OpenAPI document and the explorer", () => {
-  it("serves the same document at /v1/spec.json and /spec.json, and as YAML at both .yaml paths", () => {
+  it("serves the document at /v1/spec.json and /spec.json, and as YAML at both .yaml paths, servers relative to each", () => {
     const s = setup();
     const a = s.get("/v1/spec.json");
     const b = s.get("/spec.json");
     expect(a.status).toBe(200);
     expect(a.headers["Content-Type"]).toBe("application/json");
-    expect(text(b)).toBe(text(a));
-    expect(JSON.parse(text(a))).toEqual(s.handler.document);
-    for (const url of ["/v1/spec.yaml", "/spec.yaml"]) {
+    const at = (url: string) => ({ ...s.handler.document, servers: [{ url }] });
+    expect(JSON.parse(text(a))).toEqual(at("../v1"));
+    expect(JSON.parse(text(b))).toEqual(at("./v1"));
+    for (const [url, server] of [
+      ["/v1/spec.yaml", "../v1"],
+      ["/spec.yaml", "./v1"],
+    ] as const) {
       const y = s.get(url);
       expect(y.status).toBe(200);
       expect(y.headers["Content-Type"]).toBe("application/x-yaml");
-      expect(parseYaml(text(y))).toEqual(s.handler.document);
+      expect(parseYaml(text(y))).toEqual(at(server));
     }
   });
 

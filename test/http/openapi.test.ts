@@ -122,7 +122,22 @@ describe("the OpenAPI document", () => {
     expect(s.handler.document).toBe(s.handler.document);
     expect(s.handler.document.servers).toEqual([{ url: "/api" }]);
     const served = JSON.parse(new TextDecoder().decode(s.get("/api/spec.json").body as Uint8Array));
-    expect(served).toEqual(createOpenApiDocument({ basePath: "/api", headerPrefix: "X-Chain-" }));
+    // Served with servers relative to the document's own URL: /api/spec.json -> ../api.
+    expect(served).toEqual({
+      ...createOpenApiDocument({ basePath: "/api", headerPrefix: "X-Chain-" }),
+      servers: [{ url: "../api" }],
+    });
+    const nested = setup({ basePath: "/chain/v2" });
+    const deep = JSON.parse(
+      new TextDecoder().decode(nested.get("/chain/v2/spec.json").body as Uint8Array),
+    );
+    expect(new URL(deep.servers[0].url, "http://h/mount/chain/v2/spec.json").pathname).toBe(
+      "/mount/chain/v2",
+    );
+    const root = JSON.parse(new TextDecoder().decode(nested.get("/spec.json").body as Uint8Array));
+    expect(new URL(root.servers[0].url, "http://h/mount/spec.json").pathname).toBe(
+      "/mount/chain/v2",
+    );
   });
 
   it("declares duration_secs on the health check", () => {
