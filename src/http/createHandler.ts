@@ -53,7 +53,14 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
   // reaches the routes under any mount prefix (a root-relative "/v1" would leave the prefix):
   // from `<bp>/spec.json` the base path is "../<its last segment>", from the root alias
   // `/spec.json` it is "./<bp>".
-  const shared = createOpenApiDocument({ basePath: bp, headerPrefix: o.headerPrefix });
+  const shared = createOpenApiDocument({
+    basePath: bp,
+    headerPrefix: o.headerPrefix,
+    bcsLayout: o.bcsLayout,
+    jsonOutput: o.jsonOutput,
+    bcsOutput: o.bcsOutput,
+    explorer: o.explorerAssets !== undefined,
+  });
   const servedAt = (url: string) => ({ ...shared, servers: [{ url }] });
   const document = servedAt(bp === "" ? "./" : `../${bp.slice(bp.lastIndexOf("/") + 1)}`);
   const rootDocument = servedAt(`.${bp}` || "./");

@@ -4,7 +4,7 @@ import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
 import { unreadableOptions } from "../core/readOptions.js";
 import { VERSION } from "../core/version.js";
 import { CHAIN_STATE_HEADERS } from "./chainStateHeaders.js";
-import { safeParseHandlerOptions } from "./handlerOptions.js";
+import { type HandlerOptions, safeParseHandlerOptions } from "./handlerOptions.js";
 import {
   errorObjectSchema,
   gasEstimationSchema,
@@ -15,23 +15,31 @@ import {
 /** An OpenAPI 3.1 document. */
 export type OpenApiDocument = oas31.OpenAPIObject;
 
-/** The options with the handler's own rules for `basePath` and `headerPrefix`; nothing else. */
-function checkDocumentOptions(options: unknown): { basePath: string; headerPrefix: string } {
+/** The keys of {@link CreateOpenApiDocumentOptions} that are handler options. */
+const HANDLER_KEYS = ["basePath", "headerPrefix", "bcsLayout", "jsonOutput", "bcsOutput"] as const;
+
+/** The options, with the handler's own rules for those it shares with it; nothing else. */
+function checkDocumentOptions(options: unknown) {
   const unreadable = unreadableOptions(options);
   if (unreadable) throw new InvalidConfigError([unreadable]);
+  const isObject = typeof options === "object" && options !== null;
   // Not an object: the handler's validation names the problem with the whole value.
-  const { basePath, headerPrefix, ...rest } =
-    typeof options === "object" && options !== null ? (options as Record<string, unknown>) : {};
-  const issues: ValidationIssue[] = Object.keys(rest).map((k) => ({
-    path: k,
-    message: "unknown field (takes basePath and headerPrefix)",
-  }));
-  const checked = safeParseHandlerOptions(
-    typeof options === "object" && options !== null ? { basePath, headerPrefix } : options,
-  );
+  const { explorer = true, ...given } = isObject ? (options as Record<string, unknown>) : {};
+  const shared: Record<string, unknown> = {};
+  const issues: ValidationIssue[] = [];
+  for (const [k, v] of Object.entries(given))
+    if ((HANDLER_KEYS as readonly string[]).includes(k)) shared[k] = v;
+    else
+      issues.push({
+        path: k,
+        message: `unknown field (takes ${HANDLER_KEYS.join(", ")} and explorer)`,
+      });
+  if (typeof explorer !== "boolean")
+    issues.push({ path: "explorer", message: "must be true or false" });
+  const checked = safeParseHandlerOptions(isObject ? shared : options);
   if (!checked.ok) issues.push(...checked.issues);
   if (!checked.ok || issues.length > 0) throw new InvalidConfigError(issues);
-  return checked.value;
+  return { ...checked.value, explorer: explorer as boolean };
 }
 
 /** Options of {@link createOpenApiDocument}. */
@@ -40,6 +48,14 @@ export interface CreateOpenApiDocumentOptions {
   basePath?: string;
   /** Prefix of the chain-state headers. @default "X-Aptos-" */
   headerPrefix?: string;
+  /** The BCS layout of the estimate, as the handler's option. @default "full" */
+  bcsLayout?: HandlerOptions["bcsLayout"];
+  /** Whether the estimate is served as JSON, as the handler's option. @default true */
+  jsonOutput?: boolean;
+  /** Whether the estimate is served as BCS, as the handler's option. @default true */
+  bcsOutput?: boolean;
+  /** Whether the explorer page (`/spec`) is served: without it, the page is not listed. @default true */
+  explorer?: boolean;
 }
 
 function chainHeaders(prefix: string, required: boolean) {
@@ -86,7 +102,26 @@ function errorResponse(
  * doc.paths["/estimate_gas_price"].get.operationId; // "estimate_gas_price"
  */
 export function createOpenApiDocument(options: CreateOpenApiDocumentOptions = {}): OpenApiDocument {
-  const { basePath, headerPrefix: prefix } = checkDocumentOptions(options);
+  const {
+    basePath,
+    headerPrefix: prefix,
+    bcsLayout,
+    jsonOutput,
+    bcsOutput,
+    explorer,
+  } = checkDocumentOptions(options);
+  const bcs =
+    bcsLayout === "full"
+      ? "BCS (`Option<u64>, u64, Option<u64>`)"
+      : "BCS (`u64`: the regular estimate alone, 8 bytes)";
+  const formats = [
+    jsonOutput ? "JSON by default" : "",
+    bcsOutput ? `${bcs} when \`Accept\` prefers \`application/x-bcs\`` : "",
+  ].filter(Boolean);
+  const estimateContent: Record<string, unknown> = {};
+  if (jsonOutput) estimateContent["application/json"] = { schema: gasEstimationSchema };
+  if (bcsOutput)
+    estimateContent["application/x-bcs"] = { schema: { type: "string", format: "binary" } };
   const allow = z
     .string()
     .meta({ description: "Methods the path accepts.", example: "GET, HEAD, OPTIONS" });
@@ -120,7 +155,7 @@ export function createOpenApiDocument(options: CreateOpenApiDocumentOptions = {}
     ),
   };
   const { 400: e400, 404: e404, 405: e405, 500: e500, 503: e503 } = errors;
-  return createDocument({
+  const document = createDocument({
     openapi: "3.1.0",
     info: {
       title: "gasdigest",
@@ -139,16 +174,12 @@ export function createOpenApiDocument(options: CreateOpenApiDocumentOptions = {}
           operationId: "estimate_gas_price",
           tags: ["Transactions"],
           summary: "Estimate gas price",
-          description:
-            "Three gas unit price estimates from the recent blocks. JSON by default; BCS (`Option<u64>, u64, Option<u64>`) when `Accept` prefers `application/x-bcs`. Computed once per block, never per request.",
+          description: `Three gas unit price estimates from the recent blocks. ${formats.length > 0 ? `${formats.join("; ")}.` : "Not served here: every request is refused with 403."} Computed once per block, never per request.`,
           responses: {
             200: {
               description: "The estimate, with the chain state of the newest block in the headers.",
               headers: chainHeaders(prefix, true),
-              content: {
-                "application/json": { schema: gasEstimationSchema },
-                "application/x-bcs": { schema: { type: "string", format: "binary" } },
-              },
+              content: estimateContent,
             },
             ...errors,
           },
@@ -224,4 +255,7 @@ export function createOpenApiDocument(options: CreateOpenApiDocumentOptions = {}
       },
     },
   });
+  // Without the explorer's files the page answers 404: it is not a route of this server.
+  if (!explorer) delete document.paths?.["/spec"];
+  return document;
 }

@@ -222,8 +222,12 @@ describe("the other public entries name what is wrong with their arguments", () 
         )
       ).message,
     ).toMatch(
-      /^invalid configuration: x: unknown field \(takes basePath and headerPrefix\); basePath: must be a path such as "\/v1".*; headerPrefix: must hold only header-name characters/,
+      /^invalid configuration: x: unknown field \(takes basePath, headerPrefix, bcsLayout, jsonOutput, bcsOutput and explorer\); basePath: must be a path such as "\/v1".*; headerPrefix: must hold only header-name characters/,
     );
+    expect(
+      (await thrown(() => createOpenApiDocument({ explorer: "yes", bcsLayout: "short" } as never)))
+        .message,
+    ).toMatch(/^invalid configuration: explorer: must be true or false; bcsLayout: /);
     expect(createOpenApiDocument({ basePath: "/chain/" }).servers?.[0]?.url).toBe("/chain");
     expect(createOpenApiDocument().servers?.[0]?.url).toBe("/v1");
   });

@@ -140,6 +140,31 @@ describe("the OpenAPI document", () => {
     );
   });
 
+  it("describes what this handler serves: the BCS layout, the formats on, the explorer only when it is", async () => {
+    type Op = { description: string; responses: { 200: { content: Record<string, unknown> } } };
+    const estimate = (d: { paths?: Record<string, unknown> }) =>
+      (d.paths!["/estimate_gas_price"] as { get: Op }).get;
+    const full = setup();
+    expect(full.handler.document.paths?.["/spec"]).toBeDefined();
+    expect(estimate(full.handler.document).description).toContain(
+      "`Option<u64>, u64, Option<u64>`",
+    );
+    const short = setup({
+      bcsLayout: "gas_estimate_only",
+      jsonOutput: false,
+      explorerAssets: undefined,
+    });
+    const doc = short.handler.document;
+    expect(estimate(doc).description).toContain("BCS (`u64`: the regular estimate alone, 8 bytes)");
+    expect(estimate(doc).description).not.toContain("JSON");
+    expect(Object.keys(estimate(doc).responses[200].content)).toEqual(["application/x-bcs"]);
+    // No explorer files: /spec answers 404, so it is not listed.
+    expect(doc.paths?.["/spec"]).toBeUndefined();
+    expect(short.get("/v1/spec").status).toBe(404);
+    // Still a valid document.
+    await SwaggerParser.validate(structuredClone(doc) as never);
+  });
+
   it("declares duration_secs on the health check", () => {
     const doc = createOpenApiDocument() as Json;
     expect(doc.paths["/-/healthy"].get.parameters).toEqual([
