@@ -16,6 +16,7 @@ import { parseRedisUrl } from "../sources/redisStream.js";
 import { APTOS_FLAGS, APTOS_FLAGS_USAGE, parseAptosFlags } from "./aptosFlags.js";
 import { cliMetrics, METRICS_FLAGS, SERVE_METRICS_USAGE } from "./cliMetrics.js";
 import { createLogLimiter, serverLogger } from "./createLogLimiter.js";
+import { estimateFlags } from "./estimateFlags.js";
 import { type CliIo, UsageError } from "./io.js";
 import { loadStrategy } from "./loadStrategy.js";
 import { logEngineEvents } from "./logEngineEvents.js";
@@ -45,6 +46,11 @@ Options:
   --stream KEY          redis: the stream key (default gasdigest:blocks)
   --header-prefix P     chain-state header prefix (default X-Aptos-)
   --base-path PATH      path of the routes (default /v1)
+  --bcs-layout L        BCS estimate: full (Option<u64>, u64, Option<u64>; default) or
+                        gas_estimate_only (the regular u64 alone, as some nodes answer)
+  --formats LIST        estimate formats served: json,bcs (default), json, bcs, or none;
+                        a format off answers 403
+  --estimate-disabled   the estimate answers 403 api_disabled (ledger and health stay up)
   --max-staleness-ms N  503 health_check_failed when the newest block is older (default 30000;
                         0: never stale)
   --log-level LEVEL     fatal|error|warn|info|debug|trace|silent (default info; debug logs every request)
@@ -113,6 +119,9 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
       stream: { type: "string" },
       "header-prefix": { type: "string" },
       "base-path": { type: "string" },
+      "bcs-layout": { type: "string" },
+      formats: { type: "string" },
+      "estimate-disabled": { type: "boolean" },
       "max-staleness-ms": { type: "string" },
       "log-level": { type: "string", default: "info" },
       ...METRICS_FLAGS,
@@ -196,6 +205,7 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
       ...limits,
       headerPrefix: values["header-prefix"],
       basePath: values["base-path"],
+      ...estimateFlags(values["bcs-layout"], values.formats, values["estimate-disabled"]),
       maxStalenessMs,
       logger,
       metrics: metrics?.metrics,

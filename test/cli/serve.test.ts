@@ -58,15 +58,18 @@ describe("gasdigest serve", () => {
     );
     const docs = await Promise.all(
       ["/v1/spec.json", "/spec.json"].map(
-        async (p) => (await (await fetch(handle.url + p)).json()) as { openapi: string },
+        async (p) =>
+          (await (await fetch(handle.url + p)).json()) as { openapi: string; servers: unknown },
       ),
     );
-    expect(docs[0]).toEqual(docs[1]);
+    // One document; servers relative to where each copy is served.
+    expect({ ...docs[0], servers: [{ url: "./v1" }] }).toEqual(docs[1]);
+    expect(docs[0]?.servers).toEqual([{ url: "../v1" }]);
     expect(docs[0]?.openapi).toMatch(/^3\./);
     const yamls = await Promise.all(
       ["/v1/spec.yaml", "/spec.yaml"].map(async (p) => (await fetch(handle.url + p)).text()),
     );
-    expect(yamls[0]).toBe(yamls[1]);
+    expect(yamls[0]!.replace("url: ../v1", "url: ./v1")).toBe(yamls[1]);
     const missing = await fetch(`${handle.url}/v1/nope`);
     expect(missing.status).toBe(404);
     expect(await missing.json()).toEqual({
@@ -98,6 +101,36 @@ describe("gasdigest serve", () => {
     const res = await fetch(`${handle.url}/chain/v1/estimate_gas_price`);
     expect(res.status).toBe(200);
     expect(res.headers.get("x-chain-block-height")).toBe("12");
+  });
+
+  it("--bcs-layout, --formats and --estimate-disabled set what the estimate serves, and the document says so", async () => {
+    const { handle } = await start([
+      "--source",
+      `ndjson:${fixture("hand.ndjson")}`,
+      "--bcs-layout",
+      "gas_estimate_only",
+      "--formats",
+      "bcs",
+    ]);
+    await until(() => handle.engine.sourcesCompleted);
+    const url = `${handle.url}/v1/estimate_gas_price`;
+    const bcs = await fetch(url, { headers: { accept: "application/x-bcs" } });
+    expect(bcs.status).toBe(200);
+    expect((await bcs.arrayBuffer()).byteLength).toBe(8);
+    expect((await fetch(url, { headers: { accept: "application/json" } })).status).toBe(403);
+    const doc = await (await fetch(`${handle.url}/v1/spec.json`)).json();
+    const op = doc.paths["/estimate_gas_price"].get;
+    expect(Object.keys(op.responses["200"].content)).toEqual(["application/x-bcs"]);
+    const off = await start([
+      "--source",
+      `ndjson:${fixture("hand.ndjson")}`,
+      "--estimate-disabled",
+    ]);
+    await until(() => off.handle.engine.sourcesCompleted);
+    const refused = await fetch(`${off.handle.url}/v1/estimate_gas_price`);
+    expect(refused.status).toBe(403);
+    expect((await refused.json()).error_code).toBe("api_disabled");
+    expect((await fetch(`${off.handle.url}/v1/-/healthy`)).status).toBe(200);
   });
 
   it("serves the tdigest strategy: the same estimate as replaying the file with it", async () => {
@@ -151,6 +184,8 @@ describe("gasdigest serve", () => {
       ],
       [["--log-level", "loud"], "--log-level must be one of"],
       [["--base-path", "no-slash"], "basePath"],
+      [["--bcs-layout", "short"], '--bcs-layout must be full or gas_estimate_only (got "short")'],
+      [["--formats", "json,xml"], '--formats must be json,bcs, json, bcs or none (got "json,xml")'],
       // A file source that cannot be read would only ever answer 503.
       [
         ["--source", "ndjson:/nonexistent/blocks.ndjson"],
