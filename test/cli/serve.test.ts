@@ -118,9 +118,11 @@ describe("gasdigest serve", () => {
     expect(bcs.status).toBe(200);
     expect((await bcs.arrayBuffer()).byteLength).toBe(8);
     expect((await fetch(url, { headers: { accept: "application/json" } })).status).toBe(403);
-    const doc = await (await fetch(`${handle.url}/v1/spec.json`)).json();
-    const op = doc.paths["/estimate_gas_price"].get;
-    expect(Object.keys(op.responses["200"].content)).toEqual(["application/x-bcs"]);
+    const doc = (await (await fetch(`${handle.url}/v1/spec.json`)).json()) as {
+      paths: Record<string, { get: { responses: Record<string, { content: object }> } }>;
+    };
+    const op = doc.paths["/estimate_gas_price"]!.get;
+    expect(Object.keys(op.responses["200"]!.content)).toEqual(["application/x-bcs"]);
     const off = await start([
       "--source",
       `ndjson:${fixture("hand.ndjson")}`,
@@ -129,7 +131,7 @@ describe("gasdigest serve", () => {
     await until(() => off.handle.engine.sourcesCompleted);
     const refused = await fetch(`${off.handle.url}/v1/estimate_gas_price`);
     expect(refused.status).toBe(403);
-    expect((await refused.json()).error_code).toBe("api_disabled");
+    expect(((await refused.json()) as { error_code: string }).error_code).toBe("api_disabled");
     expect((await fetch(`${off.handle.url}/v1/-/healthy`)).status).toBe(200);
   });
 
