@@ -1,21 +1,19 @@
-import { type Observable, ReplaySubject, Subject, Subscription } from "rxjs";
+import { type Observable, ReplaySubject, Subject, type Subscription } from "rxjs";
 import { arrivalOf } from "./blockArrival.js";
 import { type BlockSample, type BlockSampleInput, safeParseBlockSample } from "./blockSample.js";
 import type { GasConfig, GasConfigInput } from "./config.js";
 import { createBlockOrder } from "./createBlockOrder.js";
 import { createLedger } from "./createLedger.js";
+import { createSourceConnections } from "./createSourceConnections.js";
 import { createStrategyRunner } from "./createStrategyRunner.js";
-import { describeValue, shorten, thrownText } from "./describeValue.js";
 import {
   BaseError,
   type BlockOrderError,
-  InvalidArgumentError,
   InvalidBlockSampleError,
   type StrategyError,
 } from "./errors.js";
 import { effectiveMinPrice } from "./estimate.js";
 import { readClock } from "./readClock.js";
-import { hasMethods } from "./readOptions.js";
 import { resolveEngineOptions } from "./resolveEngineOptions.js";
 import type { Snapshot, StrategyFactory } from "./types.js";
 
@@ -115,7 +113,6 @@ export function createEngine(options: CreateEngineOptions): Engine {
   const order = createBlockOrder(config);
   const snapshots = new ReplaySubject<Snapshot>(1);
   const events = new Subject<EngineEvent>();
-  const subscriptions = new Set<Subscription>();
   const ledger = createLedger(config);
   const runner = createStrategyRunner(strategy, config);
   let latest: Snapshot | undefined;
@@ -126,8 +123,6 @@ export function createEngine(options: CreateEngineOptions): Engine {
   let rejected = 0;
   let strategyFailures = 0;
   let resyncs = 0;
-  let connected = 0;
-  let completed = 0;
   let closed = false;
   // With skipLatestBlock, the newest block waits here until the next one arrives.
   let deferred: BlockSample | undefined;
@@ -263,78 +258,23 @@ export function createEngine(options: CreateEngineOptions): Engine {
     return "accepted";
   }
 
+  const sources = createSourceConnections({
+    next(value) {
+      try {
+        ingest(value);
+      } catch (error) {
+        // Rejections were already counted and published as events; anything else (the clock
+        // failed) is published here. Either way the source keeps running.
+        if (error !== counted) publish(emit({ type: "source_error", error }));
+      }
+    },
+    error: (error) => publish(emit({ type: "source_error", error })),
+    complete: () => publish(emit({ type: "source_completed" })),
+  });
+
   function connect(source$: Observable<unknown>): Subscription {
     if (closed) throw new BaseError("the engine is closed");
-    if (!hasMethods(source$, "subscribe"))
-      throw new InvalidArgumentError([
-        {
-          path: "source$",
-          message: `must be an Observable of blocks, such as simulator() or pushSource() (got ${describeValue(source$)})`,
-        },
-      ]);
-    connected++;
-    let done = false;
-    let completedNow = false;
-    // Set once the connection is over (ended, or unsubscribed by its owner): anything the
-    // source still sends is ignored, so one whose subscribe() returned no way to stop it (an
-    // Observable of another library, a hand-made one) cannot feed a closed engine.
-    let stopped = false;
-    let sub: Subscription | undefined;
-    const finish = () => {
-      done = true;
-      if (sub) subscriptions.delete(sub);
-    };
-    let foreign: unknown;
-    try {
-      foreign = source$.subscribe({
-        next(value) {
-          if (stopped || done) return;
-          try {
-            ingest(value);
-          } catch (error) {
-            // Rejections were already counted and published as events; anything else (the
-            // clock failed) is published here. Either way the source keeps running.
-            if (error !== counted) publish(emit({ type: "source_error", error }));
-          }
-        },
-        error(error) {
-          if (stopped || done) return;
-          finish();
-          publish(emit({ type: "source_error", error }));
-        },
-        complete() {
-          if (stopped || done) return;
-          finish();
-          completed++;
-          completedNow = true;
-          publish(emit({ type: "source_completed" }));
-        },
-      });
-    } catch (error) {
-      // Not an Observable after all (rxjs's subscribe never throws): nothing stays counted.
-      stopped = true;
-      connected--;
-      if (completedNow) completed--;
-      throw new InvalidArgumentError([
-        { path: "source$", message: `its subscribe() threw: ${shorten(thrownText(error))}` },
-      ]);
-    }
-    // The connection as an rxjs Subscription, whatever the source's subscribe() returned (an
-    // rxjs Subscription, an object with unsubscribe(), a teardown function, or nothing).
-    sub = new Subscription(() => {
-      stopped = true;
-      if (!done) {
-        done = true;
-        subscriptions.delete(sub!);
-        // Unsubscribed by its owner before it ended: it no longer counts as connected.
-        connected--;
-      }
-      stopForeign(foreign);
-    });
-    // Ended while subscribing: the connection is returned closed, as rxjs's would be.
-    if (done) sub.unsubscribe();
-    else subscriptions.add(sub);
-    return sub;
+    return sources.connect(source$);
   }
 
   return {
@@ -347,29 +287,14 @@ export function createEngine(options: CreateEngineOptions): Engine {
     connect,
     counters: () => ({ accepted, duplicate, rejected, strategyFailures, resyncs }),
     get sourcesCompleted() {
-      return connected > 0 && completed === connected;
+      return sources.allCompleted;
     },
     close() {
       if (closed) return;
       closed = true;
-      for (const sub of subscriptions) sub.unsubscribe();
-      subscriptions.clear();
+      sources.closeAll();
       snapshots.complete();
       events.complete();
     },
   };
-}
-
-/**
- * Stop what a source's `subscribe()` returned: an object with `unsubscribe()` or a teardown
- * function; anything else cannot be stopped (the engine ignores what it still sends). A failure
- * there is ignored: the connection is over either way.
- */
-function stopForeign(handle: unknown): void {
-  try {
-    if (typeof handle === "function") handle();
-    else if (hasMethods(handle, "unsubscribe")) (handle as { unsubscribe(): void }).unsubscribe();
-  } catch {
-    // ignored, see above
-  }
 }

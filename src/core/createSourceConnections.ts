@@ -1,0 +1,128 @@
+import { type Observable, Subscription } from "rxjs";
+import { describeValue, shorten, thrownText } from "./describeValue.js";
+import { InvalidArgumentError } from "./errors.js";
+import { hasMethods } from "./readOptions.js";
+
+/** What happens to what a connected source sends; see {@link createSourceConnections}. */
+export interface SourceHandlers {
+  /** A value the source sent (a block, or anything else: the engine validates it). */
+  next(value: unknown): void;
+  /** The source failed: it has ended. */
+  error(error: unknown): void;
+  /** The source completed. */
+  complete(): void;
+}
+
+/** The sources connected to an engine. */
+export interface SourceConnections {
+  /** Subscribe to `source$`, handing what it sends to the handlers, until it ends or is stopped. */
+  connect(source$: Observable<unknown>): Subscription;
+  /** True when at least one source was connected and every connected source has completed. */
+  readonly allCompleted: boolean;
+  /** Stop every source still running. */
+  closeAll(): void;
+}
+
+/**
+ * The engine's sources: any Observable, of rxjs or another library (whatever its `subscribe()`
+ * returns: an rxjs Subscription, an object with `unsubscribe()`, a teardown function, or
+ * nothing), each returned as an rxjs Subscription. A source unsubscribed by its owner before it
+ * ended no longer counts as connected; once a connection is over, whatever its source still
+ * sends is ignored, so one that cannot be stopped cannot feed a closed engine.
+ *
+ * @throws {InvalidArgumentError} from `connect`, naming `source$`, for something that is not an
+ * Observable or whose `subscribe()` throws (nothing is counted).
+ * @example
+ * const sources = createSourceConnections({ next: ingest, error: report, complete: report });
+ * sources.connect(simulator());
+ */
+export function createSourceConnections(handlers: SourceHandlers): SourceConnections {
+  const running = new Set<Subscription>();
+  let connected = 0;
+  let completed = 0;
+
+  function connect(source$: Observable<unknown>): Subscription {
+    if (!hasMethods(source$, "subscribe"))
+      throw new InvalidArgumentError([
+        {
+          path: "source$",
+          message: `must be an Observable of blocks, such as simulator() or pushSource() (got ${describeValue(source$)})`,
+        },
+      ]);
+    connected++;
+    let done = false;
+    let completedNow = false;
+    let stopped = false;
+    let sub: Subscription | undefined;
+    const finish = () => {
+      done = true;
+      if (sub) running.delete(sub);
+    };
+    let foreign: unknown;
+    try {
+      foreign = source$.subscribe({
+        next(value) {
+          if (!stopped && !done) handlers.next(value);
+        },
+        error(error) {
+          if (stopped || done) return;
+          finish();
+          handlers.error(error);
+        },
+        complete() {
+          if (stopped || done) return;
+          finish();
+          completed++;
+          completedNow = true;
+          handlers.complete();
+        },
+      });
+    } catch (error) {
+      // Not an Observable after all (rxjs's subscribe never throws): nothing stays counted.
+      stopped = true;
+      connected--;
+      if (completedNow) completed--;
+      throw new InvalidArgumentError([
+        { path: "source$", message: `its subscribe() threw: ${shorten(thrownText(error))}` },
+      ]);
+    }
+    sub = new Subscription(() => {
+      stopped = true;
+      if (!done) {
+        done = true;
+        running.delete(sub!);
+        connected--;
+      }
+      stopForeign(foreign);
+    });
+    // Ended while subscribing: the connection is returned closed, as rxjs's would be.
+    if (done) sub.unsubscribe();
+    else running.add(sub);
+    return sub;
+  }
+
+  return {
+    connect,
+    get allCompleted() {
+      return connected > 0 && completed === connected;
+    },
+    closeAll() {
+      for (const sub of running) sub.unsubscribe();
+      running.clear();
+    },
+  };
+}
+
+/**
+ * Stop what a source's `subscribe()` returned: an object with `unsubscribe()` or a teardown
+ * function; anything else cannot be stopped (what it still sends is ignored). A failure there
+ * is ignored: the connection is over either way.
+ */
+function stopForeign(handle: unknown): void {
+  try {
+    if (typeof handle === "function") handle();
+    else if (hasMethods(handle, "unsubscribe")) (handle as { unsubscribe(): void }).unsubscribe();
+  } catch {
+    // ignored, see above
+  }
+}
