@@ -3,9 +3,8 @@ import { InvalidArgumentError, InvalidConfigError, type ValidationIssue } from "
 import { hasMethods } from "../core/readOptions.js";
 import { CHAIN_STATE_HEADERS } from "./chainStateHeaders.js";
 import { createChainRoutes } from "./createChainRoutes.js";
-import { createOpenApiDocument } from "./createOpenApiDocument.js";
+import { createDocumentRoutes } from "./createDocumentRoutes.js";
 import { createOwnership } from "./createOwnership.js";
-import { createStaticRoutes } from "./createStaticRoutes.js";
 import { EXPLORER_OFF_MESSAGE } from "./explorer.js";
 import { type HandlerOptions, parseHandlerOptions, silentLogger } from "./handlerOptions.js";
 import { originForm } from "./mount.js";
@@ -49,22 +48,6 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
     ]);
   const o = parseHandlerOptions(options);
   const { basePath: bp, logger } = o;
-  // The document's `servers` is relative to where it is served, so that a client resolving it
-  // reaches the routes under any mount prefix (a root-relative "/v1" would leave the prefix):
-  // from `<bp>/spec.json` the base path is "../<its last segment>", from the root alias
-  // `/spec.json` it is "./<bp>".
-  const shared = createOpenApiDocument({
-    basePath: bp,
-    headerPrefix: o.headerPrefix,
-    bcsLayout: o.bcsLayout,
-    jsonOutput: o.jsonOutput,
-    bcsOutput: o.bcsOutput,
-    explorer: o.explorerAssets !== undefined,
-  });
-  const servedAt = (url: string) => ({ ...shared, servers: [{ url }] });
-  const document = servedAt(bp === "" ? "./" : `../${bp.slice(bp.lastIndexOf("/") + 1)}`);
-  const rootDocument = servedAt(`.${bp}` || "./");
-
   const common: Record<string, string> = { "X-Content-Type-Options": "nosniff" };
   if (o.corsOrigin !== false) {
     common["Access-Control-Allow-Origin"] = o.corsOrigin;
@@ -90,17 +73,13 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
     [`${bp}/`, ledger],
     [`${bp}/-/healthy`, healthy],
   ]);
-  const statics = createStaticRoutes(document, common, o.explorerAssets);
-  for (const [path, route] of statics) routes.set(bp + path, route);
+  const { document, routes: documentRoutes } = createDocumentRoutes(o, common);
+  for (const [path, route] of documentRoutes) routes.set(path, route);
   // No explorer files: the page names the option that turns it on (and where the document is).
   if (o.explorerAssets === undefined)
     routes.set(`${bp}/spec`, (_request, head) =>
       error(404, "web_framework_error", EXPLORER_OFF_MESSAGE, head),
     );
-  // The document also lives at the root of the mount point, whatever the base path.
-  const rootStatics = bp === "" ? statics : createStaticRoutes(rootDocument, common, undefined);
-  routes.set("/spec.json", rootStatics.get("/spec.json")!);
-  routes.set("/spec.yaml", rootStatics.get("/spec.yaml")!);
 
   // The metrics route answers a marker; respond() turns it into the (asynchronous) scrape.
   const metrics = o.metrics;
@@ -277,7 +256,7 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
       if (issues.length > 0) throw new InvalidArgumentError(issues);
       return error(status, code, message);
     },
-    document: shared,
+    document,
     options: o,
   });
 }
