@@ -9,7 +9,7 @@ import {
   gasConfigShape,
   markParsed,
 } from "../core/config.js";
-import { shorten } from "../core/describeValue.js";
+import { describeValue, shorten } from "../core/describeValue.js";
 import { duplicateKeyIssues } from "../core/duplicateKeys.js";
 import { BaseError, InvalidConfigError, type ValidationIssue } from "../core/errors.js";
 import { parseJsonLossless } from "../core/parseJsonLossless.js";
@@ -112,6 +112,16 @@ function strategyBlockIssues(input: object): ValidationIssue[] {
   for (const k of STRATEGY_BLOCKS) {
     const block = (input as Record<string, unknown>)[k];
     if (block === undefined) continue;
+    // `null` would read as the defaults, and an array or a number as zod's bare "expected
+    // object": a block is an object of the strategy's options, or left out.
+    if (typeof block !== "object" || block === null || Array.isArray(block)) {
+      issues.push({
+        path: k,
+        message: `must be an object of ${k} options ({} for the defaults), got ${describeValue(block)}`,
+        code: "invalid_type",
+      });
+      continue;
+    }
     try {
       resolveStrategy(k, { [k]: block });
     } catch (e) {

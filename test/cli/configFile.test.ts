@@ -25,6 +25,24 @@ describe("--config FILE", () => {
     expect(r.stderr).toContain("calibrated.learningRate: is given twice in the file");
   });
 
+  it("a strategy block that is not an object (null read as the defaults) is refused by name", async () => {
+    const file = join(dir, "blocks.json");
+    writeFileSync(file, '{"calibrated": null, "tdigest": 5, "geth": []}');
+    const r = await replay(file);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      "calibrated: must be an object of calibrated options ({} for the defaults), got null",
+    );
+    expect(r.stderr).toContain(
+      "tdigest: must be an object of tdigest options ({} for the defaults), got 5",
+    );
+    expect(r.stderr).toContain(
+      "geth: must be an object of geth options ({} for the defaults), got an array",
+    );
+    writeFileSync(file, '{"calibrated": {}}');
+    expect((await replay(file)).code).toBe(0);
+  });
+
   it("an empty value (an unset shell variable) is a usage error, not the default settings", async () => {
     for (const args of [
       ["replay", "--input", HAND, "--config", ""],
