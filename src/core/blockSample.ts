@@ -1,13 +1,13 @@
 import * as z from "zod";
 import { capIssues } from "./createIssueList.js";
-import { describeValue, shorten, thrownText } from "./describeValue.js";
+import { describeValue } from "./describeValue.js";
 import { BaseError, InvalidBlockSampleError, type ValidationIssue } from "./errors.js";
 import {
   hasIntegersWrittenOddly,
   integersWrittenOddly as integersWrittenOddlyCount,
   integerWrittenAs,
 } from "./parseJsonLossless.js";
-import { unreadableOptions } from "./readOptions.js";
+import { unreadableIssue, unreadableOptions } from "./readOptions.js";
 import { parseU64, type U64Input } from "./u64.js";
 import {
   tooManyWrittenOddly,
@@ -201,13 +201,7 @@ export function safeParseBlockSample(input: unknown): BlockSampleResult {
     const where = unreadableOptions(input);
     return {
       ok: false,
-      issues: [
-        {
-          path: where?.path ?? "",
-          message: `cannot be read: ${shorten(thrownText(cause), 120)}`,
-          code: "unreadable",
-        },
-      ],
+      issues: [unreadableIssue(where?.path ?? "", cause)],
     };
   }
 }

@@ -1,4 +1,4 @@
-import { thrownText } from "./describeValue.js";
+import { shorten, thrownText } from "./describeValue.js";
 import type { ValidationIssue } from "./errors.js";
 
 /** Deepest nesting of plain objects and arrays read; deeper values are not read. */
@@ -30,6 +30,21 @@ export function unreadableOptions(
       code: "unreadable",
     };
   }
+}
+
+/**
+ * The issue for a value whose reading threw (a getter or proxy trap): code `unreadable`, the
+ * thrown text cut to 120 characters.
+ *
+ * @example
+ * unreadableIssue("request.headers", new Error("trap")); // { path, message: "cannot be read: Error: trap", code: "unreadable" }
+ */
+export function unreadableIssue(path: string, cause: unknown): ValidationIssue {
+  return {
+    path,
+    message: `cannot be read: ${shorten(thrownText(cause), 120)}`,
+    code: "unreadable",
+  };
 }
 
 function visit(value: unknown, path: PropertyKey[], depth: number, seen: Set<object>): void {

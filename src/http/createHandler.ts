@@ -1,6 +1,6 @@
-import { describeValue, shorten, thrownText } from "../core/describeValue.js";
+import { describeValue } from "../core/describeValue.js";
 import { InvalidArgumentError, InvalidConfigError, type ValidationIssue } from "../core/errors.js";
-import { hasMethods } from "../core/readOptions.js";
+import { hasMethods, unreadableIssue } from "../core/readOptions.js";
 import { CHAIN_STATE_HEADERS } from "./chainStateHeaders.js";
 import { createChainRoutes } from "./createChainRoutes.js";
 import { createDocumentRoutes } from "./createDocumentRoutes.js";
@@ -307,7 +307,7 @@ function readRequest(
   } catch (cause) {
     return {
       ok: false,
-      issue: { path: "request", message: `cannot be read: ${shorten(thrownText(cause), 120)}` },
+      issue: unreadableIssue("request", cause),
     };
   }
   if (typeof method !== "string")

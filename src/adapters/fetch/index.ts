@@ -1,7 +1,7 @@
 // Runtime-neutral (Bun, Deno, Workers): import the handler's own modules, not the internal
 // barrel, which also holds the node hosts' file reader.
-import { shorten, thrownText } from "../../core/describeValue.js";
 import { InvalidArgumentError } from "../../core/errors.js";
+import { unreadableIssue } from "../../core/readOptions.js";
 import { createHandler } from "../../http/createHandler.js";
 import type { HandlerOptions } from "../../http/handlerOptions.js";
 import { hostValueProblem } from "../../http/hostValueProblem.js";
@@ -69,13 +69,7 @@ export function createFetchHandler(
       host = request.headers.get("host");
     } catch (cause) {
       // A Request-shaped object whose headers cannot be read is not a request to answer.
-      throw new InvalidArgumentError([
-        {
-          path: "request.headers",
-          message: `cannot be read: ${shorten(thrownText(cause), 120)}`,
-          code: "unreadable",
-        },
-      ]);
+      throw new InvalidArgumentError([unreadableIssue("request.headers", cause)]);
     }
     const problem = host === null ? undefined : hostValueProblem(host);
     if (problem !== undefined) return handler.errorResponse(400, "web_framework_error", problem);
