@@ -100,10 +100,11 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
     : undefined;
   // A report that cannot be written fails now, not after the run.
   if (reportPath !== undefined)
-    await checkOutputPath(
-      reportPath,
-      [values.input, values.config].filter((f) => f !== undefined),
-    );
+    await checkOutputPath(reportPath, [
+      values.input,
+      ...(values.config === undefined ? [] : [values.config]),
+      ...names.filter(isStrategyPath),
+    ]);
   let size: number;
   try {
     size = (await stat(values.input)).size;

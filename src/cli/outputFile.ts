@@ -1,5 +1,5 @@
 import { createWriteStream } from "node:fs";
-import { access, constants, open, rename, stat, unlink } from "node:fs/promises";
+import { access, chmod, constants, lstat, open, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Writable } from "node:stream";
 import { BaseError } from "../core/errors.js";
@@ -29,9 +29,27 @@ export function fileFlag(flag: string, value: string | undefined): string | unde
 }
 
 /**
+ * How `path` is written: a regular file named directly (or a new one) is replaced whole, under a
+ * temporary name beside it (`mode`: the permissions to keep, when it exists); anything else is
+ * written in place: a device or FIFO (`/dev/stdout`, `/dev/full`), and a symbolic link, which is
+ * written through like the shell's `>` does. Renaming over a link would replace the link itself:
+ * `--out /dev/stdout` with stdout sent to a file would swap the system's `/dev/stdout` (a link
+ * to `/proc/self/fd/1`) for a plain file and leave the output nowhere it was sent.
+ */
+async function writeMode(
+  path: string,
+): Promise<{ inPlace: true } | { inPlace: false; mode: number | undefined }> {
+  const link = await lstat(path).catch(() => undefined);
+  if (link === undefined) return { inPlace: false, mode: undefined };
+  if (link.isFile()) return { inPlace: false, mode: link.mode & 0o7777 };
+  return { inPlace: true };
+}
+
+/**
  * Check early, before a long run, that `path` can be written: not a directory, not one of the
- * files the run reads (`inputs`), and its directory takes a new file (one is made beside it and
- * removed). The file itself is not created.
+ * files the run reads (`inputs`: through a link too), and, when it is replaced whole, its
+ * directory takes a new file (one is made beside it and removed). The file itself is not
+ * created.
  *
  * @throws {BaseError} `cannot write PATH` with the reason.
  */
@@ -46,14 +64,14 @@ export async function checkOutputPath(path: string, inputs: readonly string[] = 
     for (const input of inputs) {
       const read = await stat(input).catch(() => undefined);
       if (read && read.dev === existing.dev && read.ino === existing.ino)
-        fail(`it is the input file ${input}; name another file`);
+        fail(`it is ${input}, a file this run reads; name another file`);
     }
   try {
     await access(existing ? path : dirname(path), constants.W_OK);
     // A regular file (or a new one) is written under a temporary name beside it: make and drop
     // one now, as the write will (a directory can pass the access check and refuse new files,
     // as /proc does).
-    if (existing === undefined || existing.isFile()) {
+    if (!(await writeMode(path)).inPlace) {
       const probe = join(dirname(path), `.${basename(path)}.${process.pid}.check`);
       await (await open(probe, "wx")).close();
       await unlink(probe);
@@ -65,9 +83,10 @@ export async function checkOutputPath(path: string, inputs: readonly string[] = 
 
 /**
  * Open `path` to be written whole or not at all: a regular file (or a new one) is written under
- * a temporary name beside it and renamed by `commit()`, so a run that fails (a full disk, a
- * broken pipe, an error) never leaves a cut file under the requested name; a device or FIFO
- * (`/dev/stdout`, `/dev/full`) is written in place.
+ * a temporary name beside it and renamed by `commit()`, keeping the old file's permissions, so a
+ * run that fails (a full disk, a broken pipe, an error) never leaves a cut file under the
+ * requested name; a device, a FIFO (`/dev/stdout`, `/dev/full`) or a symbolic link is written
+ * in place, through the link.
  *
  * @throws {BaseError} `cannot write PATH` when it cannot be opened.
  * @example
@@ -75,8 +94,8 @@ export async function checkOutputPath(path: string, inputs: readonly string[] = 
  * try { file.stream.write(text); await file.commit(); } catch (e) { await file.abort(); throw e; }
  */
 export async function openOutputFile(path: string): Promise<OutputFile> {
-  const existing = await stat(path).catch(() => undefined);
-  const inPlace = existing !== undefined && !existing.isFile();
+  const how = await writeMode(path);
+  const inPlace = how.inPlace;
   const target = inPlace
     ? path
     : join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
@@ -98,7 +117,10 @@ export async function openOutputFile(path: string): Promise<OutputFile> {
         if (stream.errored) return reject(stream.errored);
         stream.end((error?: Error | null) => (error ? reject(error) : resolve()));
       });
-      if (!inPlace) await rename(target, path);
+      if (!how.inPlace) {
+        if (how.mode !== undefined) await chmod(target, how.mode);
+        await rename(target, path);
+      }
       done = true;
     },
     async abort() {

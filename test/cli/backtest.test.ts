@@ -273,16 +273,34 @@ describe("gasdigest backtest", () => {
     expect(proc.code).toBe(1);
     expect(proc.stderr).toMatch(/^gasdigest backtest: cannot write \/proc\/r\.html \(/);
     expect(proc.stdout).toBe("");
-    // A report named as the history it reads (or its config) would replace it: refused, the file
-    // left as it was.
+    // A report named as the history it reads (or its config, or a strategy module it runs) would
+    // replace it: refused, the file left as it was.
     const history = join(dir, "own.ndjson");
     writeFileSync(history, readFileSync(SPIKE));
     for (const target of [history, join(dir, ".", "own.ndjson")]) {
       const self = await runCli(["backtest", "--input", history, "--report", target]);
       expect(self.code).toBe(1);
-      expect(self.stderr).toContain(`cannot write ${target} (it is the input file ${history}`);
+      expect(self.stderr).toContain(
+        `cannot write ${target} (it is ${history}, a file this run reads`,
+      );
     }
     expect(readFileSync(history)).toEqual(readFileSync(SPIKE));
+    const module = join(dir, "floor.mjs");
+    const source =
+      "export default () => ({ name: 'floor', ingest() {}, reset() {}, estimate: (m) => ({ deprioritized: m, regular: m, prioritized: m }) });\n";
+    writeFileSync(module, source);
+    const own = await runCli([
+      "backtest",
+      "--input",
+      SPIKE,
+      "--strategies",
+      module,
+      "--report",
+      module,
+    ]);
+    expect(own.code).toBe(1);
+    expect(own.stderr).toContain(`cannot write ${module} (it is ${module}, a file this run reads`);
+    expect(readFileSync(module, "utf8")).toBe(source);
   });
 
   it("honours --config for the ground truth and every strategy", async () => {

@@ -1,5 +1,16 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  lstatSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -109,5 +120,46 @@ describe("gasdigest simulate", () => {
     expect(r.stderr).toMatch(/^gasdigest simulate: cannot write .*cut\.ndjson \(EFBIG/);
     expect(readFileSync(out, "utf8")).toBe("the previous file\n");
     expect(readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+  });
+
+  it("writes through a symbolic link, never over it, and keeps a replaced file's permissions", async () => {
+    const bin = join(import.meta.dirname, "..", "..", "bin", "gasdigest.js");
+    const expected = (await runCli(["simulate", "--blocks", "3"])).stdout;
+    // A link to a file: the target gets the blocks, the link stays a link.
+    const target = join(dir, "target.ndjson");
+    writeFileSync(target, "old\n");
+    const link = join(dir, "link.ndjson");
+    symlinkSync(target, link);
+    expect((await runCli(["simulate", "--blocks", "3", "--out", link])).code).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(target, "utf8")).toBe(expected);
+    // A link to the process's own stdout (what /dev/stdout is), stdout sent to a file: the blocks
+    // reach that file, where they used to replace the link with a plain file and reach nothing.
+    const stdoutLink = join(dir, "my-stdout");
+    symlinkSync("/proc/self/fd/1", stdoutLink);
+    const captured = join(dir, "captured.ndjson");
+    const fd = openSync(captured, "w");
+    try {
+      const r = spawnSync(
+        process.execPath,
+        [bin, "simulate", "--blocks", "3", "--out", stdoutLink],
+        {
+          stdio: ["ignore", fd, "pipe"],
+          encoding: "utf8",
+        },
+      );
+      expect(r.status, r.stderr).toBe(0);
+    } finally {
+      closeSync(fd);
+    }
+    expect(lstatSync(stdoutLink).isSymbolicLink()).toBe(true);
+    expect(readFileSync(captured, "utf8")).toBe(expected);
+    // A file replaced whole keeps its mode (a private file stays private).
+    const secret = join(dir, "private.ndjson");
+    writeFileSync(secret, "old\n");
+    chmodSync(secret, 0o600);
+    expect((await runCli(["simulate", "--blocks", "3", "--out", secret])).code).toBe(0);
+    expect(statSync(secret).mode & 0o777).toBe(0o600);
+    expect(readFileSync(secret, "utf8")).toBe(expected);
   });
 });
