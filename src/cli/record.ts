@@ -1,5 +1,6 @@
 import { once } from "node:events";
 import { createWriteStream } from "node:fs";
+import { stat } from "node:fs/promises";
 import { finished } from "node:stream/promises";
 import { parseArgs } from "node:util";
 import { MultiBar } from "cli-progress";
@@ -190,6 +191,10 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
   } catch (e) {
     progress.stop();
     const code = (e as NodeJS.ErrnoException).code;
+    const directory =
+      (code === "EEXIST" || code === "EISDIR") &&
+      (await stat(out).catch(() => undefined))?.isDirectory();
+    if (directory) throw new BaseError(`cannot write ${out}`, { details: "it is a directory" });
     if (code === "EEXIST")
       throw new BaseError(`${out} exists`, {
         details: "pass --append to continue it or --force to overwrite it",

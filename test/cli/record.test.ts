@@ -192,6 +192,12 @@ describe("gasdigest record", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(new RegExp(`^gasdigest record: cannot read ${dir} \\(.*EISDIR`));
     expect(r.stderr).not.toContain("    at ");
+    // Without --append (and with --force) a directory is not "a file that exists".
+    for (const flags of [[], ["--force"]]) {
+      const w = await record(["--source", "sim", "--blocks", "2", "--out", dir, ...flags]);
+      expect(w.code).toBe(1);
+      expect(w.stderr).toBe(`gasdigest record: cannot write ${dir} (it is a directory)\n`);
+    }
   });
 
   it("finds the last line of a file much larger than its read step", async () => {
