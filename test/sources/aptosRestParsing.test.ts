@@ -246,6 +246,55 @@ describe("reading the node's answers", () => {
       b.value,
     );
     expect(page.ok && page.value.map((t) => t.version)).toEqual([101n, 102n, 103n]);
+    // The next block's metadata inside the range: the block runs into the next one.
+    const into = parseTransactionsPage(
+      [user(101, "7"), { ...meta, version: "102" }, user(103, "9")],
+      101n,
+      b.value,
+    );
+    expect(into.ok ? [] : into.issues).toEqual([
+      {
+        path: "[1].type",
+        message:
+          "must not be block_metadata_transaction at version 102: it starts another block, so the block's last_version (103) runs into the next block",
+      },
+    ]);
+  });
+
+  it("refuses a block whose last_version runs into the next block (its transactions would count twice)", () => {
+    const next = { ...meta, version: "102", epoch: "3" };
+    const over = parseBlock(block([meta, user(101, "100"), next, user(103, "200")]), 5n);
+    expect(over.ok ? [] : over.issues).toEqual([
+      {
+        path: "transactions[2].type",
+        message:
+          "must not be block_metadata_transaction at version 102: it starts another block, so the block's last_version (103) runs into the next block",
+      },
+    ]);
+    const end = { type: "block_epilogue_transaction", version: "101", block_end_info: null };
+    const early = parseBlock(block([meta, end, user(102, "100")]), 5n);
+    expect(early.ok ? [] : early.issues).toEqual([
+      {
+        path: "transactions[1].type",
+        message:
+          "must not be block_epilogue_transaction at version 101: it ends the block, whose last_version is 102",
+      },
+    ]);
+    // The epilogue at the last version is the block's end, as the documented example has it.
+    expect(parseBlock(block([meta, user(101, "100"), { ...end, version: "102" }]), 5n).ok).toBe(
+      true,
+    );
+  });
+
+  it("says a u64 sent as a JSON number past 2^53 is not exact, rather than echo rounded digits", () => {
+    const r = parseBlock(block([meta, { ...user(101, "1"), gas_unit_price: 2 ** 64 }]), 5n);
+    expect(r.ok ? [] : r.issues).toMatchObject([
+      {
+        path: "transactions[1].gas_unit_price",
+        message:
+          "must be a u64 as a decimal string (got a JSON number, about 1.84467e+19, beyond 2^53 and so not exact)",
+      },
+    ]);
   });
 
   it("reads the ledger info, refusing another chain or an oldest height above the tip", () => {

@@ -38,6 +38,11 @@ describe("readBody", () => {
     expect(await readBody(new Response(null), 1024)).toEqual({ ok: true, text: "" });
   });
 
+  it("drops a leading byte order mark (a gateway's), as fetch's text() does, and only a leading one", async () => {
+    const body = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode('{"x":"\ufeff"}')]);
+    expect(await readBody(new Response(body), 1024)).toEqual({ ok: true, text: '{"x":"\ufeff"}' });
+  });
+
   it("stops at the cap without reading the rest, and cancels the stream", async () => {
     const { stream, state } = chunked(1000, 65_536);
     const r = await readBody(new Response(stream), 1_000_000);

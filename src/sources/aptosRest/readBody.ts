@@ -63,8 +63,11 @@ export async function readBody(res: Response, maxBytes: number): Promise<BodyRea
  * string (V8: 0x1fffffe8 characters) counts as a body past the cap, not as a network failure.
  */
 function decode(buffer: Buffer, bytes: number): BodyRead {
+  // A leading byte order mark (some gateways add one) is dropped, as fetch's own text() does:
+  // JSON.parse would refuse the body for a character the log line cannot even show.
+  const bom = bytes >= 3 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
   try {
-    return { ok: true, text: buffer.toString("utf8", 0, bytes) };
+    return { ok: true, text: buffer.toString("utf8", bom, bytes) };
   } catch (e) {
     if ((e as { code?: unknown }).code === "ERR_STRING_TOO_LONG")
       return { ok: false, bytesRead: bytes };

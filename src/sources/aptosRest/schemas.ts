@@ -9,6 +9,9 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; issues: Validation
 
 function u64Message(input: unknown): string {
   if (input === undefined) return "required";
+  // A JSON number past 2^53 was rounded by JSON.parse: its digits are not the node's.
+  if (typeof input === "number" && !Number.isSafeInteger(input) && Number.isInteger(input))
+    return `must be a u64 as a decimal string (got a JSON number, about ${input.toPrecision(6)}, beyond 2^53 and so not exact)`;
   if (typeof input !== "string")
     return `must be a u64 as a decimal string (got ${describeValue(input)})`;
   const r = parseU64(input);

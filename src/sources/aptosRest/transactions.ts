@@ -165,6 +165,23 @@ export function parseTransactionRun(
       break;
     }
     if (expected > last) break; // past the block's last version: not this block's
+    // A block is one metadata (or genesis) transaction, first, and at most one epilogue, last:
+    // another inside the range means the block's last_version runs into the next block, whose
+    // transactions would be counted twice (here and in their own block).
+    const type = r.value.type;
+    const starts = type === "block_metadata_transaction" || type === "genesis_transaction";
+    if (
+      (starts && !(isBlockStart && i === 0)) ||
+      (type === "block_epilogue_transaction" && expected !== last)
+    ) {
+      issues.push({
+        path: formatPath([...path, i, "type"]),
+        message: starts
+          ? `must not be ${type} at version ${expected}: it starts another block, so the block's last_version (${last}) runs into the next block`
+          : `must not be block_epilogue_transaction at version ${expected}: it ends the block, whose last_version is ${last}`,
+      });
+      break;
+    }
     out.push(r.value);
   }
   if (issues.length === 0 && isBlockStart && out.length > 0) {
