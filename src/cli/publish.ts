@@ -9,11 +9,11 @@ import {
   redisStreamSink,
   resolveRedisStreamSinkOptions,
 } from "../sinks/redisStreamSink.js";
-import { resolveAptosRestOptions } from "../sources/aptosRest.js";
 import { DEFAULT_STREAM, parseRedisUrl } from "../sources/redisStream.js";
 import { APTOS_FLAGS, APTOS_FLAGS_USAGE, parseAptosFlags } from "./aptosFlags.js";
 import { cliMetrics, PUBLISH_METRICS_USAGE } from "./cliMetrics.js";
 import { createLogLimiter } from "./createLogLimiter.js";
+import { SOURCE_FLAG_NAMES, withFlagNames } from "./flagErrors.js";
 import { type CliIo, UsageError } from "./io.js";
 import {
   CALIBRATED_NODE_WARM_START,
@@ -24,6 +24,7 @@ import { loadConfigFile } from "./loadConfigFile.js";
 import { logRedisEvent } from "./logRedisEvent.js";
 import { publishSource } from "./publishSource.js";
 import {
+  checkReadableFile,
   intFlag,
   parseSourceSpec,
   redisUrlFlag,
@@ -133,8 +134,6 @@ export async function startPublish(
   only("interval-ms", "sim", "sim");
   only("speed", "ndjson", "ndjson:PATH");
   const aptos = parseAptosFlags(values, spec);
-  // Bad limits fail now, not once Redis answers.
-  if (spec.kind === "aptos") resolveAptosRestOptions(spec.url, aptos);
   const level = values["log-level"];
   if (!LEVELS.includes(level))
     throw new UsageError(`--log-level must be one of ${LEVELS.join(", ")} (got "${level}")`);
@@ -149,8 +148,26 @@ export async function startPublish(
     largestWindow(file, undefined, CALIBRATED_NODE_WARM_START);
   const keepBlocks = intFlag("keep-blocks", values["keep-blocks"], 0);
   const stream = values.stream;
-  // The sink's options fail now (an empty --stream), not after the stream's top was read.
-  resolveRedisStreamSinkOptions(to, { stream, retain, keepBlocks });
+  // Every flag, the source and the sink's options fail now (an empty --stream, a seed out of
+  // range, an ndjson: file that cannot be read), not once Redis answers: with Redis away that
+  // would be never. The source is made once here to check it, and again from the stream's top.
+  const sourceFlags = {
+    backfill,
+    pollIntervalMs: intFlag("poll-ms", values["poll-ms"], 1, 3_600_000),
+    seed: intFlag("seed", values.seed, 0),
+    intervalMs: intFlag("interval-ms", values["interval-ms"], 0, 86_400_000),
+    speed,
+    aptos,
+  };
+  if (spec.kind === "ndjson") checkReadableFile(spec.path);
+  const flagNames = { ...SOURCE_FLAG_NAMES, retain: "retain", keepBlocks: "keep-blocks" };
+  withFlagNames(flagNames, () => {
+    publishSource(spec, createLogLimiter(pino({ enabled: false })), {
+      ...sourceFlags,
+      startHeight: undefined,
+    });
+    resolveRedisStreamSinkOptions(to, { stream, retain, keepBlocks });
+  });
   const makeMetrics = await cliMetrics(values);
   const log = pino({ level, base: { name: "gasdigest-publish" } }, io.stdout);
   // Repeated lines (bad source lines, a node changing epoch every block) are rate-limited.
@@ -194,14 +211,9 @@ export async function startPublish(
     );
   const startHeight = top?.ok ? top.height + 1n : undefined;
   const source$ = publishSource(spec, limited, {
+    ...sourceFlags,
     startHeight,
-    backfill,
-    pollIntervalMs: intFlag("poll-ms", values["poll-ms"], 1),
-    seed: intFlag("seed", values.seed, 0),
-    intervalMs: intFlag("interval-ms", values["interval-ms"], 0),
-    speed,
     onEvent: onSourceEvent,
-    aptos,
   });
   log.info(
     {

@@ -13,6 +13,7 @@ import { readLastNdjsonLine } from "../sources/readLastNdjsonLine.js";
 import { describeRedisEvent, redisStream } from "../sources/redisStream.js";
 import { simulator } from "../sources/simulator.js";
 import { APTOS_FLAGS, APTOS_FLAGS_USAGE, parseAptosFlags } from "./aptosFlags.js";
+import { SOURCE_FLAG_NAMES, withFlagNames } from "./flagErrors.js";
 import type { CliIo } from "./io.js";
 import { UsageError } from "./io.js";
 import { intFlag, parseSourceSpec, showSource } from "./sourceSpec.js";
@@ -149,26 +150,34 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
     });
   const progress = createProgress(io, total);
 
+  // What the source refuses of the flags names them (--stream, not the option `stream`).
+  const flagNames = { ...SOURCE_FLAG_NAMES, backfillBlocks: "blocks", warmStartBlocks: "blocks" };
   let blocks$: Observable<BlockSample>;
-  if (spec.kind === "redis")
-    blocks$ = redisStream(spec.url, {
-      stream: values.stream,
-      warmStartBlocks: total,
-      startHeight: last ? last.block.height + 1n : undefined,
-      onEvent: (e) => progress.log(describeRedisEvent(e)),
-    });
-  else if (spec.kind === "aptos")
-    blocks$ = aptosRest(spec.url, {
-      ...limits,
-      backfillBlocks: total,
-      startHeight: last ? last.block.height + 1n : undefined,
-      onEvent: (e) => {
-        if (e.type !== "min_gas_unit_price") progress.log(describeAptosRestEvent(e));
-      },
-    });
-  else {
+  try {
+    blocks$ = withFlagNames(flagNames, () => recordSource());
+  } catch (e) {
+    progress.stop();
+    throw e;
+  }
+  function recordSource(): Observable<BlockSample> {
+    if (spec.kind === "redis")
+      return redisStream(spec.url, {
+        stream: values.stream,
+        warmStartBlocks: total,
+        startHeight: last ? last.block.height + 1n : undefined,
+        onEvent: (e) => progress.log(describeRedisEvent(e)),
+      });
+    if (spec.kind === "aptos")
+      return aptosRest(spec.url, {
+        ...limits,
+        backfillBlocks: total,
+        startHeight: last ? last.block.height + 1n : undefined,
+        onEvent: (e) => {
+          if (e.type !== "min_gas_unit_price") progress.log(describeAptosRestEvent(e));
+        },
+      });
     const b = last?.block;
-    blocks$ = simulator({
+    return simulator({
       seed,
       intervalMs: 0,
       blocks: total,

@@ -1,4 +1,3 @@
-import { accessSync, constants, statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
 import type { Observable } from "rxjs";
@@ -17,11 +16,18 @@ import { APTOS_FLAGS, APTOS_FLAGS_USAGE, parseAptosFlags } from "./aptosFlags.js
 import { cliMetrics, METRICS_FLAGS, SERVE_METRICS_USAGE } from "./cliMetrics.js";
 import { createLogLimiter, serverLogger } from "./createLogLimiter.js";
 import { estimateFlags } from "./estimateFlags.js";
+import { flagError, SOURCE_FLAG_NAMES } from "./flagErrors.js";
 import { type CliIo, UsageError } from "./io.js";
 import { loadStrategy } from "./loadStrategy.js";
 import { logEngineEvents } from "./logEngineEvents.js";
 import { type ServeSourceFlags, serveSource } from "./serveSource.js";
-import { intFlag, parseSourceSpec, type SourceSpec, showSource } from "./sourceSpec.js";
+import {
+  checkReadableFile,
+  intFlag,
+  parseSourceSpec,
+  type SourceSpec,
+  showSource,
+} from "./sourceSpec.js";
 
 export const SERVE_USAGE = `Usage: gasdigest serve [options]
 
@@ -89,6 +95,15 @@ const LIMIT_FLAGS = {
   "close-timeout-ms": ["closeTimeout", 0],
 } as const satisfies Record<string, readonly [keyof NodeServerOptions, number]>;
 type LimitFlag = keyof typeof LIMIT_FLAGS;
+/** The server's and the sources' options set by serve's flags, for errors that name the flags. */
+const SERVE_FLAG_NAMES: Readonly<Record<string, string>> = {
+  ...SOURCE_FLAG_NAMES,
+  ...Object.fromEntries(Object.entries(LIMIT_FLAGS).map(([flag, [option]]) => [option, flag])),
+  headerPrefix: "header-prefix",
+  basePath: "base-path",
+  host: "host",
+  port: "port",
+};
 
 /** A running server, for tests and embedding. */
 export interface ServeHandle {
@@ -173,9 +188,9 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
   const sourceFlags: ServeSourceFlags = {
     seed: intFlag("seed", values.seed, 0),
     scenario: values.scenario,
-    intervalMs: intFlag("interval-ms", values["interval-ms"], 0),
+    intervalMs: intFlag("interval-ms", values["interval-ms"], 0, 86_400_000),
     speed,
-    pollIntervalMs: intFlag("poll-ms", values["poll-ms"], 1),
+    pollIntervalMs: intFlag("poll-ms", values["poll-ms"], 1, 3_600_000),
     aptos: parseAptosFlags(values, spec),
     stream: values.stream,
     windowBlocks,
@@ -215,13 +230,15 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
     source$ = serveSource(spec, limited, sourceFlags);
   } catch (e) {
     abandon();
-    throw e;
+    throw flagError(e, SERVE_FLAG_NAMES);
   }
   let address: Awaited<ReturnType<typeof listen>>;
   try {
     address = await listen(server, { host: values.host, port });
   } catch (e) {
     abandon();
+    const named = flagError(e, SERVE_FLAG_NAMES);
+    if (named !== e) throw named;
     throw new BaseError(`cannot listen on ${values.host}:${port}: ${(e as Error).message}`);
   }
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
@@ -290,16 +307,4 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   });
   await handle.close();
   return 0;
-}
-
-/** Throw `cannot read PATH` unless `path` is a readable file (a FIFO or device counts). */
-function checkReadableFile(path: string): void {
-  let problem: string | undefined;
-  try {
-    if (statSync(path).isDirectory()) problem = "it is a directory";
-    else accessSync(path, constants.R_OK);
-  } catch (e) {
-    problem = (e as Error).message;
-  }
-  if (problem !== undefined) throw new BaseError(`cannot read ${path}`, { details: problem });
 }

@@ -1,4 +1,5 @@
-import { ValidationError } from "../core/errors.js";
+import { accessSync, constants, statSync } from "node:fs";
+import { BaseError, ValidationError } from "../core/errors.js";
 import { showUrl } from "../sources/aptosRest/urlCredentials.js";
 import { parseRedisUrl } from "../sources/redis/parseRedisUrl.js";
 import { UsageError } from "./io.js";
@@ -79,4 +80,19 @@ export function intFlag(
   if (!/^[0-9]+$/.test(value) || Number(value) < min || Number(value) > max)
     throw new UsageError(`--${name} must be a whole number from ${min} to ${max} (got "${value}")`);
   return Number(value);
+}
+
+/**
+ * Throw `cannot read PATH` unless `path` is a readable file (a FIFO or device counts): stat and
+ * access, not open, since opening a FIFO waits for its writer.
+ */
+export function checkReadableFile(path: string): void {
+  let problem: string | undefined;
+  try {
+    if (statSync(path).isDirectory()) problem = "it is a directory";
+    else accessSync(path, constants.R_OK);
+  } catch (e) {
+    problem = (e as Error).message;
+  }
+  if (problem !== undefined) throw new BaseError(`cannot read ${path}`, { details: problem });
 }

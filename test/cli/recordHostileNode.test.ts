@@ -146,7 +146,7 @@ describe("node source flags of serve, record and publish", () => {
       [
         // Refused before it waits for Redis (none listens on port 1), as serve does.
         ["publish", "--source", "sim", "--to", "redis://127.0.0.1:1", "--stream", ""],
-        "stream: must not be empty",
+        "--stream must not be empty",
       ],
     ];
     for (const [argv, message] of cases) {

@@ -185,7 +185,7 @@ describe("gasdigest serve", () => {
         "--backfill must be a whole number from 0 to",
       ],
       [["--log-level", "loud"], "--log-level must be one of"],
-      [["--base-path", "no-slash"], "basePath"],
+      [["--base-path", "no-slash"], "--base-path must be a path such as"],
       [["--bcs-layout", "short"], '--bcs-layout must be full or gas_estimate_only (got "short")'],
       [["--formats", "json,xml"], '--formats must be json,bcs, json, bcs or none (got "json,xml")'],
       // A file source that cannot be read would only ever answer 503.

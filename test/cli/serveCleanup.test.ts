@@ -1,5 +1,6 @@
 import { PassThrough } from "node:stream";
 import { beforeEach, describe, expect, it, vi } from "vitest";
+import { UsageError } from "../../src/cli/io.js";
 import { startServe } from "../../src/cli/serve.js";
 import type { Engine } from "../../src/core/createEngine.js";
 import { InvalidConfigError } from "../../src/core/errors.js";
@@ -43,8 +44,12 @@ describe("startServe never leaves an engine open", () => {
       () => undefined,
       (e: unknown) => e,
     );
-    expect(error).toBeInstanceOf(InvalidConfigError);
-    expect((error as InvalidConfigError).issues.map((i) => i.path)).toEqual(["basePath"]);
+    // Reported by the flag's name; the library's error, naming the option, is its cause.
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toMatch(/^--base-path must be a path such as/);
+    const cause = (error as UsageError).cause as InvalidConfigError;
+    expect(cause).toBeInstanceOf(InvalidConfigError);
+    expect(cause.issues.map((i) => i.path)).toEqual(["basePath"]);
     expect(made).toHaveLength(1);
     expect(() => made[0]!.ingest({} as never)).toThrow("the engine is closed");
   });
