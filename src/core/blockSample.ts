@@ -222,6 +222,19 @@ function copiedSample(input: unknown): ValidationIssue[] {
 }
 
 function parseUnchecked(input: unknown): BlockSampleResult {
+  // Not an object at all (null, a number, an array, a line that is just "5"): one issue that
+  // says what a block sample is, not zod's bare "expected object".
+  if (typeof input !== "object" || input === null || Array.isArray(input))
+    return {
+      ok: false,
+      issues: [
+        {
+          path: "",
+          message: `must be an object of block fields (height, epoch, gas_unit_prices, ...), got ${describeValue(input)}`,
+          code: "invalid_type",
+        },
+      ],
+    };
   const odd = integersWrittenOddly(input);
   // Too many to locate: the line is rejected whatever else is wrong, and checking the rest
   // would turn millions of them into BigInts first.

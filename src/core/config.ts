@@ -202,7 +202,7 @@ export function parseGasConfig(input: unknown = {}): GasConfig {
   // A config this function returned is valid as it is; parsing it again would read its
   // `staticOverride` (held in tier names) as the node names a user writes, and fail.
   if (typeof input === "object" && input !== null && PARSED.has(input)) return input as GasConfig;
-  const r = validateShape(gasConfigShape, input, crossCheckGasConfig);
+  const r = validateShape(gasConfigShape, input, crossCheckGasConfig, [], "config");
   if (!r.ok) throw new InvalidConfigError(r.issues);
   return markParsed(r.value as GasConfig);
 }

@@ -2,7 +2,8 @@ import * as z from "zod";
 import { capIssues } from "./createIssueList.js";
 import { InvalidConfigError, type ValidationIssue } from "./errors.js";
 import { unreadableOptions } from "./readOptions.js";
-import { issuesFromZod } from "./zodIssues.js";
+import { describeValue } from "./describeValue.js";
+import { formatPath, issuesFromZod } from "./zodIssues.js";
 
 /**
  * Validate each field on its own, then the cross-field rules (which also get the raw input);
@@ -19,10 +20,24 @@ export function validateShape<S extends z.ZodRawShape>(
   input: unknown,
   crossCheck: (fields: Partial<Record<keyof S, unknown>>, input: unknown) => ValidationIssue[],
   prefix: readonly PropertyKey[] = [],
+  root = "options",
 ): { ok: true; value: z.output<z.ZodObject<S>> } | { ok: false; issues: ValidationIssue[] } {
   // A getter or proxy trap that throws is named as an issue, before zod reads the input.
   const unreadable = unreadableOptions(input, prefix);
   if (unreadable) return { ok: false, issues: [unreadable] };
+  // Options that are not an object (null and undefined read as the defaults) are one issue
+  // that names them, not zod's bare "expected object", and no cross-check runs on nothing.
+  if (input !== undefined && input !== null && (typeof input !== "object" || Array.isArray(input)))
+    return {
+      ok: false,
+      issues: [
+        {
+          path: prefix.length > 0 ? formatPath(prefix) : root,
+          message: `must be an object (got ${describeValue(input)})`,
+          code: "invalid_type",
+        },
+      ],
+    };
   const schema = z.strictObject(shape);
   const r = schema.safeParse(input ?? {});
   const issues = r.success ? [] : issuesFromZod(r.error, prefix);

@@ -1,9 +1,17 @@
 import type { ValidationIssue } from "../../core/errors.js";
+import { validateWithArgument } from "../../core/validate.js";
 import { checkStreamKey } from "./checkStreamKey.js";
+import { redisConnectionShape } from "./connectionOptions.js";
 import { connectRedis, type RedisConnection } from "./connectRedis.js";
 import { parseRedisUrl } from "./parseRedisUrl.js";
-import { DEFAULT_STREAM, decodeStreamEntry } from "./streamEntry.js";
+import { decodeStreamEntry } from "./streamEntry.js";
 import { type StreamEntry, streamEntries } from "./streamReplies.js";
+
+/** The options of {@link redisStreamTop}: the stream key and the wait, as every Redis client here. */
+const TOP_SHAPE = {
+  stream: redisConnectionShape.stream,
+  timeoutMs: redisConnectionShape.timeoutMs,
+};
 
 /** The newest entry of a stream, as {@link redisStreamTop} found it. */
 export type RedisStreamTop =
@@ -16,6 +24,7 @@ export type RedisStreamTop =
  * Read the newest entry of a stream once (one connection, no retry): `undefined` when the key
  * is absent or the stream empty. A publisher resumes after its height.
  *
+ * @throws {InvalidConfigError} when the URL or the options are invalid (every issue, with its path).
  * @throws {RedisFeedError} when Redis cannot be reached (`connect`, `timeout`, `closed`), or the
  * key holds something other than a stream (`wrong_type`).
  * @example
@@ -26,10 +35,15 @@ export async function redisStreamTop(
   url: string,
   options: { stream?: string; timeoutMs?: number } = {},
 ): Promise<RedisStreamTop | undefined> {
-  const target = parseRedisUrl(url);
-  const stream = options.stream ?? DEFAULT_STREAM;
+  const { argument: target, value } = validateWithArgument(
+    () => parseRedisUrl(url),
+    TOP_SHAPE,
+    options,
+    () => [],
+  );
+  const { stream, timeoutMs } = value;
   const conn = await connectRedis(target, {
-    timeoutMs: options.timeoutMs ?? 5_000,
+    timeoutMs,
     name: "gasdigest-publisher",
   });
   try {
