@@ -32,6 +32,7 @@ export {
   type EngineEvent,
   type IngestOutcome,
 } from "./core/createEngine.js";
+export type { ObservableLike } from "./core/createSourceConnections.js";
 export {
   BaseError,
   type BaseErrorOptions,

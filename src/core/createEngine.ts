@@ -4,7 +4,7 @@ import { type BlockSample, type BlockSampleInput, safeParseBlockSample } from ".
 import type { GasConfig, GasConfigInput } from "./config.js";
 import { createBlockOrder } from "./createBlockOrder.js";
 import { createLedger } from "./createLedger.js";
-import { createSourceConnections } from "./createSourceConnections.js";
+import { createSourceConnections, type ObservableLike } from "./createSourceConnections.js";
 import { createStrategyRunner } from "./createStrategyRunner.js";
 import {
   BaseError,
@@ -90,7 +90,7 @@ export interface Engine {
    * Subscribe a source; its bad blocks become `rejected` events and never stop it. Unsubscribing
    * the returned subscription detaches the source (it no longer counts for `sourcesCompleted`).
    */
-  connect(source$: Observable<unknown>): Subscription;
+  connect(source$: ObservableLike): Subscription;
   counters(): EngineCounters;
   /** True when at least one source was connected and every connected source has completed. */
   readonly sourcesCompleted: boolean;
@@ -272,7 +272,7 @@ export function createEngine(options: CreateEngineOptions): Engine {
     complete: () => publish(emit({ type: "source_completed" })),
   });
 
-  function connect(source$: Observable<unknown>): Subscription {
+  function connect(source$: ObservableLike): Subscription {
     if (closed) throw new BaseError("the engine is closed");
     return sources.connect(source$);
   }

@@ -1,4 +1,4 @@
-import { type Observable, Subscription } from "rxjs";
+import { Subscription } from "rxjs";
 import { describeValue, shorten, thrownText } from "./describeValue.js";
 import { InvalidArgumentError } from "./errors.js";
 import { hasMethods } from "./readOptions.js";
@@ -13,10 +13,24 @@ export interface SourceHandlers {
   complete(): void;
 }
 
+/**
+ * What `engine.connect` takes, by shape: an rxjs Observable (of this package's rxjs or another
+ * copy), an Observable of another library, or any object whose `subscribe(observer)` calls the
+ * observer's `next`, `error` and `complete` (and returns a Subscription, an object with
+ * `unsubscribe()`, a teardown function, or nothing).
+ */
+export interface ObservableLike {
+  subscribe(observer: {
+    next(value: unknown): void;
+    error(error: unknown): void;
+    complete(): void;
+  }): unknown;
+}
+
 /** The sources connected to an engine. */
 export interface SourceConnections {
   /** Subscribe to `source$`, handing what it sends to the handlers, until it ends or is stopped. */
-  connect(source$: Observable<unknown>): Subscription;
+  connect(source$: ObservableLike): Subscription;
   /** True when at least one source was connected and every connected source has completed. */
   readonly allCompleted: boolean;
   /** Stop every source still running. */
@@ -41,7 +55,7 @@ export function createSourceConnections(handlers: SourceHandlers): SourceConnect
   let connected = 0;
   let completed = 0;
 
-  function connect(source$: Observable<unknown>): Subscription {
+  function connect(source$: ObservableLike): Subscription {
     if (!hasMethods(source$, "subscribe"))
       throw new InvalidArgumentError([
         {

@@ -1,8 +1,8 @@
 import * as z from "zod";
 import { capIssues } from "./createIssueList.js";
+import { describeValue } from "./describeValue.js";
 import { InvalidConfigError, type ValidationIssue } from "./errors.js";
 import { unreadableOptions } from "./readOptions.js";
-import { describeValue } from "./describeValue.js";
 import { formatPath, issuesFromZod } from "./zodIssues.js";
 
 /**
