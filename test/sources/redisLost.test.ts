@@ -83,9 +83,31 @@ describe.skipIf(skip)("a publisher whose Redis lost entries it had acknowledged"
       { type: "stream_lost", stream: STREAM, top: undefined, from: 1n, to: 10n, rewriteFrom: 8n },
     ]);
     expect(describeRedisSinkEvent(lost()[0]!)).toBe(
-      `stream ${STREAM} is empty, below height 10 that Redis had acknowledged to this publisher: Redis lost heights 1..10 (it restarted from an older snapshot, or without persistence); this publisher writes heights 8..10 again (what it kept) before any newer block; heights 1..7 stay missing: replicas that read them keep them, a replica started now warm-starts across the hole until newer blocks fill its windows. Run Redis with AOF (appendonly yes, appendfsync everysec) so that a restart loses at most about 1 s of writes`,
+      `stream ${STREAM} is empty, below height 10 that Redis had acknowledged to this publisher: Redis lost heights 1..10 (it restarted from an older snapshot or without persistence, or the stream was deleted: DEL, FLUSHALL); this publisher writes heights 8..10 again (what it kept) before any newer block; heights 1..7 stay missing: replicas that read them keep them, a replica started now warm-starts across the hole until newer blocks fill its windows. Run Redis with AOF (appendonly yes, appendfsync everysec) so that a restart loses at most about 1 s of writes`,
     );
     expect(await streamHeights(redis)).toEqual([8, 9, 10, 11, 12]);
+  });
+
+  it("the stream deleted under a running publisher (DEL, FLUSHALL): noticed, the kept blocks written again, no hole", async () => {
+    const redis = await startRedis();
+    cleanup.push(() => redis.close());
+    const { write, events, lost } = handSink(redis.url);
+    await write(1, 10);
+    await redis.client.del(STREAM);
+    await write(11, 12);
+    expect(lost()).toEqual([
+      { type: "stream_lost", stream: STREAM, top: undefined, from: 1n, to: 10n, rewriteFrom: 1n },
+    ]);
+    const retry = events.find((e) => e.type === "retrying");
+    expect(retry?.type === "retrying" && retry.error.message).toContain(
+      `stream ${STREAM} is gone (deleted, or Redis flushed) since this publisher wrote to it`,
+    );
+    expect(await streamHeights(redis)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    // FLUSHALL the same way, once more.
+    await redis.client.flushall();
+    await write(13, 13);
+    expect(lost()).toHaveLength(2);
+    expect(await streamHeights(redis)).toEqual(Array.from({ length: 13 }, (_, i) => i + 1));
   });
 
   it("a repair refused by Redis (OOM) is retried with backoff and reported once, then completed", async () => {
@@ -148,7 +170,7 @@ describe.skipIf(skip)("a publisher whose Redis lost entries it had acknowledged"
       },
     ]);
     expect(describeRedisSinkEvent(lost()[0]!)).toContain(
-      "Redis lost heights 6..10 (it restarted from an older snapshot, or without persistence); heights 6..10 stay missing: ",
+      "Redis lost heights 6..10 (it restarted from an older snapshot or without persistence, or the stream was deleted: DEL, FLUSHALL); heights 6..10 stay missing: ",
     );
     expect(await streamHeights(redis)).toEqual([11, 12]);
   });

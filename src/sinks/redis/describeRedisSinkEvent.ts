@@ -35,5 +35,9 @@ function describeStreamLost(event: Extract<RedisSinkEvent, { type: "stream_lost"
     rewriteFrom === from
       ? "this publisher kept them and writes them again before any newer block"
       : `${rewriteFrom === undefined ? "" : `this publisher writes heights ${rewriteFrom}..${to} again (what it kept) before any newer block; `}heights ${from}..${(rewriteFrom ?? to + 1n) - 1n} stay missing: replicas that read them keep them, a replica started now warm-starts across the hole until newer blocks fill its windows`;
-  return `${where}, below height ${to} that Redis had acknowledged to this publisher: Redis lost heights ${from}..${to} (it restarted from an older snapshot, or without persistence); ${repair}. Run Redis with AOF (appendonly yes, appendfsync everysec) so that a restart loses at most about 1 s of writes`;
+  const cause =
+    event.top === undefined
+      ? "it restarted from an older snapshot or without persistence, or the stream was deleted: DEL, FLUSHALL"
+      : "it restarted from an older snapshot, or without persistence";
+  return `${where}, below height ${to} that Redis had acknowledged to this publisher: Redis lost heights ${from}..${to} (${cause}); ${repair}. Run Redis with AOF (appendonly yes, appendfsync everysec) so that a restart loses at most about 1 s of writes`;
 }

@@ -41,6 +41,10 @@ export async function publishBlocks(
   // The newest height Redis acknowledged, and the newest entries, to write again if it loses them.
   const written = createWrittenRing(Math.min(options.keepBlocks, options.retain));
   const lost: LossReport = { to: undefined };
+  // Whether Redis takes XADD ... NOMKSTREAM (6.2 and later); false once it answered a syntax error.
+  let noMakeStream = true;
+  // Whether this connection wrote to the stream: from then on the stream must be there.
+  let wroteHere = false;
   /** The field/value list of each of `ids` the stream holds (one pipelined XRANGE each). */
   async function held(
     c: RedisConnection,
@@ -83,6 +87,7 @@ export async function publishBlocks(
           // The outage ends when blocks are written (below), not when a connection is up: a
           // write refused every time must count as an outage, not as endless reconnections.
           onEvent({ type: "connected", url, stream });
+          wroteHere = false;
           await restoreLostEntries(conn, options, written, lost);
         }
         batch = queue.take(options.batchSize);
@@ -92,7 +97,17 @@ export async function publishBlocks(
         }
         if (batch.length === 0) continue;
         const entries = batch.map((b) => ({ height: b.height, fields: encodeStreamEntry(b) }));
-        const replies = await writeEntries(conn, stream, retain, entries);
+        // Once this connection has written, the stream must be there: a stream deleted since
+        // (DEL, FLUSHALL) is lost like one Redis restarted without, and repaired the same way,
+        // by the next connection's check (which may leave it empty: then XADD makes it again).
+        const mustExist = noMakeStream && wroteHere;
+        const replies = await writeEntries(conn, stream, retain, entries, mustExist);
+        if (mustExist && replies?.[0]?.[0]?.message.toLowerCase().includes("syntax error")) {
+          noMakeStream = false; // Redis before 6.2: written again without the check
+          queue.putBack(batch);
+          batch = [];
+          continue;
+        }
         const refusedIds = batch.flatMap((b, i) =>
           replies?.[i]?.[0]?.message.includes(REFUSED) ? [entryId(b.height)] : [],
         );
@@ -112,9 +127,18 @@ export async function publishBlocks(
         let failure: Error | undefined;
         let refused: bigint | undefined;
         for (const b of batch) {
-          const [error] = replies?.[done] ?? [new Error("no answer in the pipeline")];
+          const [error, reply] = replies?.[done] ?? [new Error("no answer in the pipeline")];
           if (error && !error.message.includes(REFUSED)) {
             failure = error;
+            break;
+          }
+          // NOMKSTREAM's answer when the stream is gone: reconnect, and the new connection's
+          // check (restoreLostEntries) reports stream_lost and writes the kept blocks again.
+          if (!error && reply === null) {
+            failure = new RedisFeedError(url, "command", {
+              message: `stream ${stream} is gone (deleted, or Redis flushed) since this publisher wrote to it`,
+              details: "the blocks it kept are written again before this one",
+            });
             break;
           }
           const id = entryId(b.height);
@@ -150,7 +174,10 @@ export async function publishBlocks(
             // written again it is the same bytes a replica may already have.
             if (there !== undefined) fields = there;
           }
-          if (outcome !== "refused" && b.height !== 0n) written.add(b.height, fields);
+          if (outcome !== "refused" && b.height !== 0n) {
+            written.add(b.height, fields);
+            wroteHere = true;
+          }
           if (b.height === 0n) report({ height: 0n, id: "0-0", outcome: "skipped" });
           else report({ height: b.height, id, outcome });
           if (outcome === "refused") refused ??= b.height;

@@ -11,7 +11,9 @@ export type XaddReplies = readonly [Error | null, unknown][] | null;
 /**
  * Send `XADD stream MAXLEN ~ retain <height>-0 block <line>` for each entry, in one pipeline,
  * and return Redis's answer to each, in order. The caller tells a refused id (`REFUSED`) from
- * a fault.
+ * a fault. With `mustExist` (`NOMKSTREAM`, Redis 6.2 and later) an `XADD` into a stream that is
+ * gone answers `null` instead of making a new one: a stream deleted under a running publisher
+ * (`DEL`, `FLUSHALL`) is then noticed, not silently started again above a hole.
  *
  * @throws {RedisFeedError} when the pipeline itself fails (connection, timeout).
  * @example
@@ -22,11 +24,13 @@ export function writeEntries(
   stream: string,
   retain: string,
   entries: readonly WrittenEntry[],
+  mustExist = false,
 ): Promise<XaddReplies> {
+  const options = mustExist ? ["NOMKSTREAM", "MAXLEN", "~", retain] : ["MAXLEN", "~", retain];
   return conn.call((c) => {
     const pipeline = c.pipeline();
     for (const e of entries)
-      pipeline.xadd(stream, "MAXLEN", "~", retain, entryId(e.height), ...e.fields);
+      pipeline.xadd(stream, ...(options as ["MAXLEN"]), entryId(e.height), ...e.fields);
     return pipeline.exec();
   });
 }
