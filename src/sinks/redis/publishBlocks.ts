@@ -102,8 +102,14 @@ export async function publishBlocks(
         // by the next connection's check (which may leave it empty: then XADD makes it again).
         const mustExist = noMakeStream && wroteHere;
         const replies = await writeEntries(conn, stream, retain, entries, mustExist);
-        if (mustExist && replies?.[0]?.[0]?.message.toLowerCase().includes("syntax error")) {
-          noMakeStream = false; // Redis before 6.2: written again without the check
+        // Redis before 6.2 reads NOMKSTREAM as the id ("Invalid stream ID") or refuses the
+        // syntax: the batch is written again without the check (ids here are always valid).
+        const answer = replies?.[0]?.[0]?.message.toLowerCase() ?? "";
+        if (
+          mustExist &&
+          (answer.includes("syntax error") || answer.includes("invalid stream id"))
+        ) {
+          noMakeStream = false;
           queue.putBack(batch);
           batch = [];
           continue;
