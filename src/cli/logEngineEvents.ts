@@ -24,7 +24,15 @@ export function logEngineEvents(engine: Engine, log: LimitedLogger) {
   const events = engine.events$.subscribe((e) => {
     switch (e.type) {
       case "rejected":
-        log.warn({ err: e.error.shortMessage }, "block rejected");
+        // The height, when the block was valid, names the entry to look at (a Redis entry's
+        // id is `<height>-0`); an invalid block's error names its own field. One message for
+        // all, so a flood of them is rate-limited as one.
+        log.warn(
+          e.height === undefined
+            ? { err: e.error.shortMessage }
+            : { err: e.error.shortMessage, height: e.height.toString() },
+          "block rejected",
+        );
         break;
       case "duplicate":
         log.debug({ height: e.height.toString() }, "duplicate block ignored");

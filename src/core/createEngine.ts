@@ -43,7 +43,8 @@ export interface EngineCounters {
 
 /** Something that happened in the engine worth logging. */
 export type EngineEvent =
-  | { type: "rejected"; error: BaseError }
+  /** A block refused; `height` when it was a valid block (refused by its order or chain). */
+  | { type: "rejected"; error: BaseError; height?: bigint }
   | { type: "duplicate"; height: bigint }
   | { type: "epoch_changed"; from: bigint; to: bigint; height: bigint }
   /**
@@ -150,10 +151,14 @@ export function createEngine(options: CreateEngineOptions): Engine {
   // The newest error `reject` counted and published: a source fed through `connect` is not
   // told of it twice; anything else `ingest` throws there (a failing clock) is a source_error.
   let counted: BaseError | undefined;
-  function reject(error: BaseError): never {
+  function reject(error: BaseError, height?: bigint): never {
     rejected++;
     counted = error;
-    publish(emit({ type: "rejected", error }));
+    publish(
+      emit(
+        height === undefined ? { type: "rejected", error } : { type: "rejected", error, height },
+      ),
+    );
     throw error;
   }
 
@@ -169,7 +174,7 @@ export function createEngine(options: CreateEngineOptions): Engine {
     try {
       return order.check(block);
     } catch (error) {
-      reject(error as BlockOrderError);
+      reject(error as BlockOrderError, block.height);
     }
   }
 

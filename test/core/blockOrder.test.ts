@@ -93,11 +93,16 @@ describe("one poison block cannot stop the engine for good", () => {
   });
 
   it("a block of another chain is rejected; ten in a row are followed (the source now reads another network)", () => {
-    const { engine, resyncs } = withEvents();
+    const { engine, events, resyncs } = withEvents();
     for (let h = 1; h <= 5; h++) feed(engine, fullBlock(h));
     expect(feed(engine, fullBlock(6, 100, 250, { chain_id: 1 }))).toBe(
       "chain_id: 1 is not the chain 4 of the newest accepted block",
     );
+    // The event names the valid block's height (a Redis entry to look at is `6-0`); an invalid
+    // block has none to give.
+    expect(events.at(-1)).toMatchObject({ type: "rejected", height: 6n });
+    expect(() => engine.ingest({ height: "x" } as never)).toThrow("invalid block sample");
+    expect(events.at(-1)).toEqual({ type: "rejected", error: expect.anything() });
     expect(engine.snapshot()!.ledger.chainId).toBe(4);
     expect(feed(engine, fullBlock(7))).toBe("accepted");
     const results = [];
