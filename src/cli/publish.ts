@@ -2,7 +2,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
 import { Subject, takeUntil, tap } from "rxjs";
-import { formatIssues } from "../core/errors.js";
+import { BaseError, formatIssues } from "../core/errors.js";
+import { U64_MAX } from "../core/u64.js";
 import {
   type RedisPublishOutcome,
   type RedisSinkEvent,
@@ -209,6 +210,18 @@ export async function startPublish(
       { id: top.id, problems: formatIssues(top.issues, "; ") },
       `the newest entry ${top.id} of stream ${stream} is not a gasdigest block: Redis refuses every XADD at or below its id`,
     );
+  // An entry at the largest height (written by something else: no chain gets there) leaves no
+  // height to publish: say so by the stream's name, not as a bad option of the source.
+  if (top?.ok && top.height === U64_MAX) {
+    limited.stop();
+    await metrics?.close();
+    throw new BaseError(
+      `the newest entry ${top.id} of stream ${stream} is at height ${U64_MAX}, the largest there is: no block can follow it`,
+      {
+        details: `if a publisher did not write it, remove it (XDEL ${stream} ${top.id}) and set the stream's last id back to its newest block (XSETID ${stream} <that id>)`,
+      },
+    );
+  }
   const startHeight = top?.ok ? top.height + 1n : undefined;
   const source$ = publishSource(spec, limited, {
     ...sourceFlags,

@@ -1,10 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { U64_MAX } from "../../src/core/u64.js";
+import { parseBlockSample } from "../../src/index.js";
 import {
   describeRedisEvent,
   describeRedisSinkEvent,
   type RedisSinkEvent,
   redisStreamTop,
 } from "../../src/redis.js";
+import { encodeStreamEntry } from "../../src/sources/redis/streamEntry.js";
+import { runCli } from "../helpers/cli.js";
 import { redisSkipReason, type TestRedis, useSharedRedis } from "../helpers/redisServer.js";
 import { until } from "../helpers/until.js";
 import {
@@ -129,6 +133,16 @@ describe.skipIf(skip)("Redis feed against a stream others write to", () => {
     await until(() => source.got.length === 12);
     expect(source.heights()).toEqual([21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32]);
     expect(source.events.filter((e) => e.type === "retrying")).toEqual([]);
+  });
+
+  it("an entry at the largest height on top: publish says no block can follow it, naming the stream and the repair", async () => {
+    const top = parseBlockSample({ height: U64_MAX.toString(), epoch: "1", gas_unit_prices: [] });
+    await redis.client.xadd(STREAM, `${U64_MAX}-0`, ...encodeStreamEntry(top));
+    const r = await runCli(["publish", "--source", "sim", "--to", redis.url]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      `gasdigest publish: the newest entry ${U64_MAX}-0 of stream ${STREAM} is at height ${U64_MAX}, the largest there is: no block can follow it (if a publisher did not write it, remove it (XDEL ${STREAM} ${U64_MAX}-0) and set the stream's last id back to its newest block (XSETID ${STREAM} <that id>))\n`,
+    );
   });
 
   it("a valid entry written ahead by something else: the heights below it are refused, not counted as published", async () => {
