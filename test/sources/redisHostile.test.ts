@@ -135,6 +135,21 @@ describe.skipIf(skip)("Redis feed against a stream others write to", () => {
     expect(source.events.filter((e) => e.type === "retrying")).toEqual([]);
   });
 
+  it("a warm start that finds no valid block says so, then feeds the first valid one", async () => {
+    for (let h = 1; h <= 5; h++) await redis.client.xadd(STREAM, `${h}-0`, "block", "{nope");
+    const source = follow(redis.url, { warmStartBlocks: 3 });
+    await until(() => source.events.some((e) => e.type === "warm_start"));
+    const start = source.events.find((e) => e.type === "warm_start")!;
+    expect(start).toEqual({ type: "warm_start", stream: STREAM, blocks: 0, wanted: 3 });
+    expect(describeRedisEvent(start)).toBe(
+      `warm start: no valid block among the newest entries read from stream ${STREAM} (each one skipped is listed); serving nothing until a valid block comes`,
+    );
+    expect(source.events.filter((e) => e.type === "rejected").length).toBeGreaterThan(0);
+    await publish(redis.url, [block(6)]);
+    await until(() => source.got.length === 1);
+    expect(source.heights()).toEqual([6]);
+  });
+
   it("an entry at the largest height on top: publish says no block can follow it, naming the stream and the repair", async () => {
     const top = parseBlockSample({ height: U64_MAX.toString(), epoch: "1", gas_unit_prices: [] });
     await redis.client.xadd(STREAM, `${U64_MAX}-0`, ...encodeStreamEntry(top));

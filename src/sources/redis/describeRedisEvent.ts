@@ -23,6 +23,8 @@ export function describeRedisEvent(event: RedisStreamEvent | RedisConnectionEven
     case "recovered":
       return `Redis back after ${event.downMs} ms (${event.failures} failed attempts)`;
     case "warm_start":
+      if (event.blocks === 0)
+        return `warm start: no valid block among the ${event.wanted === 1 ? "newest entry" : "newest entries"} read from stream ${event.stream} (each one skipped is listed); serving nothing until a valid block comes`;
       return event.blocks < event.wanted
         ? `warm start: only ${event.blocks} of the ${event.wanted} blocks wanted (heights ${event.from}..${event.to}) from stream ${event.stream}; the stream holds no more (a young stream, or one Redis lost), so until the windows fill the estimate may differ from replicas that read the missing blocks`
         : `warm start: ${event.blocks} blocks (heights ${event.from}..${event.to}) from stream ${event.stream}`;

@@ -126,8 +126,14 @@ export async function followStream(
       to = block.height;
       blocks++;
     }
-    if (from !== undefined && to !== undefined)
-      onEvent({ type: "warm_start", stream, blocks, wanted, from, to });
+    // Said even when none of the entries read was a block: a replica that serves 503 then
+    // says why (each entry's own `rejected` line says what is wrong with it).
+    if (wanted > 0)
+      onEvent(
+        blocks > 0
+          ? { type: "warm_start", stream, blocks, wanted, from, to }
+          : { type: "warm_start", stream, blocks, wanted },
+      );
     return top;
   }
 

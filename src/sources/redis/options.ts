@@ -23,7 +23,15 @@ export type RedisStreamEvent =
    * stream held no more (a young stream, or one Redis lost), so the windows start short and the
    * estimate may differ from older replicas' until they fill.
    */
-  | { type: "warm_start"; stream: string; blocks: number; wanted: number; from: bigint; to: bigint }
+  | {
+      type: "warm_start";
+      stream: string;
+      blocks: number;
+      wanted: number;
+      /** First and last height fed; absent when no entry read was a valid block (`blocks` 0). */
+      from?: bigint;
+      to?: bigint;
+    }
   /** At start the stream key was absent or empty: the source waits for the first entry. */
   | { type: "stream_empty"; url: string; stream: string }
   /**
