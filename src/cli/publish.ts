@@ -31,6 +31,7 @@ import {
   redisUrlFlag,
   type SourceSpec,
   showSource,
+  speedFlag,
 } from "./sourceSpec.js";
 import { STOPPED, waitForStreamTop } from "./waitForStreamTop.js";
 
@@ -138,9 +139,7 @@ export async function startPublish(
   const level = values["log-level"];
   if (!LEVELS.includes(level))
     throw new UsageError(`--log-level must be one of ${LEVELS.join(", ")} (got "${level}")`);
-  const speed = values.speed === undefined ? undefined : Number(values.speed);
-  if (speed !== undefined && !(speed > 0 && Number.isFinite(speed)))
-    throw new UsageError(`--speed must be a positive number (got "${values.speed}")`);
+  const speed = speedFlag(values.speed);
   const file = await loadConfigFile(values.config);
   const retain = intFlag("retain", values.retain, 1) ?? Math.max(MIN_RETAIN, largestWindow(file));
   // From a node, a `calibrated` block asks for its node warm start, not its stream one.

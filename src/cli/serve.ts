@@ -27,6 +27,7 @@ import {
   parseSourceSpec,
   type SourceSpec,
   showSource,
+  speedFlag,
 } from "./sourceSpec.js";
 
 export const SERVE_USAGE = `Usage: gasdigest serve [options]
@@ -153,9 +154,7 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
     throw new UsageError(`--log-level must be one of ${LEVELS.join(", ")} (got "${level}")`);
   const port = intFlag("port", values.port, 0, 65535)!;
   const spec = parseSourceSpec(values.source);
-  const speed = values.speed === undefined ? undefined : Number(values.speed);
-  if (speed !== undefined && !(speed > 0 && Number.isFinite(speed)))
-    throw new UsageError(`--speed must be a positive number (got "${values.speed}")`);
+  const speed = speedFlag(values.speed);
   if (spec.kind !== "sim")
     for (const flag of ["seed", "scenario", "interval-ms"] as const)
       if (values[flag] !== undefined)

@@ -96,3 +96,17 @@ export function checkReadableFile(path: string): void {
   }
   if (problem !== undefined) throw new BaseError(`cannot read ${path}`, { details: problem });
 }
+
+/**
+ * Parse `--speed`: a positive decimal number (`2`, `0.5`, `10.`), as written: not hex, an
+ * exponent or spaces, which `Number()` would take.
+ *
+ * @throws {UsageError} naming the flag.
+ */
+export function speedFlag(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const speed = Number(value);
+  if (!/^(?:\d+\.?\d*|\.\d+)$/.test(value) || !(speed > 0 && Number.isFinite(speed)))
+    throw new UsageError(`--speed must be a positive number (got "${value}")`);
+  return speed;
+}

@@ -64,6 +64,23 @@ describe("flag errors name the flag, whichever layer finds them", () => {
     }
   });
 
+  it("--speed is a decimal number as written; a Redis URL needs a real port; help COMMAND is COMMAND --help", async () => {
+    for (const speed of ["0x10", "1e3", " 5", "0", ""]) {
+      const r = await runCli(["serve", "--source", "ndjson:/dev/null", "--speed", speed]);
+      expect(r.code, speed).toBe(1);
+      expect(firstLine(r.stderr)).toBe(
+        `gasdigest serve: --speed must be a positive number (got "${speed}")`,
+      );
+    }
+    const port0 = await runCli(["serve", "--source", "redis://127.0.0.1:0"]);
+    expect(port0.code).toBe(1);
+    expect(port0.stderr).toContain("must name a port from 1 to 65535 (got 0)");
+    const help = await runCli(["help", "serve"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toBe((await runCli(["serve", "--help"])).stdout);
+    expect(help.stdout).toMatch(/^Usage: gasdigest serve/);
+  });
+
   it("record: what the source refuses names the flag, and --blocks for the count", async () => {
     const r = await runCli([
       "record",

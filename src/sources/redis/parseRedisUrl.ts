@@ -41,6 +41,8 @@ export function parseRedisUrl(url: string): RedisTarget {
       `must name a host, as in redis://127.0.0.1:6379 (got ${describeValue(showUrl(url))})`,
     );
   if (parsed.search || parsed.hash) throw bad("must not carry a query or fragment");
+  // The URL parser takes port 0, which no server listens on: every connection would fail.
+  if (parsed.port === "0") throw bad(`must name a port from 1 to 65535 (got 0)`);
   // One slash, then the number or nothing: the client reads what follows the first slash, and
   // `//0` would make it select database NaN (an error it does not catch: the process ended).
   const path = parsed.pathname.replace(/^\//, "");
