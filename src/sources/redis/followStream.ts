@@ -88,6 +88,15 @@ export async function followStream(
    * between them are reported and do not count, so every replica starts from as many blocks),
    * reading at most WARM_START_SCAN entries per block wanted; returns the top id.
    */
+  // Entries per page (warm start and XREAD): `batchSize`, halved after a page timed out. A page
+  // that cannot arrive within the timeout (a slow link, large blocks) would fail the same way
+  // on every retry; the next attempt reads pages half as large.
+  let pageSize = options.batchSize;
+  function onPageFailure(e: unknown, count: number): never {
+    if (e instanceof RedisFeedError && e.kind === "timeout" && count > 1)
+      pageSize = Math.max(1, Math.floor(count / 2));
+    throw e;
+  }
   async function warmStart(conn: RedisConnection): Promise<string> {
     const wanted = options.warmStartBlocks;
     lastGood = undefined;
@@ -97,8 +106,10 @@ export async function followStream(
     let end = "+";
     const budget = Math.max(1, wanted * WARM_START_SCAN);
     while (newestFirst.length < budget && (valid < wanted || top === undefined)) {
-      const count = Math.max(1, Math.min(wanted - valid, options.batchSize));
-      const reply: unknown = await conn.call((c) => c.xrevrange(stream, end, "-", "COUNT", count));
+      const count = Math.max(1, Math.min(wanted - valid, pageSize));
+      const reply: unknown = await conn
+        .call((c) => c.xrevrange(stream, end, "-", "COUNT", count))
+        .catch((e: unknown) => onPageFailure(e, count));
       const page = streamEntries(url, "XREVRANGE", reply);
       top ??= page[0]?.[0];
       for (const e of page) {
@@ -197,11 +208,13 @@ export async function followStream(
       while (!signal.aborted) {
         const after: string = lastId;
         const asked = Date.now();
-        const reply: unknown = await conn.call(
-          (c) =>
-            c.xread("COUNT", options.batchSize, "BLOCK", options.blockMs, "STREAMS", stream, after),
-          options.blockMs,
-        );
+        const count = pageSize;
+        const reply: unknown = await conn
+          .call(
+            (c) => c.xread("COUNT", count, "BLOCK", options.blockMs, "STREAMS", stream, after),
+            options.blockMs,
+          )
+          .catch((e: unknown) => onPageFailure(e, count));
         const entries = xreadEntries(url, reply);
         outage.succeeded();
         if (signal.aborted) continue;

@@ -1,0 +1,84 @@
+// A replica whose link from Redis is slow: a warm-start page that cannot arrive within the
+// timeout must not fail the same way on every retry.
+import { createServer, Socket } from "node:net";
+import { describe, expect, it } from "vitest";
+import { redisSkipReason, startRedis } from "../helpers/redisServer.js";
+import { until } from "../helpers/until.js";
+import { block, cleanup, follow, publish } from "./redisHelpers.js";
+
+const skip = redisSkipReason();
+
+/**
+ * A TCP proxy on 127.0.0.1 to `port`: what the client sends passes at once, what Redis answers
+ * at most `bytesPerTick` every 50 ms.
+ */
+async function slowProxy(port: number, bytesPerTick: number): Promise<number> {
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = new Socket();
+    sockets.add(client).add(upstream);
+    const queue: Buffer[] = [];
+    const tick = setInterval(() => {
+      let budget = bytesPerTick;
+      while (budget > 0 && queue.length > 0) {
+        const head = queue[0]!;
+        const part = head.subarray(0, budget);
+        if (part.length === head.length) queue.shift();
+        else queue[0] = head.subarray(part.length);
+        budget -= part.length;
+        if (!client.destroyed) client.write(part);
+      }
+    }, 50);
+    const close = () => {
+      clearInterval(tick);
+      client.destroy();
+      upstream.destroy();
+    };
+    upstream.connect(port, "127.0.0.1");
+    upstream.on("data", (d: Buffer) => queue.push(d));
+    client.on("data", (d) => upstream.write(d));
+    for (const s of [client, upstream]) {
+      s.on("error", close);
+      s.on("close", close);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  cleanup.push(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  );
+  return (server.address() as { port: number }).port;
+}
+
+describe.skipIf(skip)("a replica on a slow link to Redis", () => {
+  it("warm-starts in smaller pages after a page timed out, instead of retrying the same page forever", async () => {
+    const redis = await startRedis();
+    cleanup.push(() => redis.close());
+    // 60 blocks of 100 prices: about 1 KiB an entry.
+    const prices = Array.from({ length: 100 }, (_, i) => 100 + i);
+    await publish(
+      redis.url,
+      Array.from({ length: 60 }, (_, i) => block(i + 1, prices)),
+    );
+    // 1 KiB every 50 ms (20 KiB/s): a page of 60 entries takes about 3 s, one of 7 about 0.35 s.
+    const port = await slowProxy(redis.port, 1024);
+    const source = follow(`redis://127.0.0.1:${port}`, {
+      warmStartBlocks: 60,
+      timeoutMs: 600,
+      maxBackoffMs: 50,
+    });
+    await until(() => source.got.length === 60, 30_000, "the warm start over the slow link");
+    expect(source.heights()).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    const timeouts = source.events.filter(
+      (e) => e.type === "retrying" && e.error.kind === "timeout",
+    );
+    expect(timeouts.length).toBeGreaterThan(0);
+    expect(source.events.find((e) => e.type === "warm_start")).toMatchObject({
+      blocks: 60,
+      wanted: 60,
+    });
+  }, 40_000);
+});
