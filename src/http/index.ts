@@ -3,7 +3,12 @@
 // createNodeHandler reads files with node:fs, so the runtime-neutral fetch adapter imports
 // createHandler and the plumbing from their own modules, never from here.
 export { describeValue } from "../core/describeValue.js";
-export { InvalidArgumentError, InvalidConfigError, type ValidationIssue } from "../core/errors.js";
+export {
+  BaseError,
+  InvalidArgumentError,
+  InvalidConfigError,
+  type ValidationIssue,
+} from "../core/errors.js";
 export { hasMethods, unreadableOptions } from "../core/readOptions.js";
 export { CHAIN_STATE_HEADERS, chainStateHeaders } from "./chainStateHeaders.js";
 export { createHandler } from "./createHandler.js";

@@ -406,6 +406,17 @@ describe("graceful shutdown details", () => {
     expect(res.status).toBe(200);
     await expect(server.shutdown()).resolves.toBeUndefined();
   });
+
+  it("refuses to listen again once shut down (its engine is closed), by name", async () => {
+    const server = createServer(createEngine({ strategy: aip34() }));
+    await listenLocal(server);
+    await server.shutdown();
+    await expect(listen(server, { port: 0 })).rejects.toThrow(
+      "this server was shut down: make a new one with createServer() to listen again",
+    );
+    expect(() => server.listen(0, "127.0.0.1")).toThrow("this server was shut down");
+    expect(server.listening).toBe(false);
+  });
 });
 
 describe("options and listen", () => {

@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { Socket } from "node:net";
 import {
+  BaseError,
   createNodeHandler,
   type Handler,
   type HandlerEngine,
@@ -190,6 +191,17 @@ export function createServer(engine: HandlerEngine, options?: NodeServerOptions)
       delete (server as Partial<GasdigestServer>).closeIdleConnections;
     }
   }
+
+  // A server shut down has a closed engine and drains every connection: listening again would
+  // answer everything with `Connection: close` from an engine that ingests nothing.
+  const listenOnce = server.listen;
+  server.listen = function listen(this: http.Server, ...args: unknown[]) {
+    if (closing)
+      throw new BaseError(
+        "this server was shut down: make a new one with createServer() to listen again",
+      );
+    return (listenOnce as (...a: unknown[]) => http.Server).apply(this, args);
+  } as typeof server.listen;
 
   server.close = function close(callback?: (err?: Error) => void) {
     server.shutdown().then(
