@@ -184,6 +184,26 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
     }
   }
 
+  // Requests that arrive while a scrape is being collected share it, as the metrics server's
+  // do: a client pipelining thousands of /metrics requests costs one collection at a time, not
+  // one each, and cannot starve the estimate.
+  let collecting: Promise<unknown> | undefined;
+  function collect(): Promise<unknown> {
+    if (collecting !== undefined) return collecting;
+    let p: Promise<unknown>;
+    try {
+      p = Promise.resolve(metrics!.scrape());
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    collecting = p;
+    const done = () => {
+      if (collecting === p) collecting = undefined;
+    };
+    p.then(done, done);
+    return p;
+  }
+
   function scrape(head: boolean): Promise<HandlerResponse> {
     const failed = (err: unknown) => {
       logger.error({ err }, "collecting the metrics failed");
@@ -191,13 +211,7 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
     };
     // A scrape that throws before it returns a promise (or answers something that is not a
     // scrape) fails like one that rejects: its message never reaches the client.
-    let pending: Promise<unknown>;
-    try {
-      pending = Promise.resolve(metrics!.scrape());
-    } catch (err) {
-      return Promise.resolve(failed(err));
-    }
-    return pending
+    return collect()
       .then((result) => {
         const { contentType, body } = (result ?? {}) as { contentType?: unknown; body?: unknown };
         if (

@@ -691,6 +691,38 @@ describe("a metrics scrape that fails in any way", () => {
       expect(logged).toHaveLength(2);
     }
   });
+
+  it("requests that arrive while a scrape is collected share it: a flood of /metrics costs one at a time", async () => {
+    const engine = createEngine({ strategy: aip34() });
+    engine.ingest(idleBlock(1));
+    let calls = 0;
+    let release: () => void = () => undefined;
+    const handler = createHandler(engine, {
+      metrics: {
+        observeRequest() {},
+        scrape: () => {
+          calls++;
+          return new Promise((resolve) => {
+            release = () => resolve({ contentType: "text/plain", body: `scrape ${calls}\n` });
+          });
+        },
+      },
+    });
+    const get = () => handler.respond({ method: "GET", url: "/metrics", headers: {} });
+    const flood = Array.from({ length: 50 }, get);
+    expect(calls).toBe(1);
+    release();
+    const answers = await Promise.all(flood);
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    expect(new Set(answers.map((a) => new TextDecoder().decode(a.body)))).toEqual(
+      new Set(["scrape 1\n"]),
+    );
+    // Once it is answered, the next request collects afresh.
+    const next = get();
+    expect(calls).toBe(2);
+    release();
+    expect(new TextDecoder().decode((await next).body)).toBe("scrape 2\n");
+  });
 });
 
 describe("a connected source's blocks are never dropped without a word", () => {
