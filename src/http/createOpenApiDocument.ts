@@ -77,17 +77,27 @@ function chainHeaders(prefix: string, required: boolean) {
   return z.object(shape);
 }
 
+/** An error object as the handler answers it, for a response's examples. */
+const errorExample = (error_code: string, message: string) => ({
+  value: { message, error_code, vm_error_code: null },
+});
+
+/**
+ * An error response with its own examples (what the handler answers with that status: the
+ * schema's one example is a 404's, and would show on every status).
+ */
 function errorResponse(
   id: string,
   description: string,
   prefix: string,
+  examples: Record<string, { value: unknown }>,
   extra: Record<string, z.ZodType> = {},
 ) {
   return {
     id,
     description,
     headers: z.object({ ...chainHeaders(prefix, false).shape, ...extra }),
-    content: { "application/json": { schema: errorObjectSchema } },
+    content: { "application/json": { schema: errorObjectSchema, examples } },
   } satisfies ZodOpenApiResponseObject;
 }
 
@@ -130,28 +140,51 @@ export function createOpenApiDocument(options: CreateOpenApiDocumentOptions = {}
       "BadRequest",
       "The request line cannot be parsed (bad percent-encoding, over-long URL, bad query parameter): `web_framework_error`.",
       prefix,
+      {
+        badEncoding: errorExample(
+          "web_framework_error",
+          "malformed percent-encoding in the request URL",
+        ),
+      },
     ),
     403: errorResponse(
       "Forbidden",
       "The operator disabled the endpoint or the requested output format: `api_disabled`.",
       prefix,
+      {
+        disabled: errorExample(
+          "api_disabled",
+          "the gas estimation endpoint is disabled on this server",
+        ),
+      },
     ),
-    404: errorResponse("NotFound", "Unknown path: `web_framework_error`.", prefix),
+    404: errorResponse("NotFound", "Unknown path: `web_framework_error`.", prefix, {
+      notFound: errorExample("web_framework_error", "not found"),
+    }),
     405: errorResponse(
       "MethodNotAllowed",
       "Wrong method on a known path: `web_framework_error`.",
       prefix,
+      { wrongMethod: errorExample("web_framework_error", "method not allowed") },
       { Allow: allow },
     ),
     500: errorResponse(
       "InternalError",
       "The strategy or the server failed unexpectedly (generic message, details in the server log): `internal_error`.",
       prefix,
+      { internal: errorExample("internal_error", "internal error") },
     ),
     503: errorResponse(
       "ServiceUnavailable",
       "No block ingested yet (`internal_error`), or the newest block is older than the staleness bound (`health_check_failed`).",
       prefix,
+      {
+        noBlockYet: errorExample("internal_error", "no block has been ingested yet"),
+        stale: errorExample(
+          "health_check_failed",
+          "the newest block arrived more than 30000 ms ago",
+        ),
+      },
     ),
   };
   const { 400: e400, 404: e404, 405: e405, 500: e500, 503: e503 } = errors;

@@ -90,6 +90,32 @@ describe("the OpenAPI document", () => {
     expect(responses["405"].headers.Allow.required).toBe(true);
   });
 
+  it("shows each error status's own examples: what the handler answers with it, not one 404 for all", () => {
+    const doc = createOpenApiDocument() as unknown as Json;
+    const responses = doc.paths["/estimate_gas_price"].get.responses;
+    const examples = (status: string) =>
+      Object.values(
+        doc.components.responses[responses[status].$ref.split("/").pop()].content[
+          "application/json"
+        ].examples,
+      ).map((e) => (e as { value: unknown }).value);
+    const decode = (r: { body?: Uint8Array }) => JSON.parse(new TextDecoder().decode(r.body));
+    // Answers of a real handler: before the first block, then stale, an unknown path, a wrong
+    // method, a bad target, and with the endpoint disabled.
+    const t = setup({ maxStalenessMs: 30_000 });
+    const noBlock = decode(t.get("/v1/estimate_gas_price"));
+    t.blocks(1, 1);
+    t.advance(30_001);
+    const stale = decode(t.get("/v1/estimate_gas_price"));
+    expect(examples("503")).toEqual([noBlock, stale]);
+    expect(examples("404")).toEqual([decode(t.get("/v1/nope"))]);
+    expect(examples("405")).toEqual([decode(t.get("/v1/estimate_gas_price", {}, "POST"))]);
+    expect(examples("400")).toEqual([decode(t.get("/v1/estimate_gas_price%zz"))]);
+    expect(examples("403")).toEqual([
+      decode(setup({ estimateEnabled: false }).get("/v1/estimate_gas_price")),
+    ]);
+  });
+
   it("declares the seven chain-state headers under the configured prefix: required on 200, optional on errors", async () => {
     for (const prefix of ["X-Aptos-", "X-Chain-"]) {
       const raw = createOpenApiDocument({ headerPrefix: prefix });
