@@ -1,5 +1,6 @@
 import type { BlockSample } from "../core/blockSample.js";
 import type { GasConfig } from "../core/config.js";
+import { InvalidConfigError } from "../core/errors.js";
 import { defaultEstimate, servedEstimate } from "../core/estimate.js";
 import { blockFullness, minInclusionPrice } from "../core/fullness.js";
 import { strategyBuilder } from "../core/strategyBuilder.js";
@@ -64,6 +65,15 @@ export const tdigest: (options?: TDigestStrategyOptions) => StrategyFactory = st
   },
 );
 
+/**
+ * Most centroids one window may hold (`SlidingDigest.maxCentroidCount`, `(S + 2)(δ + 1)`). A
+ * window's older summaries are rebuilt in one block once they have been used up, a merge of all
+ * of them: about 60 ms for the default windows (514,026 centroids), seconds for tens of
+ * millions (a 100,000-block exact window took one block 4 s and 600 MB). Past this bound the
+ * options are refused rather than letting one block of distinct prices stall the process.
+ */
+export const MAX_WINDOW_CENTROIDS = 2 ** 22;
+
 function createTDigestStrategy(options: TDigestStrategyConfig, config: GasConfig): TDigestStrategy {
   // AIP-34's windows, in its own names: low, market, aggressive.
   const history: Record<Tier, number> = {
@@ -84,6 +94,13 @@ function createTDigestStrategy(options: TDigestStrategyConfig, config: GasConfig
         exactUpTo: options.exactUpTo,
         compression: options.compression,
       });
+      if (digest.maxCentroidCount > MAX_WINDOW_CENTROIDS)
+        throw new InvalidConfigError([
+          {
+            path: `tiers.${name}.windowBlocks`,
+            message: `a window of ${windowBlocks} blocks (exactUpTo ${options.exactUpTo}, chunks ${options.chunks}, compression ${options.compression}) may hold ${digest.maxCentroidCount} centroids, more than ${MAX_WINDOW_CENTROIDS}: rebuilding its summaries would stall one block for seconds; lower exactUpTo, chunks or compression`,
+          },
+        ]);
       window = { sample: tier.sample, digest };
       windows.set(key, window);
     }

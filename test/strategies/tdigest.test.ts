@@ -262,6 +262,24 @@ describe("tdigest: options", () => {
   });
 });
 
+describe("tdigest: work per block", () => {
+  it("refuses a window whose summaries could make one block's rebuild take seconds, by the tier", () => {
+    const make = (options: Parameters<typeof tdigest>[0]) => () =>
+      createEngine({ strategy: tdigest(options) });
+    // 100,000 blocks kept one summary each: the rebuild of 100,000 suffix merges took a block 4 s.
+    expect(make({ exactUpTo: 100_000, tiers: { prioritized: { windowBlocks: 100_000 } } })).toThrow(
+      "invalid configuration: tiers.prioritized.windowBlocks: a window of 100000 blocks (exactUpTo 100000, chunks 32, compression 500) may hold 50101002 centroids, more than 4194304: rebuilding its summaries would stall one block for seconds; lower exactUpTo, chunks or compression",
+    );
+    expect(make({ chunks: 65_536, tiers: { regular: { windowBlocks: 131_072 } } })).toThrowError(
+      InvalidConfigError,
+    );
+    // The defaults, and long chunked windows, are far below it.
+    expect(make({})).not.toThrow();
+    expect(make({ tiers: { prioritized: { windowBlocks: 2 ** 40 } } })).not.toThrow();
+    expect(make({ exactUpTo: 8000, tiers: { regular: { windowBlocks: 8000 } } })).not.toThrow();
+  });
+});
+
 describe("tdigest: memory", () => {
   it("windows of 10^6 blocks hold no more centroids than the bound: Σ (chunks + 2)·(ceil(δ) + 1)", () => {
     const strategy = tdigest({
