@@ -5,10 +5,11 @@ import { CHAIN_STATE_HEADERS } from "./chainStateHeaders.js";
 import { createChainRoutes } from "./createChainRoutes.js";
 import { createDocumentRoutes } from "./createDocumentRoutes.js";
 import { createOwnership } from "./createOwnership.js";
+import { createScrape } from "./createScrape.js";
 import { EXPLORER_OFF_MESSAGE } from "./explorer.js";
 import { type HandlerOptions, parseHandlerOptions, silentLogger } from "./handlerOptions.js";
 import { originForm } from "./mount.js";
-import { errorPair, pick, type Route, responsePair } from "./responses.js";
+import { errorPair, pick, type Route } from "./responses.js";
 import {
   ERROR_CODES,
   type ErrorCode,
@@ -184,50 +185,7 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
     }
   }
 
-  // Requests that arrive while a scrape is being collected share it, as the metrics server's
-  // do: a client pipelining thousands of /metrics requests costs one collection at a time, not
-  // one each, and cannot starve the estimate.
-  let collecting: Promise<unknown> | undefined;
-  function collect(): Promise<unknown> {
-    if (collecting !== undefined) return collecting;
-    let p: Promise<unknown>;
-    try {
-      p = Promise.resolve(metrics!.scrape());
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    collecting = p;
-    const done = () => {
-      if (collecting === p) collecting = undefined;
-    };
-    p.then(done, done);
-    return p;
-  }
-
-  function scrape(head: boolean): Promise<HandlerResponse> {
-    const failed = (err: unknown) => {
-      logger.error({ err }, "collecting the metrics failed");
-      return error(500, "internal_error", "collecting the metrics failed", head);
-    };
-    // A scrape that throws before it returns a promise (or answers something that is not a
-    // scrape) fails like one that rejects: its message never reaches the client.
-    return collect()
-      .then((result) => {
-        const { contentType, body } = (result ?? {}) as { contentType?: unknown; body?: unknown };
-        if (
-          typeof contentType !== "string" ||
-          !(typeof body === "string" || body instanceof Uint8Array)
-        )
-          throw new TypeError(
-            `scrape() must resolve to { contentType: string, body: string | Uint8Array }, got ${describeValue(result)}`,
-          );
-        return pick(
-          responsePair(200, { ...common, "Cache-Control": "no-store" }, contentType, body),
-          head,
-        );
-      })
-      .catch(failed);
-  }
+  const scrape = metrics === undefined ? undefined : createScrape(metrics, logger, common, error);
 
   // Without metrics, the handler is `answer` itself: nothing is added to the path of a request.
   const handler = (
@@ -255,7 +213,7 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
       record(route, res.status, start);
       return res;
     }
-    return scrape(res === scrapeHead).then((r) => {
+    return scrape!(res === scrapeHead).then((r) => {
       record(route, r.status, start);
       return r;
     });
