@@ -11,16 +11,7 @@ import {
   simulator,
 } from "../../src/index.js";
 import { redisStreamTop } from "../../src/redis.js";
-
-/** What `call` throws (a JavaScript caller, without TypeScript's checks). */
-function thrown(call: () => unknown): unknown {
-  try {
-    call();
-  } catch (e) {
-    return e;
-  }
-  throw new Error("did not throw");
-}
+import { thrown } from "../helpers/thrown.js";
 
 describe("arguments that are not objects are named, never a raw TypeError", () => {
   it("options and config: '<name>: must be an object (got ...)'", () => {

@@ -1,15 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { BaseError, InvalidJsonError } from "../../src/core/errors.js";
 import { parseJsonLossless } from "../../src/core/parseJsonLossless.js";
-
-function thrown(f: () => unknown): unknown {
-  try {
-    f();
-  } catch (e) {
-    return e;
-  }
-  throw new Error("expected a throw");
-}
+import { thrown } from "../helpers/thrown.js";
 
 describe("parseJsonLossless errors", () => {
   it("text that is not JSON: an InvalidJsonError (a BaseError) with JSON.parse's message", () => {
