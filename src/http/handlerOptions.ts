@@ -3,6 +3,7 @@ import { describeValue } from "../core/describeValue.js";
 import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
 import { validateShape } from "../core/validate.js";
 import { type ExplorerAssets, SWAGGER_UI_FILES } from "./explorer.js";
+import { safeLogger } from "./safeLogger.js";
 import type { HandlerLogger, HandlerMetrics } from "./types.js";
 
 const noop = () => {};
@@ -124,14 +125,19 @@ const handlerOptionsShape = {
       ? undefined
       : `must be "*", an origin such as "https://example.com", or false (got ${describeValue(v)})`,
   ).default("*"),
-  /** Where errors (details of 500s) and per-request debug lines go; pino works. @default silent */
+  /**
+   * Where errors (details of 500s) and per-request debug lines go; pino works. A logger that
+   * throws is ignored ({@link safeLogger}): the answer never depends on it. @default silent
+   */
   logger: refined<HandlerLogger>((v) => {
     const l = v as Record<string, unknown> | null;
     const missing = ["error", "warn", "info", "debug"].filter((k) => typeof l?.[k] !== "function");
     return missing.length === 0
       ? undefined
       : `must be a logger with error, warn, info and debug methods (missing ${missing.join(", ")})`;
-  }).default(() => silentLogger),
+  })
+    .transform((l) => (l === silentLogger ? l : safeLogger(l)))
+    .default(() => silentLogger),
   /** Wall clock in ms, for staleness and health checks (tests inject one). @default Date.now */
   now: refined<() => number>((v) =>
     typeof v === "function"

@@ -21,8 +21,8 @@ export type GasdigestMiddleware = (
  * on `req.url`, which Express makes relative to where the middleware is mounted, so it works
  * under any path. It answers its routes and every path under its `basePath` (an unknown
  * `/v1/...` gets the 404 error object, a wrong method the 405); any other request goes to
- * `next()`. If answering throws (a failing logger, headers already sent by an earlier
- * middleware), the error goes to `next(err)`.
+ * `next()`. If answering throws (headers already sent by an earlier middleware), the error
+ * goes to `next(err)`; a logger that throws is ignored.
  *
  * @throws {InvalidConfigError} listing every invalid option, when the middleware is created.
  * @example
