@@ -8,7 +8,7 @@ import { createOwnership } from "./createOwnership.js";
 import { createScrape } from "./createScrape.js";
 import { EXPLORER_OFF_MESSAGE } from "./explorer.js";
 import { type HandlerOptions, parseHandlerOptions, silentLogger } from "./handlerOptions.js";
-import { originForm } from "./mount.js";
+import { originForm, removeDotSegments } from "./mount.js";
 import { errorPair, pick, type Route } from "./responses.js";
 import {
   ERROR_CODES,
@@ -135,7 +135,7 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
       url = origin;
     }
     const q = url.indexOf("?");
-    let path = q === -1 ? url : url.slice(0, q);
+    let path = removeDotSegments(q === -1 ? url : url.slice(0, q));
     const query = q === -1 ? "" : url.slice(q + 1);
     if (url.includes("%")) {
       try {

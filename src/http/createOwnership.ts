@@ -1,4 +1,4 @@
-import { originForm } from "./mount.js";
+import { mayHaveDotSegments, originForm, removeDotSegments } from "./mount.js";
 
 /** Which request targets a handler answers: see {@link createOwnership}. */
 export interface Ownership {
@@ -10,7 +10,8 @@ export interface Ownership {
 
 /**
  * `owns` and `claims` of a handler, reading a target as its router does: an absolute-form
- * target (`http://host/v1/...`) by its path, the query dropped, the path percent-decoded. So
+ * target (`http://host/v1/...`) by its path, the query dropped, dot segments removed
+ * ({@link removeDotSegments}), the path percent-decoded. So
  * `http://host/v1/nope` and `/v1%2Fnope` are under `/v1` (the router answers them 404), and
  * an adapter passes neither to its host.
  *
@@ -27,7 +28,7 @@ export function createOwnership(isRoute: (path: string) => boolean, basePath: st
     const url = target.charCodeAt(0) === 47 ? target : originForm(target);
     if (url === undefined) return undefined;
     const q = url.indexOf("?");
-    const raw = q === -1 ? url : url.slice(0, q);
+    const raw = removeDotSegments(q === -1 ? url : url.slice(0, q));
     if (!raw.includes("%")) return { raw, decoded: raw };
     try {
       return { raw, decoded: decodeURIComponent(raw) };
@@ -43,7 +44,12 @@ export function createOwnership(isRoute: (path: string) => boolean, basePath: st
 
   function claims(target: string) {
     // Under it as sent is under it decoded too (a base path holds no "%"): the usual case, first.
-    if (namespace !== undefined && typeof target === "string" && target.startsWith(namespace))
+    if (
+      namespace !== undefined &&
+      typeof target === "string" &&
+      target.startsWith(namespace) &&
+      !mayHaveDotSegments(target)
+    )
       return true;
     const path = targetPath(target);
     if (path === undefined) return false;

@@ -45,8 +45,12 @@ export function splitMountOptions<T extends HandlerOptions & { prefix?: string }
 export function stripPrefix(target: string, prefix: string): string | undefined {
   if (prefix === "") return target;
   // An absolute-form target (`http://host/chain/v1/...`) lies where its path does.
-  const url = target.charCodeAt(0) === 47 ? target : originForm(target);
-  if (url === undefined) return undefined;
+  const given = target.charCodeAt(0) === 47 ? target : originForm(target);
+  if (given === undefined) return undefined;
+  // Dot segments are resolved first, as a fetch host's URL parser does (removeDotSegments).
+  const q = given.indexOf("?");
+  const url =
+    q === -1 ? removeDotSegments(given) : removeDotSegments(given.slice(0, q)) + given.slice(q);
   if (!url.startsWith(prefix)) return undefined;
   const after = url.charCodeAt(prefix.length);
   if (!(Number.isNaN(after) || after === 47 /* / */ || after === 63) /* ? */) return undefined;
@@ -85,4 +89,41 @@ export function originForm(url: string): string | undefined {
   if (!m) return undefined;
   const rest = url.slice(m[0].length) || "/";
   return rest.charCodeAt(0) === 63 ? `/${rest}` : rest;
+}
+
+/** A target path that may hold a dot segment (`.`, `..`, `%2e` in any case) or a backslash. */
+const MAY_HAVE_DOTS = /\\|\/(?:\.|%2e)/i;
+/** Whether `path` may hold a dot segment or a backslash ({@link removeDotSegments} may change it). */
+export const mayHaveDotSegments = (path: string): boolean => MAY_HAVE_DOTS.test(path);
+const SINGLE_DOT = /^(?:\.|%2e)$/i;
+const DOUBLE_DOT = /^(?:\.|%2e){2}$/i;
+
+/**
+ * The path of a request target (origin form, no query) with its dot segments removed as a URL
+ * parser does it (the WHATWG URL standard, which every fetch host applies before an adapter
+ * sees the request): `\` is a `/`, a segment `.` or `..` (also spelt `%2e`, any case) is
+ * dropped or drops the one before it, never above the root, and one that ends the path leaves
+ * its trailing slash. So every host routes `/v1/./estimate_gas_price`, `/v1/x/../estimate_gas_price`
+ * and `/v1/estimate_gas_price` alike. A path without either is returned as it is.
+ *
+ * @example
+ * removeDotSegments("/v1/x/%2E%2e/estimate_gas_price"); // "/v1/estimate_gas_price"
+ * removeDotSegments("/v1/estimate_gas_price/.."); // "/v1/"
+ */
+export function removeDotSegments(path: string): string {
+  if (!mayHaveDotSegments(path)) return path;
+  const segments = path.replaceAll("\\", "/").split("/");
+  const out: string[] = [];
+  // segments[0] is what precedes the leading "/": empty.
+  for (let i = 1; i < segments.length; i++) {
+    const segment = segments[i]!;
+    const last = i === segments.length - 1;
+    if (DOUBLE_DOT.test(segment)) {
+      out.pop();
+      if (last) out.push("");
+    } else if (SINGLE_DOT.test(segment)) {
+      if (last) out.push("");
+    } else out.push(segment);
+  }
+  return `/${out.join("/")}`;
 }

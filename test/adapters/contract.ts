@@ -275,6 +275,27 @@ export function adapterContract(target: ContractTarget): void {
         }
       });
 
+      it("resolves dot segments as a URL parser does, so every host routes them alike", async () => {
+        const mountPath = new URL(base).pathname.replace(/\/$/, "");
+        for (const path of [
+          "/v1/./estimate_gas_price",
+          "/v1/x/../estimate_gas_price",
+          "/v1/x/%2E%2e/estimate_gas_price",
+          "/v1/%2e/estimate_gas_price?x=/../",
+        ]) {
+          const res = await request(base, { target: `${mountPath}${path}` });
+          expect(res.status, path).toBe(200);
+          expect(res.text, path).toBe(ESTIMATE);
+        }
+        // A dot segment that ends the path leaves its slash: the ledger info at `/v1/`.
+        const up = await request(base, { target: `${mountPath}/v1/estimate_gas_price/..` });
+        expect(up.status).toBe(200);
+        expect(JSON.parse(up.text)).toMatchObject({ block_height: "3" });
+        const gone = await request(base, { target: `${mountPath}/v1/spec.json/../nope` });
+        expect(gone.status).toBe(404);
+        expect(gone.text).toBe(errorBody("web_framework_error", "not found"));
+      });
+
       it("answers another method on a known path with 405 and Allow, whatever the request body", async () => {
         const cases: [string, string, RequestInit][] = [
           ["POST", "/v1/estimate_gas_price", {}],

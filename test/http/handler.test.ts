@@ -276,7 +276,7 @@ describe("estimate errors (status table of interface.md)", () => {
       "/",
       "/v2/estimate_gas_price",
       "/v1/estimate_gas_price/",
-      "/v1/spec/assets/../../spec.json",
+      "/v1/spec/assets/../../../package.json",
       "/v1/x?y=1",
     ]) {
       const res = s.get(url);
