@@ -8,7 +8,7 @@ import type { GasEstimate, StrategyFactory } from "../core/types.js";
 import { checkBacktestOptions } from "./backtestOptions.js";
 import { createLane, laneResult, noteFailure, verifyLane } from "./createLane.js";
 import { createSpikeDetector } from "./createSpikeDetector.js";
-import { type BacktestBlock, type BacktestResult, LOOKAHEAD_BLOCKS, TIERS } from "./types.js";
+import { type BacktestBlock, type BacktestResult, TIERS } from "./types.js";
 
 /** One strategy to score. */
 export interface BacktestStrategy {
@@ -157,7 +157,8 @@ export function createBacktest(options: CreateBacktestOptions): Backtest {
       if (clearing <= min) atMinimum++;
       const phase = detector.next(clearing <= min);
       let seen: BacktestBlock | undefined;
-      // After a resync the published estimates belong to the dropped newest block: not scored.
+      // After a resync the published estimates belong to the dropped newest block: no bid is
+      // scored on this one (below, the waiting bids still see it).
       if (blocks > 0 && place === "next") {
         clearingSum += Number(clearing);
         scored++;
@@ -184,6 +185,13 @@ export function createBacktest(options: CreateBacktestOptions): Backtest {
         seen = { index: blocks, height: block.height, clearing, min, estimates: [...estimates] };
         const p = pending();
         if (p > maxPending) maxPending = p;
+      } else if (place === "resync") {
+        // No bid is made on it, but it is a block of the history: the bids waiting see it.
+        for (const lane of lanes)
+          for (let t = 0; t < TIERS.length; t++) {
+            lane.scores[t]!.observe(undefined, clearing);
+            lane.spikes[t]!.observe(phase, clearing, undefined, 0n);
+          }
       }
       for (const lane of lanes) {
         lane.engine.ingest(block);
@@ -204,7 +212,10 @@ export function createBacktest(options: CreateBacktestOptions): Backtest {
         blocks,
         duplicates,
         scoredBlocks: scored,
-        unsettledBids: Math.min(Math.max(0, blocks - 1), LOOKAHEAD_BLOCKS - 1),
+        unsettledBids: lanes.reduce(
+          (most, lane) => Math.max(most, ...lane.scores.map((s) => s.pending())),
+          0,
+        ),
         firstHeight: firstHeight === undefined ? null : firstHeight.toString(),
         lastHeight: last ? last.height.toString() : null,
         blocksAtMinimum: atMinimum,

@@ -87,7 +87,8 @@ export function createTierScore(): TierScore {
         const slot = (start + i) % n;
         if (wait[slot]! < 0 && price[slot]! >= clearing) {
           wait[slot] = index - made[slot]!;
-          ratio[slot] = Number(price[slot]!) / denominator;
+          // A bid of exactly the clearing price paid what was needed, 0 into 0 included.
+          ratio[slot] = price[slot] === clearing ? 1 : Number(price[slot]!) / denominator;
         }
       }
       // The oldest bid has now seen its 10th block: its outcome is final.

@@ -107,7 +107,8 @@ export interface BacktestResult {
   readonly scoredBlocks: number;
   /**
    * Bids left out because their 10-block outcome is unknown: those made before the last
-   * (up to 9) blocks of the history, per strategy and tier.
+   * (up to 9) scored blocks of the history, per tier of a strategy that bid on each of them (one
+   * that failed on some of them has fewer waiting).
    */
   readonly unsettledBids: number;
   readonly firstHeight: string | null;

@@ -186,6 +186,35 @@ describe("createBacktest: input and options", () => {
     expect(bt.result().duplicates).toBe(1);
   });
 
+  it("after a resync, the bids waiting see the block the chain resumed at (no bid is scored on it)", () => {
+    const bt = createBacktest({ strategies: [{ strategy: constant(500, 500, 500) }] });
+    const push = (b: BlockSampleInput) => {
+      try {
+        return bt.push(b);
+      } catch (e) {
+        if (!(e instanceof BlockOrderError)) throw e;
+        return "refused";
+      }
+    };
+    for (let h = 1; h <= 15; h++) push(clearingAt(h, 10_000));
+    push(clearingAt(1_000_000, 10_000)); // a bad newest block
+    const refused = [];
+    for (let h = 16; h <= 24; h++) refused.push(push(clearingAt(h, 10_000)));
+    expect(refused).toEqual(new Array(9).fill("refused"));
+    // The tenth of the run resyncs the chain, and clears at the minimum: every bid of 500 waiting
+    // gets in there, those made before the 2 rows ahead of it within 3 blocks.
+    expect(push(clearingAt(25, 100))).toBe("accepted");
+    for (let h = 26; h <= 40; h++) push(clearingAt(h, 10_000));
+    const r = bt.result();
+    expect(r.blocks).toBe(32);
+    expect(r.scoredBlocks).toBe(30);
+    expect(r.strategies[0]!.tiers.regular.included).toEqual({
+      within1: 0,
+      within3: 2,
+      within10: 9,
+    });
+  });
+
   it("lists every bad option with its path", () => {
     const issues = (fn: () => unknown) => {
       try {
@@ -273,6 +302,8 @@ describe("createBacktest: input and options", () => {
     expect(r.strategies[0]!.failures).toBe(9);
     // Settled bids are those before blocks 2..11: the ones after odd blocks (before 2, 4, .., 10).
     expect(r.strategies[0]!.tiers.regular.bids).toBe(5);
+    // Waiting at the end: its bids before blocks 12..20, on the 5 of those 9 where it did not fail.
+    expect(r.unsettledBids).toBe(5);
   });
 
   it("a promise beyond the 10 blocks scored shows no kept rate, and the table says why", async () => {
@@ -335,6 +366,14 @@ describe("createTierScore: inclusion where the price was a choice", () => {
     for (let i = 0; i < 10; i++) empty.observe(undefined, 100n);
     expect(empty.within(1)).toBe(1);
     expect(empty.withinAboveMinimum(1)).toBeNull();
+  });
+
+  it("on a chain whose minimum is 0, a bid of 0 into a block clearing at 0 paid exactly what was needed", () => {
+    const score = createTierScore();
+    score.observe(0n, 0n, true); // 1×
+    score.observe(5n, 0n); // 5×: a clearing price of 0 counts as 1
+    for (let i = 0; i < 10; i++) score.observe(undefined, 1_000_000n);
+    expect(score.result().overpayment).toEqual({ median: 5, p90: 5, mean: 3 });
   });
 
   it("a calibrated run reports it next to the promise's kept rate", async () => {
