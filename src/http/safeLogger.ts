@@ -22,7 +22,9 @@ export function safeLogger(logger: HandlerLogger): HandlerLogger {
   for (const level of LEVELS)
     wrapped[level] = (obj, msg) => {
       try {
-        logger[level](obj, msg);
+        // With the arguments the caller gave (a logger may tell one from two).
+        if (msg === undefined) logger[level](obj);
+        else logger[level](obj, msg);
       } catch {
         // the log line is lost; the caller goes on (see above)
       }
