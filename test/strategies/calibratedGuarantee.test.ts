@@ -23,7 +23,12 @@ type Adversary =
  * relative to it bring their prices to a different minimum at every bid. One window reads no
  * rank above its second-highest price, as calibrated's long windows do.
  */
-function drive(o: TierLearnerOptions, adversary: Adversary, moving = false) {
+function drive(
+  o: TierLearnerOptions,
+  adversary: Adversary,
+  moving = false,
+  resets?: { every: number; learning: boolean },
+) {
   const learner = createTierLearner(o);
   const windows = [5, 20, 100].flatMap((n) => [
     createSortedWindow(n, 1, { relative: false }),
@@ -40,6 +45,17 @@ function drive(o: TierLearnerOptions, adversary: Adversary, moving = false) {
     if (adversary.kind === "sequence") price = adversary.prices[t]!;
     else if (adversary.kind === "just-above") price = above(lastBid);
     else price = t % adversary.every === 0 ? above(lastBid) : adversary.base;
+    if (resets && t > 0 && t % resets.every === 0) {
+      // An epoch change, as calibrated meets it: the windows emptied, the waiting bids dropped
+      // (with `learning`, what was learned too), and the first price served without a bid.
+      learner.reset(resets.learning);
+      for (const w of windows) w.clear();
+      ring.length = 0;
+      ring.push(price);
+      learner.servedWithoutBid(floor);
+      lastBid = floor;
+      continue;
+    }
     ring.push(price);
     if (ring.length > o.withinBlocks) ring.shift();
     learner.settle((k) => ring.slice(-k).reduce((a, b) => (b < a ? b : a)));
@@ -49,8 +65,8 @@ function drive(o: TierLearnerOptions, adversary: Adversary, moving = false) {
     learner.served(lastBid);
   }
   const record = learner.record();
-  const { shortfall } = learner.state();
-  return { record, shortfall };
+  const { shortfall, withoutBid, starts } = learner.state();
+  return { record, bound: missBound(o, record.bids, shortfall, withoutBid, starts), shortfall };
 }
 
 const options: fc.Arbitrary<TierLearnerOptions> = fc.record({
@@ -96,12 +112,10 @@ describe("calibrated: the online correction's guarantee", () => {
   it("after T bids, on any sequence of clearing prices, misses exceed 1 - p by at most the documented bound", () => {
     fc.assert(
       fc.property(options, sequences, fc.boolean(), (o, prices, moving) => {
-        const { record, shortfall } = drive(o, { kind: "sequence", prices }, moving);
+        const { record, bound } = drive(o, { kind: "sequence", prices }, moving);
         if (record.bids === 0) return;
         const missRate = 1 - record.included / record.bids;
-        expect(missRate).toBeLessThanOrEqual(
-          1 - o.probability + missBound(o, record.bids, shortfall) + 1e-12,
-        );
+        expect(missRate).toBeLessThanOrEqual(1 - o.probability + bound + 1e-12);
       }),
       fcParams(Number(process.env.FC_RUNS ?? 150)),
     );
@@ -132,16 +146,53 @@ describe("calibrated: the online correction's guarantee", () => {
         ),
         fc.boolean(),
         (o, adversary, moving) => {
-          const { record, shortfall } = drive(o, adversary, moving);
+          const { record, bound } = drive(o, adversary, moving);
           if (record.bids === 0) return;
           const missRate = 1 - record.included / record.bids;
-          expect(missRate).toBeLessThanOrEqual(
-            1 - o.probability + missBound(o, record.bids, shortfall) + 1e-12,
-          );
+          expect(missRate).toBeLessThanOrEqual(1 - o.probability + bound + 1e-12);
         },
       ),
       fcParams(Number(process.env.FC_RUNS ?? 100)),
     );
+  });
+
+  it("holds across epoch changes, each pricing the first bid at the minimum, in both reset modes", () => {
+    fc.assert(
+      fc.property(
+        options,
+        fc.oneof(
+          sequences.map((prices): Adversary => ({ kind: "sequence", prices })),
+          fc
+            .integer({ min: 100, max: 800 })
+            .map((steps): Adversary => ({ kind: "just-above", steps })),
+        ),
+        fc.integer({ min: 2, max: 120 }),
+        fc.boolean(),
+        (o, adversary, every, learning) => {
+          const { record, bound } = drive(o, adversary, false, { every, learning });
+          if (record.bids === 0) return;
+          const missRate = 1 - record.included / record.bids;
+          expect(missRate).toBeLessThanOrEqual(1 - o.probability + bound + 1e-12);
+        },
+      ),
+      fcParams(Number(process.env.FC_RUNS ?? 100)),
+    );
+    // Without the term an epoch adds, it would not hold: epochs of 3 blocks whose second block
+    // is full at 1,000 and the others clear at the minimum of 1, so each bid served at the
+    // minimum after an epoch change misses (half the bids), while the learned ones get in.
+    const o = {
+      withinBlocks: 1,
+      probability: 0.99,
+      lag: 0,
+      learningRate: 0.005,
+      correctionRate: 0.005,
+      experts: 6,
+    };
+    const prices = Array.from({ length: 6000 }, (_, i) => (i % 3 === 1 ? 1000n : 1n));
+    const run = drive(o, { kind: "sequence", prices }, false, { every: 3, learning: false });
+    const missRate = 1 - run.record.included / run.record.bids;
+    expect(missRate).toBeGreaterThan(0.01 + missBound(o, run.record.bids, run.shortfall));
+    expect(missRate).toBeLessThanOrEqual(0.01 + run.bound + 1e-12);
   });
 
   it("the bound is useful, not vacuous: 20,000 bids within 100x of each other stay within a few points", () => {

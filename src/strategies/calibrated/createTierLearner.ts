@@ -44,16 +44,27 @@ export interface TierLearner {
   record(): PromiseRecord;
   /**
    * Internal state, for tests of the guarantee: each expert's level, the correction, the chosen
-   * expert, and the largest shortfall seen: how far (log scale) a settled outcome lay above the
-   * highest price of the window its bid was taken from (0 if never).
+   * expert, the largest shortfall seen (how far, log scale, a settled outcome lay above the
+   * highest price of the window its bid was taken from; 0 if never), the settled prices served
+   * without a bid, and how many times the learning started (1, plus each reset that forgot it).
    */
-  state(): { levels: readonly number[]; correction: number; chosen: number; shortfall: number };
+  state(): {
+    levels: readonly number[];
+    correction: number;
+    chosen: number;
+    shortfall: number;
+    withoutBid: number;
+    starts: number;
+  };
 }
 
 /**
  * The guarantee: the most a tier's miss rate can exceed `1 − probability` after `bids` settled
- * bids, on any sequence of prices, given the largest shortfall `shortfall` (see
- * {@link TierLearner.state}).
+ * bids, on any sequence of prices, given the largest shortfall `shortfall`, the settled prices
+ * served without a bid `withoutBid` (each may miss: nothing was learned from them) and how many
+ * times the learning started, `starts` (a reset that forgets it, `epochReset: "all"`, starts
+ * the correction from its prior again, and each start has the same slack). See
+ * {@link TierLearner.state}.
  *
  * @example
  * missBound({ withinBlocks: 1, lag: 1, correctionRate: 0.005 }, 10_000, 0); // ≈ 0.0251
@@ -62,11 +73,13 @@ export function missBound(
   o: Pick<TierLearnerOptions, "withinBlocks" | "lag" | "correctionRate">,
   bids: number,
   shortfall: number,
+  withoutBid = 0,
+  starts = 1,
 ): number {
   const delay = o.lag + o.withinBlocks;
-  return (
-    (-MIN_LEVEL + 1 + Math.max(0, shortfall) + delay * o.correctionRate) / (o.correctionRate * bids)
-  );
+  const slack =
+    (-MIN_LEVEL + 1 + Math.max(0, shortfall) + delay * o.correctionRate) / o.correctionRate;
+  return (starts * slack + withoutBid) / bids;
 }
 
 /**
@@ -112,8 +125,11 @@ interface Pending {
  * `correctionRate · (miss − (1 − p))` on the tier's own bids. A bid at the floor (the minimum
  * price) that got in moves nothing: no lower level could have bid less. On any sequence of
  * prices, after `T` settled bids the share that missed is at most
- * `1 − p + (1.25 + R + D · correctionRate) / (correctionRate · T)` ({@link missBound}), where
- * `R` is the largest shortfall and `D = lag + withinBlocks` (docs/strategies.md derives it): `δ`
+ * `1 − p + (S · (1.25 + R + D · correctionRate) / correctionRate + E) / T` ({@link missBound}),
+ * where `R` is the largest shortfall, `D = lag + withinBlocks`, `E` the prices served without a
+ * bid (after the start and each epoch change, before a window holds a block) and `S` the starts
+ * of the learning (1, plus one per epoch with `epochReset: "all"`); docs/strategies.md derives
+ * it: `δ`
  * climbs only on misses, and once `a_best + δ` reaches `1 + R` every bid covers, because
  * {@link levelPrice} grows without bound with the level and no level goes below −0.25.
  *
@@ -140,6 +156,8 @@ export function createTierLearner(o: TierLearnerOptions): TierLearner {
   let bids = 0;
   let included = 0;
   let shortfall = 0;
+  let withoutBid = 0;
+  let starts = 0;
 
   // Before any outcome, each expert starts at the level that would keep the promise if blocks
   // cleared independently: P(some of k blocks clears at or below it) = p.
@@ -147,6 +165,7 @@ export function createTierLearner(o: TierLearnerOptions): TierLearner {
   function forget(learning: boolean) {
     pending.length = 0;
     if (!learning) return;
+    starts++;
     levels.fill(prior);
     losses.fill(0);
     correction = 0;
@@ -170,6 +189,7 @@ export function createTierLearner(o: TierLearnerOptions): TierLearner {
       const bid = pending.shift()!;
       const y = outcome(o.withinBlocks);
       if (!bid.learn) {
+        withoutBid++;
         observe(bid.served >= y);
         return;
       }
@@ -241,6 +261,6 @@ export function createTierLearner(o: TierLearnerOptions): TierLearner {
       recentBids: recentCount,
       recentRate: recentCount > 0 ? recentHits / recentCount : null,
     }),
-    state: () => ({ levels: [...levels], correction, chosen, shortfall }),
+    state: () => ({ levels: [...levels], correction, chosen, shortfall, withoutBid, starts }),
   };
 }
