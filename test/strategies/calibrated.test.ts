@@ -88,6 +88,15 @@ describe("calibrated: options", () => {
     );
   });
 
+  it("says what is expected where a tier or the tiers are not objects", () => {
+    expect(() => calibrated({ tiers: null as never })).toThrow(
+      "tiers: must be an object of tiers (deprioritized, regular, prioritized), got null",
+    );
+    expect(() => calibrated({ tiers: { regular: 5 as never } })).toThrow(
+      "tiers.regular: must be an object of withinBlocks and probability, got 5",
+    );
+  });
+
   it("names the config file block when selected by name", () => {
     expect(() =>
       resolveStrategy("calibrated", { calibrated: { tiers: { regular: { withinBlocks: 2.5 } } } }),

@@ -38,14 +38,23 @@ const rate = z
     error: (iss) => `must be a number above 0 and at most 0.5, got ${describeValue(iss.input)}`,
   });
 
+/** A message for a value that is not an object where one is expected (other issues keep zod's). */
+const objectOf = (what: string) => (iss: { code?: string; input?: unknown }) =>
+  iss.code === "invalid_type"
+    ? `must be an object of ${what}, got ${describeValue(iss.input)}`
+    : undefined;
+
 function promise(within: number, p: number) {
   return z
-    .strictObject({
-      /** Blocks a bid at this tier may wait. */
-      withinBlocks: withinBlocks.default(within),
-      /** Share of bids that must get in within `withinBlocks` blocks. */
-      probability: probability.default(p),
-    })
+    .strictObject(
+      {
+        /** Blocks a bid at this tier may wait. */
+        withinBlocks: withinBlocks.default(within),
+        /** Share of bids that must get in within `withinBlocks` blocks. */
+        probability: probability.default(p),
+      },
+      { error: objectOf("withinBlocks and probability") },
+    )
     .prefault({});
 }
 
@@ -56,11 +65,14 @@ export const calibratedOptionsShape = {
    * @default deprioritized { withinBlocks: 10, probability: 0.9 }, regular { 3, 0.95 }, prioritized { 1, 0.99 }
    */
   tiers: z
-    .strictObject({
-      deprioritized: promise(10, 0.9),
-      regular: promise(3, 0.95),
-      prioritized: promise(1, 0.99),
-    })
+    .strictObject(
+      {
+        deprioritized: promise(10, 0.9),
+        regular: promise(3, 0.95),
+        prioritized: promise(1, 0.99),
+      },
+      { error: objectOf("tiers (deprioritized, regular, prioritized)") },
+    )
     .prefault({}),
   /**
    * Step of each sample's own quantile level per resolved bid (adaptive conformal inference).
