@@ -360,6 +360,22 @@ describe("graceful shutdown details", () => {
     expect(Date.now() - t0).toBeLessThan(10_000);
   });
 
+  it("a client that never finishes its request head holds the drain for keepAliveTimeout, not closeTimeout", async () => {
+    const { server, address } = await start({ keepAliveTimeout: 300, closeTimeout: 600_000 });
+    // A slow-loris client: half a request head, then nothing.
+    const loris = net.connect(address.port, "127.0.0.1");
+    await new Promise((r) => loris.once("connect", r));
+    loris.write("GET /v1/estimate_gas_price HTTP/1.1\r\nHost: x\r\n");
+    const gone = new Promise<void>((r) => loris.on("close", () => r()));
+    loris.on("error", () => {});
+    await new Promise((r) => setTimeout(r, 100));
+    const t0 = Date.now();
+    await server.shutdown();
+    await gone;
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+  });
+
   it("responses still buffered when close() is called are delivered whole (no truncation)", async () => {
     const { server, address } = await start({ keepAliveTimeout: 300, closeTimeout: 600_000 });
     const size = readFileSync(join(dist, "swagger-ui-bundle.js")).length;

@@ -1,5 +1,5 @@
 import type { HandlerLogger } from "../../http/index.js";
-import type { ConnectionTable } from "./createConnectionTable.js";
+import type { ConnectionTable, TrackedConnection } from "./createConnectionTable.js";
 
 /** Options of {@link drainConnections}. */
 export interface DrainOptions {
@@ -25,11 +25,28 @@ export interface DrainOptions {
 const POLL_MS = 25;
 
 /**
+ * Whether a connection that is not idle owes its client nothing and has had `keepAliveTimeout`
+ * since the drain began (and since its last request or answer) to finish sending a request: a
+ * partial head that stays partial (a slow-loris client) would otherwise hold the drain until
+ * `closeTimeout`, past a container's stop timeout.
+ */
+function stalledSince(c: TrackedConnection, began: number, t: number, keepAliveTimeout: number) {
+  return (
+    c.inFlight === 0 &&
+    c.held === 0 &&
+    c.deferred === undefined &&
+    c.socket.writableLength === 0 &&
+    t - Math.max(began, c.lastProgress) >= keepAliveTimeout
+  );
+}
+
+/**
  * The graceful drain of a node server's connections. While it runs, the server answers every
  * request that arrives with `Connection: close` (so each connection closes after its next
- * answer); this closes the connections that stay idle past `keepAliveTimeout`, lets answers
- * being written finish, and destroys whatever is left after `closeTimeout`. Resolves when every
- * connection has closed.
+ * answer); this closes the connections that stay idle past `keepAliveTimeout`, and those that
+ * owe nothing but have not finished sending a request within `keepAliveTimeout` of the drain's
+ * start, lets answers being written finish, and destroys whatever is left after `closeTimeout`.
+ * Resolves when every connection has closed.
  *
  * @example
  * draining = true; // the request handler adds `Connection: close` from now on
@@ -49,10 +66,14 @@ export function drainConnections(
       clearTimeout(force);
       resolve();
     };
+    const began = now();
+    const stalled = (c: TrackedConnection, t: number) =>
+      stalledSince(c, began, t, keepAliveTimeout);
     const closeLongIdle = () => {
       const t = now();
       for (const c of connections)
-        if (connections.isIdle(c) && t - c.idleSince >= keepAliveTimeout) c.socket.destroy();
+        if (connections.isIdle(c) ? t - c.idleSince >= keepAliveTimeout : stalled(c, t))
+          c.socket.destroy();
       if (!stopAccepting && connections.size === 0) finish();
     };
     const poll = setInterval(closeLongIdle, POLL_MS);
