@@ -8,6 +8,8 @@ export const REQUEST_DURATION_BUCKETS: readonly number[] = Object.freeze([
 
 /** Routes recorded apart at most; requests of any further route are recorded as `other`. */
 const MAX_ROUTES = 64;
+/** The route label of requests past {@link MAX_ROUTES} (it holds the last slot). */
+const OTHER = "other";
 /** Statuses are counted in an array indexed by status (100..599); others are counted as 0. */
 const STATUS_SLOTS = 600;
 /**
@@ -66,7 +68,8 @@ export function createRequestMetrics(
   function totals(route: string): RouteTotals {
     let t = routes.get(route);
     if (t === undefined) {
-      if (routes.size >= MAX_ROUTES) return totals("other");
+      // The last slot is kept for `other`, so it always finds one.
+      if (route !== OTHER && routes.size >= MAX_ROUTES - 1) return totals(OTHER);
       t = {
         statuses: new Float64Array(STATUS_SLOTS),
         buckets: new Float64Array(upper.length + 1),

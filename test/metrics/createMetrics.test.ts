@@ -287,6 +287,29 @@ describe("options", () => {
     ).toBeUndefined();
   });
 
+  it("routes past the 63rd, from handlers sharing one metrics, are counted as other", async () => {
+    const engine = createEngine({ strategy: aip34() });
+    const metrics = createMetrics({ engine, defaultMetrics: false });
+    // Ten handlers under their own base paths: about 70 routes declared in all.
+    const handlers = "abcdefghij"
+      .split("")
+      .map((x) => createHandler(engine, { metrics, basePath: `/${x}/v1` }));
+    for (const h of handlers) h({ method: "GET", url: "/nope", headers: {} });
+    const last = handlers[9]!;
+    for (let i = 0; i < 3; i++)
+      last({ method: "GET", url: "/j/v1/estimate_gas_price", headers: {} });
+    for (let i = 0; i < 70; i++) metrics.observeRequest(`/r${i}`, 200, 0.001);
+    const samples = parsePrometheusText((await metrics.scrape()).body).get(
+      "gasdigest_http_requests_total",
+    )!.samples;
+    const routes = new Set(samples.map((x) => x.labels.route));
+    expect(routes.size).toBe(64);
+    expect(routes.has("other")).toBe(true);
+    // Every request is counted somewhere: 10 unmatched, 3 estimates and 70 more.
+    const total = samples.reduce((sum, x) => sum + x.value, 0);
+    expect(total).toBe(83);
+  });
+
   it("createMetricsServer: HEAD carries GET's Content-Length; a failed scrape is logged", async () => {
     const { listen } = await import("../../src/adapters/node/listen.js");
     const errors: unknown[] = [];
