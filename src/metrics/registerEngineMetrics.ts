@@ -34,7 +34,7 @@ export function registerEngineMetrics(
 
   new Counter({
     name: name("blocks_total"),
-    help: "Blocks given to the engine, by outcome: accepted, rejected (invalid, out of order), duplicate (a height already held).",
+    help: "Blocks given to the engine, by outcome: accepted, rejected (invalid, out of order: an older height or a lower epoch), duplicate (the newest height again).",
     labelNames: ["outcome"],
     registers,
     collect() {
