@@ -18,11 +18,14 @@ export interface GasdigestMetrics extends HandlerMetrics {
    * its events: give it as the source's `onEvent` (aptosRest, redisStream), or call it from
    * yours; call it with `{ type: "rejected" }` for an invalid line or entry. With an engine, the
    * source's newest block and completion are read from the engine.
+   * @throws {InvalidArgumentError} a source of that kind is declared already (its state series
+   *   is one per kind: name two of a kind apart, `aptos-a` and `aptos-b`).
    */
   source(kind: string, probe?: FeedProbe): FeedListener;
   /**
    * Declare a sink by kind (`redis`) and get the listener of its events (redisStreamSink's
    * `onEvent`): its connection state, retries, and the blocks it `dropped`.
+   * @throws {InvalidArgumentError} a sink of that kind is declared already.
    */
   sink(kind: string, probe?: FeedProbe): FeedListener;
   /** Count one result of a sink (what `redisStreamSink` emits for each block). */

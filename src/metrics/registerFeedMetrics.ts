@@ -1,4 +1,5 @@
 import { Counter, Gauge, type Registry } from "prom-client";
+import { InvalidArgumentError } from "../core/errors.js";
 
 /**
  * The state of a source or sink, one of:
@@ -110,6 +111,14 @@ export function registerFeedMetrics(
   });
 
   return (kind, probe = {}) => {
+    // One state series per kind: a second feed of it would overwrite the first one's state.
+    if (feeds.has(kind))
+      throw new InvalidArgumentError([
+        {
+          path: "kind",
+          message: `a ${role} "${kind}" is declared already: give each ${role} its own kind, such as "${kind}-2"`,
+        },
+      ]);
     const feed: Feed = { probe, since: now(), reported: false, failedAt: undefined };
     feeds.set(kind, feed);
     const labels = { [role]: kind };

@@ -215,6 +215,17 @@ describe("createMetrics: sources, sinks and publish outcomes", () => {
     expect((await state()).state).toBe("completed");
   });
 
+  it("refuses a second source or sink of one kind, whose state would overwrite the first's", () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    metrics.source("aptos");
+    expect(() => metrics.source("aptos")).toThrow(
+      'kind: a source "aptos" is declared already: give each source its own kind, such as "aptos-2"',
+    );
+    expect(() => metrics.source("aptos-2")).not.toThrow();
+    metrics.sink("redis");
+    expect(() => metrics.sink("redis")).toThrow('a sink "redis" is declared already');
+  });
+
   it("counts publish outcomes, dropped blocks and the sink's retries", async () => {
     const metrics = createMetrics({ defaultMetrics: false });
     const sink = metrics.sink("redis");
