@@ -28,8 +28,11 @@ const { main } = await import(entry.href);
 const code = await main(process.argv.slice(2));
 // A write to a file or pipe that failed reports it on the next turn: let it arrive.
 await new Promise((resolve) => setImmediate(resolve));
+// serve's and publish's stdout is their log, not their result: a log reader gone is no failure
+// of a clean stop (a supervisor would record every such stop as a crash).
+const logOnly = process.argv[2] === "serve" || process.argv[2] === "publish";
 // Exit 2 (some input lines rejected) is a finished run too: its output was cut all the same.
-if (stdoutError !== undefined && (code === 0 || code === 2)) {
+if (stdoutError !== undefined && !logOnly && (code === 0 || code === 2)) {
   if (stdoutError.code === "EPIPE") process.exitCode = 141;
   else {
     const command = process.argv[2];
@@ -42,5 +45,4 @@ if (stdoutError !== undefined && (code === 0 || code === 2)) {
 // pipeline that stopped reading) would keep the process alive after it stopped, holding log
 // lines nobody reads: give them 5 s, then exit. (The other commands' stdout is their product,
 // and a slow reader gets all of it.) The timer does not keep the process alive by itself.
-if (process.argv[2] === "serve" || process.argv[2] === "publish")
-  setTimeout(() => process.exit(), 5_000).unref();
+if (logOnly) setTimeout(() => process.exit(), 5_000).unref();

@@ -71,6 +71,7 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
     return 0;
   }
   if (!values.input) throw new UsageError("--input FILE.ndjson is required");
+  fileFlag("input", values.input);
   const reportPath = fileFlag("report", values.report);
   const calm = intFlag("calm-blocks", values["calm-blocks"], 1, 1_000_000)!;
   const every = intFlag("verify-every", values["verify-every"], 1)!;

@@ -16,15 +16,23 @@ export interface OutputFile {
 }
 
 /**
- * The value of a flag that names a file (`--out`, `--report`, `--config`, `--compare`): a usage
- * error when it is empty (`--out ""`, an unset shell variable), which would otherwise mean "no
- * file" and silently send the output elsewhere or run with the default settings.
+ * The value of a flag that names a file (`--input`, `--out`, `--report`, `--config`,
+ * `--compare`): a usage error when it is empty (`--out ""`, an unset shell variable), which
+ * would otherwise mean "no file" and silently send the output elsewhere or run with the default
+ * settings, and when it is `-`, which Unix tools read as stdin or stdout and which would
+ * otherwise be a file of that name.
  *
  * @example
  * const path = fileFlag("out", values.out); // undefined when the flag is absent
  */
 export function fileFlag(flag: string, value: string | undefined): string | undefined {
   if (value === "") throw new UsageError(`--${flag} must name a file (got an empty value)`);
+  if (value === "-") {
+    const stream = flag === "out" || flag === "report" ? "stdout" : "stdin";
+    throw new UsageError(
+      `--${flag} - names no file: "-" is not read as ${stream} here; name /dev/${stream} to mean it`,
+    );
+  }
   return value;
 }
 

@@ -16,6 +16,7 @@ import { APTOS_FLAGS, APTOS_FLAGS_USAGE, parseAptosFlags } from "./aptosFlags.js
 import { SOURCE_FLAG_NAMES, withFlagNames } from "./flagErrors.js";
 import type { CliIo } from "./io.js";
 import { UsageError } from "./io.js";
+import { fileFlag } from "./outputFile.js";
 import { intFlag, parseSourceSpec, showSource } from "./sourceSpec.js";
 
 export const RECORD_USAGE = `Usage: gasdigest record --source aptos:URL|redis://HOST:PORT|sim --blocks N --out FILE.ndjson [--append] [--force] [--seed S]
@@ -136,6 +137,7 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
   const total = intFlag("blocks", values.blocks, 1);
   if (total === undefined) throw new UsageError("--blocks N is required");
   if (!values.out) throw new UsageError("--out FILE.ndjson is required");
+  fileFlag("out", values.out);
   if (values.append && values.force)
     throw new UsageError("--append and --force exclude each other");
   if (values.seed !== undefined && spec.kind !== "sim")

@@ -8,6 +8,7 @@ import { readNdjson } from "../sources/readNdjson.js";
 import { type CliIo, LineWriter, UsageError } from "./io.js";
 import { createLineReport, duplicateLine, issueLine } from "./lineMessages.js";
 import { loadStrategy } from "./loadStrategy.js";
+import { fileFlag } from "./outputFile.js";
 
 export const REPLAY_USAGE = `Usage: gasdigest replay --input FILE.ndjson [--strategy aip34] [--config FILE.json]
                         [--max-reported 1000]
@@ -59,6 +60,7 @@ export async function replay(argv: string[], io: CliIo): Promise<number> {
     return 0;
   }
   if (!values.input) throw new UsageError("--input FILE.ndjson is required");
+  fileFlag("input", values.input);
   const maxReported = values["max-reported"];
   if (!/^\d+$/.test(maxReported))
     throw new UsageError(`--max-reported must be a whole number >= 0, got "${maxReported}"`);

@@ -137,6 +137,7 @@ export async function stats(argv: string[], io: CliIo): Promise<number> {
     return 0;
   }
   if (!values.input) throw new UsageError("--input FILE.ndjson is required");
+  fileFlag("input", values.input);
   const file = await loadConfigFile(values.config);
   const gas = parseGasConfig(file.gas);
   const compare = fileFlag("compare", values.compare);
