@@ -15,7 +15,7 @@ import { simulator } from "../sources/simulator.js";
 import { APTOS_FLAGS, APTOS_FLAGS_USAGE, parseAptosFlags } from "./aptosFlags.js";
 import { SOURCE_FLAG_NAMES, withFlagNames } from "./flagErrors.js";
 import type { CliIo } from "./io.js";
-import { UsageError } from "./io.js";
+import { OutputClosedError, UsageError } from "./io.js";
 import { fileFlag } from "./outputFile.js";
 import { intFlag, parseSourceSpec, showSource } from "./sourceSpec.js";
 
@@ -28,7 +28,8 @@ Records N blocks to FILE as NDJSON (one block sample per line, written as they c
                       default gasdigest:blocks): its newest N blocks, then new ones as they come
   --source sim        the simulator, as fast as possible (--seed S, default 1)
   --append            continue FILE after its last height (FILE is created when missing)
-  --force             overwrite an existing FILE (otherwise an existing FILE is an error)
+  --force             overwrite an existing FILE (otherwise an existing FILE is an error;
+                      a device or FIFO such as /dev/stdout is written in place)
 
 ${APTOS_FLAGS_USAGE}
 
@@ -191,7 +192,12 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
     });
   }
 
-  const stream = createWriteStream(out, { flags: values.append ? "a" : values.force ? "w" : "wx" });
+  // A device or a FIFO (`--out /dev/stdout`) is written in place, as the shell's `>` does: it
+  // is no file to keep or overwrite.
+  const existing = await stat(out).catch(() => undefined);
+  const inPlace = existing !== undefined && !existing.isFile() && !existing.isDirectory();
+  const flags = values.append ? "a" : values.force || inPlace ? "w" : "wx";
+  const stream = createWriteStream(out, { flags });
   let writeError: Error | undefined;
   stream.on("error", (e) => {
     writeError ??= e;
@@ -250,8 +256,15 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
       { defaultValue: undefined },
     );
   } catch (e) {
-    if (e === writeError)
+    if (writeError !== undefined && e === writeError) {
+      // Its reader went away (`--out /dev/stdout | head -1`): stop as a Unix tool does.
+      if ((writeError as NodeJS.ErrnoException).code === "EPIPE")
+        throw new OutputClosedError("the output was closed", {
+          details: writeError.message,
+          cause: writeError,
+        });
       throw new BaseError(`cannot write ${out}`, { details: String(e), cause: e });
+    }
     throw e;
   } finally {
     progress.stop();

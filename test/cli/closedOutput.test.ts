@@ -1,7 +1,7 @@
 // `gasdigest replay ... | head -1`: when the reader of stdout goes away, a command stops quietly
 // with exit code 141 (128 + SIGPIPE), as a Unix tool does; it does not blame its input file.
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, mkdtempSync, openSync, rmSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -57,6 +57,26 @@ describe("a command whose output is closed", () => {
     const simulated = await headOne(["simulate", "--blocks", "100000"]);
     expect(JSON.parse(simulated.first)).toMatchObject({ height: "1" });
     expect(simulated).toMatchObject({ code: 141, stderr: "" });
+  });
+
+  it("record into /dev/stdout piped to head: written in place, no --force, exit 141", async () => {
+    // A shell pipe (a FIFO): node's own child pipes are sockets, which /dev/stdout cannot open.
+    // record said "/dev/stdout exists", and with --force exited 1 naming EPIPE.
+    const err = join(dir, "record.err");
+    const script = `"${process.execPath}" "${BIN}" record --source sim --blocks 100000 --out /dev/stdout 2>"${err}" | head -1; echo "rc=\${PIPESTATUS[0]}"`;
+    const out = await new Promise<string>((resolve, reject) => {
+      const child = spawn("bash", ["-c", script], { stdio: ["ignore", "pipe", "inherit"] });
+      let text = "";
+      child.stdout.on("data", (d) => {
+        text += String(d);
+      });
+      child.on("error", reject);
+      child.on("close", () => resolve(text));
+    });
+    const [first, rc] = out.trim().split("\n");
+    expect(JSON.parse(first!)).toMatchObject({ height: "1" });
+    expect(rc).toBe("rc=141");
+    expect(readFileSync(err, "utf8")).not.toMatch(/cannot write|exists|EPIPE/);
   });
 
   it("serve keeps serving when the reader of its log goes away", async () => {
