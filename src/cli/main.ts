@@ -46,9 +46,13 @@ function usage(): string {
  */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
   const [name, ...rest] = argv;
-  // `gasdigest help serve` is `gasdigest serve --help`.
-  if (name === "help" && rest.length === 1 && Object.hasOwn(commands, rest[0]!))
-    return main([rest[0]!, "--help"], io);
+  // `gasdigest help serve` is `gasdigest serve --help`; `help` with anything else (a misspelt
+  // command, two of them) is the unknown-command error, so a script can tell a typo.
+  if (name === "help" && rest.length > 0) {
+    if (rest.length === 1 && Object.hasOwn(commands, rest[0]!))
+      return main([rest[0]!, "--help"], io);
+    return main([rest.join(" ")], io);
+  }
   if (!name || name === "--help" || name === "-h" || name === "help") {
     (name ? io.stdout : io.stderr).write(`${usage()}\n`);
     return name ? 0 : 1;

@@ -79,6 +79,11 @@ describe("flag errors name the flag, whichever layer finds them", () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toBe((await runCli(["serve", "--help"])).stdout);
     expect(help.stdout).toMatch(/^Usage: gasdigest serve/);
+    // A misspelt command after help is the unknown-command error (it printed the usage, exit 0).
+    const typo = await runCli(["help", "serv"]);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain('gasdigest: unknown command "serv" (did you mean "serve"?)');
+    expect((await runCli(["help", "serve", "extra"])).code).toBe(1);
   });
 
   it("record: what the source refuses names the flag, and --blocks for the count", async () => {
