@@ -15,7 +15,7 @@ import { type CliIo, UsageError } from "./io.js";
 import { createLineReport, duplicateLine, issueLine } from "./lineMessages.js";
 import { loadConfigFile } from "./loadConfigFile.js";
 import { isStrategyPath, loadStrategyModule } from "./loadStrategyModule.js";
-import { checkOutputPath, fileFlag, writeOutputFile } from "./outputFile.js";
+import { checkOutputPath, fileFlag, requiredFileFlag, writeOutputFile } from "./outputFile.js";
 import { intFlag } from "./sourceSpec.js";
 
 export const BACKTEST_USAGE = `Usage: gasdigest backtest --input FILE.ndjson [--strategies aip34,calibrated,geth,...]
@@ -70,8 +70,7 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(`${BACKTEST_USAGE}\n`);
     return 0;
   }
-  if (!values.input) throw new UsageError("--input FILE.ndjson is required");
-  fileFlag("input", values.input);
+  const input = requiredFileFlag("input", values.input, "FILE.ndjson");
   const reportPath = fileFlag("report", values.report);
   const calm = intFlag("calm-blocks", values["calm-blocks"], 1, 1_000_000)!;
   const every = intFlag("verify-every", values["verify-every"], 1)!;
@@ -102,15 +101,15 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
   // A report that cannot be written fails now, not after the run.
   if (reportPath !== undefined)
     await checkOutputPath(reportPath, [
-      values.input,
+      input,
       ...(values.config === undefined ? [] : [values.config]),
       ...names.filter(isStrategyPath),
     ]);
   let size: number;
   try {
-    size = (await stat(values.input)).size;
+    size = (await stat(input)).size;
   } catch (e) {
-    throw new BaseError(`cannot read ${values.input}`, { details: (e as Error).message, cause: e });
+    throw new BaseError(`cannot read ${input}`, { details: (e as Error).message, cause: e });
   }
 
   const recorder = reportPath ? createSeriesRecorder({ strategies: names }) : undefined;
@@ -153,7 +152,7 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
   const report = createLineReport(problem, MAX_REPORTED);
   let problems = 0;
   try {
-    for await (const entry of readHistory(values.input, {
+    for await (const entry of readHistory(input, {
       onBytes: (bytes) => bar?.update(bytes, { blocks: run.stats().blocks }),
     })) {
       if (!entry.ok) {
@@ -177,7 +176,7 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
     await report.finish();
     flushErrors();
     if (e instanceof BaseError) throw e;
-    throw new BaseError(`cannot read ${values.input}`, { details: (e as Error).message, cause: e });
+    throw new BaseError(`cannot read ${input}`, { details: (e as Error).message, cause: e });
   }
   bar?.update(size, { blocks: run.stats().blocks });
   bar?.stop();
@@ -189,7 +188,7 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
   const result = { ...all, strategies: all.strategies.filter((s) => names.includes(s.name)) };
   const frontier = plan ? frontierResult(all, plan) : undefined;
   if (values.json)
-    io.stdout.write(`${JSON.stringify({ input: values.input, ...result, frontier }, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify({ input: input, ...result, frontier }, null, 2)}\n`);
   else {
     io.stdout.write(formatTable(result));
     if (frontier) io.stdout.write(`\n${formatFrontier(frontier)}`);
@@ -198,7 +197,7 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
     const html = renderReport({
       result,
       series: recorder.series(),
-      source: values.input,
+      source: input,
       frontier,
     });
     await writeOutputFile(reportPath, html);

@@ -37,6 +37,18 @@ export function fileFlag(flag: string, value: string | undefined): string | unde
 }
 
 /**
+ * {@link fileFlag} for a flag the command cannot run without: missing or empty, it is the usage
+ * error "--input FILE.ndjson is required".
+ *
+ * @example
+ * const input = requiredFileFlag("input", values.input, "FILE.ndjson");
+ */
+export function requiredFileFlag(flag: string, value: string | undefined, what: string): string {
+  if (!value) throw new UsageError(`--${flag} ${what} is required`);
+  return fileFlag(flag, value)!;
+}
+
+/**
  * How `path` is written: a regular file named directly (or a new one) is replaced whole, under a
  * temporary name beside it (`mode`: the permissions to keep, when it exists); anything else is
  * written in place: a device or FIFO (`/dev/stdout`, `/dev/full`), and a symbolic link, which is

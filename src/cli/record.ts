@@ -16,7 +16,7 @@ import { APTOS_FLAGS, APTOS_FLAGS_USAGE, parseAptosFlags } from "./aptosFlags.js
 import { SOURCE_FLAG_NAMES, withFlagNames } from "./flagErrors.js";
 import type { CliIo } from "./io.js";
 import { OutputClosedError, UsageError } from "./io.js";
-import { fileFlag } from "./outputFile.js";
+import { requiredFileFlag } from "./outputFile.js";
 import { intFlag, parseSourceSpec, showSource } from "./sourceSpec.js";
 
 export const RECORD_USAGE = `Usage: gasdigest record --source aptos:URL|redis://HOST:PORT|sim --blocks N --out FILE.ndjson [--append] [--force] [--seed S]
@@ -137,15 +137,13 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
     throw new UsageError("--stream applies to --source redis://HOST:PORT only");
   const total = intFlag("blocks", values.blocks, 1);
   if (total === undefined) throw new UsageError("--blocks N is required");
-  if (!values.out) throw new UsageError("--out FILE.ndjson is required");
-  fileFlag("out", values.out);
+  const out = requiredFileFlag("out", values.out, "FILE.ndjson");
   if (values.append && values.force)
     throw new UsageError("--append and --force exclude each other");
   if (values.seed !== undefined && spec.kind !== "sim")
     throw new UsageError("--seed applies to --source sim only");
   const seed = intFlag("seed", values.seed, 0) ?? 1;
   const limits = parseAptosFlags(values, spec);
-  const out = values.out;
   const last = values.append ? await readLastBlock(out) : undefined;
   if (last && last.block.height === U64_MAX)
     throw new BaseError(`cannot append to ${out}: its last block is at height ${U64_MAX}`, {

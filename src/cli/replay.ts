@@ -8,7 +8,7 @@ import { readNdjson } from "../sources/readNdjson.js";
 import { type CliIo, LineWriter, UsageError } from "./io.js";
 import { createLineReport, duplicateLine, issueLine } from "./lineMessages.js";
 import { loadStrategy } from "./loadStrategy.js";
-import { fileFlag } from "./outputFile.js";
+import { requiredFileFlag } from "./outputFile.js";
 
 export const REPLAY_USAGE = `Usage: gasdigest replay --input FILE.ndjson [--strategy aip34] [--config FILE.json]
                         [--max-reported 1000]
@@ -59,8 +59,7 @@ export async function replay(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(`${REPLAY_USAGE}\n`);
     return 0;
   }
-  if (!values.input) throw new UsageError("--input FILE.ndjson is required");
-  fileFlag("input", values.input);
+  const input = requiredFileFlag("input", values.input, "FILE.ndjson");
   const maxReported = values["max-reported"];
   if (!/^\d+$/.test(maxReported))
     throw new UsageError(`--max-reported must be a whole number >= 0, got "${maxReported}"`);
@@ -75,7 +74,7 @@ export async function replay(argv: string[], io: CliIo): Promise<number> {
   );
   let problems = 0;
   try {
-    for await (const entry of readNdjson(values.input)) {
+    for await (const entry of readNdjson(input)) {
       if (!entry.ok) {
         problems++;
         await report(entry.line, () => entry.issues.map((issue) => issueLine(entry.line, issue)));
@@ -110,7 +109,7 @@ export async function replay(argv: string[], io: CliIo): Promise<number> {
     await report.finish();
     await err.flush();
     if (e instanceof BaseError) throw e;
-    throw new BaseError(`cannot read ${values.input}`, { details: (e as Error).message, cause: e });
+    throw new BaseError(`cannot read ${input}`, { details: (e as Error).message, cause: e });
   }
   await out.flush();
   await report.finish();

@@ -9,10 +9,10 @@ import { readHistory } from "../backtest/readHistory.js";
 import { type GasConfig, parseGasConfig } from "../core/config.js";
 import { createBlockOrder } from "../core/createBlockOrder.js";
 import { BaseError, BlockOrderError } from "../core/errors.js";
-import { type CliIo, UsageError } from "./io.js";
+import type { CliIo } from "./io.js";
 import { createLineReport, duplicateLine, issueLine } from "./lineMessages.js";
 import { loadConfigFile } from "./loadConfigFile.js";
-import { fileFlag } from "./outputFile.js";
+import { fileFlag, requiredFileFlag } from "./outputFile.js";
 
 export const STATS_USAGE = `Usage: gasdigest stats --input FILE.ndjson [--compare OTHER.ndjson] [--config FILE.json] [--json]
 
@@ -136,18 +136,17 @@ export async function stats(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(`${STATS_USAGE}\n`);
     return 0;
   }
-  if (!values.input) throw new UsageError("--input FILE.ndjson is required");
-  fileFlag("input", values.input);
+  const input = requiredFileFlag("input", values.input, "FILE.ndjson");
   const file = await loadConfigFile(values.config);
   const gas = parseGasConfig(file.gas);
   const compare = fileFlag("compare", values.compare);
   const named = compare !== undefined;
-  const a = await collect(values.input, io, gas, named);
+  const a = await collect(input, io, gas, named);
   const b = compare !== undefined ? await collect(compare, io, gas, named) : undefined;
   if (values.json) {
     // The same shape with or without --compare; the second history under `compare`.
     const out = {
-      input: values.input,
+      input: input,
       ...a.result,
       ...(b ? { compare: { input: compare, ...b.result } } : {}),
     };
@@ -166,9 +165,7 @@ export async function stats(argv: string[], io: CliIo): Promise<number> {
       }
       return cells;
     });
-    const header = right
-      ? ["statistic", values.input, compare!, "difference"]
-      : ["statistic", values.input];
+    const header = right ? ["statistic", input, compare!, "difference"] : ["statistic", input];
     const all = [header, ...table];
     const widths = header.map((_, c) => Math.max(...all.map((r) => r[c]!.length)));
     const line = (r: string[]) =>
