@@ -21,6 +21,11 @@ function alertRules() {
 
 /** Every metric family a replica (calibrated, a source) and a publisher (a sink) expose. */
 async function exposed() {
+  return new Set((await exposedLabels()).keys());
+}
+
+/** The label names each exposed family's samples carry (`le` of histograms included). */
+async function exposedLabels() {
   const engine = createEngine({ strategy: calibrated() });
   for (let h = 1; h <= 30; h++) engine.ingest(block(h));
   const replica = createMetrics({ engine });
@@ -30,10 +35,14 @@ async function exposed() {
   publisher.source("aptos");
   publisher.sink("redis");
   publisher.published({ outcome: "published", height: 1n });
-  const names = new Set<string>();
+  const labels = new Map<string, Set<string>>();
   for (const m of [replica, publisher])
-    for (const name of parsePrometheusText((await m.scrape()).body).keys()) names.add(name);
-  return names;
+    for (const [name, family] of parsePrometheusText((await m.scrape()).body)) {
+      const set = labels.get(name) ?? new Set<string>();
+      for (const sample of family.samples) for (const l of Object.keys(sample.labels)) set.add(l);
+      labels.set(name, set);
+    }
+  return labels;
 }
 
 describe("docs/operations.md: alert rules", () => {
@@ -61,6 +70,22 @@ describe("docs/operations.md: alert rules", () => {
         used.add(token.replace(/_bucket$/, ""));
     expect(used.size).toBeGreaterThan(10);
     for (const name of used) expect(names, name).toContain(name);
+  });
+
+  it("select only labels those metrics carry", async () => {
+    const labels = await exposedLabels();
+    let checked = 0;
+    for (const rule of alertRules().groups.flatMap((g) => g.rules))
+      for (const [, name, selector] of String(rule.expr).matchAll(
+        /\b((?:gasdigest|nodejs|process)_[a-z0-9_]+)\{([^}]*)\}/g,
+      )) {
+        const family = name!.replace(/_bucket$/, "");
+        for (const [, label] of selector!.matchAll(/([a-z_]+)\s*(?:=~|!~|!=|=)/g)) {
+          expect(labels.get(family), `${rule.alert}: ${family}{${label}}`).toContain(label);
+          checked++;
+        }
+      }
+    expect(checked).toBeGreaterThan(5);
   });
 
   it("the metrics table lists every gasdigest metric exposed", async () => {
