@@ -153,7 +153,7 @@ export async function loadConfigFile(flag?: string): Promise<ConfigFile> {
     value = parseJsonLossless(text);
   } catch (e) {
     throw new BaseError(`config file ${path} is not valid JSON`, {
-      details: shorten((e as Error).message),
+      details: shorten(withLineAndColumn((e as Error).message, text)),
       cause: e,
     });
   }
@@ -164,4 +164,18 @@ export async function loadConfigFile(flag?: string): Promise<ConfigFile> {
   );
   if (repeated.length > 0) throw new InvalidConfigError(repeated);
   return parseConfigObject(value);
+}
+
+/**
+ * A JSON parser's message with the line and column of the `position N` it names, for a file a
+ * person edits (`... at position 12` becomes `... at position 12 (line 3, column 1)`).
+ */
+function withLineAndColumn(message: string, text: string): string {
+  const m = /\bposition (\d+)\b/.exec(message);
+  if (m === null || /\bline \d+/.test(message)) return message;
+  const at = Math.min(Number(m[1]), text.length);
+  const before = text.slice(0, at);
+  const line = before.split("\n").length;
+  const column = at - before.lastIndexOf("\n");
+  return `${message} (line ${line}, column ${column})`;
 }

@@ -25,6 +25,15 @@ describe("--config FILE", () => {
     expect(r.stderr).toContain("calibrated.learningRate: is given twice in the file");
   });
 
+  it("invalid JSON (a trailing comma: plain JSON only) is named by line and column", async () => {
+    const file = join(dir, "comma.json");
+    writeFileSync(file, '{\n  "lowBlockHistory": 10,\n}\n');
+    const r = await replay(file);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`config file ${file} is not valid JSON`);
+    expect(r.stderr).toContain("at position 27 (line 3, column 1)");
+  });
+
   it("a strategy block that is not an object (null read as the defaults) is refused by name", async () => {
     const file = join(dir, "blocks.json");
     writeFileSync(file, '{"calibrated": null, "tdigest": 5, "geth": []}');
