@@ -54,6 +54,11 @@ export interface ConnectionTable {
   delete(socket: Socket): void;
   /** Nothing to send, no request awaiting its answer or its turn, no request arriving. */
   isIdle(connection: TrackedConnection): boolean;
+  /**
+   * Owing nothing (nothing to send, no request awaiting its answer or its turn): once not idle,
+   * only a request still arriving (a head or a body sent a few bytes at a time) holds it.
+   */
+  owesNothing(connection: TrackedConnection): boolean;
   /** Record that `connection`'s answers have all gone out at `time`: it is idle from then on. */
   settled(connection: TrackedConnection, time: number): void;
   /**
@@ -97,11 +102,9 @@ export function createConnectionTable(now: () => number): ConnectionTable {
     tally(perPeer, c.peer, -1);
   }
 
-  const isIdle = (c: TrackedConnection) =>
-    c.inFlight === 0 &&
-    c.held === 0 &&
-    c.socket.writableLength === 0 &&
-    c.socket.bytesRead === c.mark;
+  const owesNothing = (c: TrackedConnection) =>
+    c.inFlight === 0 && c.held === 0 && c.socket.writableLength === 0;
+  const isIdle = (c: TrackedConnection) => owesNothing(c) && c.socket.bytesRead === c.mark;
 
   return {
     get size() {
@@ -134,6 +137,7 @@ export function createConnectionTable(now: () => number): ConnectionTable {
     get: (socket) => connections.get(socket),
     delete: forget,
     isIdle,
+    owesNothing,
     settled(connection, time) {
       connection.served = true;
       connection.idleSince = time;
@@ -148,7 +152,7 @@ export function createConnectionTable(now: () => number): ConnectionTable {
         if (isIdle(c)) {
           if (c.idleSince <= before && c.idleSince < (idle?.idleSince ?? before + 1)) idle = c;
         } else if (c.socket.writableLength > 0 && c.lastProgress <= before) stalled ??= c;
-        else if (c.socket.writableLength === 0 && c.inFlight === 0 && c.held === 0) {
+        else if (owesNothing(c)) {
           // Only the bytes of a request still arriving keep it from being idle.
           if (c.lastProgress <= before && c.lastProgress < (arriving?.lastProgress ?? before + 1))
             arriving = c;

@@ -25,22 +25,6 @@ export interface DrainOptions {
 const POLL_MS = 25;
 
 /**
- * Whether a connection that is not idle owes its client nothing and has had `keepAliveTimeout`
- * since the drain began (and since its last request or answer) to finish sending a request: a
- * partial head that stays partial (a slow-loris client) would otherwise hold the drain until
- * `closeTimeout`, past a container's stop timeout.
- */
-function stalledSince(c: TrackedConnection, began: number, t: number, keepAliveTimeout: number) {
-  return (
-    c.inFlight === 0 &&
-    c.held === 0 &&
-    c.deferred === undefined &&
-    c.socket.writableLength === 0 &&
-    t - Math.max(began, c.lastProgress) >= keepAliveTimeout
-  );
-}
-
-/**
  * The graceful drain of a node server's connections. While it runs, the server answers every
  * request that arrives with `Connection: close` (so each connection closes after its next
  * answer); this closes the connections that stay idle past `keepAliveTimeout`, and those that
@@ -67,8 +51,12 @@ export function drainConnections(
       resolve();
     };
     const began = now();
+    // A connection that owes nothing but is not idle has a request arriving: it gets
+    // `keepAliveTimeout` from the drain's start (and from its last request or answer) to
+    // finish it, so a partial head that stays partial (a slow-loris client) does not hold the
+    // drain until `closeTimeout`, past a container's stop timeout.
     const stalled = (c: TrackedConnection, t: number) =>
-      stalledSince(c, began, t, keepAliveTimeout);
+      connections.owesNothing(c) && t - Math.max(began, c.lastProgress) >= keepAliveTimeout;
     const closeLongIdle = () => {
       const t = now();
       for (const c of connections)
