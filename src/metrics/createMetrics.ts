@@ -52,6 +52,14 @@ export function createMetrics(options: CreateMetricsOptions = {}): GasdigestMetr
   const o = resolveMetricsOptions(options);
   const registry = o.registry ?? new Registry();
   const { prefix, now, engine } = o;
+  // prom-client's own refusal names one metric, not what to change.
+  if (registry.getSingleMetric(`${prefix}http_requests_total`) !== undefined)
+    throw new InvalidConfigError([
+      {
+        path: "registry",
+        message: `the registry already holds gasdigest's metrics under prefix "${prefix}" (createMetrics was called twice on it); share that one createMetrics between handlers, or give this one another prefix or registry`,
+      },
+    ]);
   if (o.defaultMetrics) {
     try {
       collectDefaultMetrics({ register: registry });

@@ -130,6 +130,29 @@ describe("createMetrics with the handler: a known history", () => {
     expect(sampleValue(parsePrometheusText(text), "gasdigest_http_requests_total")).toBeUndefined();
   });
 
+  it("refuses a second createMetrics on one registry and prefix by name, and leaves the first working", async () => {
+    const engine = knownHistory(Date.now);
+    const registry = new Registry();
+    const first = createMetrics({ engine, registry, defaultMetrics: false });
+    expect(() => createMetrics({ engine, registry, defaultMetrics: false })).toThrow(
+      expect.objectContaining({
+        name: "InvalidConfigError",
+        message: expect.stringMatching(
+          /registry: .*prefix "gasdigest_".*another prefix or registry/,
+        ),
+      }),
+    );
+    // Another prefix on the same registry is fine, and both scrape.
+    createMetrics({ engine, registry, defaultMetrics: false, prefix: "other_" });
+    const text = (await first.scrape()).body;
+    expect(
+      sampleValue(parsePrometheusText(text), "gasdigest_blocks_total", { outcome: "accepted" }),
+    ).toBe(50);
+    expect(
+      sampleValue(parsePrometheusText(text), "other_blocks_total", { outcome: "accepted" }),
+    ).toBe(50);
+  });
+
   it("leaves out the promises for a strategy without them, and the newest block before any", async () => {
     const engine = createEngine({ strategy: aip34() });
     const metrics = createMetrics({ engine, defaultMetrics: false });
