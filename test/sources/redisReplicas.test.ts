@@ -281,6 +281,8 @@ async function fakeRedis(answer: string | ((command: string) => string)) {
     url: string;
     commands: string[];
     xadd?: (id: string) => string;
+    /** Sent once, right after the reply to the next `command`. */
+    extraAfter?: { command: string; reply: string };
     close(): Promise<void>;
   } = { url: "", commands, close: async () => undefined };
   const server = createServer((socket) => {
@@ -313,6 +315,10 @@ async function fakeRedis(answer: string | ((command: string) => string)) {
           socket.write(typeof answer === "string" ? answer : answer(name));
         else if (name === "XADD" && fake.xadd) socket.write(fake.xadd(args[2] ?? "*"));
         else socket.write("+OK\r\n");
+        if (fake.extraAfter?.command === name) {
+          socket.write(fake.extraAfter.reply);
+          fake.extraAfter = undefined;
+        }
       }
     });
   });
@@ -389,6 +395,31 @@ describe("a server that sends replies no command asked for", () => {
     await until(() => outcomes.length === 1);
     await new Promise((r) => setTimeout(r, 100)); // the stray null is read after the id
     expect(outcomes).toEqual(["1:published"]);
+  });
+});
+
+describe("the application's own ioredis clients", () => {
+  it("keep ioredis' own handling of a stray reply once gasdigest's connections are hardened", async () => {
+    // A gasdigest replica first, so ioredis' reply handlers are wrapped in this process.
+    const { fake } = await followFake("*-1\r\n");
+    await until(() => fake.commands.includes("XREVRANGE"));
+    // The application's client, on a server that sends one "+STRAY" after its PING's reply:
+    // ioredis reports it as an error event and the client stays connected (gasdigest's own
+    // connections are closed there instead, which must not reach this client).
+    const other = await fakeRedis("*-1\r\n");
+    cleanup.push(other.close);
+    const { Redis } = await import("ioredis");
+    const client = new Redis(other.url, { enableReadyCheck: false, lazyConnect: true });
+    cleanup.push(async () => client.disconnect());
+    const errors: string[] = [];
+    client.on("error", (e: Error) => errors.push(e.message));
+    await client.connect();
+    other.extraAfter = { command: "PING", reply: "+STRAY\r\n" };
+    expect(await client.ping()).toBe("OK");
+    await until(() => errors.length > 0);
+    expect(errors[0]).not.toMatch(/out of step/);
+    expect(client.status).toBe("ready");
+    expect(await client.ping()).toBe("OK");
   });
 });
 

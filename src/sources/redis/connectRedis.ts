@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { BaseError } from "../../core/errors.js";
 import { commandFailure, RedisFeedError } from "./errors.js";
-import { hardenIoredis } from "./hardenIoredis.js";
+import { adoptClient, hardenIoredis } from "./hardenIoredis.js";
 import type { RedisTarget } from "./parseRedisUrl.js";
 
 type RedisClass = typeof Redis;
@@ -85,6 +85,7 @@ export async function connectRedis(
     disableClientInfo: true,
     protocol: 2,
   });
+  adoptClient(client);
   client.on("error", (e: Error) => {
     lastError = e;
   });
