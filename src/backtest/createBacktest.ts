@@ -71,6 +71,7 @@ export interface Backtest {
   push(block: BlockSample | BlockSampleInput): "accepted" | "duplicate";
   /** The scores so far. */
   result(): BacktestResult;
+  /** The history's statistics so far (what `gasdigest stats` prints). */
   stats(): BacktestStats;
 }
 

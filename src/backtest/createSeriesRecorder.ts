@@ -13,9 +13,13 @@ export interface SeriesRecorderOptions {
 
 /** One strategy's three tiers over time; `null` where it had no estimate. */
 export interface StrategySeries {
+  /** The strategy's label in the backtest. */
   readonly name: string;
+  /** Highest deprioritized estimate of the blocks behind each point. */
   readonly deprioritized: readonly (number | null)[];
+  /** Highest regular estimate of the blocks behind each point. */
   readonly regular: readonly (number | null)[];
+  /** Highest prioritized estimate of the blocks behind each point. */
   readonly prioritized: readonly (number | null)[];
 }
 
@@ -27,6 +31,7 @@ export interface RecordedSeries {
   readonly blocksPerPoint: number;
   /** Highest clearing price of the blocks behind each point. */
   readonly clearing: readonly number[];
+  /** Each strategy's series, in the backtest's order. */
   readonly strategies: readonly StrategySeries[];
 }
 
@@ -34,6 +39,7 @@ export interface RecordedSeries {
 export interface SeriesRecorder {
   /** Pass as the backtest's `onBlock`. */
   record(block: BacktestBlock): void;
+  /** The series recorded so far. */
   series(): RecordedSeries;
   /** Points held now (never more than `maxPoints`, plus the block being gathered). */
   size(): number;

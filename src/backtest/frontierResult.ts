@@ -19,9 +19,11 @@ export interface FrontierPoint {
 
 /** A strategy's inclusion-against-overpayment curve for one horizon. */
 export interface FrontierCurve {
+  /** The strategy's name (`calibrated`, `geth`, ...). */
   readonly strategy: string;
   /** The knob swept, or `null` (the points are the strategy's own tiers). */
   readonly knob: string | null;
+  /** Blocks a bid may wait to count as included: 1, 3 or 10. */
   readonly horizon: Horizon;
   /** In knob order (the bid rises along it), or in tier order. */
   readonly points: readonly FrontierPoint[];
@@ -29,8 +31,11 @@ export interface FrontierCurve {
 
 /** What a strategy overpays at one inclusion target, read off its curve. */
 export interface FrontierReading {
+  /** The strategy's name. */
   readonly strategy: string;
+  /** Blocks a bid may wait to count as included: 1, 3 or 10. */
   readonly horizon: Horizon;
+  /** The inclusion target read at (0.9, 0.95 or 0.99). */
   readonly target: number;
   /**
    * `interpolated`: between the two knob values around the target. `floor`: even its cheapest
@@ -39,6 +44,7 @@ export interface FrontierReading {
    * `unreached`: no knob value reaches the target.
    */
   readonly kind: "interpolated" | "floor" | "point" | "unreached";
+  /** The median overpayment at that inclusion; `null` when `unreached` or no bid got in. */
   readonly overpay: number | null;
   /** The mean price paid at that inclusion (`TierResult.cost`), read off the same way. */
   readonly cost: number | null;
@@ -48,8 +54,11 @@ export interface FrontierReading {
 
 /** A frontier run: the curves and the table of readings. */
 export interface FrontierResult {
+  /** The inclusion targets read ({@link FRONTIER_TARGETS}). */
   readonly targets: readonly number[];
+  /** One curve per strategy and horizon. */
   readonly curves: readonly FrontierCurve[];
+  /** One reading per strategy, horizon and target. */
   readonly readings: readonly FrontierReading[];
 }
 

@@ -94,6 +94,7 @@ export interface StrategyResult {
    * {@link MAX_FAILURE_CHARS} characters); absent when `failures` is 0.
    */
   readonly firstFailure?: { readonly height: string; readonly message: string };
+  /** The scores of each tier's bids. */
   readonly tiers: Readonly<Record<Tier, TierResult>>;
 }
 
@@ -111,7 +112,9 @@ export interface BacktestResult {
    * that failed on some of them has fewer waiting).
    */
   readonly unsettledBids: number;
+  /** Height of the first block replayed; `null` for an empty history. */
   readonly firstHeight: string | null;
+  /** Height of the last block replayed; `null` for an empty history. */
   readonly lastHeight: string | null;
   /** Blocks whose clearing price was the minimum gas unit price. */
   readonly blocksAtMinimum: number;
@@ -121,6 +124,7 @@ export interface BacktestResult {
   readonly calmBlocks: number;
   /** Spikes that started in the history. */
   readonly spikes: number;
+  /** Each strategy's scores, in the order they were given. */
   readonly strategies: readonly StrategyResult[];
 }
 
@@ -128,6 +132,7 @@ export interface BacktestResult {
 export interface BacktestBlock {
   /** 0-based position of the block in the history (duplicates skipped). */
   readonly index: number;
+  /** The block's height. */
   readonly height: bigint;
   /** The block's clearing price (ground truth). */
   readonly clearing: bigint;

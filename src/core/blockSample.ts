@@ -22,12 +22,19 @@ import { issuesFromZod } from "./zodIssues.js";
  * {@link parseBlockSample} from the NDJSON block format (snake_case, see docs/architecture.md).
  */
 export interface BlockSample {
+  /** Block height; the engine accepts heights in order (see `maxHeightJump`). */
   readonly height: bigint;
+  /** Epoch of the block; a change resets the strategy's windows. */
   readonly epoch: bigint;
+  /** Block timestamp in microseconds since the Unix epoch, when known (served as ledger info). */
   readonly timestampUsec: bigint | undefined;
+  /** Ledger version of the block's first transaction, when known. */
   readonly firstVersion: bigint | undefined;
+  /** Ledger version of the block's last transaction, when known. */
   readonly lastVersion: bigint | undefined;
+  /** Chain id (0..255), when known; a block of another chain than the newest one's is rejected. */
   readonly chainId: number | undefined;
+  /** The chain's minimum gas unit price in force for this block, when known. */
   readonly minGasUnitPrice: bigint | undefined;
   /** Gas unit price of every user transaction in the block. */
   readonly gasUnitPrices: readonly bigint[];
@@ -43,17 +50,29 @@ export interface BlockSample {
 
 /** The NDJSON wire shape of a block sample (u64 as JSON integer, decimal string or BigInt). */
 export interface BlockSampleInput {
+  /** Block height (u64). Required. */
   height: U64Input;
+  /** Epoch (u64). Required. */
   epoch: U64Input;
+  /** Block timestamp in microseconds since the Unix epoch (u64). */
   timestamp_usec?: U64Input | null;
+  /** Ledger version of the block's first transaction (u64). */
   first_version?: U64Input | null;
+  /** Ledger version of the block's last transaction (u64), at least `first_version`. */
   last_version?: U64Input | null;
+  /** Chain id, 0 to 255. */
   chain_id?: number | string | null;
+  /** Minimum gas unit price in force for this block (u64); absent: the config's `minGasUnitPrice`. */
   min_gas_unit_price?: U64Input | null;
+  /** Gas unit price of every user transaction in the block (u64 each). Required; may be empty. */
   gas_unit_prices: readonly U64Input[];
+  /** Gas used by each user transaction (u64 each), same length as `gas_unit_prices`. */
   gas_used?: readonly U64Input[] | null;
+  /** Whether the block hit its gas or output limit. */
   block_gas_limit_reached?: boolean | null;
+  /** The block gas limit (u64). */
   block_gas_limit?: U64Input | null;
+  /** Share (0..1) of user transactions calling the most common contract address. */
   majority_use_case_fraction?: number | null;
 }
 export type { U64Input } from "./u64.js";

@@ -17,9 +17,9 @@ export const DEFAULT_BUCKETS: readonly bigint[] = Object.freeze([
  * `buckets` must be sorted ascending.
  *
  * @example
- * nextBucket(100n, DEFAULT_BUCKETS) // 150n
- * nextBucket(150n, DEFAULT_BUCKETS) // 300n
- * nextBucket(2_000_000n, DEFAULT_BUCKETS) // 2000000n
+ * nextBucket(100n, DEFAULT_GAS_CONFIG.buckets) // 150n
+ * nextBucket(150n, DEFAULT_GAS_CONFIG.buckets) // 300n
+ * nextBucket(2_000_000n, DEFAULT_GAS_CONFIG.buckets) // 2000000n
  */
 export function nextBucket(price: bigint, buckets: readonly bigint[]): bigint {
   for (const b of buckets) if (b > price) return b;
@@ -31,8 +31,8 @@ export function nextBucket(price: bigint, buckets: readonly bigint[]): bigint {
  * strategy's `roundToBuckets` serves). `buckets` must be sorted ascending.
  *
  * @example
- * bucketAtOrAbove(150n, DEFAULT_BUCKETS) // 150n
- * bucketAtOrAbove(151n, DEFAULT_BUCKETS) // 300n
+ * bucketAtOrAbove(150n, DEFAULT_GAS_CONFIG.buckets) // 150n
+ * bucketAtOrAbove(151n, DEFAULT_GAS_CONFIG.buckets) // 300n
  */
 export function bucketAtOrAbove(price: bigint, buckets: readonly bigint[]): bigint {
   for (const b of buckets) if (b >= price) return b;

@@ -115,12 +115,12 @@ export const gasConfigShape = {
    */
   resyncAfterBlocks: count("blocks", 1000).default(10),
 };
-const gasConfigSchema = z.strictObject(gasConfigShape);
-
+// Derived from the shape, not from the schema: the shape's declaration carries each field's
+// doc comment, so editors show it on these types.
 /** Validated estimator configuration. */
-export type GasConfig = Readonly<z.output<typeof gasConfigSchema>>;
+export type GasConfig = Readonly<z.output<z.ZodObject<typeof gasConfigShape, z.core.$strict>>>;
 /** What a user may write: any subset of the fields; u64 as integers or decimal strings. */
-export type GasConfigInput = z.input<typeof gasConfigSchema>;
+export type GasConfigInput = z.input<z.ZodObject<typeof gasConfigShape, z.core.$strict>>;
 
 /** Cross-field rules, checked on whichever fields are individually valid. */
 export function crossCheckGasConfig(

@@ -32,8 +32,11 @@ export type IngestOutcome = "accepted" | "duplicate";
 
 /** Running totals of what the engine did with the blocks it was given. */
 export interface EngineCounters {
+  /** Blocks ingested (each made a snapshot). */
   readonly accepted: number;
+  /** Blocks at the newest height again, ignored. */
   readonly duplicate: number;
+  /** Blocks refused: invalid, out of order, another chain, or too far ahead. */
   readonly rejected: number;
   /** Accepted blocks after which the strategy failed (the snapshot then carries `failure`). */
   readonly strategyFailures: number;
@@ -58,7 +61,9 @@ export type EngineEvent =
 
 /** The estimator: validated blocks in, one immutable snapshot per block out. */
 export interface Engine {
+  /** The validated configuration, defaults filled in (frozen). */
   readonly config: GasConfig;
+  /** The name of the strategy computing the estimates (`aip34`, `calibrated`, or yours). */
   readonly strategyName: string;
   /**
    * Validate and ingest one block sample (NDJSON wire shape, or a parsed `BlockSample`). Data
@@ -92,6 +97,7 @@ export interface Engine {
    * the returned subscription detaches the source (it no longer counts for `sourcesCompleted`).
    */
   connect(source$: ObservableLike): Subscription;
+  /** What the engine did with the blocks it was given so far. */
   counters(): EngineCounters;
   /** True when at least one source was connected and every connected source has completed. */
   readonly sourcesCompleted: boolean;

@@ -20,6 +20,7 @@ export interface SourceHandlers {
  * `unsubscribe()`, a teardown function, or nothing).
  */
 export interface ObservableLike {
+  /** Start sending to `observer`; what it returns is how to stop (see above). */
   subscribe(observer: {
     next(value: unknown): void;
     error(error: unknown): void;

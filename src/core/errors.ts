@@ -2,6 +2,7 @@
 export interface ValidationIssue {
   /** Field path such as `gas_unit_prices[3]` or `lowBlockHistory`; empty for the whole value. */
   readonly path: string;
+  /** What is wrong, for a person: what was expected and what was found. */
   readonly message: string;
   /**
    * Machine-readable kind, when there is one: zod's issue code for what a schema found
@@ -18,9 +19,11 @@ export interface ValidationIssue {
 /** Most issues a validation error lists; the rest are counted in one last issue. */
 export const MAX_ISSUES = 20;
 
+/** Options of {@link BaseError} and every error class derived from it. */
 export interface BaseErrorOptions {
   /** Extra human-readable detail (never a stack trace). */
   details?: string;
+  /** The underlying error, kept as the standard `Error.cause`. */
   cause?: unknown;
 }
 

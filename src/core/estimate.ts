@@ -20,7 +20,7 @@ export function effectiveMinPrice(
  * The estimate of a chain with no usable block: (min, min, nextBucket(min)).
  *
  * @example
- * defaultEstimate(100n, DEFAULT_BUCKETS); // { deprioritized: 100n, regular: 100n, prioritized: 150n }
+ * defaultEstimate(100n, DEFAULT_GAS_CONFIG.buckets); // { deprioritized: 100n, regular: 100n, prioritized: 150n }
  */
 export function defaultEstimate(min: bigint, buckets: readonly bigint[]): GasEstimate {
   return { deprioritized: min, regular: min, prioritized: nextBucket(min, buckets) };
@@ -32,7 +32,7 @@ export function defaultEstimate(min: bigint, buckets: readonly bigint[]): GasEst
  * rounded to the next bucket. Every built-in strategy ends its estimate with it.
  *
  * @example
- * servedEstimate(100n, 150n, 150n, 100n, DEFAULT_BUCKETS) // { deprioritized: 100n, regular: 150n, prioritized: 300n }
+ * servedEstimate(100n, 150n, 150n, 100n, DEFAULT_GAS_CONFIG.buckets) // { deprioritized: 100n, regular: 150n, prioritized: 300n }
  */
 export function servedEstimate(
   low: bigint,

@@ -15,6 +15,7 @@ export interface GasEstimate {
 export interface LedgerState {
   /** Chain id, 0..255 (the newest block's, else the last one seen, else 0). */
   readonly chainId: number;
+  /** Newest block's epoch. */
   readonly epoch: bigint;
   /** Newest block's `last_version`. */
   readonly ledgerVersion: bigint;
@@ -22,6 +23,7 @@ export interface LedgerState {
   readonly oldestLedgerVersion: bigint;
   /** Newest block's timestamp, microseconds since the Unix epoch. */
   readonly timestampUsec: bigint;
+  /** Newest block's height. */
   readonly blockHeight: bigint;
   /** Height of the oldest block still held in the windows. */
   readonly oldestBlockHeight: bigint;
@@ -33,6 +35,7 @@ export interface Snapshot {
   readonly estimate: GasEstimate | undefined;
   /** Why there is no estimate: the strategy threw or broke the invariants. */
   readonly failure: Error | undefined;
+  /** Chain state as of this block (the chain-state headers of every answer). */
   readonly ledger: LedgerState;
   /** Minimum gas unit price in force (newest block's, else the configured one). */
   readonly minGasUnitPrice: bigint;

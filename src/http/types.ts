@@ -16,8 +16,11 @@ export type HandlerEngine = Pick<Engine, "snapshot" | "sourcesCompleted"> &
  * them); a repeated header may be an array.
  */
 export interface HandlerRequest {
+  /** The request method as sent (`GET`, `HEAD`, ...). */
   readonly method: string;
+  /** Path and query relative to the mount point, as sent (not decoded). */
   readonly url: string;
+  /** Request headers, names in lower case; a repeated header may be an array. */
   readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
 }
 
@@ -27,16 +30,23 @@ export interface HandlerRequest {
  * encoded once per snapshot): treat them as read-only.
  */
 export interface HandlerResponse {
+  /** HTTP status code. */
   readonly status: number;
+  /** Response headers to send as they are (`Content-Length` included when there is a body). */
   readonly headers: Readonly<Record<string, string>>;
+  /** The body's bytes; `undefined` for HEAD and for answers without one (204, 304). */
   readonly body: Uint8Array | undefined;
 }
 
 /** Minimal logger, compatible with pino (`logger.error({ err }, "message")`). */
 export interface HandlerLogger {
+  /** A request or a scrape failed inside gasdigest (with `err`). */
   error(obj: object, msg?: string): void;
+  /** A client or connection was refused or cut (the node server's limits and drain). */
   warn(obj: object, msg?: string): void;
+  /** Informational lines (the handler and the adapters send none today; pino's shape). */
   info(obj: object, msg?: string): void;
+  /** One line per request answered (method, url, status). */
   debug(obj: object, msg?: string): void;
   /** When present and it answers `false` for `"debug"`, per-request debug lines are skipped (pino has it). */
   isLevelEnabled?(level: string): boolean;
@@ -146,6 +156,8 @@ export interface HandlerMetrics {
 
 /** One scrape of {@link HandlerMetrics}: the body and its `Content-Type`. */
 export interface MetricsScrape {
+  /** `Content-Type` of the body (Prometheus' text format, with its version). */
   readonly contentType: string;
+  /** The metrics in Prometheus' text format. */
   readonly body: string;
 }

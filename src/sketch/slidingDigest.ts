@@ -33,6 +33,7 @@ export interface SlidingDigestOptions {
  * arrived (`N = windowBlocks` exactly when `chunkBlocks` is 1).
  */
 export interface SlidingDigest {
+  /** Blocks the window covers at least, once that many have arrived. */
   readonly windowBlocks: number;
   /** Blocks per chunk: 1 when `windowBlocks <= exactUpTo`, else `ceil(windowBlocks / chunks)`. */
   readonly chunkBlocks: number;
@@ -62,6 +63,7 @@ export interface SlidingDigest {
   centroidCount(): number;
   /** The most centroids {@link centroidCount} can reach with these options. */
   readonly maxCentroidCount: number;
+  /** Forget every block (the options stay). */
   reset(): void;
 }
 

@@ -18,8 +18,11 @@ export interface TDigestOptions {
 
 /** A t-digest as plain JSON (`JSON.stringify` of a digest gives this). */
 export interface TDigestJSON {
+  /** Always `"tdigest"`: what this JSON is. */
   readonly type: "tdigest";
+  /** Format version, 1: `tdigestFromJSON` refuses any other. */
   readonly version: 1;
+  /** The digest's compression (δ). */
   readonly compression: number;
   /** Exact smallest value, `null` when empty. */
   readonly min: number | null;
@@ -27,6 +30,7 @@ export interface TDigestJSON {
   readonly max: number | null;
   /** Centroid means, ascending. */
   readonly means: number[];
+  /** Centroid weights, same order and length as `means`. */
   readonly weights: number[];
   /** 1 for a centroid holding a single distinct value, else 0. */
   readonly exact: number[];
@@ -38,6 +42,7 @@ export interface TDigestJSON {
  * calls in the same order give the same centroids.
  */
 export interface TDigest {
+  /** Compression δ (see {@link TDigestOptions.compression}): larger is more accurate and holds more centroids. */
   readonly compression: number;
   /** Total weight added (the number of values when every weight is 1). */
   readonly count: number;
@@ -59,6 +64,7 @@ export interface TDigest {
   centroids(): Centroids;
   /** Number of centroids after merging the buffer. */
   centroidCount(): number;
+  /** The digest as plain JSON, for storage or transport (`tdigestFromJSON` reads it back). */
   toJSON(): TDigestJSON;
   /** Forget everything (the compression stays). */
   reset(): this;

@@ -62,8 +62,9 @@ export function strategyNames(): string[] {
 }
 
 /**
- * Make a strategy known to {@link resolveStrategy} (and so to the CLI's `--strategy`); a name
- * given again replaces the earlier maker. The built-in names cannot be taken.
+ * Make a strategy known to {@link resolveStrategy} in this process (the CLI runs in its own
+ * process: name a module file there, see docs/strategies.md); a name given again replaces the
+ * earlier maker. The built-in names cannot be taken.
  *
  * @throws {InvalidArgumentError} when `name` is not a non-empty string or a built-in name, or
  * `maker` not a function.

@@ -58,8 +58,55 @@ function unnameable(): string[] {
   return [...missing].sort();
 }
 
+/**
+ * Members of exported interfaces and object types, written in our own `dist` as property or
+ * method signatures, that carry no doc comment there: what an editor shows nothing for on hover.
+ * (Types derived from zod shapes count: their members are the shape's documented properties,
+ * unless a spread or a schema in between lost the comments.) Unions are left out: their
+ * members are the variants' discriminants.
+ */
+function undocumentedMembers(): string[] {
+  const program = ts.createProgram(
+    entries.map(([, file]) => file),
+    { strict: true, noEmit: true, skipLibCheck: true, module: ts.ModuleKind.NodeNext },
+  );
+  const checker = program.getTypeChecker();
+  const ours = (d: ts.Declaration) => d.getSourceFile().fileName.startsWith(join(repoRoot, "dist"));
+  const written = (d: ts.Declaration) =>
+    ts.isPropertySignature(d) ||
+    ts.isMethodSignature(d) ||
+    ts.isPropertyDeclaration(d) ||
+    ts.isMethodDeclaration(d) ||
+    ts.isPropertyAssignment(d);
+  const seen = new Set<ts.Symbol>();
+  const missing: string[] = [];
+  for (const [, file] of entries) {
+    const source = program.getSourceFile(file)!;
+    for (const s of checker.getExportsOfModule(checker.getSymbolAtLocation(source)!)) {
+      const target = s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s;
+      if (!(target.flags & (ts.SymbolFlags.TypeAlias | ts.SymbolFlags.Interface))) continue;
+      if (seen.has(target)) continue;
+      seen.add(target);
+      const type = checker.getDeclaredTypeOfSymbol(target);
+      // A union's members are its variants' shared fields (a `type` or `ok` discriminant).
+      if (type.isUnion()) continue;
+      for (const member of checker.getPropertiesOfType(type)) {
+        const decls = (member.declarations ?? []).filter((d) => ours(d) && written(d));
+        if (decls.length === 0) continue;
+        const doc = ts.displayPartsToString(member.getDocumentationComment(checker)).trim();
+        if (doc === "") missing.push(`${target.name}.${member.name}`);
+      }
+    }
+  }
+  return missing.sort();
+}
+
 describe("public types", () => {
   it("every type in an exported signature can be imported by name from an entry point", () => {
     expect(unnameable()).toEqual([]);
+  });
+
+  it("every member of an exported type has a doc comment an editor shows", () => {
+    expect(undocumentedMembers()).toEqual([]);
   });
 });

@@ -20,11 +20,17 @@ export interface KoaGasdigestOptions extends HandlerOptions {
 
 /** What the middleware uses of a Koa context (Koa 2 and 3 contexts fit). */
 export interface KoaContextLike {
+  /** The request method. */
   readonly method: string;
+  /** Path and query, relative to where the app is mounted. */
   readonly url: string;
+  /** Request headers, names in lower case. */
   readonly headers: IncomingHttpHeaders;
+  /** Response status, set for the routes it answers. */
   status: number;
+  /** Response body: a `Buffer` for the routes it answers; left alone for answers without one. */
   body: unknown;
+  /** Set response headers. */
   set(headers: Readonly<Record<string, string>>): void;
 }
 

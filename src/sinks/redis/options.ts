@@ -3,6 +3,7 @@ import type { ValidationIssue } from "../../core/errors.js";
 import { fnOption } from "../../core/optionSchemas.js";
 import { wholeRange } from "../../core/rangeOptions.js";
 import {
+  type RedisConnectionOptions,
   type ResolvedRedisOptions,
   redisConnectionShape,
   resolveRedisOptions,
@@ -67,8 +68,11 @@ export type RedisPublishOutcome =
 
 /** One result of the sink, in the order of the blocks. */
 export interface RedisPublishResult {
+  /** The block's height. */
   readonly height: bigint;
+  /** The stream entry's id, `<height>-0`. */
   readonly id: string;
+  /** What became of the block. */
   readonly outcome: RedisPublishOutcome;
 }
 
@@ -96,8 +100,12 @@ const shape = {
   onEvent: fnOption<(event: RedisSinkEvent) => void>("receiving events", ignore),
 };
 
-/** Options of `redisStreamSink()`. Every field has a default. */
-export type RedisStreamSinkOptions = z.input<z.ZodObject<typeof shape>>;
+/**
+ * Options of `redisStreamSink()`. Every field has a default. (The connection settings are
+ * declared apart, so that each field keeps its doc comment in editors.)
+ */
+export type RedisStreamSinkOptions = RedisConnectionOptions &
+  z.input<z.ZodObject<Omit<typeof shape, keyof RedisConnectionOptions>>>;
 
 /** {@link RedisStreamSinkOptions} validated, defaults filled in, plus the parsed URL. */
 export type ResolvedRedisStreamSinkOptions = ResolvedRedisOptions<typeof shape>;

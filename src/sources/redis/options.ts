@@ -3,6 +3,7 @@ import type { ValidationIssue } from "../../core/errors.js";
 import { fnOption, u64Option } from "../../core/optionSchemas.js";
 import { msRange, wholeRange } from "../../core/rangeOptions.js";
 import {
+  type RedisConnectionOptions,
   type ResolvedRedisOptions,
   redisConnectionShape,
   resolveRedisOptions,
@@ -74,8 +75,12 @@ const shape = {
   onEvent: fnOption<(event: RedisStreamEvent) => void>("receiving events", ignore),
 };
 
-/** Options of `redisStream()`. Every field has a default. */
-export type RedisStreamOptions = z.input<z.ZodObject<typeof shape>>;
+/**
+ * Options of `redisStream()`. Every field has a default. (The connection settings are declared
+ * apart, so that each field keeps its doc comment in editors.)
+ */
+export type RedisStreamOptions = RedisConnectionOptions &
+  z.input<z.ZodObject<Omit<typeof shape, keyof RedisConnectionOptions>>>;
 
 /** {@link RedisStreamOptions} validated, defaults filled in, plus the parsed URL. */
 export type ResolvedRedisStreamOptions = ResolvedRedisOptions<typeof shape>;

@@ -8,8 +8,11 @@ export interface RedisTarget {
   readonly url: string;
   /** The URL without credentials, for logs and messages: `redis://host:port/db`. */
   readonly display: string;
+  /** Host name or address, as the URL's hostname (an IPv6 address in brackets). */
   readonly host: string;
+  /** TCP port (6379 when the URL has none). */
   readonly port: number;
+  /** Database number (the URL's path; 0 when it has none). */
   readonly db: number;
   /** `rediss://`: TLS. */
   readonly tls: boolean;
