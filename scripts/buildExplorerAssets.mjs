@@ -7,20 +7,17 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+// Built by tsc just before this script (npm run build).
+import { SWAGGER_UI_FILES as FILES } from "../dist/http/explorer.js";
+import {
+  SWAGGER_UI_LICENSE_FILES as LICENSE_FILES,
+  shippedSwaggerUiBytes as shippedBytes,
+} from "../dist/http/shippedSwaggerUi.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(join(root, "package.json"));
 const folder = dirname(require.resolve("swagger-ui-dist/package.json"));
 const version = JSON.parse(readFileSync(join(folder, "package.json"), "utf8")).version;
-
-// The names of src/http/explorer.ts's SWAGGER_UI_FILES (a test checks both lists agree).
-const FILES = [
-  "swagger-ui-bundle.js",
-  "swagger-ui.css",
-  "index.css",
-  "favicon-16x16.png",
-  "favicon-32x32.png",
-];
 
 /** A JS expression for the file: its text when it is UTF-8 that survives a round trip, else bytes. */
 function literal(bytes) {
@@ -35,7 +32,7 @@ function literal(bytes) {
 }
 
 const entries = FILES.map((name) => {
-  const bytes = readFileSync(join(folder, name));
+  const bytes = shippedBytes(name, readFileSync(join(folder, name)));
   return `  ${JSON.stringify(name)}: ${literal(bytes)},`;
 });
 
@@ -75,5 +72,10 @@ writeFileSync(join(root, "dist/explorerAssets.d.ts"), dts);
 // (src/http/swaggerUiFiles.ts): swagger-ui-dist is a build-time dependency only, so an install of
 // gasdigest does not pull it in (nor the install-time analytics script it depends on).
 mkdirSync(join(root, "dist/swagger-ui"), { recursive: true });
-for (const name of [...FILES, "LICENSE", "NOTICE"])
+for (const name of FILES)
+  writeFileSync(
+    join(root, "dist/swagger-ui", name),
+    shippedBytes(name, readFileSync(join(folder, name))),
+  );
+for (const name of LICENSE_FILES)
   copyFileSync(join(folder, name), join(root, "dist/swagger-ui", name));

@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BaseError } from "../core/errors.js";
 import { type ExplorerAssets, SWAGGER_UI_FILES, type SwaggerUiFile } from "./explorer.js";
+import { shippedSwaggerUiBytes } from "./shippedSwaggerUi.js";
 
 const cache = new Map<SwaggerUiFile, Uint8Array>();
 let folder: string | undefined;
@@ -12,7 +13,8 @@ function read(name: SwaggerUiFile): Uint8Array {
   let bytes = cache.get(name);
   if (bytes === undefined) {
     folder ??= swaggerUiFolder();
-    bytes = new Uint8Array(readFileSync(join(folder, name)));
+    // The build's copies are shipped already; swagger-ui-dist's (from the sources) are not.
+    bytes = shippedSwaggerUiBytes(name, new Uint8Array(readFileSync(join(folder, name))));
     cache.set(name, bytes);
   }
   return bytes;

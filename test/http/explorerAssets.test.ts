@@ -1,7 +1,7 @@
 // The explorer's files as a handler option: off without them (a 404 naming the option), served
 // from what is handed in (bytes, text, lazy functions), the generated module equal to
 // swagger-ui-dist, and the node hosts' zero-configuration default.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -13,6 +13,10 @@ import {
   type ExplorerAssets,
   SWAGGER_UI_FILES,
 } from "../../src/http/explorer.js";
+import {
+  SWAGGER_UI_LICENSE_FILES,
+  shippedSwaggerUiBytes,
+} from "../../src/http/shippedSwaggerUi.js";
 import { errorBody, recordingLogger, setup, text } from "./helpers.js";
 
 const require = createRequire(import.meta.url);
@@ -134,7 +138,7 @@ describe("explorerAssets handed in", () => {
 });
 
 describe("gasdigest/explorer-assets (generated at build time)", () => {
-  it("holds every file of the installed swagger-ui-dist, byte for byte, and its version", () => {
+  it("holds every file of the installed swagger-ui-dist, byte for byte but for source-map comments, and its version", () => {
     expect(Object.keys(explorerAssets).sort()).toEqual([...SWAGGER_UI_FILES].sort());
     const version = JSON.parse(String(onDisk("package.json"))).version;
     expect(swaggerUiVersion).toBe(version);
@@ -142,8 +146,23 @@ describe("gasdigest/explorer-assets (generated at build time)", () => {
     for (const name of SWAGGER_UI_FILES) {
       const res = s.get(`/v1/spec/assets/${name}`);
       expect(res.status, name).toBe(200);
-      expect(Buffer.from(res.body!).equals(onDisk(name)), name).toBe(true);
+      const shipped = shippedSwaggerUiBytes(name, new Uint8Array(onDisk(name)));
+      expect(Buffer.from(res.body!).equals(shipped), name).toBe(true);
+      // The maps are not shipped: a browser's developer tools would request them and log 404s.
+      expect(Buffer.from(res.body!).toString("latin1"), name).not.toMatch(/sourceMappingURL/);
     }
+    expect(onDisk("swagger-ui.css").toString()).toMatch(/sourceMappingURL/); // what is stripped
+  });
+
+  it("ships Swagger UI's licence and its bundle's third-party notices beside the files", () => {
+    const folder = new URL("../../dist/swagger-ui/", import.meta.url).pathname;
+    for (const name of SWAGGER_UI_LICENSE_FILES) {
+      expect(existsSync(join(folder, name)), name).toBe(true);
+      expect(readFileSync(join(folder, name)).equals(onDisk(name)), name).toBe(true);
+    }
+    // The bundle's first line names the notices file shipped beside it.
+    const banner = String(explorerAssets["swagger-ui-bundle.js"]).split("\n", 1)[0];
+    expect(banner).toContain("swagger-ui-bundle.js.LICENSE.txt");
   });
 
   it("gives the same ETags as the files read from disk (a cache survives switching)", () => {
