@@ -17,7 +17,8 @@ interface Encoded {
   stale?: ResponsePair;
 }
 
-const DURATION = /^[0-9]{1,10}$/;
+/** A whole number of seconds: digits, leading zeros allowed (as the node parses a u32). */
+const DURATION = /^0*[0-9]{1,10}$/;
 
 /**
  * The negotiated format is cached by `Accept` value (at most 256 values) only for values up to
@@ -129,11 +130,13 @@ export function createChainRoutes(
   }
 
   const estimate: Route = (request, head) => {
-    if (!o.estimateEnabled)
+    if (!o.estimateEnabled || (!o.jsonOutput && !o.bcsOutput))
       return error(
         403,
         "api_disabled",
-        "the gas estimation endpoint is disabled on this server",
+        o.estimateEnabled
+          ? "the gas estimation endpoint serves no output format on this server (JSON and BCS are both disabled)"
+          : "the gas estimation endpoint is disabled on this server",
         head,
       );
     const format = formatOf(request.headers.accept);
@@ -245,14 +248,19 @@ function queryParam(query: string, name: string): string | undefined {
   if (query === "") return undefined;
   for (const part of query.split("&")) {
     const eq = part.indexOf("=");
-    const key = eq === -1 ? part : part.slice(0, eq);
-    if (key !== name) continue;
-    const value = eq === -1 ? "" : part.slice(eq + 1).replace(/\+/g, " ");
-    try {
-      return decodeURIComponent(value);
-    } catch {
-      return value;
-    }
+    // Keys are percent-decoded like values (`duration%5Fsecs` is `duration_secs`).
+    if (decodeQueryPart(eq === -1 ? part : part.slice(0, eq)) !== name) continue;
+    return decodeQueryPart(eq === -1 ? "" : part.slice(eq + 1));
   }
   return undefined;
+}
+
+/** A query key or value as form-decoded (`+` is a space); kept as sent when not valid percent-encoding. */
+function decodeQueryPart(raw: string): string {
+  const spaced = raw.replace(/\+/g, " ");
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return spaced;
+  }
 }

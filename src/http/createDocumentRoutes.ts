@@ -28,6 +28,7 @@ export function createDocumentRoutes(
     bcsLayout: o.bcsLayout,
     jsonOutput: o.jsonOutput,
     bcsOutput: o.bcsOutput,
+    estimateEnabled: o.estimateEnabled,
     explorer: o.explorerAssets !== undefined,
   });
   const servedAt = (url: string) => ({ ...document, servers: [{ url }] });

@@ -1,22 +1,24 @@
 import * as z from "zod";
-import { createDocument, type oas31, type ZodOpenApiResponseObject } from "zod-openapi";
+import { createDocument, type oas31, type ZodOpenApiContentObject } from "zod-openapi";
 import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
 import { unreadableOptions } from "../core/readOptions.js";
 import { VERSION } from "../core/version.js";
-import { CHAIN_STATE_HEADERS } from "./chainStateHeaders.js";
 import { type HandlerOptions, safeParseHandlerOptions } from "./handlerOptions.js";
-import {
-  errorObjectSchema,
-  gasEstimationSchema,
-  healthCheckSuccessSchema,
-  ledgerInfoSchema,
-} from "./wireSchemas.js";
+import { chainHeaders, errorResponses } from "./openApiResponses.js";
+import { gasEstimationSchema, healthCheckSuccessSchema, ledgerInfoSchema } from "./wireSchemas.js";
 
 /** An OpenAPI 3.1 document. */
 export type OpenApiDocument = oas31.OpenAPIObject;
 
 /** The keys of {@link CreateOpenApiDocumentOptions} that are handler options. */
-const HANDLER_KEYS = ["basePath", "headerPrefix", "bcsLayout", "jsonOutput", "bcsOutput"] as const;
+const HANDLER_KEYS = [
+  "basePath",
+  "headerPrefix",
+  "bcsLayout",
+  "jsonOutput",
+  "bcsOutput",
+  "estimateEnabled",
+] as const;
 
 /** The options, with the handler's own rules for those it shares with it; nothing else. */
 function checkDocumentOptions(options: unknown) {
@@ -54,51 +56,10 @@ export interface CreateOpenApiDocumentOptions {
   jsonOutput?: boolean;
   /** Whether the estimate is served as BCS, as the handler's option. @default true */
   bcsOutput?: boolean;
+  /** Whether the estimate route is enabled, as the handler's option: without it, it answers only 403. @default true */
+  estimateEnabled?: boolean;
   /** Whether the explorer page (`/spec`) is served: without it, the page is not listed. @default true */
   explorer?: boolean;
-}
-
-function chainHeaders(prefix: string, required: boolean) {
-  const shape: Record<string, z.ZodType> = {};
-  for (const h of CHAIN_STATE_HEADERS) {
-    const schema =
-      h.field === "chainId"
-        ? z
-            .int()
-            .min(0)
-            .max(255)
-            .meta({ description: h.description, override: { type: "integer", format: "uint8" } })
-        : z.bigint().meta({
-            description: h.description,
-            override: { type: "integer", format: "uint64", minimum: 0 },
-          });
-    shape[prefix + h.name] = required ? schema : schema.optional();
-  }
-  return z.object(shape);
-}
-
-/** An error object as the handler answers it, for a response's examples. */
-const errorExample = (error_code: string, message: string) => ({
-  value: { message, error_code, vm_error_code: null },
-});
-
-/**
- * An error response with its own examples (what the handler answers with that status: the
- * schema's one example is a 404's, and would show on every status).
- */
-function errorResponse(
-  id: string,
-  description: string,
-  prefix: string,
-  examples: Record<string, { value: unknown }>,
-  extra: Record<string, z.ZodType> = {},
-) {
-  return {
-    id,
-    description,
-    headers: z.object({ ...chainHeaders(prefix, false).shape, ...extra }),
-    content: { "application/json": { schema: errorObjectSchema, examples } },
-  } satisfies ZodOpenApiResponseObject;
 }
 
 /**
@@ -118,8 +79,11 @@ export function createOpenApiDocument(options: CreateOpenApiDocumentOptions = {}
     bcsLayout,
     jsonOutput,
     bcsOutput,
+    estimateEnabled,
     explorer,
   } = checkDocumentOptions(options);
+  // The estimate answers 200 only when it is enabled in some format.
+  const served = estimateEnabled && (jsonOutput || bcsOutput);
   const bcs =
     bcsLayout === "full"
       ? "BCS (`Option<u64>, u64, Option<u64>`)"
@@ -128,65 +92,11 @@ export function createOpenApiDocument(options: CreateOpenApiDocumentOptions = {}
     jsonOutput ? "JSON by default" : "",
     bcsOutput ? `${bcs} when \`Accept\` prefers \`application/x-bcs\`` : "",
   ].filter(Boolean);
-  const estimateContent: Record<string, unknown> = {};
+  const estimateContent: ZodOpenApiContentObject = {};
   if (jsonOutput) estimateContent["application/json"] = { schema: gasEstimationSchema };
   if (bcsOutput)
     estimateContent["application/x-bcs"] = { schema: { type: "string", format: "binary" } };
-  const allow = z
-    .string()
-    .meta({ description: "Methods the path accepts.", example: "GET, HEAD, OPTIONS" });
-  const errors = {
-    400: errorResponse(
-      "BadRequest",
-      "The request line cannot be parsed (bad percent-encoding, over-long URL, bad query parameter): `web_framework_error`.",
-      prefix,
-      {
-        badEncoding: errorExample(
-          "web_framework_error",
-          "malformed percent-encoding in the request URL",
-        ),
-      },
-    ),
-    403: errorResponse(
-      "Forbidden",
-      "The operator disabled the endpoint or the requested output format: `api_disabled`.",
-      prefix,
-      {
-        disabled: errorExample(
-          "api_disabled",
-          "the gas estimation endpoint is disabled on this server",
-        ),
-      },
-    ),
-    404: errorResponse("NotFound", "Unknown path: `web_framework_error`.", prefix, {
-      notFound: errorExample("web_framework_error", "not found"),
-    }),
-    405: errorResponse(
-      "MethodNotAllowed",
-      "Wrong method on a known path: `web_framework_error`.",
-      prefix,
-      { wrongMethod: errorExample("web_framework_error", "method not allowed") },
-      { Allow: allow },
-    ),
-    500: errorResponse(
-      "InternalError",
-      "The strategy or the server failed unexpectedly (generic message, details in the server log): `internal_error`.",
-      prefix,
-      { internal: errorExample("internal_error", "internal error") },
-    ),
-    503: errorResponse(
-      "ServiceUnavailable",
-      "No block ingested yet (`internal_error`), or the newest block is older than the staleness bound (`health_check_failed`).",
-      prefix,
-      {
-        noBlockYet: errorExample("internal_error", "no block has been ingested yet"),
-        stale: errorExample(
-          "health_check_failed",
-          "the newest block arrived more than 30000 ms ago",
-        ),
-      },
-    ),
-  };
+  const errors = errorResponses(prefix);
   const { 400: e400, 404: e404, 405: e405, 500: e500, 503: e503 } = errors;
   const document = createDocument({
     openapi: "3.1.0",
@@ -207,13 +117,18 @@ export function createOpenApiDocument(options: CreateOpenApiDocumentOptions = {}
           operationId: "estimate_gas_price",
           tags: ["Transactions"],
           summary: "Estimate gas price",
-          description: `Three gas unit price estimates from the recent blocks. ${formats.length > 0 ? `${formats.join("; ")}.` : "Not served here: every request is refused with 403."} Computed once per block, never per request.`,
+          description: `Three gas unit price estimates from the recent blocks. ${served ? `${formats.join("; ")}.` : "Disabled on this server: every request is refused with 403 `api_disabled`."} Computed once per block, never per request.`,
           responses: {
-            200: {
-              description: "The estimate, with the chain state of the newest block in the headers.",
-              headers: chainHeaders(prefix, true),
-              content: estimateContent,
-            },
+            ...(served
+              ? {
+                  200: {
+                    description:
+                      "The estimate, with the chain state of the newest block in the headers.",
+                    headers: chainHeaders(prefix, true),
+                    content: estimateContent,
+                  },
+                }
+              : {}),
             ...errors,
           },
         },
@@ -229,6 +144,40 @@ export function createOpenApiDocument(options: CreateOpenApiDocumentOptions = {}
             200: {
               description: "The explorer page.",
               content: { "text/html": { schema: { type: "string" } } },
+            },
+            400: e400,
+            404: e404,
+            405: e405,
+          },
+        },
+      },
+      "/spec.json": {
+        get: {
+          operationId: "spec_json",
+          tags: ["General"],
+          summary: "Get this document as JSON",
+          description: "This OpenAPI document.",
+          responses: {
+            200: {
+              description: "The document.",
+              content: { "application/json": { schema: { type: "object" } } },
+            },
+            400: e400,
+            404: e404,
+            405: e405,
+          },
+        },
+      },
+      "/spec.yaml": {
+        get: {
+          operationId: "spec_yaml",
+          tags: ["General"],
+          summary: "Get this document as YAML",
+          description: "This OpenAPI document, as YAML.",
+          responses: {
+            200: {
+              description: "The document.",
+              content: { "application/x-yaml": { schema: { type: "string" } } },
             },
             400: e400,
             404: e404,
@@ -262,7 +211,7 @@ export function createOpenApiDocument(options: CreateOpenApiDocumentOptions = {}
           tags: ["General"],
           summary: "Check basic node health",
           description:
-            "200 when an estimate can be served. 503 `internal_error` before the first block; 503 `health_check_failed` when the newest block arrived longer ago than the staleness bound, when the estimator failed on the newest block (the estimate answers 500), or, with `duration_secs`, when the newest block's timestamp is more than that many seconds behind the wall clock.",
+            "200 when the newest block is fresh and the estimator works on it (whether or not the estimate route is enabled). 503 `internal_error` before the first block; 503 `health_check_failed` when the newest block arrived longer ago than the staleness bound, when the estimator failed on the newest block (the estimate answers 500), or, with `duration_secs`, when the newest block's timestamp is more than that many seconds behind the wall clock.",
           requestParams: {
             query: z.object({
               duration_secs: z.int().min(0).max(4294967295).optional().meta({
@@ -275,7 +224,7 @@ export function createOpenApiDocument(options: CreateOpenApiDocumentOptions = {}
           responses: {
             200: {
               description: "Healthy.",
-              headers: chainHeaders(prefix, false),
+              headers: chainHeaders(prefix, true),
               content: { "application/json": { schema: healthCheckSuccessSchema } },
             },
             400: e400,

@@ -268,6 +268,20 @@ describe("estimate errors (status table of interface.md)", () => {
     const off = setup({ estimateEnabled: false });
     off.blocks(1, 1);
     expect(off.get("/v1/estimate_gas_price").headers.Vary).toBeUndefined();
+    // Both formats off: one refusal whatever is asked, never advice to ask for the other.
+    const none = setup({ jsonOutput: false, bcsOutput: false });
+    none.blocks(1, 1);
+    for (const accept of ["application/json", "application/x-bcs", "*/*"]) {
+      const res = none.get("/v1/estimate_gas_price", { accept });
+      expect(res.status, accept).toBe(403);
+      expect(text(res)).toBe(
+        errorBody(
+          "api_disabled",
+          "the gas estimation endpoint serves no output format on this server (JSON and BCS are both disabled)",
+        ),
+      );
+      expect(res.headers.Vary).toBeUndefined();
+    }
   });
 
   it("404 web_framework_error on an unknown path, with chain headers once the ledger is known", () => {

@@ -56,12 +56,18 @@ describe("GET /v1/-/healthy", () => {
     );
     expect(s.get("/v1/-/healthy?duration_secs=0").status).toBe(503);
     expect(s.get("/v1/-/healthy").status).toBe(200);
+    // Leading zeros are the same number (the node parses a u32 so); a percent-encoded key is
+    // the same key (URLSearchParams decodes keys as well as values).
+    expect(s.get("/v1/-/healthy?duration_secs=00000000001").status).toBe(503);
+    expect(s.get("/v1/-/healthy?duration_secs=000000000002").status).toBe(200);
+    expect(s.get("/v1/-/healthy?duration%5Fsecs=0").status).toBe(503);
+    expect(s.get("/v1/-/healthy?duration%5Fsecs=x").status).toBe(400);
   });
 
   it("400 on a duration_secs that is not a whole number of seconds", () => {
     const s = setup();
     s.blocks(1, 1);
-    for (const bad of ["abc", "-1", "1.5", "", "4294967296"]) {
+    for (const bad of ["abc", "-1", "1.5", "", "4294967296", "04294967296", "1e3"]) {
       const res = s.get(`/v1/-/healthy?duration_secs=${bad}`);
       expect(res.status, bad).toBe(400);
       expect(text(res)).toBe(

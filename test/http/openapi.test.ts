@@ -41,6 +41,8 @@ describe("the OpenAPI document", () => {
       "GET /-/healthy healthy",
       "GET /estimate_gas_price estimate_gas_price",
       "GET /spec spec",
+      "GET /spec.json spec_json",
+      "GET /spec.yaml spec_yaml",
     ]);
     expect(doc.servers).toEqual([{ url: "/v1" }]);
   });
@@ -189,6 +191,35 @@ describe("the OpenAPI document", () => {
     expect(short.get("/v1/spec").status).toBe(404);
     // Still a valid document.
     await SwaggerParser.validate(structuredClone(doc) as never);
+  });
+
+  it("declares no 200 for an estimate this handler never serves (disabled, or no format on)", async () => {
+    for (const options of [{ estimateEnabled: false }, { jsonOutput: false, bcsOutput: false }]) {
+      const s = setup(options);
+      s.blocks(1, 3);
+      const op = (s.handler.document.paths!["/estimate_gas_price"] as Json).get;
+      expect(op.responses["200"], JSON.stringify(options)).toBeUndefined();
+      expect(op.responses["403"]).toBeDefined();
+      expect(op.description).toContain("Disabled on this server");
+      expect(s.get("/v1/estimate_gas_price").status).toBe(403);
+      await SwaggerParser.validate(structuredClone(s.handler.document) as never);
+    }
+  });
+
+  it("declares what a handler answers 200 on, and each of those paths answers it", () => {
+    const s = setup();
+    s.blocks(1, 3);
+    const doc = s.handler.document as Json;
+    for (const [path, item] of Object.entries(doc.paths as Json)) {
+      const res = s.get(`/v1${path === "/" ? "" : path}`);
+      expect(res.status, path).toBe(200);
+      const declared = Object.keys((item as Json).get.responses["200"].content);
+      expect(declared, path).toContain(res.headers["Content-Type"]!.split(";")[0]);
+      // The chain-state headers declared required on a 200 are on it.
+      const headers = Object.entries(((item as Json).get.responses["200"].headers ?? {}) as Json);
+      for (const [name, h] of headers)
+        if ((h as Json).required) expect(res.headers[name], `${path} ${name}`).toBeDefined();
+    }
   });
 
   it("declares duration_secs on the health check", () => {
