@@ -280,7 +280,10 @@ async function fakeRedis(answer: string | ((command: string) => string)) {
   const fake: {
     url: string;
     commands: string[];
+    /** The reply to an XADD of that id (inside a transaction, EXEC sends it). */
     xadd?: (id: string) => string;
+    /** Sent right after every EXEC's reply. */
+    afterExec?: string;
     /** Sent once, right after the reply to the next `command`. */
     extraAfter?: { command: string; reply: string };
     close(): Promise<void>;
@@ -290,6 +293,8 @@ async function fakeRedis(answer: string | ((command: string) => string)) {
     socket.on("close", () => sockets.delete(socket));
     socket.on("error", () => undefined);
     let buffered = "";
+    // Replies of the commands queued since MULTI, sent as one array by EXEC.
+    let queued: string[] | undefined;
     socket.on("data", (data) => {
       buffered += String(data);
       // Each command is an array of bulk strings: *N\r\n($len\r\narg\r\n)*N.
@@ -313,8 +318,20 @@ async function fakeRedis(answer: string | ((command: string) => string)) {
         else if (name === "TYPE") socket.write("+stream\r\n");
         else if (name === "XREVRANGE" || name === "XREAD" || name === "XRANGE")
           socket.write(typeof answer === "string" ? answer : answer(name));
-        else if (name === "XADD" && fake.xadd) socket.write(fake.xadd(args[2] ?? "*"));
-        else socket.write("+OK\r\n");
+        else if (name === "MULTI") {
+          queued = [];
+          socket.write("+OK\r\n");
+        } else if (name === "EXEC") {
+          socket.write(`*${queued?.length ?? 0}\r\n${(queued ?? []).join("")}`);
+          queued = undefined;
+          if (fake.afterExec) socket.write(fake.afterExec);
+        } else if (name === "XADD" && fake.xadd) {
+          const id = args.find((a) => /^\d+-\d+$/.test(a)) ?? "*";
+          if (queued) {
+            queued.push(fake.xadd(id));
+            socket.write("+QUEUED\r\n");
+          } else socket.write(fake.xadd(id));
+        } else socket.write("+OK\r\n");
         if (fake.extraAfter?.command === name) {
           socket.write(fake.extraAfter.reply);
           fake.extraAfter = undefined;
@@ -381,7 +398,8 @@ describe("a server that sends replies no command asked for", () => {
   it("a publisher whose XADD is answered with a stray null after its id keeps going", async () => {
     const fake = await fakeRedis("*-1\r\n");
     cleanup.push(fake.close);
-    fake.xadd = (id: string) => `$${id.length}\r\n${id}\r\n$-1\r\n`;
+    fake.xadd = (id: string) => `$${id.length}\r\n${id}\r\n`;
+    fake.afterExec = "$-1\r\n";
     const outcomes: string[] = [];
     // One block: its XADD is the only command waiting, so the null after its id is stray. (It
     // was an uncaught TypeError in ioredis that ended the process; vitest fails on one.)

@@ -5,17 +5,25 @@ import type { WrittenEntry } from "./createWrittenRing.js";
 /** Redis's answer to an `XADD` whose id is not above the stream's top id. */
 export const REFUSED = "equal or smaller than the target stream top item";
 
-/** Redis's answer to each `XADD` of a pipeline, in order: `[error, id]`. */
+/** Redis's answer to each `XADD` of a transaction, in order: `[error, id]`. */
 export type XaddReplies = readonly [Error | null, unknown][] | null;
 
 /**
- * Send `XADD stream MAXLEN ~ retain <height>-0 block <line>` for each entry, in one pipeline,
- * and return Redis's answer to each, in order. The caller tells a refused id (`REFUSED`) from
- * a fault. With `mustExist` (`NOMKSTREAM`, Redis 6.2 and later) an `XADD` into a stream that is
- * gone answers `null` instead of making a new one: a stream deleted under a running publisher
- * (`DEL`, `FLUSHALL`) is then noticed, not silently started again above a hole.
+ * Send `XADD stream MAXLEN ~ retain <height>-0 block <line>` for each entry, in one
+ * transaction (`MULTI` ... `EXEC`, one round trip), and return Redis's answer to each, in order.
+ * The caller tells a refused id (`REFUSED`) from a fault. With `mustExist` (`NOMKSTREAM`, Redis
+ * 6.2 and later) an `XADD` into a stream that is gone answers `null` instead of making a new
+ * one: a stream deleted under a running publisher (`DEL`, `FLUSHALL`) is then noticed, not
+ * silently started again above a hole.
  *
- * @throws {RedisFeedError} when the pipeline itself fails (connection, timeout).
+ * A transaction, not a plain pipeline: Redis refuses a write it has no memory for (`OOM`), and
+ * memory goes up and down while replicas read, so in a pipeline some `XADD`s of a batch could
+ * fail while later ones were written; the failed heights were then below the stream's top, which
+ * Redis refuses for good, and lost. Refused at queueing, the whole transaction is discarded: the
+ * batch is written entirely or not at all, and waits to be tried again.
+ *
+ * @throws {RedisFeedError} when the transaction fails (connection, timeout, or discarded: the
+ *   reason Redis gave for the first command it refused, such as `OOM`, is the message).
  * @example
  * const replies = await writeEntries(conn, "gasdigest:blocks", "10000", [{ height: 7n, fields: encodeStreamEntry(block) }]);
  */
@@ -28,9 +36,13 @@ export function writeEntries(
 ): Promise<XaddReplies> {
   const options = mustExist ? ["NOMKSTREAM", "MAXLEN", "~", retain] : ["MAXLEN", "~", retain];
   return conn.call((c) => {
-    const pipeline = c.pipeline();
+    const transaction = c.multi();
     for (const e of entries)
-      pipeline.xadd(stream, ...(options as ["MAXLEN"]), entryId(e.height), ...e.fields);
-    return pipeline.exec();
+      transaction.xadd(stream, ...(options as ["MAXLEN"]), entryId(e.height), ...e.fields);
+    return transaction.exec().catch((e: unknown) => {
+      // EXECABORT names no cause: the first command's own refusal does (`OOM ...`).
+      const first = (e as { previousErrors?: unknown[] } | undefined)?.previousErrors?.[0];
+      throw first instanceof Error ? first : e;
+    });
   });
 }
