@@ -88,6 +88,23 @@ describe.skipIf(skip)("a publisher whose Redis lost entries it had acknowledged"
     expect(await streamHeights(redis)).toEqual([8, 9, 10, 11, 12]);
   });
 
+  it("an entry something else wrote at a height is not kept: after a loss the publisher writes its own block there", async () => {
+    const redis = await startRedis();
+    cleanup.push(() => redis.close());
+    const { write, events } = handSink(redis.url);
+    await write(1, 2);
+    // Written by hand where height 3 goes: the publisher finds it there (already published).
+    await redis.client.xadd(STREAM, "3-0", "block", "not json {");
+    await write(3, 6);
+    expect(events.filter((e) => e.type === "stream_differs")).toHaveLength(1);
+    await redis.client.del(STREAM);
+    await write(7, 7);
+    // Every height is a valid block again, height 3 the publisher's own.
+    const [entry] = await redis.client.xrange(STREAM, "3-0", "3-0");
+    expect(entry?.[1][1]).toBe(serializeBlockSample(block(3)));
+    expect(await streamHeights(redis)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+  });
+
   it("the stream deleted under a running publisher (DEL, FLUSHALL): noticed, the kept blocks written again, no hole", async () => {
     const redis = await startRedis();
     cleanup.push(() => redis.close());

@@ -5,7 +5,12 @@ import { connectRedis, type RedisConnection } from "../../sources/redis/connectR
 import { createOutageTracker } from "../../sources/redis/createOutageTracker.js";
 import { commandFailure, RedisFeedError } from "../../sources/redis/errors.js";
 import { readStreamTop } from "../../sources/redis/redisStreamTop.js";
-import { blockField, encodeStreamEntry, entryId } from "../../sources/redis/streamEntry.js";
+import {
+  blockField,
+  decodeStreamEntry,
+  encodeStreamEntry,
+  entryId,
+} from "../../sources/redis/streamEntry.js";
 import { streamEntries } from "../../sources/redis/streamReplies.js";
 import type { PendingQueue } from "./createPendingQueue.js";
 import { createWrittenRing } from "./createWrittenRing.js";
@@ -177,8 +182,10 @@ export async function publishBlocks(
               onEvent({ type: "stream_differs", stream, height: b.height, id });
             warnedDiffers = !alike;
             // Kept as the stream holds it, every field (its arrival time included), so that
-            // written again it is the same bytes a replica may already have.
-            if (there !== undefined) fields = there;
+            // written again it is the same bytes a replica may already have; but only a valid
+            // block: what something else wrote there (replicas skip it) is not kept, nor ever
+            // written back after a loss, and its own block is written in its place.
+            if (there !== undefined && (alike || decodeStreamEntry(id, there).ok)) fields = there;
           }
           if (outcome !== "refused" && b.height !== 0n) {
             written.add(b.height, fields);
