@@ -47,6 +47,17 @@ describe.skipIf(skip)("Redis feed against a stream others write to", () => {
     expect(source.got).toEqual([]);
   });
 
+  it("rediss:// to a server without TLS: the timeout says the TLS handshake never completed", async () => {
+    const source = follow(redis.url.replace("redis://", "rediss://"), {
+      startHeight: 1n,
+      timeoutMs: 300,
+      maxBackoffMs: 50,
+    });
+    await until(() => source.events.some((e) => e.type === "unreachable"), 10_000);
+    const unreachable = source.events.find((e) => e.type === "unreachable")!;
+    expect(describeRedisEvent(unreachable)).toMatch(/no TLS handshake completed.*use redis:\/\//);
+  });
+
   it("a replica that fell behind the stream's trimming says which heights it never saw", async () => {
     await publish(redis.url, blocks(1, 5));
     const source = follow(redis.url);

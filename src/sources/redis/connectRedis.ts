@@ -94,8 +94,8 @@ export async function connectRedis(
     closed = true;
     client.disconnect();
   };
-  const fail = (kind: "connect" | "timeout" | "closed", cause?: unknown) =>
-    new RedisFeedError(target.display, kind, { details: lastError?.message, cause });
+  const fail = (kind: "connect" | "timeout" | "closed", cause?: unknown, details?: string) =>
+    new RedisFeedError(target.display, kind, { details: details ?? lastError?.message, cause });
 
   // Stopping while connecting (a Redis that accepts the socket and answers nothing) must not
   // wait out the timeout: close, and the connect below fails at once.
@@ -108,6 +108,9 @@ export async function connectRedis(
     close();
     if (e instanceof RedisFeedError) throw e;
     if (signal?.aborted) throw fail("closed", e);
+    // A plain server answers a TLS hello with nothing: say what the likely cause is.
+    if (e === TIMEOUT && target.tls && lastError === undefined)
+      throw fail("timeout", undefined, TLS_TIMEOUT_HINT);
     throw e === TIMEOUT ? fail("timeout") : fail("connect", e);
   } finally {
     signal?.removeEventListener("abort", close);
@@ -153,6 +156,10 @@ export async function connectRedis(
 }
 
 const TIMEOUT = Symbol("timeout");
+
+/** Why a `rediss://` connection that never completes is most likely stuck. */
+export const TLS_TIMEOUT_HINT =
+  "no TLS handshake completed: rediss:// connects with TLS, so a server without TLS on that port never answers (use redis:// for a plain server; a private CA is trusted with NODE_EXTRA_CA_CERTS)";
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
