@@ -2,10 +2,10 @@
 // read) must not lose the refused heights: the batch is one transaction, written whole or not
 // at all. Against a small RESP server with a stream's id rules, whose third XADD ever is
 // refused with OOM (at queueing, inside a transaction, as Redis does).
-import { createServer, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { until } from "../helpers/until.js";
 import { cleanup, handSink } from "./redisHelpers.js";
+import { respServer } from "./respServer.js";
 
 const bulk = (s: string) => `$${Buffer.byteLength(s)}\r\n${s}\r\n`;
 const array = (items: string[]) => `*${items.length}\r\n${items.join("")}`;
@@ -16,13 +16,12 @@ const OOM_REPLY = "-OOM command not allowed when used memory > 'maxmemory'.\r\n"
 /** A RESP server holding one stream in memory; XADD number `oomAt` (1-based, ever) fails with OOM. */
 async function streamServer(oomAt: number) {
   const entries: { id: string; height: bigint; fields: string[] }[] = [];
-  const sockets = new Set<Socket>();
   let xadds = 0;
   const top = () => entries.at(-1);
   /** Counts an XADD as it arrives (queued or run at once): whether Redis refuses it with OOM. */
   const outOfMemory = () => ++xadds === oomAt;
   /** What an XADD that passed the memory check answers when it is run, and the entry it adds. */
-  function xadd(args: string[]): { reply: string; entry?: (typeof entries)[number] } {
+  function xadd(args: readonly string[]): { reply: string; entry?: (typeof entries)[number] } {
     const at = args.findIndex((a) => /^\d+-0$/.test(a));
     const id = args[at]!;
     const height = BigInt(id.split("-")[0]!);
@@ -30,82 +29,55 @@ async function streamServer(oomAt: number) {
     if (t && height <= t.height) return { reply: REFUSED_REPLY };
     return { reply: bulk(id), entry: { id, height, fields: args.slice(at + 1) } };
   }
-  const server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-    socket.on("error", () => undefined);
-    let buffered = "";
-    let queued: string[][] | undefined;
+  const server = await respServer(() => {
+    let queued: (readonly string[])[] | undefined;
     let aborted = false;
-    socket.on("data", (data) => {
-      buffered += String(data);
-      for (;;) {
-        const m = /^\*(\d+)\r\n/.exec(buffered);
-        if (!m) return;
-        const args: string[] = [];
-        let at = m[0].length;
-        for (let i = 0; i < Number(m[1]); i++) {
-          const len = /^\$(\d+)\r\n/.exec(buffered.slice(at));
-          if (!len || buffered.length < at + len[0].length + Number(len[1]) + 2) return;
-          at += len[0].length;
-          args.push(buffered.slice(at, at + Number(len[1])));
-          at += Number(len[1]) + 2;
+    return (args, socket) => {
+      const name = args[0]!.toUpperCase();
+      if (name === "INFO") socket.write("$0\r\n\r\n");
+      else if (name === "TYPE") socket.write(entries.length > 0 ? "+stream\r\n" : "+none\r\n");
+      else if (name === "MULTI") {
+        queued = [];
+        aborted = false;
+        socket.write("+OK\r\n");
+      } else if (name === "XADD" && queued) {
+        // Redis refuses a write it has no memory for when it is queued, and then EXEC.
+        if (outOfMemory()) {
+          aborted = true;
+          socket.write(OOM_REPLY);
+        } else {
+          queued.push(args);
+          socket.write("+QUEUED\r\n");
         }
-        buffered = buffered.slice(at);
-        const name = args[0]!.toUpperCase();
-        if (name === "INFO") socket.write("$0\r\n\r\n");
-        else if (name === "TYPE") socket.write(entries.length > 0 ? "+stream\r\n" : "+none\r\n");
-        else if (name === "MULTI") {
-          queued = [];
-          aborted = false;
-          socket.write("+OK\r\n");
-        } else if (name === "XADD" && queued) {
-          // Redis refuses a write it has no memory for when it is queued, and then EXEC.
-          if (outOfMemory()) {
-            aborted = true;
-            socket.write(OOM_REPLY);
-          } else {
-            queued.push(args);
-            socket.write("+QUEUED\r\n");
-          }
-        } else if (name === "EXEC") {
-          const q = queued ?? [];
-          queued = undefined;
-          if (aborted) {
-            socket.write("-EXECABORT Transaction discarded because of previous errors.\r\n");
-            continue;
-          }
-          const replies = q.map((a) => {
-            const r = xadd(a);
-            if (r.entry) entries.push(r.entry);
-            return r.reply;
-          });
-          socket.write(`*${replies.length}\r\n${replies.join("")}`);
-        } else if (name === "XADD") {
-          if (outOfMemory()) {
-            socket.write(OOM_REPLY);
-            continue;
-          }
-          const r = xadd(args);
+      } else if (name === "EXEC") {
+        const q = queued ?? [];
+        queued = undefined;
+        if (aborted) {
+          socket.write("-EXECABORT Transaction discarded because of previous errors.\r\n");
+          return;
+        }
+        const replies = q.map((a) => {
+          const r = xadd(a);
           if (r.entry) entries.push(r.entry);
-          socket.write(r.reply);
-        } else if (name === "XREVRANGE" || name === "XRANGE") {
-          const t = name === "XREVRANGE" ? top() : entries.find((e) => e.id === args[2]);
-          socket.write(t ? array([array([bulk(t.id), array(t.fields.map(bulk))])]) : "*0\r\n");
-        } else socket.write("+OK\r\n");
-      }
-    });
+          return r.reply;
+        });
+        socket.write(`*${replies.length}\r\n${replies.join("")}`);
+      } else if (name === "XADD") {
+        if (outOfMemory()) {
+          socket.write(OOM_REPLY);
+          return;
+        }
+        const r = xadd(args);
+        if (r.entry) entries.push(r.entry);
+        socket.write(r.reply);
+      } else if (name === "XREVRANGE" || name === "XRANGE") {
+        const t = name === "XREVRANGE" ? top() : entries.find((e) => e.id === args[2]);
+        socket.write(t ? array([array([bulk(t.id), array(t.fields.map(bulk))])]) : "*0\r\n");
+      } else socket.write("+OK\r\n");
+    };
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  cleanup.push(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  );
-  return { url: `redis://127.0.0.1:${port}`, heights: () => entries.map((e) => e.height) };
+  cleanup.push(server.close);
+  return { url: server.url, heights: () => entries.map((e) => e.height) };
 }
 
 describe("a batch Redis refuses in part (OOM)", () => {

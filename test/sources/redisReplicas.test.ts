@@ -1,6 +1,5 @@
 // Replicas that must agree, and a publisher that must not die, when the stream or the server
 // misbehaves: entries that are not blocks, newest entries deleted, replies that are not Redis's.
-import { createServer, type Socket } from "node:net";
 import { from } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { aip34, createEngine, createHandler, type HandlerResponse } from "../../src/index.js";
@@ -15,6 +14,7 @@ import { encodeStreamEntry } from "../../src/sources/redis/streamEntry.js";
 import { redisSkipReason, type TestRedis, useSharedRedis } from "../helpers/redisServer.js";
 import { until } from "../helpers/until.js";
 import { block, blocks, cleanup, follow, publish, STREAM, streamHeights } from "./redisHelpers.js";
+import { respServer } from "./respServer.js";
 
 const skip = redisSkipReason();
 
@@ -276,7 +276,6 @@ describe.skipIf(skip)("replicas and publishers against a misbehaving stream", ()
  */
 async function fakeRedis(answer: string | ((command: string) => string)) {
   const commands: string[] = [];
-  const sockets = new Set<Socket>();
   const fake: {
     url: string;
     commands: string[];
@@ -288,65 +287,39 @@ async function fakeRedis(answer: string | ((command: string) => string)) {
     extraAfter?: { command: string; reply: string };
     close(): Promise<void>;
   } = { url: "", commands, close: async () => undefined };
-  const server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-    socket.on("error", () => undefined);
-    let buffered = "";
+  const server = await respServer(() => {
     // Replies of the commands queued since MULTI, sent as one array by EXEC.
     let queued: string[] | undefined;
-    socket.on("data", (data) => {
-      buffered += String(data);
-      // Each command is an array of bulk strings: *N\r\n($len\r\narg\r\n)*N.
-      for (;;) {
-        const m = /^\*(\d+)\r\n/.exec(buffered);
-        if (!m) return;
-        const args: string[] = [];
-        let at = m[0].length;
-        for (let i = 0; i < Number(m[1]); i++) {
-          const len = /^\$(\d+)\r\n/.exec(buffered.slice(at));
-          if (!len || buffered.length < at + len[0].length + Number(len[1]) + 2) return;
-          at += len[0].length;
-          args.push(buffered.slice(at, at + Number(len[1])));
-          at += Number(len[1]) + 2;
-        }
-        buffered = buffered.slice(at);
-        const name = args[0]!.toUpperCase();
-        commands.push(name);
-        if (name === "INFO")
-          socket.write("$0\r\n\r\n"); // ready check: nothing loading
-        else if (name === "TYPE") socket.write("+stream\r\n");
-        else if (name === "XREVRANGE" || name === "XREAD" || name === "XRANGE")
-          socket.write(typeof answer === "string" ? answer : answer(name));
-        else if (name === "MULTI") {
-          queued = [];
-          socket.write("+OK\r\n");
-        } else if (name === "EXEC") {
-          socket.write(`*${queued?.length ?? 0}\r\n${(queued ?? []).join("")}`);
-          queued = undefined;
-          if (fake.afterExec) socket.write(fake.afterExec);
-        } else if (name === "XADD" && fake.xadd) {
-          const id = args.find((a) => /^\d+-\d+$/.test(a)) ?? "*";
-          if (queued) {
-            queued.push(fake.xadd(id));
-            socket.write("+QUEUED\r\n");
-          } else socket.write(fake.xadd(id));
-        } else socket.write("+OK\r\n");
-        if (fake.extraAfter?.command === name) {
-          socket.write(fake.extraAfter.reply);
-          fake.extraAfter = undefined;
-        }
+    return (args, socket) => {
+      const name = args[0]!.toUpperCase();
+      commands.push(name);
+      if (name === "INFO")
+        socket.write("$0\r\n\r\n"); // ready check: nothing loading
+      else if (name === "TYPE") socket.write("+stream\r\n");
+      else if (name === "XREVRANGE" || name === "XREAD" || name === "XRANGE")
+        socket.write(typeof answer === "string" ? answer : answer(name));
+      else if (name === "MULTI") {
+        queued = [];
+        socket.write("+OK\r\n");
+      } else if (name === "EXEC") {
+        socket.write(`*${queued?.length ?? 0}\r\n${(queued ?? []).join("")}`);
+        queued = undefined;
+        if (fake.afterExec) socket.write(fake.afterExec);
+      } else if (name === "XADD" && fake.xadd) {
+        const id = args.find((a) => /^\d+-\d+$/.test(a)) ?? "*";
+        if (queued) {
+          queued.push(fake.xadd(id));
+          socket.write("+QUEUED\r\n");
+        } else socket.write(fake.xadd(id));
+      } else socket.write("+OK\r\n");
+      if (fake.extraAfter?.command === name) {
+        socket.write(fake.extraAfter.reply);
+        fake.extraAfter = undefined;
       }
-    });
+    };
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  fake.url = `redis://127.0.0.1:${port}`;
-  fake.close = () =>
-    new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    });
+  fake.url = server.url;
+  fake.close = server.close;
   return fake;
 }
 
