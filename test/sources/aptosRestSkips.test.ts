@@ -42,6 +42,42 @@ describe("aptosRest: a 410 with an oldest height nobody made", () => {
     }
   });
 
+  it("undoes a skip within the bound that the node's next tip disowns, and reads on from where it left", async () => {
+    // Blocks 1-20 are read; then, briefly, a 410 above 20 and a ledger info claiming tip and
+    // oldest about 999,000 heights ahead (within the 10^6 bound); then the truth, tip 30.
+    let mode: "good" | "hostile" | "healed" = "good";
+    const fetch = async (input: string | URL | Request) => {
+      const url = new URL(String(input));
+      if (url.pathname === "/v1")
+        return mode === "hostile"
+          ? ledger(20 + 999_000, 20 + 998_000)
+          : ledger(mode === "good" ? 20 : 30);
+      const h = heightOf(url);
+      if (h === undefined) return gasSchedule();
+      if (mode === "hostile" && h > 20) return json(410, { error_code: "block_pruned" });
+      return h <= (mode === "good" ? 20 : 30)
+        ? block(h, 1, 10 * h)
+        : json(404, { error_code: "block_not_found" });
+    };
+    const { events, heights, sub } = followScripted(fetch);
+    try {
+      await until(() => expect(heights.length).toBe(20));
+      mode = "hostile";
+      await until(() => expect(events.some((e) => e.type === "pruned_skip")).toBe(true));
+      mode = "healed";
+      await until(() => expect(heights.length).toBe(30));
+      expect(heights).toEqual(Array.from({ length: 30 }, (_, i) => BigInt(i + 1)));
+      expect(events.find((e) => e.type === "pruned_skip")).toMatchObject({
+        from: 21n,
+        to: BigInt(20 + 998_000),
+      });
+      // Told: the source starts again from where the skip left.
+      expect(events.filter((e) => e.type === "started").at(-1)).toMatchObject({ from: 21n });
+    } finally {
+      sub.unsubscribe();
+    }
+  });
+
   it("follows a node that really pruned that far after a long enough outage (1,000 heights a second)", async () => {
     // Blocks 1-20, then 12 days pass (10^9 heights need 10^6 s at 1,000 a second) and the node
     // kept only its newest block, 10^9 + 20.

@@ -103,6 +103,30 @@ export async function followChain(
     started();
     return true;
   };
+  /**
+   * The height a skip past pruned heights left (`pruned_skip`), until a block above it proves
+   * the skip: a ledger info can claim an oldest height up to `skipLimit` ahead, and one bogus
+   * answer with a 410 would otherwise leave the source waiting there for days.
+   */
+  let skippedFrom: bigint | undefined;
+  /**
+   * A later ledger info whose tip is below the height a skip went to says the node never had
+   * it: undo the skip, back to where it left (or the node's oldest height now, if above), and
+   * tell it (`started` again).
+   */
+  const undoSkip = (): boolean => {
+    if (skippedFrom === undefined) return false;
+    const back = info.oldestBlockHeight > skippedFrom ? info.oldestBlockHeight : skippedFrom;
+    skippedFrom = undefined;
+    if (back >= next) return false;
+    resetWindow();
+    next = back;
+    tip = info.blockHeight;
+    known = tip;
+    behind = 0;
+    started();
+    return true;
+  };
   // Looks in a row at a tip below the last block emitted (reported once per stretch).
   let behind = 0;
   // The next block refused (404, or 410 with nothing to skip to) for long: told, not silent.
@@ -244,7 +268,7 @@ export async function followChain(
         tip = info.blockHeight;
         if (known < tip) known = tip;
         if (tip < next - 1n) {
-          if (replan()) continue;
+          if (replan() || undoSkip()) continue;
           // A node a block or two behind now and then (a load balancer over lagging nodes) is
           // normal: only a tip that stays behind for `unreachableAfter` looks in a row is told.
           behind++;
@@ -292,6 +316,7 @@ export async function followChain(
           noteArrival(sample, tipClock.atMs - Number(tipClock.timestampUsec - made) / 1000);
         emit(sample);
         emitted = true;
+        skippedFrom = undefined;
         window.delete(next);
         epochOf.delete(next - 1n);
         next++;
@@ -325,6 +350,7 @@ export async function followChain(
         known = tip;
         if (info.oldestBlockHeight > next) {
           onEvent({ type: "pruned_skip", from: next, to: info.oldestBlockHeight });
+          skippedFrom ??= next;
           next = info.oldestBlockHeight;
           catchingUp = true;
           caughtUpBlocks = 0;
