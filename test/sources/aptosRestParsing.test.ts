@@ -343,6 +343,25 @@ describe("reading the node's answers", () => {
       ok: false,
       issues: [{ path: "data.entries", message: 'has no "txn.min_price_per_gas_unit" entry' }],
     });
+    // A minimum above the schedule's own maximum is no schedule a chain runs on.
+    const withMax = (min: string) =>
+      parseMinGasUnitPrice(
+        schedule([
+          { key: "txn.max_price_per_gas_unit", val: "10000000000" },
+          { key: "txn.min_price_per_gas_unit", val: min },
+        ]),
+      );
+    expect(withMax("100")).toEqual({ ok: true, value: 100n });
+    expect(withMax("18446744073709551615")).toEqual({
+      ok: false,
+      issues: [
+        {
+          path: "data.entries[1].val",
+          message:
+            "must not exceed txn.max_price_per_gas_unit (10000000000) of the same schedule, got 18446744073709551615",
+        },
+      ],
+    });
     expect(
       parseMinGasUnitPrice(schedule([{ key: "txn.min_price_per_gas_unit", val: "0x64" }])),
     ).toEqual({

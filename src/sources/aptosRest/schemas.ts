@@ -141,6 +141,8 @@ export function parseLedgerInfo(
 
 /** The gas schedule entry holding the minimum gas unit price. */
 export const MIN_PRICE_KEY = "txn.min_price_per_gas_unit";
+/** The gas schedule entry holding the maximum gas unit price a transaction may bid. */
+export const MAX_PRICE_KEY = "txn.max_price_per_gas_unit";
 
 /**
  * The gas schedule's entries, `{ key, val }` strings each: checked by one plain loop (a schedule
@@ -185,7 +187,12 @@ const gasScheduleSchema = z.object({
   data: z.object({ feature_version: u64String, entries: entriesSchema }),
 });
 
-/** Parse `0x1::gas_schedule::GasScheduleV2` and return its minimum gas unit price. */
+/**
+ * Parse `0x1::gas_schedule::GasScheduleV2` and return its minimum gas unit price. A minimum
+ * above the same schedule's maximum (`txn.max_price_per_gas_unit`, when it has one) is an
+ * issue: no transaction could be made, and every tier would be served that minimum for the
+ * whole epoch.
+ */
 export function parseMinGasUnitPrice(value: unknown): Parsed<bigint> {
   const r = parseWith(gasScheduleSchema, value);
   if (!r.ok) return r;
@@ -197,5 +204,19 @@ export function parseMinGasUnitPrice(value: unknown): Parsed<bigint> {
       issues: [{ path: "data.entries", message: `has no "${MIN_PRICE_KEY}" entry` }],
     };
   const price = parseWith(u64String, entries[i]!.val, ["data", "entries", i, "val"]);
-  return price.ok ? { ok: true, value: BigInt(price.value) } : price;
+  if (!price.ok) return price;
+  const min = BigInt(price.value);
+  const m = entries.findIndex((e) => e.key === MAX_PRICE_KEY);
+  const max = m === -1 ? undefined : parseWith(u64String, entries[m]!.val);
+  if (max?.ok && min > BigInt(max.value))
+    return {
+      ok: false,
+      issues: [
+        {
+          path: `data.entries[${i}].val`,
+          message: `must not exceed ${MAX_PRICE_KEY} (${max.value}) of the same schedule, got ${min}`,
+        },
+      ],
+    };
+  return { ok: true, value: min };
 }
