@@ -395,6 +395,12 @@ describe("retry timing", () => {
     expect(parseRetryAfter("Wed, 21 Oct 2015 07:27:00 GMT", now)).toBe(0);
     expect(parseRetryAfter("-1", now)).toBeUndefined();
     expect(parseRetryAfter("soon", now)).toBeUndefined();
+    // The obsolete forms an HTTP client must read too (RFC 9110), both GMT.
+    expect(parseRetryAfter("Wednesday, 21-Oct-15 07:28:05 GMT", now)).toBe(5000);
+    expect(parseRetryAfter("Wed Oct 21 07:28:07 2015", now)).toBe(7000);
+    // Not HTTP dates, though Date.parse makes dates of them (the year 2099: a 60 s wait).
+    for (const junk of ["junk 2099", "a 99999", "Wed, 21 Oct 2099", "21 Oct 2015 07:28:03 GMT"])
+      expect(parseRetryAfter(junk, now), junk).toBeUndefined();
     expect(parseRetryAfter(null, now)).toBeUndefined();
   });
 });
