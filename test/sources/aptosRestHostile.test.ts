@@ -39,16 +39,22 @@ describe("aptosRest: a node that changes chains", () => {
       route: "transactions",
       times: 1,
     });
+    // Sent twice by a proxy: the same chain, accepted; two different ids are not.
+    node.inject(replace({ headers: { "x-aptos-chain-id": "4, 4" } }), { route: "block", times: 2 });
+    node.inject(replace({ headers: { "x-aptos-chain-id": "4, 5" } }), { route: "block", times: 1 });
     const { source$, events, from } = follow(node, { backfillBlocks: 20 });
     const got = await collect(source$, 20);
     // The right blocks, every one stamped chain 4: none of the refused answers was used.
     expect(asJson(got)).toEqual(expected(node, from(), node.chain.tip));
     const refused = invalidAnswers(events);
-    expect(refused).toHaveLength(4);
+    expect(refused).toHaveLength(5);
     expect(refused.filter((e) => e.issues[0]!.message.startsWith("is 5"))).toHaveLength(3);
     expect(refused[0]!.shortMessage).toMatch(
       /^invalid response from .+\/v1\/blocks\/by_height\/\d+\?with_transactions=true: X-Aptos-Chain-Id: is 5, but the source started on chain 4 \(the URL now leads to another network\)$/,
     );
+    expect(
+      refused.filter((e) => e.issues[0]!.message === 'must be a chain id 0..255 (got "4, 5")'),
+    ).toHaveLength(1);
     expect(refused.find((e) => e.url.includes("/transactions?"))!.issues).toEqual([
       {
         path: "X-Aptos-Chain-Id",

@@ -170,13 +170,18 @@ export async function attemptRequest<T>(
   }
 }
 
-/** Why a `X-Aptos-Chain-Id` header value is refused, or `undefined` when it is fine or absent. */
+/**
+ * Why a `X-Aptos-Chain-Id` header value is refused, or `undefined` when it is fine or absent.
+ * The header sent twice (a proxy adding its own copy) arrives as `4, 4`: the same id repeated
+ * is that id.
+ */
 function otherChain(header: string | null, chainId: number | undefined): string | undefined {
   if (header === null || chainId === undefined) return undefined;
   const text = header.trim();
-  if (!/^\d{1,3}$/.test(text))
+  const ids = text.split(",").map((t) => t.trim());
+  if (!ids.every((t) => /^\d{1,3}$/.test(t)) || new Set(ids.map(Number)).size !== 1)
     return `must be a chain id 0..255 (got ${JSON.stringify(text.slice(0, MAX_ECHO))})`;
-  const id = Number(text);
+  const id = Number(ids[0]);
   return id === chainId
     ? undefined
     : `is ${id}, but the source started on chain ${chainId} (the URL now leads to another network)`;
