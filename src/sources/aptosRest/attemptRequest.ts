@@ -98,12 +98,15 @@ export async function attemptRequest<T>(
   onHeaders?: () => void,
 ): Promise<Attempt<T>> {
   const request = requestSignal(signal, options.timeoutMs);
+  // Whether the status and headers came: a failure after them is the body's.
+  let answered = false;
   try {
     const res = await options.fetch(url, {
       headers: options.headers,
       signal: request.signal,
       redirect: options.followRedirects ? "follow" : "manual",
     });
+    answered = true;
     onHeaders?.();
     if (res.status === 200 || accept.includes(res.status)) {
       const message = otherChain(res.headers.get(CHAIN_ID_HEADER), options.chainId);
@@ -159,12 +162,16 @@ export async function attemptRequest<T>(
         error: new SourceRequestError(url, "timeout", {
           details: `${options.timeoutMs} ms`,
           cause,
+          answered,
         }),
       };
     const reason = (cause as { cause?: { message?: string } }).cause?.message;
     // The node's bytes can reach this text (a parser's quote): no control character goes on.
     const details = escapeControls(reason ?? (cause as Error).message);
-    return { ok: false, error: new SourceRequestError(url, "network", { details, cause }) };
+    return {
+      ok: false,
+      error: new SourceRequestError(url, "network", { details, cause, answered }),
+    };
   } finally {
     request.dispose();
   }

@@ -25,16 +25,27 @@ export class SourceRequestError extends BaseError {
   constructor(
     url: string,
     kind: RequestFailureKind,
-    options: { status?: number; limit?: number; details?: string; cause?: unknown } = {},
+    options: {
+      status?: number;
+      limit?: number;
+      details?: string;
+      cause?: unknown;
+      /** The node's status and headers had come: the body is what failed (`network`, `timeout`). */
+      answered?: boolean;
+    } = {},
   ) {
     const what =
       kind === "http"
         ? `HTTP ${options.status} from ${url}`
         : kind === "timeout"
-          ? `no answer from ${url} within the timeout`
+          ? options.answered
+            ? `the answer from ${url} did not finish within the timeout`
+            : `no answer from ${url} within the timeout`
           : kind === "too_large"
             ? `response from ${url} is larger than the cap of ${options.limit} bytes`
-            : `cannot reach ${url}`;
+            : options.answered
+              ? `the answer from ${url} broke off or could not be decoded`
+              : `cannot reach ${url}`;
     super(what, { details: options.details, cause: options.cause });
     this.url = url;
     this.kind = kind;

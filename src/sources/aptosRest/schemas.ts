@@ -44,7 +44,13 @@ export function parseWith<S extends z.ZodType>(
 }
 
 const ledgerInfoSchema = z.object({
-  chain_id: z.int().min(0).max(255),
+  chain_id: z
+    .int({
+      error: (iss) =>
+        `must be a chain id 0..255 as a JSON number (got ${describeValue(iss.input)})`,
+    })
+    .min(0, "must be a chain id 0..255")
+    .max(255, "must be a chain id 0..255"),
   epoch: u64String,
   ledger_version: u64String,
   oldest_ledger_version: u64String,
