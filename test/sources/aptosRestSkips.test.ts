@@ -1,6 +1,8 @@
+import { firstValueFrom, take, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { InvalidResponseError } from "../../src/sources/aptosRest.js";
-import { followScripted, retries, until } from "./followHelpers.js";
+import { arrivalOf } from "../../src/core/blockArrival.js";
+import { aptosRest, InvalidResponseError } from "../../src/sources/aptosRest.js";
+import { fast, followScripted, retries, until } from "./followHelpers.js";
 import { block, gasSchedule, heightOf, json, ledger } from "./scriptedNode.js";
 
 describe("aptosRest: a 410 with an oldest height nobody made", () => {
@@ -106,5 +108,35 @@ describe("aptosRest: a 410 with an oldest height nobody made", () => {
     } finally {
       sub.unsubscribe();
     }
+  });
+});
+
+describe("aptosRest: block times that go back", () => {
+  it("a block dated before the one before it is not dated for staleness (it arrived when read)", async () => {
+    // The tip's time is 2,000,000 µs; blocks are made at 1,000,000 + height µs, but block 6
+    // says 1970 (1,000 µs): dated by it, it would look about 2 s older than its neighbours.
+    const fetch = async (input: string | URL | Request) => {
+      const url = new URL(String(input));
+      if (url.pathname === "/v1") {
+        const body = (await ledger(10).json()) as Record<string, unknown>;
+        return json(200, { ...body, ledger_timestamp: "2000000" });
+      }
+      const h = heightOf(url);
+      if (h === undefined) return gasSchedule();
+      if (h > 10) return json(404, { error_code: "block_not_found" });
+      const body = (await block(h, 1, 10 * h).json()) as Record<string, unknown>;
+      return json(200, { ...body, block_timestamp: h === 6 ? "1000" : body.block_timestamp });
+    };
+    const got = await firstValueFrom(
+      aptosRest("http://node.invalid", { ...fast, startHeight: 1, fetch }).pipe(
+        take(10),
+        toArray(),
+      ),
+    );
+    expect(got.map((b) => b.height)).toEqual(Array.from({ length: 10 }, (_, i) => BigInt(i + 1)));
+    // Blocks 5 and 7 are dated from their times, 2 µs apart; block 6 is not dated at all.
+    expect(arrivalOf(got[4]!)).toBeDefined();
+    expect(arrivalOf(got[6]!)).toBeDefined();
+    expect(arrivalOf(got[5]!)).toBeUndefined();
   });
 });

@@ -133,6 +133,8 @@ export async function followChain(
   const unavailable = createUnavailableWatch(options.now, onEvent);
   let epoch: bigint | undefined;
   let minPrice: bigint | undefined;
+  // The latest block time emitted: a block dated before it is not dated (see noteArrival below).
+  let lastMade: bigint | undefined;
   const prices = createEpochPrices(client, signal);
   // Epochs (and first versions) of fetched blocks from `next - 1` on: where `h - 1` and `h`
   // differ, an epoch begins at `h` and its gas schedule is read right away.
@@ -310,10 +312,17 @@ export async function followChain(
         const sample = toBlockSample(r.block, r.epoch, { chainId, minGasUnitPrice: minPrice });
         // Staleness counts from when the block was made (see tipClock), so a long backfill is
         // not served as the chain's current price. (A date that is no wall clock time, from a
-        // node's bogus timestamps, is ignored: the block then arrived when it was read.)
+        // node's bogus timestamps, is ignored: the block then arrived when it was read. So is a
+        // date before the previous block's: a chain's block times never go back, and a 1970
+        // timestamp would have made every fresh block look decades stale.)
         const made = sample.timestampUsec;
-        if (made !== undefined && made <= tipClock.timestampUsec)
+        if (
+          made !== undefined &&
+          made <= tipClock.timestampUsec &&
+          (lastMade === undefined || made >= lastMade)
+        )
           noteArrival(sample, tipClock.atMs - Number(tipClock.timestampUsec - made) / 1000);
+        if (made !== undefined && (lastMade === undefined || made > lastMade)) lastMade = made;
         emit(sample);
         emitted = true;
         skippedFrom = undefined;
