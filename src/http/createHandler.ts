@@ -185,7 +185,12 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
     }
   }
 
-  const scrape = metrics === undefined ? undefined : createScrape(metrics, logger, common, error);
+  // The scrape is for Prometheus, not for web pages: no CORS headers, so no page of another
+  // origin can read the process's metrics (whatever corsOrigin allows for the interface).
+  const scrape =
+    metrics === undefined
+      ? undefined
+      : createScrape(metrics, logger, { "X-Content-Type-Options": "nosniff" }, error);
 
   // Without metrics, the handler is `answer` itself: nothing is added to the path of a request.
   const handler = (

@@ -47,6 +47,10 @@ describe("createMetrics with the handler: a known history", () => {
     expect(res.status).toBe(200);
     expect(res.headers["Content-Type"]).toBe("text/plain; version=0.0.4; charset=utf-8");
     expect(res.headers["Cache-Control"]).toBe("no-store");
+    // For Prometheus, not web pages: no CORS header lets another origin's page read it (the
+    // interface's routes carry the default corsOrigin "*").
+    expect(res.headers["Access-Control-Allow-Origin"]).toBeUndefined();
+    expect(get("/v1/estimate_gas_price").headers["Access-Control-Allow-Origin"]).toBe("*");
     const m = parsePrometheusText(text(res));
 
     expect(sampleValue(m, "gasdigest_blocks_total", { outcome: "accepted" })).toBe(50);
