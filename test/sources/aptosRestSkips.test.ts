@@ -5,23 +5,36 @@ import { aptosRest, InvalidResponseError } from "../../src/sources/aptosRest.js"
 import { fast, followScripted, retries, until } from "./followHelpers.js";
 import { block, gasSchedule, heightOf, json, ledger } from "./scriptedNode.js";
 
+/**
+ * A node that has blocks 1-20 (`good`); then (`hostile`) answers 410 above 20 with a ledger info
+ * claiming tip `tip` and oldest height `oldest`; then (`healed`) has blocks 1-30.
+ */
+function prunedOnce(tip: number, oldest: number) {
+  const node = {
+    mode: "good" as "good" | "hostile" | "healed",
+    fetch: async (input: string | URL | Request) => {
+      const url = new URL(String(input));
+      if (url.pathname === "/v1")
+        return node.mode === "hostile"
+          ? ledger(tip, oldest)
+          : ledger(node.mode === "good" ? 20 : 30);
+      const h = heightOf(url);
+      if (h === undefined) return gasSchedule();
+      if (node.mode === "hostile" && h > 20) return json(410, { error_code: "block_pruned" });
+      return h <= (node.mode === "good" ? 20 : 30)
+        ? block(h, 1, 10 * h)
+        : json(404, { error_code: "block_not_found" });
+    },
+  };
+  return node;
+}
+
 describe("aptosRest: a 410 with an oldest height nobody made", () => {
   it("refuses to skip more than 10^6 heights past the highest one known, retries, and goes on", async () => {
     // Blocks 1-20 are read; then for a while the node answers 410 above 20 and its ledger info
     // says block_height = oldest_block_height = 20 + 10^9; then it is good again, with tip 30.
-    let mode: "good" | "hostile" | "healed" = "good";
-    const fetch = async (input: string | URL | Request) => {
-      const url = new URL(String(input));
-      if (url.pathname === "/v1")
-        return mode === "hostile" ? ledger(20 + 1e9, 20 + 1e9) : ledger(mode === "good" ? 20 : 30);
-      const h = heightOf(url);
-      if (h === undefined) return gasSchedule();
-      if (mode === "hostile" && h > 20) return json(410, { error_code: "block_pruned" });
-      return h <= (mode === "good" ? 20 : 30)
-        ? block(h, 1, 10 * h)
-        : json(404, { error_code: "block_not_found" });
-    };
-    const { events, heights, sub } = followScripted(fetch);
+    const node = prunedOnce(20 + 1e9, 20 + 1e9);
+    const { events, heights, sub } = followScripted(node.fetch);
     const refused = () =>
       retries(events).filter(
         (e) =>
@@ -30,12 +43,12 @@ describe("aptosRest: a 410 with an oldest height nobody made", () => {
       );
     try {
       await until(() => expect(heights.length).toBe(20));
-      mode = "hostile";
+      node.mode = "hostile";
       await until(() => expect(refused().length).toBeGreaterThanOrEqual(3));
       expect(refused()[0]!.error.shortMessage).toBe(
         "invalid response from http://node.invalid/v1: oldest_block_height: must be at most 1000020 to skip pruned heights to (the highest height known to exist, plus 1000000 or 1000 a second since it was learnt), got 1000000020: a node cannot have pruned heights not made yet",
       );
-      mode = "healed";
+      node.mode = "healed";
       await until(() => expect(heights.length).toBe(30));
       expect(heights).toEqual(Array.from({ length: 30 }, (_, i) => BigInt(i + 1)));
       expect(events.filter((e) => e.type === "pruned_skip" || e.type === "tip_behind")).toEqual([]);
@@ -47,26 +60,13 @@ describe("aptosRest: a 410 with an oldest height nobody made", () => {
   it("undoes a skip within the bound that the node's next tip disowns, and reads on from where it left", async () => {
     // Blocks 1-20 are read; then, briefly, a 410 above 20 and a ledger info claiming tip and
     // oldest about 999,000 heights ahead (within the 10^6 bound); then the truth, tip 30.
-    let mode: "good" | "hostile" | "healed" = "good";
-    const fetch = async (input: string | URL | Request) => {
-      const url = new URL(String(input));
-      if (url.pathname === "/v1")
-        return mode === "hostile"
-          ? ledger(20 + 999_000, 20 + 998_000)
-          : ledger(mode === "good" ? 20 : 30);
-      const h = heightOf(url);
-      if (h === undefined) return gasSchedule();
-      if (mode === "hostile" && h > 20) return json(410, { error_code: "block_pruned" });
-      return h <= (mode === "good" ? 20 : 30)
-        ? block(h, 1, 10 * h)
-        : json(404, { error_code: "block_not_found" });
-    };
-    const { events, heights, sub } = followScripted(fetch);
+    const node = prunedOnce(20 + 999_000, 20 + 998_000);
+    const { events, heights, sub } = followScripted(node.fetch);
     try {
       await until(() => expect(heights.length).toBe(20));
-      mode = "hostile";
+      node.mode = "hostile";
       await until(() => expect(events.some((e) => e.type === "pruned_skip")).toBe(true));
-      mode = "healed";
+      node.mode = "healed";
       await until(() => expect(heights.length).toBe(30));
       expect(heights).toEqual(Array.from({ length: 30 }, (_, i) => BigInt(i + 1)));
       expect(events.find((e) => e.type === "pruned_skip")).toMatchObject({
