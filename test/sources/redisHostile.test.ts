@@ -8,6 +8,9 @@ import {
   type RedisSinkEvent,
   redisStreamTop,
 } from "../../src/redis.js";
+import { connectRedis } from "../../src/sources/redis/connectRedis.js";
+import { parseRedisUrl } from "../../src/sources/redis/parseRedisUrl.js";
+import { readStreamTop, type StreamTopMemo } from "../../src/sources/redis/redisStreamTop.js";
 import { encodeStreamEntry } from "../../src/sources/redis/streamEntry.js";
 import { runCli } from "../helpers/cli.js";
 import { redisSkipReason, type TestRedis, useSharedRedis } from "../helpers/redisServer.js";
@@ -45,6 +48,28 @@ describe.skipIf(skip)("Redis feed against a stream others write to", () => {
     expect(unreachable).toHaveLength(1);
     expect(describeRedisEvent(unreachable[0]!)).toMatch(/NOPERM|no permissions/i);
     expect(source.got).toEqual([]);
+  });
+
+  it("a top entry read again is decoded once (memo by id and field lengths), a new one decoded anew", async () => {
+    await redis.client.xadd(STREAM, "7-0", "block", `{"x":"${"a".repeat(1_000_000)}"`);
+    const conn = await connectRedis(parseRedisUrl(redis.url), { timeoutMs: 2_000, name: "t" });
+    cleanup.push(() => conn.close());
+    const memo: StreamTopMemo = {};
+    const first = await readStreamTop(conn, STREAM, memo);
+    expect(first).toMatchObject({ id: "7-0", ok: false });
+    // The same entry: the very result, not decoded again; the memo holds no field text.
+    expect(await readStreamTop(conn, STREAM, memo)).toBe(first);
+    expect(JSON.stringify(memo).length).toBeLessThan(2_000);
+    await redis.client.xadd(
+      STREAM,
+      "8-0",
+      ...encodeStreamEntry(parseBlockSample({ height: 8, epoch: 1, gas_unit_prices: [] })),
+    );
+    expect(await readStreamTop(conn, STREAM, memo)).toMatchObject({
+      id: "8-0",
+      ok: true,
+      height: 8n,
+    });
   });
 
   it("rediss:// to a server without TLS: the timeout says the TLS handshake never completed", async () => {

@@ -4,7 +4,7 @@ import { checkStreamKey } from "../../sources/redis/checkStreamKey.js";
 import { connectRedis, type RedisConnection } from "../../sources/redis/connectRedis.js";
 import { createOutageTracker } from "../../sources/redis/createOutageTracker.js";
 import { commandFailure, RedisFeedError } from "../../sources/redis/errors.js";
-import { readStreamTop } from "../../sources/redis/redisStreamTop.js";
+import { readStreamTop, type StreamTopMemo } from "../../sources/redis/redisStreamTop.js";
 import {
   blockField,
   decodeStreamEntry,
@@ -46,6 +46,8 @@ export async function publishBlocks(
   // The newest height Redis acknowledged, and the newest entries, to write again if it loses them.
   const written = createWrittenRing(Math.min(options.keepBlocks, options.retain));
   const lost: LossReport = { to: undefined };
+  // The stream's top as last decoded: a foreign entry read on every retry is decoded once.
+  const topMemo: StreamTopMemo = {};
   // Whether Redis takes XADD ... NOMKSTREAM (6.2 and later); false once it answered a syntax error.
   let noMakeStream = true;
   // Whether this connection wrote to the stream: from then on the stream must be there.
@@ -127,7 +129,7 @@ export async function publishBlocks(
         // (`XADD key * ...`, a time in ms as its id) makes Redis refuse every block; a stream
         // that went past a height without it (a chain reset, an entry written ahead) refuses
         // that height for good.
-        const top = refusedIds.length > 0 ? await readStreamTop(conn, stream) : undefined;
+        const top = refusedIds.length > 0 ? await readStreamTop(conn, stream, topMemo) : undefined;
         if (top && !top.ok)
           throw new RedisFeedError(url, "command", {
             message: `the newest entry ${top.id} of stream ${stream} is not a gasdigest block, and Redis refuses every XADD at or below its id`,

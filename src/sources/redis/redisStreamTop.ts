@@ -55,8 +55,20 @@ export async function redisStreamTop(
 }
 
 /**
+ * The last entry {@link readStreamTop} decoded, to decode it once however often it is read: its
+ * id and its fields' lengths, not the fields (an entry of many megabytes is not held for it). A
+ * stream never takes an id twice (`XADD` needs an id above every one it had), so that is the
+ * same entry short of `XSETID` rewinding the stream and an entry of the same id and lengths.
+ */
+export interface StreamTopMemo {
+  last?: { id: string; lengths: readonly number[]; top: RedisStreamTop };
+}
+
+/**
  * The newest entry of `stream` on an open connection (one `XREVRANGE ... COUNT 1`), decoded:
- * `undefined` when the key is absent or the stream empty.
+ * `undefined` when the key is absent or the stream empty. With `memo`, an entry read again with
+ * the same id and fields is not decoded again (a publisher refused under a foreign entry of many
+ * megabytes reads it on every retry: its transfer is the cost, not a parse each time).
  *
  * @example
  * const top = await readStreamTop(conn, "gasdigest:blocks"); // { id: "520-0", ok: true, height: 520n }
@@ -64,14 +76,25 @@ export async function redisStreamTop(
 export async function readStreamTop(
   conn: RedisConnection,
   stream: string,
+  memo?: StreamTopMemo,
 ): Promise<RedisStreamTop | undefined> {
-  const [top] = await readTopEntries(conn, stream);
-  if (!top) return undefined;
-  const [id, fields] = top;
-  const entry = decodeStreamEntry(id, fields);
-  return entry.ok
-    ? { id, ok: true, height: entry.block.height }
-    : { id, ok: false, issues: entry.issues };
+  const [entry] = await readTopEntries(conn, stream);
+  if (!entry) return undefined;
+  const [id, fields] = entry;
+  const last = memo?.last;
+  if (
+    last !== undefined &&
+    last.id === id &&
+    last.lengths.length === fields.length &&
+    last.lengths.every((n, i) => n === fields[i]!.length)
+  )
+    return last.top;
+  const decoded = decodeStreamEntry(id, fields);
+  const top: RedisStreamTop = decoded.ok
+    ? { id, ok: true, height: decoded.block.height }
+    : { id, ok: false, issues: decoded.issues };
+  if (memo) memo.last = { id, lengths: fields.map((f) => f.length), top };
+  return top;
 }
 
 /**
