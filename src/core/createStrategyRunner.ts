@@ -1,5 +1,6 @@
 import type { BlockSample } from "./blockSample.js";
 import { checkEstimate } from "./checkEstimate.js";
+import { checkPromises } from "./checkPromises.js";
 import type { GasConfig } from "./config.js";
 import { thrownText } from "./describeValue.js";
 import { StrategyError } from "./errors.js";
@@ -89,9 +90,9 @@ export function createStrategyRunner(strategy: Strategy, config: GasConfig): Str
       if (!config.enabled || config.staticOverride)
         return { estimate: r.estimate, failure: undefined, promises: undefined };
       // A strategy that makes promises reports them once per block; one that throws there (or
-      // whose `promises` cannot be read) fails like any other strategy method (the block is
-      // kept, the snapshot carries the failure). The records are copied and frozen: a snapshot
-      // never changes, whatever the strategy does with the objects it returned.
+      // whose records are not sane, see checkPromises) fails like any other strategy method (the
+      // block is kept, the snapshot carries the failure): a bad record must not reach the
+      // metrics (one made every scrape fail) or the backtest's tables.
       try {
         if (!strategy.promises)
           return { estimate: r.estimate, failure: undefined, promises: undefined };
@@ -102,7 +103,16 @@ export function createStrategyRunner(strategy: Strategy, config: GasConfig): Str
             failure: async("report its promises"),
             promises: undefined,
           };
-        return { estimate: r.estimate, failure: undefined, promises: frozenPromises(promises) };
+        const checked = checkPromises(promises);
+        if (!checked.ok)
+          return {
+            estimate: undefined,
+            failure: new StrategyError(`strategy ${name} failed to report its promises`, {
+              details: checked.problem,
+            }),
+            promises: undefined,
+          };
+        return { estimate: r.estimate, failure: undefined, promises: checked.promises };
       } catch (cause) {
         return {
           estimate: undefined,
@@ -112,15 +122,6 @@ export function createStrategyRunner(strategy: Strategy, config: GasConfig): Str
       }
     },
   };
-}
-
-function frozenPromises(
-  promises: Readonly<Record<Tier, PromiseRecord>>,
-): Readonly<Record<Tier, PromiseRecord>> {
-  const out: Partial<Record<Tier, PromiseRecord>> = {};
-  for (const [tier, record] of Object.entries(promises))
-    out[tier as Tier] = Object.freeze({ ...record });
-  return Object.freeze(out) as Readonly<Record<Tier, PromiseRecord>>;
 }
 
 /**

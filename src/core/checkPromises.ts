@@ -1,0 +1,81 @@
+import { describeValue } from "./describeValue.js";
+import { TIERS, type Tier } from "./tiers.js";
+import type { PromiseRecord } from "./types.js";
+
+/** The result of {@link checkPromises}: the records to publish, or what is wrong with them. */
+export type CheckedPromises =
+  | { ok: true; promises: Readonly<Record<Tier, PromiseRecord>> }
+  | { ok: false; problem: string };
+
+const wholeAtLeast = (v: unknown, least: number) =>
+  typeof v === "number" && Number.isSafeInteger(v) && v >= least;
+const share = (v: unknown) => typeof v === "number" && v >= 0 && v <= 1;
+
+/** The first problem of one tier's record, `undefined` when it is a record a reader can trust. */
+function recordProblem(r: Record<string, unknown>): string | undefined {
+  // A BigInt reads like a number in describeValue: say which it is.
+  const shown = (v: unknown) => (typeof v === "bigint" ? `${v}n, a BigInt` : describeValue(v));
+  const bad = (field: string, expected: string) =>
+    `${field}: must be ${expected} (got ${shown(r[field])})`;
+  if (!wholeAtLeast(r.withinBlocks, 1))
+    return bad("withinBlocks", "a whole number of blocks, at least 1");
+  const p = r.probability;
+  if (!(typeof p === "number" && p > 0 && p <= 1))
+    return bad("probability", "a number above 0 and at most 1");
+  if (!wholeAtLeast(r.bids, 0)) return bad("bids", "a whole number, at least 0");
+  if (!wholeAtLeast(r.included, 0) || (r.included as number) > (r.bids as number))
+    return bad("included", `a whole number from 0 to bids (${r.bids})`);
+  if (!(r.rate === null || share(r.rate))) return bad("rate", "null or a number from 0 to 1");
+  if (!wholeAtLeast(r.recentBids, 0) || (r.recentBids as number) > (r.bids as number))
+    return bad("recentBids", `a whole number from 0 to bids (${r.bids})`);
+  if (!(r.recentRate === null || share(r.recentRate)))
+    return bad("recentRate", "null or a number from 0 to 1");
+  return undefined;
+}
+
+/**
+ * Check what a strategy's `promises()` returned before it reaches a snapshot, the metrics and
+ * the backtest: an object with exactly the three tiers, each a {@link PromiseRecord} of sane
+ * values (a count a whole number, a share from 0 to 1, `included` at most `bids`). On success the
+ * records are copies of the known fields, frozen, so a snapshot never changes whatever the
+ * strategy does with the objects it returned. On failure, the first problem, with its path.
+ *
+ * @example
+ * checkPromises({ regular: { withinBlocks: 3, probability: 1.5 } }); // { ok: false, problem: "deprioritized: ..." }
+ */
+export function checkPromises(value: unknown): CheckedPromises {
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    return {
+      ok: false,
+      problem: `must be an object with a record per tier (got ${describeValue(value)})`,
+    };
+  const given = value as Record<string, unknown>;
+  const extra = Object.keys(given).find((k) => !(TIERS as readonly string[]).includes(k));
+  if (extra !== undefined)
+    return { ok: false, problem: `${describeValue(extra)}: not a tier (${TIERS.join(", ")})` };
+  const out: Partial<Record<Tier, PromiseRecord>> = {};
+  for (const tier of TIERS) {
+    const r = given[tier];
+    if (r === undefined) return { ok: false, problem: `${tier}: missing (a record per tier)` };
+    if (typeof r !== "object" || r === null)
+      return {
+        ok: false,
+        problem: `${tier}: must be a promise record (got ${describeValue(r)})`,
+      };
+    const record = r as Record<string, unknown>;
+    const problem = recordProblem(record);
+    if (problem !== undefined) return { ok: false, problem: `${tier}.${problem}` };
+    const { withinBlocks, probability, bids, included, rate, recentBids, recentRate } =
+      record as unknown as PromiseRecord;
+    out[tier] = Object.freeze({
+      withinBlocks,
+      probability,
+      bids,
+      included,
+      rate,
+      recentBids,
+      recentRate,
+    });
+  }
+  return { ok: true, promises: Object.freeze(out) as Readonly<Record<Tier, PromiseRecord>> };
+}

@@ -1,0 +1,99 @@
+// What a strategy's promises() returns is checked before it reaches a snapshot, the metrics and
+// the backtest: a bad record is a strategy failure of that block, named with its path, never a
+// value a reader trips over (one made every metrics scrape fail with a 500).
+import { describe, expect, it } from "vitest";
+import { checkPromises } from "../../src/core/checkPromises.js";
+import { createEngine, createHandler, type Strategy } from "../../src/index.js";
+import { createMetrics } from "../../src/metrics.js";
+import { idleBlock } from "../helpers/blocks.js";
+
+const good = {
+  withinBlocks: 3,
+  probability: 0.95,
+  bids: 10,
+  included: 9,
+  rate: 0.9,
+  recentBids: 10,
+  recentRate: 0.9,
+};
+const all = (r: unknown) => ({ deprioritized: good, regular: r, prioritized: good });
+
+describe("checkPromises", () => {
+  it("names the first problem with its path", () => {
+    const cases: [unknown, string][] = [
+      [42, "must be an object with a record per tier (got 42)"],
+      [{ regular: good, prioritized: good }, "deprioritized: missing (a record per tier)"],
+      [{ ...all(good), bogus: good }, '"bogus": not a tier (deprioritized, regular, prioritized)'],
+      [
+        all({ ...good, probability: "high" }),
+        'regular.probability: must be a number above 0 and at most 1 (got "high")',
+      ],
+      [
+        all({ ...good, probability: Number.POSITIVE_INFINITY }),
+        "regular.probability: must be a number above 0 and at most 1 (got Infinity)",
+      ],
+      [
+        all({ ...good, withinBlocks: 2.5 }),
+        "regular.withinBlocks: must be a whole number of blocks, at least 1 (got 2.5)",
+      ],
+      [all({ ...good, bids: -5 }), "regular.bids: must be a whole number, at least 0 (got -5)"],
+      [
+        all({ ...good, included: 11 }),
+        "regular.included: must be a whole number from 0 to bids (10) (got 11)",
+      ],
+      [all({ ...good, rate: 1.7 }), "regular.rate: must be null or a number from 0 to 1 (got 1.7)"],
+      [
+        all({ ...good, recentRate: Number.NaN }),
+        "regular.recentRate: must be null or a number from 0 to 1 (got NaN)",
+      ],
+      [
+        all({ ...good, bids: 10n }),
+        "regular.bids: must be a whole number, at least 0 (got 10n, a BigInt)",
+      ],
+    ];
+    for (const [value, problem] of cases)
+      expect(checkPromises(value)).toEqual({ ok: false, problem });
+  });
+
+  it("keeps the known fields of sane records, frozen", () => {
+    const r = checkPromises(all({ ...good, note: "extra", rate: null, recentRate: null }));
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.promises.regular).toEqual({ ...good, rate: null, recentRate: null });
+    expect(Object.isFrozen(r.promises.regular)).toBe(true);
+  });
+});
+
+describe("a strategy whose promises() are not sane", () => {
+  it("fails that block like any strategy method; the metrics scrape and the next block are fine", async () => {
+    let bad = true;
+    const strategy = (): Strategy => ({
+      name: "liar",
+      ingest() {},
+      reset() {},
+      estimate: (min) => ({ deprioritized: min, regular: min, prioritized: min }),
+      promises: () => all(bad ? { ...good, probability: "high" } : good) as never,
+    });
+    const engine = createEngine({ strategy });
+    const metrics = createMetrics({ engine, defaultMetrics: false });
+    const handler = createHandler(engine, { metrics, maxStalenessMs: false });
+    engine.ingest(idleBlock(1));
+    const s = engine.snapshot()!;
+    expect(s.estimate).toBeUndefined();
+    expect(s.failure).toMatchObject({
+      name: "StrategyError",
+      shortMessage: "strategy liar failed to report its promises",
+      details: 'regular.probability: must be a number above 0 and at most 1 (got "high")',
+    });
+    expect(s.promises).toBeUndefined();
+    const scrape = await handler.respond({ method: "GET", url: "/metrics", headers: {} });
+    expect(scrape.status).toBe(200);
+    bad = false;
+    engine.ingest(idleBlock(2));
+    expect(engine.snapshot()!.promises?.regular.probability).toBe(0.95);
+    expect(engine.counters()).toMatchObject({ accepted: 2, strategyFailures: 1 });
+    expect((await handler.respond({ method: "GET", url: "/metrics", headers: {} })).status).toBe(
+      200,
+    );
+  });
+});
