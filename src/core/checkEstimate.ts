@@ -59,7 +59,16 @@ export function checkEstimate(
     return { estimate: Object.freeze({ deprioritized: low, regular, prioritized: high }) };
   return {
     failure: new StrategyError(`strategy ${name} returned an estimate that breaks the invariants`, {
-      details: `expected min (${min}) <= deprioritized <= regular <= prioritized <= 2^64-1 as BigInt, got ${describeValue(low)}/${describeValue(regular)}/${describeValue(high)}`,
+      details: `expected min (${min}) <= deprioritized <= regular <= prioritized <= 2^64-1 as BigInt, got ${describeValue(low)}/${describeValue(regular)}/${describeValue(high)}${notBigInt([low, regular, high])}`,
     }),
   };
+}
+
+/** Which tiers are not BigInts (a number prints like one): `" (deprioritized is a number, ...)"`. */
+function notBigInt(values: readonly unknown[]): string {
+  const names = ["deprioritized", "regular", "prioritized"];
+  const wrong = values.flatMap((v, i) =>
+    typeof v === "bigint" ? [] : [`${names[i]} is ${v === null ? "null" : typeof v}`],
+  );
+  return wrong.length > 0 ? ` (${wrong.join(", ")}, not a BigInt)` : "";
 }

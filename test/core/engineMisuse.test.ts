@@ -79,6 +79,17 @@ describe("a strategy's estimate is read inside the guard", () => {
     engine.ingest(idleBlock(1));
     expect(engine.snapshot()!.estimate!.prioritized).toBe(U64_MAX);
   });
+
+  it("an estimate of plain numbers says they are not BigInts (they print alike)", () => {
+    const engine = createEngine({
+      strategy: fixed(() => ({ deprioritized: 100, regular: 200n, prioritized: 300 })),
+    });
+    engine.ingest(idleBlock(1));
+    expect(engine.snapshot()!.failure).toMatchObject({
+      details:
+        "expected min (100) <= deprioritized <= regular <= prioritized <= 2^64-1 as BigInt, got 100/200/300 (deprioritized is number, prioritized is number, not a BigInt)",
+    });
+  });
 });
 
 /**
