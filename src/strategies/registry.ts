@@ -43,6 +43,8 @@ const makers = new Map<string, StrategyMaker>([
 ]);
 /** The names gasdigest ships: not to be replaced (the CLI and config files name them). */
 const BUILT_IN: ReadonlySet<string> = new Set(makers.keys());
+/** The built-in names in lower case: "AIP34" would read as aip34 to anyone, so it is refused too. */
+const BUILT_IN_LOWER: ReadonlySet<string> = new Set([...BUILT_IN].map((n) => n.toLowerCase()));
 
 /** Run `make`, reporting invalid options under the config file block they came from. */
 function underBlock<T>(block: string, make: () => T): T {
@@ -62,6 +64,13 @@ export function strategyNames(): string[] {
 }
 
 /**
+ * What a registered name may be: no control character, comma, space or path (a `--strategies`
+ * list splits on commas, and a name with `/` or starting with `.` is read as a module file), and
+ * short enough for every message that lists the known names.
+ */
+const STRATEGY_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/**
  * Make a strategy known to {@link resolveStrategy} in this process (the CLI runs in its own
  * process: name a module file there, see docs/strategies.md); a name given again replaces the
  * earlier maker. The built-in names cannot be taken.
@@ -74,20 +83,20 @@ export function strategyNames(): string[] {
  */
 export function registerStrategy(name: string, maker: StrategyMaker): void {
   const issues = [];
-  if (typeof name !== "string" || name === "")
+  if (typeof name !== "string" || !STRATEGY_NAME.test(name))
     issues.push({
       path: "name",
-      message: `must be a non-empty string (got ${describeValue(name)})`,
+      message: `must be a name of 1 to 64 letters, digits, "-", "_" or "." starting with a letter or digit, as it is written in a --strategies list and in messages (got ${describeValue(name)})`,
     });
   if (typeof maker !== "function")
     issues.push({
       path: "maker",
       message: `must be a function (settings) => strategy factory (got ${describeValue(maker)})`,
     });
-  else if (BUILT_IN.has(name))
+  else if (typeof name === "string" && BUILT_IN_LOWER.has(name.toLowerCase()))
     issues.push({
       path: "name",
-      message: `"${name}" is a built-in strategy, which --strategy ${name} must keep meaning; register yours under another name`,
+      message: `"${name}" is a built-in strategy's name (in any case), which --strategy ${name.toLowerCase()} must keep meaning; register yours under another name`,
     });
   if (issues.length > 0) throw new InvalidArgumentError(issues);
   makers.set(name, maker);

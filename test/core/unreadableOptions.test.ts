@@ -180,12 +180,23 @@ describe("every entry that takes options names a field that cannot be read", () 
 
 describe("the other public entries name what is wrong with their arguments", () => {
   it("registerStrategy refuses a name that is not a string and a maker that is not a function", async () => {
+    const NAME_RULE =
+      'must be a name of 1 to 64 letters, digits, "-", "_" or "." starting with a letter or digit, as it is written in a --strategies list and in messages';
     expect((await thrown(() => registerStrategy("" as never, 5 as never))).message).toBe(
-      'invalid argument: name: must be a non-empty string (got ""); maker: must be a function (settings) => strategy factory (got 5)',
+      `invalid argument: name: ${NAME_RULE} (got ""); maker: must be a function (settings) => strategy factory (got 5)`,
     );
-    // A built-in name is not for the taking: --strategy aip34 keeps meaning the reference.
+    // Names a --strategies list or a message could not carry: control characters, commas,
+    // spaces, paths (read as module files), and any length.
+    for (const name of ["\u001b[31mred", "a,b", " ", "./mine.js", "x/y", ".hidden", "x".repeat(65)])
+      expect((await thrown(() => registerStrategy(name, () => aip34()))).message, name).toContain(
+        `name: ${NAME_RULE} (got `,
+      );
+    // A built-in name is not for the taking, in any case: --strategy aip34 keeps meaning the reference.
     expect((await thrown(() => registerStrategy("aip34", () => aip34()))).message).toBe(
-      'invalid argument: name: "aip34" is a built-in strategy, which --strategy aip34 must keep meaning; register yours under another name',
+      'invalid argument: name: "aip34" is a built-in strategy\'s name (in any case), which --strategy aip34 must keep meaning; register yours under another name',
+    );
+    expect((await thrown(() => registerStrategy("AIP34", () => aip34()))).message).toContain(
+      "built-in strategy's name (in any case), which --strategy aip34",
     );
     // Nothing was registered: resolving still names the known strategies.
     expect((await thrown(() => resolveStrategy(undefined as never))).message).toMatch(
