@@ -2,7 +2,7 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { GasConfig } from "../core/config.js";
-import { describeValue } from "../core/describeValue.js";
+import { describeValue, oneLine } from "../core/describeValue.js";
 import { BaseError } from "../core/errors.js";
 import { isPromiseResult } from "../core/promiseResult.js";
 import { builderName } from "../core/strategyBuilder.js";
@@ -51,7 +51,15 @@ export async function loadStrategyModule(
     throw unusable(path, `it does not load: ${thrown(e)}`);
   }
   const factory = mod.default;
-  if (factory === undefined) throw unusable(path, "it has no default export");
+  if (factory === undefined) {
+    const named = Object.keys(mod).slice(0, 5);
+    throw unusable(
+      path,
+      named.length > 0
+        ? `it has no default export (it exports ${named.map((n) => oneLine(n, 64)).join(", ")}: export default the factory, e.g. export default ${oneLine(named[0]!, 64)})`
+        : "it has no default export",
+    );
+  }
   const builder = builderName(factory);
   if (builder)
     throw unusable(
@@ -99,7 +107,10 @@ export async function loadStrategyModule(
   return checked as StrategyFactory;
 }
 
-/** What was thrown, as text: an Error's message, or the value itself (`throw "no"`). */
+/**
+ * What was thrown, as text: an Error's message (on one line, control characters escaped, cut to
+ * 200 characters), or the value itself (`throw "no"`).
+ */
 function thrown(e: unknown): string {
-  return e instanceof Error ? e.message : describeValue(e);
+  return e instanceof Error ? oneLine(String(e.message)) : describeValue(e);
 }

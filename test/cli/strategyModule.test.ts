@@ -59,7 +59,16 @@ describe("your own strategy from the command line", () => {
     [
       "no default export",
       () => module("named.mjs", "export const s = 1;\n"),
-      "it has no default export",
+      "it has no default export (it exports s: export default the factory, e.g. export default s)",
+    ],
+    [
+      "a factory whose error is long and on several lines",
+      () =>
+        module(
+          "long.mjs",
+          "export default () => { throw new Error('first\\n' + 'z'.repeat(5000)); };\n",
+        ),
+      `its factory threw: first ${"z".repeat(194)}… (5006 characters)`,
     ],
     [
       "a default export that is not a function",
