@@ -1,4 +1,4 @@
-import { describeValue } from "../core/describeValue.js";
+import { describeValue, oneLine } from "../core/describeValue.js";
 import { BaseError, InvalidArgumentError, InvalidConfigError } from "../core/errors.js";
 import type { StrategyFactory } from "../core/types.js";
 import { aip34 } from "./aip34.js";
@@ -116,7 +116,29 @@ export function resolveStrategy(name: string, settings: StrategySettings = {}): 
       details: `known strategies: ${strategyNames().join(", ")}`,
     });
   checkSettings(settings);
-  return maker(settings);
+  if (BUILT_IN.has(name)) return maker(settings);
+  // A registered maker is the caller's code: what it throws, or returns that is no factory, is
+  // named with the strategy's block, as a built-in's invalid options are.
+  let factory: unknown;
+  try {
+    factory = maker(settings);
+  } catch (cause) {
+    if (cause instanceof InvalidConfigError) throw cause;
+    throw new InvalidConfigError([
+      {
+        path: name,
+        message: `the maker of strategy "${name}" threw: ${cause instanceof Error ? oneLine(String(cause.message)) : describeValue(cause)}`,
+      },
+    ]);
+  }
+  if (typeof factory !== "function")
+    throw new InvalidConfigError([
+      {
+        path: name,
+        message: `the maker of strategy "${name}" must return a strategy factory such as aip34() (got ${describeValue(factory)})`,
+      },
+    ]);
+  return factory as StrategyFactory;
 }
 
 /**

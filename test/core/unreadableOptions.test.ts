@@ -223,6 +223,27 @@ describe("the other public entries name what is wrong with their arguments", () 
     expect(typeof resolveStrategy("floor-test", { "floor-test": { multiplier: 2 } } as never)).toBe(
       "function",
     );
+    // A registered maker's failures are named with its block, as a built-in's invalid options.
+    registerStrategy("throws-test", (s) => {
+      const k = ((s as Record<string, unknown>)["throws-test"] as { k: number }).k;
+      return lastBlock({ multiplier: k.toFixed(0) as never });
+    });
+    expect(
+      (await thrown(() => resolveStrategy("throws-test", { "throws-test": { k: "x" } } as never)))
+        .message,
+    ).toMatch(/^invalid configuration: throws-test: the maker of strategy "throws-test" threw: /);
+    registerStrategy("five-test", () => 5 as never);
+    expect((await thrown(() => resolveStrategy("five-test"))).message).toBe(
+      'invalid configuration: five-test: the maker of strategy "five-test" must return a strategy factory such as aip34() (got 5)',
+    );
+    // An invalid option of a built-in inside a registered maker keeps its own path.
+    expect(
+      (
+        await thrown(() =>
+          resolveStrategy("floor-test", { "floor-test": { multiplier: -1 } } as never),
+        )
+      ).message,
+    ).toContain("multiplier");
   });
 
   it("createOpenApiDocument applies the handler's rules to basePath and headerPrefix, and refuses other keys", async () => {
