@@ -2,7 +2,7 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { GasConfig } from "../core/config.js";
-import { describeValue, oneLine } from "../core/describeValue.js";
+import { describeValue, oneLine, thrownMessage as thrown } from "../core/describeValue.js";
 import { BaseError } from "../core/errors.js";
 import { isPromiseResult } from "../core/promiseResult.js";
 import { builderName } from "../core/strategyBuilder.js";
@@ -105,12 +105,4 @@ export async function loadStrategyModule(
   };
   checked(config);
   return checked as StrategyFactory;
-}
-
-/**
- * What was thrown, as text: an Error's message (on one line, control characters escaped, cut to
- * 200 characters), or the value itself (`throw "no"`).
- */
-function thrown(e: unknown): string {
-  return e instanceof Error ? oneLine(String(e.message)) : describeValue(e);
 }

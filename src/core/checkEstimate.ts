@@ -1,6 +1,7 @@
 import { describeValue, thrownText } from "./describeValue.js";
 import { StrategyError } from "./errors.js";
 import { isPromiseResult, PROMISE_RESULT_DETAILS } from "./promiseResult.js";
+import { TIERS } from "./tiers.js";
 import type { GasEstimate, Strategy } from "./types.js";
 import { U64_MAX } from "./u64.js";
 
@@ -64,11 +65,10 @@ export function checkEstimate(
   };
 }
 
-/** Which tiers are not BigInts (a number prints like one): `" (deprioritized is a number, ...)"`. */
+/** Which tiers are not BigInts (a number prints like one): `" (deprioritized is number, ..., not a BigInt)"`. */
 function notBigInt(values: readonly unknown[]): string {
-  const names = ["deprioritized", "regular", "prioritized"];
   const wrong = values.flatMap((v, i) =>
-    typeof v === "bigint" ? [] : [`${names[i]} is ${v === null ? "null" : typeof v}`],
+    typeof v === "bigint" ? [] : [`${TIERS[i]} is ${v === null ? "null" : typeof v}`],
   );
   return wrong.length > 0 ? ` (${wrong.join(", ")}, not a BigInt)` : "";
 }

@@ -115,3 +115,19 @@ export function thrownText(value: unknown): string {
     return `a thrown ${value === null ? "null" : typeof value} that cannot be shown as text`;
   }
 }
+
+/**
+ * What was thrown, for a message of one line: an Error's message flattened by {@link oneLine}
+ * (control characters escaped, cut to 200 characters), any other value described (`throw "no"`
+ * reads `"no"`). Never throws, whatever the value's getters do.
+ *
+ * @example
+ * thrownMessage(new Error("boom\nagain")); // "boom again"
+ */
+export function thrownMessage(value: unknown): string {
+  try {
+    return value instanceof Error ? oneLine(String(value.message)) : describeValue(value);
+  } catch {
+    return thrownText(value);
+  }
+}

@@ -49,7 +49,9 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
     ]);
   const o = parseHandlerOptions(options);
   const { basePath: bp, logger } = o;
-  const common: Record<string, string> = { "X-Content-Type-Options": "nosniff" };
+  // Every answer's headers; the interface's also carry CORS (the metrics scrape does not).
+  const plain = Object.freeze({ "X-Content-Type-Options": "nosniff" });
+  const common: Record<string, string> = { ...plain };
   if (o.corsOrigin !== false) {
     common["Access-Control-Allow-Origin"] = o.corsOrigin;
     common["Access-Control-Expose-Headers"] = CHAIN_STATE_HEADERS.map(
@@ -187,10 +189,7 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
 
   // The scrape is for Prometheus, not for web pages: no CORS headers, so no page of another
   // origin can read the process's metrics (whatever corsOrigin allows for the interface).
-  const scrape =
-    metrics === undefined
-      ? undefined
-      : createScrape(metrics, logger, { "X-Content-Type-Options": "nosniff" }, error);
+  const scrape = metrics === undefined ? undefined : createScrape(metrics, logger, plain, error);
 
   // Without metrics, the handler is `answer` itself: nothing is added to the path of a request.
   const handler = (

@@ -1,4 +1,4 @@
-import { describeValue, oneLine } from "../core/describeValue.js";
+import { describeValue, thrownMessage } from "../core/describeValue.js";
 import { BaseError, InvalidArgumentError, InvalidConfigError } from "../core/errors.js";
 import type { StrategyFactory } from "../core/types.js";
 import { aip34 } from "./aip34.js";
@@ -127,7 +127,7 @@ export function resolveStrategy(name: string, settings: StrategySettings = {}): 
     throw new InvalidConfigError([
       {
         path: name,
-        message: `the maker of strategy "${name}" threw: ${cause instanceof Error ? oneLine(String(cause.message)) : describeValue(cause)}`,
+        message: `the maker of strategy "${name}" threw: ${thrownMessage(cause)}`,
       },
     ]);
   }

@@ -24,15 +24,15 @@ export function backoffDelay(attempt: number, options: BackoffOptions): number {
 }
 
 const SECONDS = /^\s*(\d+)\s*$/;
+const DAY = "(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)";
+const MONTH = "(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)";
+const TIME = "\\d{2}:\\d{2}:\\d{2}";
 /**
  * The three forms of an HTTP date (RFC 9110, 5.6.7): IMF-fixdate (`Sun, 06 Nov 1994 08:49:37
  * GMT`), the obsolete RFC 850 form (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime (`Sun Nov  6
  * 08:49:37 1994`). Anything else is not a date, whatever `Date.parse` would make of it (it reads
  * `junk 2099` as the year 2099).
  */
-const DAY = "(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)";
-const MONTH = "(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)";
-const TIME = "\\d{2}:\\d{2}:\\d{2}";
 const HTTP_DATE = new RegExp(
   `^\\s*(?:${DAY}, \\d{2} ${MONTH} \\d{4} ${TIME} GMT|(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), \\d{2}-${MONTH}-\\d{2} ${TIME} GMT|${DAY} ${MONTH} [ \\d]\\d ${TIME} \\d{4})\\s*$`,
 );

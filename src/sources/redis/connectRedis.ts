@@ -158,7 +158,7 @@ export async function connectRedis(
 const TIMEOUT = Symbol("timeout");
 
 /** Why a `rediss://` connection that never completes is most likely stuck. */
-export const TLS_TIMEOUT_HINT =
+const TLS_TIMEOUT_HINT =
   "no TLS handshake completed: rediss:// connects with TLS, so a server without TLS on that port never answers (use redis:// for a plain server; a private CA is trusted with NODE_EXTRA_CA_CERTS)";
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
