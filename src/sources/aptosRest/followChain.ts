@@ -1,8 +1,8 @@
 import { setMaxListeners } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
-import { noteArrival } from "../../core/blockArrival.js";
 import type { BlockSample } from "../../core/blockSample.js";
 import { createBlockBudget } from "./createBlockBudget.js";
+import { createBlockDating } from "./createBlockDating.js";
 import { createEpochPrices } from "./createEpochPrices.js";
 import { createNodeClient } from "./createNodeClient.js";
 import { createUnavailableWatch } from "./createUnavailableWatch.js";
@@ -54,15 +54,9 @@ export async function followChain(
   // seen, which background reads raise meanwhile (the window extends up to it).
   let tip = info.blockHeight;
   let known = tip;
-  // The newest ledger info's tip timestamp, and when it was read (local wall clock, ms). A
-  // block made no later than that tip is dated by how long before it (in chain time) it was
-  // made, counted back from that read (the tip itself: the read). So a block read behind the
-  // tip (a backfill, a catch-up, a reader fallen behind) is as old as it is, whatever the offset
-  // between the local and chain clocks; a block made after that tip is dated by its own read.
-  let tipClock = { timestampUsec: info.timestampUsec, atMs: options.now() };
-  const readTip = (i: LedgerInfo) => {
-    tipClock = { timestampUsec: i.timestampUsec, atMs: options.now() };
-  };
+  // When each block was made, from the newest tip read (staleness counts from then).
+  const dating = createBlockDating(options.now, info);
+  const readTip = dating.readTip;
   let next = startHeight(info, options);
   // The highest height known to exist: the tip at start, then any block the node answered, and
   // when it was learnt. A skip past a 410 goes at most skipLimit above it (a ledger info can say
@@ -133,8 +127,6 @@ export async function followChain(
   const unavailable = createUnavailableWatch(options.now, onEvent);
   let epoch: bigint | undefined;
   let minPrice: bigint | undefined;
-  // The latest block time emitted: a block dated before it is not dated (see noteArrival below).
-  let lastMade: bigint | undefined;
   const prices = createEpochPrices(client, signal);
   // Epochs (and first versions) of fetched blocks from `next - 1` on: where `h - 1` and `h`
   // differ, an epoch begins at `h` and its gas schedule is read right away.
@@ -310,19 +302,7 @@ export async function followChain(
           minPrice = value;
         }
         const sample = toBlockSample(r.block, r.epoch, { chainId, minGasUnitPrice: minPrice });
-        // Staleness counts from when the block was made (see tipClock), so a long backfill is
-        // not served as the chain's current price. (A date that is no wall clock time, from a
-        // node's bogus timestamps, is ignored: the block then arrived when it was read. So is a
-        // date before the previous block's: a chain's block times never go back, and a 1970
-        // timestamp would have made every fresh block look decades stale.)
-        const made = sample.timestampUsec;
-        if (
-          made !== undefined &&
-          made <= tipClock.timestampUsec &&
-          (lastMade === undefined || made >= lastMade)
-        )
-          noteArrival(sample, tipClock.atMs - Number(tipClock.timestampUsec - made) / 1000);
-        if (made !== undefined && (lastMade === undefined || made > lastMade)) lastMade = made;
+        dating.date(sample);
         emit(sample);
         emitted = true;
         skippedFrom = undefined;
