@@ -30,13 +30,29 @@ function recordProblem(r: Record<string, unknown>): string | undefined {
     return bad("recentBids", `a whole number from 0 to bids (${r.bids})`);
   if (!(r.recentRate === null || share(r.recentRate)))
     return bad("recentRate", "null or a number from 0 to 1");
+  if (
+    r.includedAtMinimum !== undefined &&
+    (!wholeAtLeast(r.includedAtMinimum, 0) ||
+      (r.includedAtMinimum as number) > (r.included as number))
+  )
+    return bad("includedAtMinimum", `absent or a whole number from 0 to included (${r.included})`);
+  if (
+    r.recentIncludedAtMinimum !== undefined &&
+    (!wholeAtLeast(r.recentIncludedAtMinimum, 0) ||
+      (r.recentIncludedAtMinimum as number) > (r.recentBids as number))
+  )
+    return bad(
+      "recentIncludedAtMinimum",
+      `absent or a whole number from 0 to recentBids (${r.recentBids})`,
+    );
   return undefined;
 }
 
 /**
  * Check what a strategy's `promises()` returned before it reaches a snapshot, the metrics and
  * the backtest: an object with exactly the three tiers, each a {@link PromiseRecord} of sane
- * values (a count a whole number, a share from 0 to 1, `included` at most `bids`). On success the
+ * values (a count a whole number, a share from 0 to 1, `included` at most `bids`, the optional
+ * counts at the minimum at most `included` and `recentBids`). On success the
  * records are copies of the known fields, frozen, so a snapshot never changes whatever the
  * strategy does with the objects it returned. On failure, the first problem, with its path.
  *
@@ -65,8 +81,17 @@ export function checkPromises(value: unknown): CheckedPromises {
     const record = r as Record<string, unknown>;
     const problem = recordProblem(record);
     if (problem !== undefined) return { ok: false, problem: `${tier}.${problem}` };
-    const { withinBlocks, probability, bids, included, rate, recentBids, recentRate } =
-      record as unknown as PromiseRecord;
+    const {
+      withinBlocks,
+      probability,
+      bids,
+      included,
+      rate,
+      recentBids,
+      recentRate,
+      includedAtMinimum,
+      recentIncludedAtMinimum,
+    } = record as unknown as PromiseRecord;
     out[tier] = Object.freeze({
       withinBlocks,
       probability,
@@ -75,6 +100,8 @@ export function checkPromises(value: unknown): CheckedPromises {
       rate,
       recentBids,
       recentRate,
+      ...(includedAtMinimum === undefined ? {} : { includedAtMinimum }),
+      ...(recentIncludedAtMinimum === undefined ? {} : { recentIncludedAtMinimum }),
     });
   }
   return { ok: true, promises: Object.freeze(out) as Readonly<Record<Tier, PromiseRecord>> };

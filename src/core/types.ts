@@ -62,13 +62,16 @@ export interface Snapshot {
 export interface TierPromise {
   /** Blocks the bid may wait, counting the first block it could enter. */
   readonly withinBlocks: number;
-  /** Share of bids that must get in within `withinBlocks` blocks (0..1). */
+  /** Share of bids that must get in within `withinBlocks` blocks (above 0, at most 1; `calibrated` takes below 1). */
   readonly probability: number;
 }
 
 /** A tier's promise and how its own bids fared against it, as a strategy observed them. */
 export interface PromiseRecord extends TierPromise {
-  /** Bids whose outcome is known (made at least `withinBlocks` blocks ago, plus the skipped block). */
+  /**
+   * Bids whose outcome is known (made at least `withinBlocks` blocks ago, plus the skipped block).
+   * `calibrated` drops the bids still waiting at an epoch change: they are never counted.
+   */
   readonly bids: number;
   /** Of those, the bids that got in within `withinBlocks` blocks. */
   readonly included: number;
@@ -78,6 +81,15 @@ export interface PromiseRecord extends TierPromise {
   readonly recentBids: number;
   /** Inclusion rate over those recent outcomes; `null` before the first outcome. */
   readonly recentRate: number | null;
+  /**
+   * Optional: of `included`, the bids served at the minimum price in force (inclusion that cost
+   * nothing: no lower bid was possible). The rate where the price was a choice is
+   * `(included - includedAtMinimum) / (bids - includedAtMinimum)`, what the backtest reports as
+   * `achievedAboveMinimum`. `calibrated` fills it.
+   */
+  readonly includedAtMinimum?: number;
+  /** Optional: the same among the recent outcomes (at most `recentBids`). `calibrated` fills it. */
+  readonly recentIncludedAtMinimum?: number;
 }
 
 /**

@@ -1,9 +1,10 @@
 import { Counter, Gauge, type Registry } from "prom-client";
-import { TIERS, type Tier } from "../core/tiers.js";
-import type { PromiseRecord, Snapshot } from "../core/types.js";
+import { TIERS } from "../core/tiers.js";
+import type { Snapshot } from "../core/types.js";
 import { VERSION } from "../core/version.js";
 
 import type { MetricsEngine } from "./options.js";
+import { registerPromiseMetrics } from "./registerPromiseMetrics.js";
 
 /**
  * The engine's metrics, every one computed when Prometheus scrapes (prom-client `collect`
@@ -15,9 +16,7 @@ import type { MetricsEngine } from "./options.js";
  * - `gasdigest_block_height`, `gasdigest_block_age_seconds` (since it arrived),
  *   `gasdigest_block_timestamp_seconds` (its chain time);
  * - `gasdigest_estimate_gas_unit_price{tier}`, `gasdigest_min_gas_unit_price`;
- * - for strategies with promises: `gasdigest_promise_probability{tier}`,
- *   `gasdigest_promise_within_blocks{tier}`, `gasdigest_promise_bids_total{tier}`,
- *   `gasdigest_promise_included_total{tier}`, `gasdigest_promise_inclusion_ratio{tier,window}`;
+ * - for strategies with promises, `gasdigest_promise_*` ({@link registerPromiseMetrics});
  * - `gasdigest_info{version,strategy}`.
  *
  * @example
@@ -93,13 +92,13 @@ export function registerEngineMetrics(
   );
   newest(
     "min_gas_unit_price",
-    "Minimum gas unit price in force (the newest block's, else the configured one), in octas.",
+    "Minimum gas unit price in force (the newest block's, else the configured one), in the chain's price unit (octas on Aptos).",
     (s) => Number(s.minGasUnitPrice),
   );
 
   new Gauge({
     name: name("estimate_gas_unit_price"),
-    help: "The estimate served for each tier (deprioritized, regular, prioritized), in octas per gas unit; absent while the strategy fails.",
+    help: "The estimate served for each tier (deprioritized, regular, prioritized), in the chain's price unit per gas unit (octas on Aptos); absent while the strategy fails.",
     labelNames: ["tier"],
     registers,
     collect() {
@@ -109,77 +108,7 @@ export function registerEngineMetrics(
     },
   });
 
-  const promises = (): Readonly<Record<Tier, PromiseRecord>> | undefined =>
-    engine.snapshot()?.promises;
-  // A value of each tier's promise record: a gauge, or a counter (set to the engine's total).
-  const perTier = (
-    kind: "gauge" | "counter",
-    suffix: string,
-    help: string,
-    read: (p: PromiseRecord) => number,
-  ) => {
-    const config = { name: name(suffix), help, labelNames: ["tier"] as const, registers };
-    const each = (write: (tier: Tier, value: number) => void) => {
-      const p = promises();
-      if (p !== undefined) for (const tier of TIERS) write(tier, read(p[tier]));
-    };
-    if (kind === "gauge")
-      new Gauge({
-        ...config,
-        collect() {
-          this.reset();
-          each((tier, value) => this.set({ tier }, value));
-        },
-      });
-    else
-      new Counter({
-        ...config,
-        collect() {
-          this.reset();
-          each((tier, value) => this.inc({ tier }, value));
-        },
-      });
-  };
-  perTier(
-    "gauge",
-    "promise_probability",
-    "Strategies with promises (calibrated): the share of bids at the tier's estimate promised to get in within promise_within_blocks blocks.",
-    (p) => p.probability,
-  );
-  perTier(
-    "gauge",
-    "promise_within_blocks",
-    "Strategies with promises (calibrated): the blocks a bid at the tier's estimate may wait.",
-    (p) => p.withinBlocks,
-  );
-  perTier(
-    "counter",
-    "promise_bids_total",
-    "Strategies with promises (calibrated): bids at the tier's estimate whose outcome is known.",
-    (p) => p.bids,
-  );
-  perTier(
-    "counter",
-    "promise_included_total",
-    "Strategies with promises (calibrated): of those bids, the ones that got in within promise_within_blocks blocks.",
-    (p) => p.included,
-  );
-  new Gauge({
-    name: name("promise_inclusion_ratio"),
-    help: 'Strategies with promises (calibrated): observed share of the tier\'s bids that got in within promise_within_blocks blocks; window="all" since start, "recent" over the latest outcomes (at most 1000). Absent before the first outcome.',
-    labelNames: ["tier", "window"],
-    registers,
-    collect() {
-      this.reset();
-      const p = promises();
-      if (p === undefined) return;
-      for (const tier of TIERS) {
-        const { rate, recentRate } = p[tier];
-        if (rate !== null) this.set({ tier, window: "all" }, rate);
-        if (recentRate !== null) this.set({ tier, window: "recent" }, recentRate);
-      }
-    },
-  });
+  registerPromiseMetrics(registers, name, () => engine.snapshot()?.promises);
 
   new Gauge({
     name: name("info"),

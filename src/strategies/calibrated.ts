@@ -168,7 +168,7 @@ function createCalibrated(settings: CalibratedConfig, config: GasConfig): Strate
       if (!tierBids) {
         // Served all the same (the first block of an epoch is held back): the record counts it.
         const m = settings.roundToBuckets ? bucketAtOrAbove(min, config.buckets) : min;
-        if (!servedEmpty) for (const l of learners) l.servedWithoutBid(m);
+        if (!servedEmpty) for (const l of learners) l.servedWithoutBid(m, min);
         servedEmpty = true;
         return { deprioritized: m, regular: m, prioritized: m };
       }

@@ -12,6 +12,7 @@ import {
   BlockOrderError,
   type BlockSample,
   type BlockSampleInput,
+  createEngine,
   InvalidBlockSampleError,
   InvalidConfigError,
   parseBlockSample,
@@ -387,5 +388,14 @@ describe("createTierScore: inclusion where the price was a choice", () => {
     expect(p.achieved).not.toBeNull();
     expect(p.achievedAboveMinimum).not.toBeNull();
     expect(p.achievedAboveMinimum!).toBeLessThan(p.achieved!);
+    // What an operator sees live (the engine's record, the metrics) says the same: the backtest
+    // scores the bids whose 10 blocks are known, the record every bid settled in its horizon.
+    const engine = createEngine({ strategy: calibrated() });
+    for (const b of history(prices)) engine.ingest(b);
+    const live = engine.snapshot()!.promises!.regular;
+    const free = live.includedAtMinimum!;
+    expect(free).toBeGreaterThan(150);
+    expect(live.included / live.bids).toBeCloseTo(p.achieved!, 2);
+    expect((live.included - free) / (live.bids - free)).toBeCloseTo(p.achievedAboveMinimum!, 2);
   });
 });

@@ -196,7 +196,7 @@ describe("gasdigest replay", () => {
     ]);
     expect(blocks).toMatchObject({ code: 1, stdout: "" });
     expect(blocks.stderr).toBe(
-      "gasdigest replay: invalid configuration:\n  lowBlockHistory: must be at least 1\n  calibrated.tiers.regular.probability: must be a probability between 0 and 1, got 2\n  geth.nope: unknown field\n",
+      "gasdigest replay: invalid configuration:\n  lowBlockHistory: must be at least 1\n  calibrated.tiers.regular.probability: must be a probability above 0 and below 1, got 2\n  geth.nope: unknown field\n",
     );
     const strategy = await runCli([
       "replay",

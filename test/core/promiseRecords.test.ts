@@ -47,6 +47,14 @@ describe("checkPromises", () => {
         "regular.recentRate: must be null or a number from 0 to 1 (got NaN)",
       ],
       [
+        all({ ...good, includedAtMinimum: 10 }),
+        "regular.includedAtMinimum: must be absent or a whole number from 0 to included (9) (got 10)",
+      ],
+      [
+        all({ ...good, recentIncludedAtMinimum: -1 }),
+        "regular.recentIncludedAtMinimum: must be absent or a whole number from 0 to recentBids (10) (got -1)",
+      ],
+      [
         all({ ...good, bids: 10n }),
         "regular.bids: must be a whole number, at least 0 (got 10n, a BigInt)",
       ],
@@ -61,6 +69,11 @@ describe("checkPromises", () => {
     if (!r.ok) return;
     expect(r.promises.regular).toEqual({ ...good, rate: null, recentRate: null });
     expect(Object.isFrozen(r.promises.regular)).toBe(true);
+    // The optional counts at the minimum are kept when given, and not made up when not.
+    expect(r.promises.regular).not.toHaveProperty("includedAtMinimum");
+    const counted = { ...good, includedAtMinimum: 4, recentIncludedAtMinimum: 4 };
+    const withCounts = checkPromises(all(counted));
+    expect(withCounts.ok && withCounts.promises.regular).toEqual(counted);
   });
 });
 

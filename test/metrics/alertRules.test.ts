@@ -7,7 +7,7 @@ import { parse } from "yaml";
 import { createEngine } from "../../src/core/createEngine.js";
 import { createMetrics } from "../../src/metrics.js";
 import { calibrated } from "../../src/strategies/calibrated.js";
-import { block } from "../helpers/blocks.js";
+import { block, fullBlock } from "../helpers/blocks.js";
 import { parsePrometheusText } from "./parsePrometheusText.js";
 
 const doc = readFileSync(join(import.meta.dirname, "../../docs/operations.md"), "utf8");
@@ -26,8 +26,10 @@ async function exposed() {
 
 /** The label names each exposed family's samples carry (`le` of histograms included). */
 async function exposedLabels() {
+  // Quiet blocks, then busy ones: enough bids above the minimum for every promise series.
   const engine = createEngine({ strategy: calibrated() });
   for (let h = 1; h <= 30; h++) engine.ingest(block(h));
+  for (let h = 31; h <= 180; h++) engine.ingest(fullBlock(h, 500));
   const replica = createMetrics({ engine });
   replica.source("redis")({ type: "connected" });
   replica.observeRequest("/v1/estimate_gas_price", 200, 0.00002);

@@ -75,6 +75,18 @@ describe("createMetrics with the handler: a known history", () => {
         p[tier].rate,
       );
       expect(sampleValue(m, "gasdigest_promise_probability", { tier })).toBe(p[tier].probability);
+      // Every block cleared above the minimum: nothing got in free, so the share where the
+      // price was a choice is the same; too few recent outcomes for its recent sample.
+      expect(sampleValue(m, "gasdigest_promise_included_at_minimum_total", { tier })).toBe(0);
+      expect(
+        sampleValue(m, "gasdigest_promise_inclusion_ratio_above_minimum", { tier, window: "all" }),
+      ).toBe(p[tier].rate);
+      expect(
+        sampleValue(m, "gasdigest_promise_inclusion_ratio_above_minimum", {
+          tier,
+          window: "recent",
+        }),
+      ).toBeUndefined();
     }
     expect(sampleValue(m, "gasdigest_info", { strategy: "calibrated" })).toBe(1);
 

@@ -79,7 +79,7 @@ describe("calibrated: options", () => {
     const paths = (error as InvalidConfigError).issues.map((i) => `${i.path}: ${i.message}`);
     expect(paths).toEqual(
       expect.arrayContaining([
-        "tiers.regular.probability: must be a probability between 0 and 1, got 1.5",
+        "tiers.regular.probability: must be a probability above 0 and below 1, got 1.5",
         "tiers.prioritized.withinBlocks: must be at least 1 block, got 0",
         "tiers.deprioritised: unknown field",
         "learningRate: must be a number above 0 and at most 0.5, got 0",
@@ -145,12 +145,37 @@ describe("calibrated: what it serves", () => {
     for (const tier of Object.values(p)) {
       expect(tier.rate).toBe(tier.included / tier.bids);
       expect(tier.recentBids).toBe(tier.bids);
+      // Every block cleared at 500, above the minimum: no inclusion came free.
+      expect(tier.includedAtMinimum).toBe(0);
+      expect(tier.recentIncludedAtMinimum).toBe(0);
     }
     // Without promises, a strategy's snapshot carries none.
     expect(createEngine({ strategy: resolveStrategy("aip34") })).toBeDefined();
     const plain = createEngine({ strategy: resolveStrategy("aip34") });
     plain.ingest(idleBlock(1));
     expect(plain.snapshot()!.promises).toBeUndefined();
+  });
+
+  it("its record tells the bids at the minimum that got in from those where the price was a choice", () => {
+    // 30 quiet blocks (every bid is the minimum and gets in), then 40 full ones clearing at 500.
+    const engine = createEngine({ strategy: calibrated() });
+    for (let h = 1; h <= 30; h++) engine.ingest(idleBlock(h));
+    const quiet = engine.snapshot()!.promises!;
+    for (const tier of Object.values(quiet)) {
+      expect(tier.bids).toBeGreaterThan(15);
+      expect(tier.includedAtMinimum).toBe(tier.included);
+      expect(tier.recentIncludedAtMinimum).toBe(tier.included);
+    }
+    for (let h = 31; h <= 70; h++) engine.ingest(cleared(h, 500));
+    const busy = engine.snapshot()!.promises!;
+    for (const tier of ["deprioritized", "regular", "prioritized"] as const) {
+      // A bid at the minimum made before the first full block may still get in (a later one
+      // misses): the free inclusions stop growing once the minimum no longer clears.
+      expect(busy[tier].includedAtMinimum).toBeGreaterThanOrEqual(quiet[tier].includedAtMinimum!);
+      expect(busy[tier].includedAtMinimum).toBeLessThanOrEqual(quiet[tier].bids + 12);
+      expect(busy[tier].included - busy[tier].includedAtMinimum!).toBeGreaterThan(0);
+      expect(busy[tier].recentIncludedAtMinimum).toBe(busy[tier].includedAtMinimum);
+    }
   });
 
   it("its record counts the estimates served, under a minimum that changes every block", () => {

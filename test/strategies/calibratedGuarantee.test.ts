@@ -52,7 +52,7 @@ function drive(
       for (const w of windows) w.clear();
       ring.length = 0;
       ring.push(price);
-      learner.servedWithoutBid(floor);
+      learner.servedWithoutBid(floor, floor);
       lastBid = floor;
       continue;
     }

@@ -31,9 +31,10 @@ export interface TierLearner {
   served(price: bigint): void;
   /**
    * A price served with no window to bid from (after an epoch change, before its first block
-   * is handed over): counted in the record when it settles, learned from by nothing.
+   * is handed over) under minimum `floor`: counted in the record when it settles, learned from
+   * by nothing.
    */
-  servedWithoutBid(price: bigint): void;
+  servedWithoutBid(price: bigint, floor: bigint): void;
   /**
    * Forget the pending bids (an epoch change: the engine drops the old epoch's newest block, so
    * their outcomes cannot be known). With `learning`, also forget what was learned (levels,
@@ -147,14 +148,17 @@ export function createTierLearner(o: TierLearnerOptions): TierLearner {
   const levels = new Float64Array(o.experts);
   const losses = new Float64Array(o.experts);
   const pending: Pending[] = [];
+  // The recent outcomes: 0 a miss, 1 in, 2 in at the minimum price.
   const recent = new Uint8Array(RECENT);
   let recentCount = 0;
   let recentHits = 0;
+  let recentAtMinimum = 0;
   let recentHead = 0;
   let correction = 0;
   let chosen = 0;
   let bids = 0;
   let included = 0;
+  let includedAtMinimum = 0;
   let shortfall = 0;
   let withoutBid = 0;
   let starts = 0;
@@ -173,13 +177,20 @@ export function createTierLearner(o: TierLearnerOptions): TierLearner {
   }
   forget(true);
 
-  function observe(hit: boolean) {
+  /** Count a served bid's outcome; `bid.served <= bid.floor`: it was the minimum price. */
+  function observe(bid: Pending, y: bigint) {
+    const outcome = bid.served < y ? 0 : bid.served <= bid.floor ? 2 : 1;
     bids++;
-    if (hit) included++;
-    if (recentCount === RECENT) recentHits -= recent[recentHead]!;
-    else recentCount++;
-    recent[recentHead] = hit ? 1 : 0;
-    recentHits += hit ? 1 : 0;
+    if (outcome > 0) included++;
+    if (outcome === 2) includedAtMinimum++;
+    if (recentCount === RECENT) {
+      const old = recent[recentHead]!;
+      if (old > 0) recentHits--;
+      if (old === 2) recentAtMinimum--;
+    } else recentCount++;
+    recent[recentHead] = outcome;
+    if (outcome > 0) recentHits++;
+    if (outcome === 2) recentAtMinimum++;
     recentHead = (recentHead + 1) % RECENT;
   }
 
@@ -190,7 +201,7 @@ export function createTierLearner(o: TierLearnerOptions): TierLearner {
       const y = outcome(o.withinBlocks);
       if (!bid.learn) {
         withoutBid++;
-        observe(bid.served >= y);
+        observe(bid, y);
         return;
       }
       const logY = logPrice(y);
@@ -219,7 +230,7 @@ export function createTierLearner(o: TierLearnerOptions): TierLearner {
         const next = correction + o.correctionRate * ((bid.final < y ? 1 : 0) - alpha);
         correction = next < MIN_CORRECTION ? MIN_CORRECTION : next;
       }
-      observe(bid.served >= y);
+      observe(bid, y);
     },
     bid(samples, floor) {
       const experts: bigint[] = new Array(o.experts);
@@ -241,12 +252,12 @@ export function createTierLearner(o: TierLearnerOptions): TierLearner {
       const last = pending[pending.length - 1];
       if (last) last.served = price;
     },
-    servedWithoutBid(price) {
+    servedWithoutBid(price, floor) {
       pending.push({
         experts: [],
         final: price,
         served: price,
-        floor: price,
+        floor,
         top: price,
         learn: false,
       });
@@ -260,6 +271,8 @@ export function createTierLearner(o: TierLearnerOptions): TierLearner {
       rate: bids > 0 ? included / bids : null,
       recentBids: recentCount,
       recentRate: recentCount > 0 ? recentHits / recentCount : null,
+      includedAtMinimum,
+      recentIncludedAtMinimum: recentAtMinimum,
     }),
     state: () => ({ levels: [...levels], correction, chosen, shortfall, withoutBid, starts }),
   };

@@ -16,16 +16,13 @@ const withinBlocks = z
     error: (iss) => `must be at most ${MAX_WITHIN_BLOCKS} blocks, got ${describeValue(iss.input)}`,
   });
 
+// 1 is refused: no price keeps "always" on a chain whose next clearing price has no bound.
+const probabilityMessage = (iss: { input?: unknown }) =>
+  `must be a probability above 0 and below 1, got ${describeValue(iss.input)}`;
 const probability = z
-  .number({
-    error: (iss) => `must be a probability between 0 and 1, got ${describeValue(iss.input)}`,
-  })
-  .gt(0, {
-    error: (iss) => `must be a probability between 0 and 1, got ${describeValue(iss.input)}`,
-  })
-  .lt(1, {
-    error: (iss) => `must be a probability between 0 and 1, got ${describeValue(iss.input)}`,
-  });
+  .number({ error: probabilityMessage })
+  .gt(0, { error: probabilityMessage })
+  .lt(1, { error: probabilityMessage });
 
 const rate = z
   .number({
