@@ -13,5 +13,10 @@ export {
   type RequestFailureKind,
   SourceRequestError,
 } from "./sources/aptosRest.js";
-export { InvalidLineError, type NdjsonFileOptions, ndjsonFile } from "./sources/ndjsonFile.js";
+export {
+  InvalidLineError,
+  type NdjsonFileOptions,
+  ndjsonFile,
+  type WaitCutEvent,
+} from "./sources/ndjsonFile.js";
 export { type NdjsonLine, type ReadNdjsonOptions, readNdjson } from "./sources/readNdjson.js";

@@ -6,7 +6,7 @@ import { simulator } from "../sources/simulator.js";
 import type { LineLogger } from "./createLogLimiter.js";
 import { UsageError } from "./io.js";
 import { logAptosRestEvent } from "./logAptosRestEvent.js";
-import { logInvalidLine } from "./logInvalidLine.js";
+import { logInvalidLine, logWaitCut } from "./logInvalidLine.js";
 import type { SourceSpec } from "./sourceSpec.js";
 
 /** The flags of `gasdigest publish` that shape its source. */
@@ -60,6 +60,7 @@ export function publishSource(
       const file$ = ndjsonFile(spec.path, {
         speed: f.speed,
         onInvalidLine: logInvalidLine(log, f.onEvent),
+        onWaitCut: logWaitCut(log),
       });
       const start = f.startHeight;
       return start === undefined ? file$ : file$.pipe(filter((b) => b.height >= start));

@@ -6,7 +6,7 @@ import { redisStream } from "../sources/redisStream.js";
 import { simulator } from "../sources/simulator.js";
 import type { LimitedLogger } from "./createLogLimiter.js";
 import { logAptosRestEvent } from "./logAptosRestEvent.js";
-import { logInvalidLine } from "./logInvalidLine.js";
+import { logInvalidLine, logWaitCut } from "./logInvalidLine.js";
 import { logRedisEvent } from "./logRedisEvent.js";
 import type { SourceSpec } from "./sourceSpec.js";
 
@@ -51,6 +51,7 @@ export function serveSource(
       return ndjsonFile(spec.path, {
         speed: flags.speed,
         onInvalidLine: logInvalidLine(limited, flags.onEvent),
+        onWaitCut: logWaitCut(limited),
       });
     case "aptos":
       return aptosRest(spec.url, {

@@ -16,9 +16,24 @@ export class InvalidLineError extends InvalidBlockSampleError {
   }
 }
 
+/** A wait between two blocks that `speed` made longer than `maxWaitMs`, cut to it. */
+export interface WaitCutEvent {
+  /** The 1-based line of the block that came early. */
+  readonly line: number;
+  /** Its height. */
+  readonly height: bigint;
+  /** The wait its timestamp asked for after the block before it (ms of replay, at `speed`). */
+  readonly gapMs: number;
+  /** The wait made instead: `maxWaitMs`. */
+  readonly waitedMs: number;
+}
+
 /** Options of {@link ndjsonFile}. */
 export interface NdjsonFileOptions {
-  /** Called for every rejected line; reading continues. @default ignore */
+  /**
+   * Called for every rejected line; reading continues (also if it throws: what it throws is
+   * dropped). @default ignore
+   */
   onInvalidLine?: (error: InvalidLineError) => void;
   /** Longest accepted line in bytes. @default 64 MiB */
   maxLineBytes?: number;
@@ -28,13 +43,31 @@ export interface NdjsonFileOptions {
    * `undefined` or `Infinity`: as fast as the subscriber takes them. @default undefined
    */
   speed?: number;
+  /**
+   * With `speed`: the longest wait between two blocks, in ms of replay. A longer gap between
+   * their timestamps (an outage in the recording, or a timestamp no clock made: 1970, the year
+   * 584,000) is cut to it and told to `onWaitCut`; the pace goes on from that block.
+   * `Infinity` keeps every gap. @default 60000
+   */
+  maxWaitMs?: number;
+  /** Called for every wait cut to `maxWaitMs` (also if it throws). @default ignore */
+  onWaitCut?: (event: WaitCutEvent) => void;
+}
+
+/** Call an application's callback; what it throws is dropped, so the replay goes on. */
+function tell<E>(callback: ((event: E) => void) | undefined, event: E): void {
+  try {
+    callback?.(event);
+  } catch {
+    // The callback's own failure: the file is still read to its end.
+  }
 }
 
 /**
  * A source that replays an NDJSON block file as fast as the subscriber takes it (or paced by
- * the recorded timestamps with `speed`), streaming the file (never loading it whole), and
- * completes at the end of the file. Bad lines are reported through `onInvalidLine` and skipped;
- * a file that cannot be read errors the Observable.
+ * the recorded timestamps with `speed`, no wait longer than `maxWaitMs`), streaming the file
+ * (never loading it whole), and completes at the end of the file. Bad lines are reported
+ * through `onInvalidLine` and skipped; a file that cannot be read errors the Observable.
  *
  * @throws {InvalidConfigError} at call time when the path or an option is invalid (`speed` not a
  * positive number, an unknown key, ...), listing every problem.
@@ -48,9 +81,12 @@ export function ndjsonFile(path: string, options: NdjsonFileOptions = {}): Obser
   const paced = speed !== undefined && Number.isFinite(speed);
   return new Observable<BlockSample>((subscriber) => {
     const abort = new AbortController();
-    // Pacing: block i is due `(timestamp_i - timestamp_first) / speed` after the first one.
-    let firstUsec: bigint | undefined;
-    let startMs = 0;
+    // Pacing: a block is due `(timestamp - anchor's timestamp) / speed` after the anchor was
+    // due (the first block with a timestamp; again a block dated before the one before it, which
+    // comes at once, and one whose wait was cut). `prev`: the last paced block.
+    let anchor: { usec: bigint; ms: number } | undefined;
+    let prev: { usec: bigint; dueMs: number } | undefined;
+    const dueOf = (usec: bigint) => anchor!.ms + Number(usec - anchor!.usec) / 1000 / speed!;
     (async () => {
       for await (const entry of readNdjson(path, {
         signal: abort.signal,
@@ -58,20 +94,30 @@ export function ndjsonFile(path: string, options: NdjsonFileOptions = {}): Obser
       })) {
         if (subscriber.closed) return;
         if (!entry.ok) {
-          o.onInvalidLine?.(new InvalidLineError(entry.line, entry.issues));
+          tell(o.onInvalidLine, new InvalidLineError(entry.line, entry.issues));
           continue;
         }
         const ts = entry.block.timestampUsec;
         if (paced && ts !== undefined) {
-          if (firstUsec === undefined) {
-            firstUsec = ts;
-            startMs = performance.now();
+          if (prev === undefined || ts < prev.usec) {
+            anchor = { usec: ts, ms: performance.now() };
+            prev = { usec: ts, dueMs: anchor.ms };
           } else {
-            const dueMs = startMs + Number(ts - firstUsec) / 1000 / speed;
-            const waitMs = dueMs - performance.now();
+            let dueMs = dueOf(ts);
+            if (dueMs - prev.dueMs > o.maxWaitMs) {
+              tell(o.onWaitCut, {
+                line: entry.line,
+                height: entry.block.height,
+                gapMs: dueMs - prev.dueMs,
+                waitedMs: o.maxWaitMs,
+              });
+              dueMs = prev.dueMs + o.maxWaitMs;
+              anchor = { usec: ts, ms: dueMs };
+            }
+            prev = { usec: ts, dueMs };
             // In steps a timer can take (MAX_TIMER_MS; a longer delay fires after 1 ms), and
-            // a 30-day gap between timestamps at --speed 1 would not be paced at all.
-            for (let left = waitMs; left > 0; left = dueMs - performance.now())
+            // a 30-day maxWaitMs at speed 1 would not be paced at all.
+            for (let left = dueMs - performance.now(); left > 0; left = dueMs - performance.now())
               await sleep(Math.min(left, MAX_TIMER_MS), undefined, { signal: abort.signal });
             if (subscriber.closed) return;
           }

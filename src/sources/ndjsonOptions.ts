@@ -5,11 +5,17 @@ import { InvalidConfigError } from "../core/errors.js";
 import { fnOption } from "../core/optionSchemas.js";
 import { wholeRange } from "../core/rangeOptions.js";
 import { validateWithArgument } from "../core/validate.js";
-import type { InvalidLineError } from "./ndjsonFile.js";
+import type { InvalidLineError, WaitCutEvent } from "./ndjsonFile.js";
 
 /** The options of `readNdjson` (and the `maxLineBytes` that `ndjsonFile` passes on). */
 export const readNdjsonShape = {
-  maxLineBytes: wholeRange("bytes", 1, constants.MAX_LENGTH, " (the largest Buffer)").optional(),
+  // A line is read as one string: no longer than the longest string V8 makes.
+  maxLineBytes: wholeRange(
+    "bytes",
+    1,
+    constants.MAX_STRING_LENGTH,
+    " (the longest string)",
+  ).optional(),
   signal: z
     .custom<AbortSignal>((v) => v instanceof AbortSignal, "must be an AbortSignal")
     .optional(),
@@ -33,6 +39,16 @@ export const ndjsonFileShape = {
       error: (iss) => `must be a number above 0 (got ${describeValue(iss.input)})`,
     })
     .optional(),
+  // `Infinity` too: every gap kept.
+  maxWaitMs: z
+    .custom<number>((v) => typeof v === "number" && v >= 0 && !Number.isNaN(v), {
+      error: (iss) => `must be a number of ms, at least 0 (got ${describeValue(iss.input)})`,
+    })
+    .default(60_000),
+  onWaitCut: fnOption<((event: WaitCutEvent) => void) | undefined>(
+    "taking the wait cut",
+    undefined,
+  ),
 };
 
 /**

@@ -8,7 +8,12 @@ import { describe, expect, it } from "vitest";
 import { parseBlockSample, serializeBlockSample } from "../../src/core/blockSample.js";
 import { InvalidConfigError } from "../../src/core/errors.js";
 import { parseJsonLossless } from "../../src/core/parseJsonLossless.js";
-import { type InvalidLineError, ndjsonFile } from "../../src/sources/ndjsonFile.js";
+import {
+  type InvalidLineError,
+  type NdjsonFileOptions,
+  ndjsonFile,
+  type WaitCutEvent,
+} from "../../src/sources/ndjsonFile.js";
 import { block } from "../helpers/blocks.js";
 import { until } from "../helpers/until.js";
 
@@ -25,11 +30,11 @@ const at = (height: number, usec: bigint | null) =>
   JSON.stringify(block(height, { timestamp_usec: usec === null ? null : (T0 + usec).toString() }));
 
 /** Subscribe and note when (ms after the first block) each block arrives. */
-function timed(path: string, speed?: number) {
+function timed(path: string, speed?: number, options: NdjsonFileOptions = {}) {
   return new Promise<{ height: bigint; ms: number }[]>((resolve, reject) => {
     const out: { height: bigint; ms: number }[] = [];
     let start = 0;
-    ndjsonFile(path, { speed }).subscribe({
+    ndjsonFile(path, { speed, ...options }).subscribe({
       next(b) {
         if (out.length === 0) start = performance.now();
         out.push({ height: b.height, ms: performance.now() - start });
@@ -80,6 +85,61 @@ describe("ndjsonFile", () => {
     expect(ms[4]).toBeLessThan(ms[5]!);
   });
 
+  it("cuts a wait longer than maxWaitMs, says so, and paces on from that block", async () => {
+    // A first timestamp of 1 µs (1970), a block stamped in the year 584,000, then a normal pace:
+    // at speed 1 these asked for waits of 53 years and more, and the replay stood still.
+    const u64 = 18_446_744_073_709_551_615n;
+    const path = file([
+      JSON.stringify(block(1, { timestamp_usec: "1" })),
+      at(2, 0n),
+      at(3, 20_000n),
+      JSON.stringify(block(4, { timestamp_usec: u64.toString() })),
+      at(5, 40_000n),
+      at(6, 60_000n),
+    ]);
+    const cut: WaitCutEvent[] = [];
+    const got = await timed(path, 1, {
+      maxWaitMs: 30,
+      onWaitCut: (e) => {
+        cut.push(e);
+      },
+    });
+    expect(got.map((g) => g.height)).toEqual([1n, 2n, 3n, 4n, 5n, 6n]);
+    expect(cut.map((e) => [e.line, e.height, e.waitedMs])).toEqual([
+      [2, 2n, 30],
+      [4, 4n, 30],
+    ]);
+    expect(cut[0]!.gapMs).toBeGreaterThan(1.6e12); // 53 years, in ms
+    const ms = got.map((g) => g.ms);
+    expect(ms[1]).toBeGreaterThanOrEqual(27); // cut to 30 ms
+    expect(ms[2]! - ms[1]!).toBeGreaterThanOrEqual(17); // the recorded 20 ms, paced from block 2
+    expect(ms[3]! - ms[2]!).toBeGreaterThanOrEqual(27); // cut to 30 ms
+    expect(ms[3]! - ms[2]!).toBeLessThan(1_000);
+    // Dated before the block before it: at once, and the pace goes on from there.
+    expect(ms[5]! - ms[4]!).toBeGreaterThanOrEqual(17);
+    expect(ms[5]).toBeLessThan(2_000);
+    expect(() => ndjsonFile("x.ndjson", { maxWaitMs: -1 })).toThrow(
+      "invalid configuration: maxWaitMs: must be a number of ms, at least 0 (got -1)",
+    );
+  });
+
+  it("reads on when onInvalidLine or onWaitCut throws", async () => {
+    const path = file([at(1, 0n), "not json {", at(2, 1_000_000n), at(3, 2_000_000n)]);
+    const seen: number[] = [];
+    const got = await timed(path, 1_000_000, {
+      maxWaitMs: 0,
+      onInvalidLine: (e) => {
+        seen.push(e.line);
+        throw new Error("the application's own bug");
+      },
+      onWaitCut: () => {
+        throw new Error("another");
+      },
+    });
+    expect(got.map((g) => g.height)).toEqual([1n, 2n, 3n]);
+    expect(seen).toEqual([2]);
+  });
+
   it("does not pace without speed or at Infinity, even for a file spanning hours", async () => {
     const path = file([at(1, 0n), at(2, 3_600_000_000n), at(3, 7_200_000_000n)]);
     for (const speed of [undefined, Number.POSITIVE_INFINITY]) {
@@ -113,7 +173,7 @@ describe("ndjsonFile", () => {
     }
     expect(error).toBeInstanceOf(InvalidConfigError);
     expect((error as InvalidConfigError).issues.map((i) => `${i.path}: ${i.message}`)).toEqual([
-      `maxLineBytes: must be a whole number of bytes from 1 to ${constants.MAX_LENGTH} (the largest Buffer), got 0`,
+      `maxLineBytes: must be a whole number of bytes from 1 to ${constants.MAX_STRING_LENGTH} (the longest string), got 0`,
       "onInvalidLine: must be a function taking an InvalidLineError",
       "sped: unknown field",
     ]);
@@ -134,7 +194,7 @@ describe("ndjsonFile", () => {
     const child = (unsubscribe: boolean) => {
       const script = `
         import { ndjsonFile } from ${JSON.stringify(new URL("../../dist/node.js", import.meta.url).href)};
-        const sub = ndjsonFile(${JSON.stringify(path)}, { speed: 1 }).subscribe((b) => {
+        const sub = ndjsonFile(${JSON.stringify(path)}, { speed: 1, maxWaitMs: Infinity }).subscribe((b) => {
           process.stdout.write("block " + b.height + "\\n");
           ${unsubscribe ? "setImmediate(() => sub.unsubscribe());" : ""}
         });`;

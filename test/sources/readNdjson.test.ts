@@ -35,7 +35,7 @@ describe("readNdjson options", () => {
       onByte: () => {},
     } as never);
     await expect(read.next()).rejects.toThrow(
-      `invalid configuration: maxLineBytes: must be a whole number of bytes from 1 to ${constants.MAX_LENGTH} (the largest Buffer), got 1.5; signal: must be an AbortSignal; fastPath: must be true or false; onByte: unknown field`,
+      `invalid configuration: maxLineBytes: must be a whole number of bytes from 1 to ${constants.MAX_STRING_LENGTH} (the longest string), got 1.5; signal: must be an AbortSignal; fastPath: must be true or false; onByte: unknown field`,
     );
   });
 });
