@@ -48,6 +48,23 @@ export function requiredFileFlag(flag: string, value: string | undefined, what: 
   return fileFlag(flag, value)!;
 }
 
+/** The paths of the process's own descriptors: what the shell opened is written as it is. */
+const DESCRIPTOR_PATH = /^\/(?:dev\/(?:stdout|stderr|fd\/\d+)|proc\/(?:self|\d+)\/fd\/\d+)$/;
+
+/**
+ * Whether `path` is written in place, appended to and never emptied: a descriptor the shell
+ * opened (`/dev/stdout`, whatever it points to: `>` and `>>` are the shell's to choose, and
+ * opening it again with truncation would empty the file `>>` appends to), a device or a FIFO.
+ *
+ * @example
+ * await writtenInPlace("/dev/stdout"); // true
+ */
+export async function writtenInPlace(path: string): Promise<boolean> {
+  if (DESCRIPTOR_PATH.test(path)) return true;
+  const existing = await stat(path).catch(() => undefined);
+  return existing !== undefined && !existing.isFile() && !existing.isDirectory();
+}
+
 /**
  * How `path` is written: a regular file named directly (or a new one) is replaced whole, under a
  * temporary name beside it (`mode`: the permissions to keep, when it exists); anything else is
@@ -119,7 +136,10 @@ export async function openOutputFile(path: string): Promise<OutputFile> {
   const target = inPlace
     ? path
     : join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
-  const stream = createWriteStream(target, { flags: inPlace ? "w" : "wx" });
+  // In place: appended to when it is the shell's descriptor, a device or a FIFO (`>>` kept);
+  // emptied when it is a link to a file, as `>` through the link does.
+  const flags = inPlace ? ((await writtenInPlace(path)) ? "a" : "w") : "wx";
+  const stream = createWriteStream(target, { flags });
   await new Promise<void>((resolve, reject) => {
     stream.once("open", () => resolve());
     stream.once("error", (e) =>

@@ -1,15 +1,12 @@
 import { once } from "node:events";
-import { createWriteStream } from "node:fs";
-import { stat } from "node:fs/promises";
 import { finished } from "node:stream/promises";
 import { parseArgs } from "node:util";
 import { MultiBar } from "cli-progress";
 import { concatMap, lastValueFrom, type Observable, take } from "rxjs";
 import { type BlockSample, serializeBlockSample } from "../core/blockSample.js";
-import { BaseError, formatIssues } from "../core/errors.js";
+import { BaseError } from "../core/errors.js";
 import { U64_MAX } from "../core/u64.js";
 import { aptosRest, describeAptosRestEvent } from "../sources/aptosRest.js";
-import { readLastNdjsonLine } from "../sources/readLastNdjsonLine.js";
 import { describeRedisEvent, redisStream } from "../sources/redisStream.js";
 import { simulator } from "../sources/simulator.js";
 import { APTOS_FLAGS, APTOS_FLAGS_USAGE, parseAptosFlags } from "./aptosFlags.js";
@@ -17,6 +14,7 @@ import { SOURCE_FLAG_NAMES, withFlagNames } from "./flagErrors.js";
 import type { CliIo } from "./io.js";
 import { OutputClosedError, UsageError } from "./io.js";
 import { requiredFileFlag } from "./outputFile.js";
+import { cutToLastLine, openRecordFile, readLastBlock } from "./recordFile.js";
 import { intFlag, parseSourceSpec, showSource } from "./sourceSpec.js";
 
 export const RECORD_USAGE = `Usage: gasdigest record --source aptos:URL|redis://HOST:PORT|sim --blocks N --out FILE.ndjson [--append] [--force] [--seed S]
@@ -35,37 +33,6 @@ ${APTOS_FLAGS_USAGE}
 
 Progress goes to stderr: a bar on a terminal, a line every 10 % otherwise.
 Exit code: 0 done, 1 unusable arguments, source or file.`;
-
-/**
- * The last block of an NDJSON file (`undefined` when the file is missing or empty), and whether
- * the file ends with a newline.
- *
- * @throws {BaseError} when the last line is not a valid block sample, or the file cannot be
- *   opened or read (`cannot read FILE`).
- */
-async function readLastBlock(
-  path: string,
-): Promise<{ block: BlockSample; endsWithNewline: boolean } | undefined> {
-  let last: Awaited<ReturnType<typeof readLastNdjsonLine>>;
-  try {
-    last = await readLastNdjsonLine(path);
-  } catch (e) {
-    if (e instanceof BaseError) throw e;
-    // Opening or reading it: a directory (EISDIR), a file without read permission, ...
-    throw new BaseError(`cannot read ${path}`, { details: (e as Error).message, cause: e });
-  }
-  if (!last) return undefined;
-  const { entry, endsWithNewline } = last;
-  if (entry.ok) return { block: entry.block, endsWithNewline };
-  const [first] = entry.issues;
-  if (first?.code === "invalid_json")
-    throw new BaseError(`cannot append to ${path}: its last line is not JSON`, {
-      details: `${first.message}; a cut-off last line can be removed by hand`,
-    });
-  throw new BaseError(`cannot append to ${path}: its last line is not a block sample`, {
-    details: formatIssues(entry.issues, "; "),
-  });
-}
 
 /** Progress on stderr: a cli-progress bar on a terminal, a plain line every 10 % otherwise. */
 function createProgress(io: CliIo, total: number) {
@@ -190,32 +157,20 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
     });
   }
 
-  // A device or a FIFO (`--out /dev/stdout`) is written in place, as the shell's `>` does: it
-  // is no file to keep or overwrite.
-  const existing = await stat(out).catch(() => undefined);
-  const inPlace = existing !== undefined && !existing.isFile() && !existing.isDirectory();
-  const flags = values.append ? "a" : values.force || inPlace ? "w" : "wx";
-  const stream = createWriteStream(out, { flags });
+  let stream: Awaited<ReturnType<typeof openRecordFile>>;
+  try {
+    stream = await openRecordFile(out, {
+      append: values.append === true,
+      force: values.force === true,
+    });
+  } catch (e) {
+    progress.stop();
+    throw e;
+  }
   let writeError: Error | undefined;
   stream.on("error", (e) => {
     writeError ??= e;
   });
-  const opened = once(stream, "open");
-  try {
-    await opened;
-  } catch (e) {
-    progress.stop();
-    const code = (e as NodeJS.ErrnoException).code;
-    const directory =
-      (code === "EEXIST" || code === "EISDIR") &&
-      (await stat(out).catch(() => undefined))?.isDirectory();
-    if (directory) throw new BaseError(`cannot write ${out}`, { details: "it is a directory" });
-    if (code === "EEXIST")
-      throw new BaseError(`${out} exists`, {
-        details: "pass --append to continue it or --force to overwrite it",
-      });
-    throw new BaseError(`cannot write ${out}`, { details: (e as Error).message, cause: e });
-  }
   if (last && !last.endsWithNewline) stream.write("\n");
   let written = 0;
   let first: bigint | undefined;
@@ -254,26 +209,35 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
       { defaultValue: undefined },
     );
   } catch (e) {
-    if (writeError !== undefined && e === writeError) {
-      // Its reader went away (`--out /dev/stdout | head -1`): stop as a Unix tool does.
-      if ((writeError as NodeJS.ErrnoException).code === "EPIPE")
-        throw new OutputClosedError("the output was closed", {
-          details: writeError.message,
-          cause: writeError,
-        });
-      throw new BaseError(`cannot write ${out}`, { details: String(e), cause: e });
-    }
-    throw e;
+    if (writeError === undefined || e !== writeError) throw e;
+    // Its reader went away (`--out /dev/stdout | head -1`): stop as a Unix tool does.
+    if ((writeError as NodeJS.ErrnoException).code === "EPIPE")
+      throw new OutputClosedError("the output was closed", {
+        details: writeError.message,
+        cause: writeError,
+      });
   } finally {
     progress.stop();
     stream.end();
     await finished(stream).catch(() => undefined);
   }
-  if (writeError)
-    throw new BaseError(`cannot write ${out}`, { details: String(writeError), cause: writeError });
+  if (writeError) throw await writeFailed(out, writeError);
   const range = first === undefined ? "" : ` (heights ${first}..${newest})`;
   io.stderr.write(`wrote ${written} blocks${range} to ${out}\n`);
   return 0;
+}
+
+/**
+ * The error of a write that failed (a full disk, a file size limit): the file is cut back to its
+ * last whole line first, and the error says which height it ends at, so `--append` continues it.
+ */
+async function writeFailed(out: string, e: Error): Promise<BaseError> {
+  const kept = await cutToLastLine(out);
+  const left =
+    kept === undefined
+      ? ""
+      : `; ${out} is cut back to its last whole line, height ${kept}: --append continues it`;
+  return new BaseError(`cannot write ${out}`, { details: `${e.message}${left}`, cause: e });
 }
 
 /** The `record` command for the CLI's command table. */

@@ -1,0 +1,117 @@
+import { once } from "node:events";
+import { createWriteStream, type WriteStream } from "node:fs";
+import { open, stat, truncate } from "node:fs/promises";
+import type { BlockSample } from "../core/blockSample.js";
+import { BaseError, formatIssues } from "../core/errors.js";
+import { readLastNdjsonLine } from "../sources/readLastNdjsonLine.js";
+import { writtenInPlace } from "./outputFile.js";
+
+// The file `gasdigest record` writes: where it continues (`--append`), how it is opened, and
+// what is left of it after a write error.
+
+/**
+ * The last block of an NDJSON file (`undefined` when the file is missing or empty, or is written
+ * in place: a FIFO has no last line to read, and opening one to read it waits for a writer), and
+ * whether the file ends with a newline.
+ *
+ * @throws {BaseError} when the last line is not a valid block sample, or the file cannot be
+ *   opened or read (`cannot read FILE`).
+ */
+export async function readLastBlock(
+  path: string,
+): Promise<{ block: BlockSample; endsWithNewline: boolean } | undefined> {
+  if (await writtenInPlace(path)) return undefined;
+  let last: Awaited<ReturnType<typeof readLastNdjsonLine>>;
+  try {
+    last = await readLastNdjsonLine(path);
+  } catch (e) {
+    if (e instanceof BaseError) throw e;
+    // Opening or reading it: a directory (EISDIR), a file without read permission, ...
+    throw new BaseError(`cannot read ${path}`, { details: (e as Error).message, cause: e });
+  }
+  if (!last) return undefined;
+  const { entry, endsWithNewline } = last;
+  if (entry.ok) return { block: entry.block, endsWithNewline };
+  const [first] = entry.issues;
+  if (first?.code === "invalid_json")
+    throw new BaseError(`cannot append to ${path}: its last line is not JSON`, {
+      details: `${first.message}; a cut-off last line can be removed by hand`,
+    });
+  throw new BaseError(`cannot append to ${path}: its last line is not a block sample`, {
+    details: formatIssues(entry.issues, "; "),
+  });
+}
+
+/**
+ * Open `path` for `record`. Every mode appends (`O_APPEND`): each line goes to the file's end,
+ * so a file truncated under the recorder (logrotate's `copytruncate`) goes on from its start
+ * instead of from the old offset behind a hole of NUL bytes. A new file is created exclusively
+ * (an existing one is an error unless `append` or `force`; `force` empties it first); a path
+ * written in place (`writtenInPlace`) is never emptied.
+ *
+ * @throws {BaseError} `PATH exists` (with the flags to pass), or `cannot write PATH`.
+ */
+export async function openRecordFile(
+  path: string,
+  o: { append: boolean; force: boolean },
+): Promise<WriteStream> {
+  const inPlace = await writtenInPlace(path);
+  const fail = async (e: unknown): Promise<never> => {
+    const code = (e as NodeJS.ErrnoException).code;
+    const directory =
+      (code === "EEXIST" || code === "EISDIR") &&
+      (await stat(path).catch(() => undefined))?.isDirectory();
+    if (directory) throw new BaseError(`cannot write ${path}`, { details: "it is a directory" });
+    if (code === "EEXIST")
+      throw new BaseError(`${path} exists`, {
+        details: "pass --append to continue it or --force to overwrite it",
+      });
+    throw new BaseError(`cannot write ${path}`, { details: (e as Error).message, cause: e });
+  };
+  if (o.force && !inPlace)
+    await truncate(path, 0).catch((e) => {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") return fail(e);
+    });
+  const stream = createWriteStream(path, { flags: o.append || o.force || inPlace ? "a" : "ax" });
+  try {
+    await once(stream, "open");
+  } catch (e) {
+    return fail(e);
+  }
+  return stream;
+}
+
+/**
+ * After a write error (a full disk, a file size limit), cut `path` back to its last whole line,
+ * so `--append` continues it: what is left is the newest height kept, `undefined` when no line
+ * is left or the file could not be cut (a device or FIFO is not touched).
+ */
+export async function cutToLastLine(path: string): Promise<bigint | undefined> {
+  if (await writtenInPlace(path)) return undefined;
+  try {
+    const fh = await open(path, "r+");
+    try {
+      const size = (await fh.stat()).size;
+      const step = Buffer.alloc(65_536);
+      let end = size;
+      let keep = 0;
+      while (end > 0) {
+        const n = Math.min(step.length, end);
+        await fh.read(step, 0, n, end - n);
+        const i = step.subarray(0, n).lastIndexOf(0x0a);
+        if (i >= 0) {
+          keep = end - n + i + 1;
+          break;
+        }
+        end -= n;
+      }
+      if (keep < size) await fh.truncate(keep);
+    } finally {
+      await fh.close();
+    }
+    const last = await readLastNdjsonLine(path);
+    return last?.entry.ok ? last.entry.block.height : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,96 @@
+// The file `gasdigest record` (and `simulate --out`) writes, against what happens to files in
+// production: a rotation that truncates it under the writer, the shell's `>>`, a full disk or a
+// file size limit, a FIFO.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { openRecordFile } from "../../src/cli/recordFile.js";
+
+const BIN = join(import.meta.dirname, "..", "..", "bin", "gasdigest.js");
+const tmp = () => mkdtempSync(join(tmpdir(), "gasdigest-record-file-"));
+const heights = (path: string) =>
+  readFileSync(path, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l).height as string);
+/** Run a shell command line (the CLI as `$G`), as a user types it. */
+const sh = (line: string, cwd: string) =>
+  spawnSync("sh", ["-c", line], {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, G: `${process.execPath} ${BIN}` },
+  });
+
+describe("the file record writes", () => {
+  it("goes on at the file's start after a rotation truncates it (copytruncate): no hole of NUL bytes", async () => {
+    const path = join(tmp(), "chain.ndjson");
+    writeFileSync(path, "old\n");
+    const stream = await openRecordFile(path, { append: false, force: true });
+    await new Promise((r) => stream.write("first line\n", r));
+    truncateSync(path, 0); // logrotate's copytruncate, while the recorder writes on
+    await new Promise((r) => stream.write("second line\n", r));
+    await new Promise((r) => stream.end(r));
+    expect(readFileSync(path, "utf8")).toBe("second line\n");
+  });
+
+  it("through /dev/stdout keeps what the shell's >> appends to, and > needs no --force", () => {
+    const dir = tmp();
+    sh("$G simulate --blocks 3 --out kept.ndjson", dir);
+    expect(heights(join(dir, "kept.ndjson"))).toEqual(["1", "2", "3"]);
+    const append = sh("$G simulate --blocks 2 --out /dev/stdout >> kept.ndjson", dir);
+    expect(append.status, append.stderr).toBe(0);
+    expect(heights(join(dir, "kept.ndjson"))).toEqual(["1", "2", "3", "1", "2"]);
+    const rec = sh("$G record --source sim --blocks 2 --out /dev/stdout >> kept.ndjson", dir);
+    expect(rec.status, rec.stderr).toBe(0);
+    expect(heights(join(dir, "kept.ndjson"))).toHaveLength(7);
+    const fresh = sh("$G record --source sim --blocks 2 --out /dev/stdout > new.ndjson", dir);
+    expect(fresh.status, fresh.stderr).toBe(0);
+    expect(heights(join(dir, "new.ndjson"))).toEqual(["1", "2"]);
+  });
+
+  it("after a write error (a file size limit), is cut back to its last whole line and --append continues it", () => {
+    const dir = tmp();
+    // 64 KiB at most: a few hundred simulated blocks, then EFBIG (node ignores SIGXFSZ).
+    const full = sh("ulimit -f 128; $G record --source sim --blocks 5000 --out h.ndjson", dir);
+    expect(full.status).toBe(1);
+    const kept = heights(join(dir, "h.ndjson"));
+    expect(kept.length).toBeGreaterThan(10);
+    expect(readFileSync(join(dir, "h.ndjson"), "utf8").endsWith("\n")).toBe(true);
+    expect(full.stderr).toContain(
+      `h.ndjson is cut back to its last whole line, height ${kept.at(-1)}: --append continues it`,
+    );
+    expect(full.stderr).not.toContain("Error: ");
+    const more = sh("$G record --source sim --blocks 5 --out h.ndjson --append", dir);
+    expect(more.status, more.stderr).toBe(0);
+    const all = heights(join(dir, "h.ndjson")).map(Number);
+    expect(all).toEqual(Array.from({ length: kept.length + 5 }, (_, i) => i + 1));
+  });
+
+  it("--append to a FIFO writes to it instead of waiting to read its last line", async () => {
+    const dir = tmp();
+    const fifo = join(dir, "fifo");
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+    const reader = spawn("sh", ["-c", `cat ${fifo}`], { stdio: ["ignore", "pipe", "inherit"] });
+    let got = "";
+    reader.stdout.on("data", (d) => {
+      got += String(d);
+    });
+    const readerDone = new Promise((r) => reader.on("close", r));
+    const rec = spawn(
+      process.execPath,
+      [BIN, "record", "--source", "sim", "--blocks", "3", "--out", fifo, "--append"],
+      { stdio: "ignore" },
+    );
+    const code = await Promise.race([
+      new Promise((r) => rec.on("close", r)),
+      new Promise((r) => setTimeout(() => r("still running after 15 s"), 15_000)),
+    ]);
+    if (rec.exitCode === null) rec.kill("SIGKILL");
+    if (reader.exitCode === null) reader.kill("SIGKILL");
+    expect(code).toBe(0);
+    await readerDone;
+    expect(got.trim().split("\n")).toHaveLength(3);
+  }, 30_000);
+});
