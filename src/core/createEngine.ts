@@ -3,6 +3,7 @@ import { arrivalOf } from "./blockArrival.js";
 import { type BlockSample, type BlockSampleInput, safeParseBlockSample } from "./blockSample.js";
 import type { GasConfig, GasConfigInput } from "./config.js";
 import { createBlockOrder } from "./createBlockOrder.js";
+import { createDrainQueue } from "./createDrainQueue.js";
 import { createLedger } from "./createLedger.js";
 import { createSourceConnections, type ObservableLike } from "./createSourceConnections.js";
 import { createStrategyRunner } from "./createStrategyRunner.js";
@@ -139,27 +140,28 @@ export function createEngine(options: CreateEngineOptions): Engine {
   // but that block's snapshot and events wait until every subscriber has been told of the block
   // being published: each subscriber sees snapshots in height order, each block's events after
   // its snapshot and before the next block's.
-  const outbox: (() => void)[] = [];
+  const outbox = createDrainQueue<() => void>();
   let publishing = false;
   function publish(...items: (() => void)[]): void {
-    outbox.push(...items);
+    for (const item of items) outbox.push(item);
     if (publishing) return;
     publishing = true;
     try {
-      for (let next = outbox.shift(); next; next = outbox.shift()) next();
+      for (let next = outbox.take(); next; next = outbox.take()) next();
     } finally {
       publishing = false;
-      outbox.length = 0;
+      outbox.clear();
     }
   }
   const emit = (event: EngineEvent) => () => events.next(event);
 
-  // The newest error `reject` counted and published: a source fed through `connect` is not
-  // told of it twice; anything else `ingest` throws there (a failing clock) is a source_error.
-  let counted: BaseError | undefined;
+  // The errors `reject` counted and published: a source fed through `connect` is not told of
+  // them twice (a handler of the rejection may reject another block before `ingest` returns);
+  // anything else `ingest` throws there (a failing clock) is a source_error.
+  const counted = new WeakSet<object>();
   function reject(error: BaseError, height?: bigint): never {
     rejected++;
-    counted = error;
+    counted.add(error);
     publish(
       emit(
         height === undefined ? { type: "rejected", error } : { type: "rejected", error, height },
@@ -276,7 +278,8 @@ export function createEngine(options: CreateEngineOptions): Engine {
       } catch (error) {
         // Rejections were already counted and published as events; anything else (the clock
         // failed) is published here. Either way the source keeps running.
-        if (error !== counted) publish(emit({ type: "source_error", error }));
+        if (!(typeof error === "object" && error !== null && counted.has(error)))
+          publish(emit({ type: "source_error", error }));
       }
     },
     error: (error) => publish(emit({ type: "source_error", error })),

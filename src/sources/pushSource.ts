@@ -1,5 +1,6 @@
 import { type Observable, Subject } from "rxjs";
 import { type BlockSample, type BlockSampleInput, parseBlockSample } from "../core/blockSample.js";
+import { createDrainQueue } from "../core/createDrainQueue.js";
 import { describeValue } from "../core/describeValue.js";
 import { BaseError, InvalidConfigError } from "../core/errors.js";
 
@@ -46,14 +47,13 @@ export function pushSource(...args: []): PushSource {
   // A push (or end) made by a subscriber while a block is handed out waits until every
   // subscriber has that block: each sees the blocks in the order they were pushed, as the
   // engine does with its own snapshots.
-  const queue: BlockSample[] = [];
+  const queue = createDrainQueue<BlockSample>();
   let delivering = false;
   let endWaits = false;
   const drain = () => {
     delivering = true;
     try {
-      for (let block = queue.shift(); block !== undefined; block = queue.shift())
-        subject.next(block);
+      for (let block = queue.take(); block !== undefined; block = queue.take()) subject.next(block);
       if (endWaits) subject.complete();
     } finally {
       delivering = false;
