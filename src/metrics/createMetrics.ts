@@ -1,5 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
-import { InvalidConfigError } from "../core/errors.js";
+import { BaseError, InvalidConfigError } from "../core/errors.js";
 import type { HandlerMetrics } from "../http/types.js";
 import { createRequestMetrics } from "./createRequestMetrics.js";
 import { type CreateMetricsOptions, resolveMetricsOptions } from "./options.js";
@@ -30,6 +30,15 @@ export interface GasdigestMetrics extends HandlerMetrics {
   sink(kind: string, probe?: FeedProbe): FeedListener;
   /** Count one result of a sink (what `redisStreamSink` emits for each block). */
   published(result: { readonly outcome: PublishOutcome; readonly height: bigint }): void;
+  /**
+   * Remove every metric this created from the registry, so the registry no longer reaches the
+   * engine (an application that makes an engine and its metrics again, on a reload or per
+   * tenant, frees the old ones) and `createMetrics` may be called on it again. Requests observed
+   * afterwards are ignored; `source`, `sink` and `published` throw. prom-client's default
+   * metrics stay collected for the life of the process (prom-client cannot stop them): make them
+   * once, in a registry of your own, or pass `defaultMetrics: false`. Idempotent.
+   */
+  close(): void;
 }
 
 /**
@@ -51,7 +60,24 @@ export interface GasdigestMetrics extends HandlerMetrics {
 export function createMetrics(options: CreateMetricsOptions = {}): GasdigestMetrics {
   const o = resolveMetricsOptions(options);
   const registry = o.registry ?? new Registry();
-  const { prefix, now, engine } = o;
+  // No closure below reads `o` (it holds the engine, which close() lets go of).
+  const { prefix, now, requestDurationBuckets, maxStalenessMs } = o;
+  let engine = o.engine;
+  // The metrics this call registered (by name): what close() removes, and nothing else.
+  const owned = new Set<string>();
+  const names = () => new Set(registry.getMetricsAsArray().map((m) => m.name));
+  const own = <T>(register: () => T): T => {
+    const before = names();
+    try {
+      return register();
+    } finally {
+      for (const name of names()) if (!before.has(name)) owned.add(name);
+    }
+  };
+  let closed = false;
+  const open = (what: string) => {
+    if (closed) throw new BaseError(`cannot ${what}: the metrics are closed`);
+  };
   // prom-client's own refusal names one metric, not what to change.
   if (registry.getSingleMetric(`${prefix}http_requests_total`) !== undefined)
     throw new InvalidConfigError([
@@ -62,7 +88,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): GasdigestMetr
     ]);
   if (o.defaultMetrics) {
     try {
-      collectDefaultMetrics({ register: registry });
+      own(() => collectDefaultMetrics({ register: registry }));
     } catch (cause) {
       throw new InvalidConfigError([
         {
@@ -72,10 +98,13 @@ export function createMetrics(options: CreateMetricsOptions = {}): GasdigestMetr
       ]);
     }
   }
-  const requests = createRequestMetrics(registry, prefix, o.requestDurationBuckets);
-  if (engine !== undefined) registerEngineMetrics(registry, prefix, engine, now);
+  const requests = own(() => createRequestMetrics(registry, prefix, requestDurationBuckets));
+  if (engine !== undefined) {
+    const e = engine;
+    own(() => registerEngineMetrics(registry, prefix, e, now));
+  }
 
-  const feedOptions = { now, maxStalenessMs: o.maxStalenessMs };
+  const feedOptions = { now, maxStalenessMs };
   let trackSource: ReturnType<typeof registerFeedMetrics> | undefined;
   let trackSink: ReturnType<typeof registerFeedMetrics> | undefined;
   let publish: { blocks: Counter<"outcome">; height: Gauge } | undefined;
@@ -83,6 +112,9 @@ export function createMetrics(options: CreateMetricsOptions = {}): GasdigestMetr
 
   function publishMetrics() {
     if (publish) return publish;
+    return own(makePublishMetrics);
+  }
+  function makePublishMetrics() {
     const blocks = new Counter({
       name: `${prefix}publish_blocks_total`,
       help: "Blocks handed to the sink, by outcome: published, already_published (Redis held the height: another publisher was first), refused (Redis refused it and does not hold it: the stream went past that height), skipped (height 0), dropped (waited too long for Redis).",
@@ -103,24 +135,28 @@ export function createMetrics(options: CreateMetricsOptions = {}): GasdigestMetr
 
   return {
     registry,
-    observeRequest: requests.observe,
+    observeRequest(route, status, seconds) {
+      if (!closed) requests.observe(route, status, seconds);
+    },
     declareRoutes: requests.declare,
     async scrape() {
       return { contentType: registry.contentType, body: await registry.metrics() };
     },
     source(kind, probe) {
-      trackSource ??= registerFeedMetrics(registry, prefix, "source", feedOptions);
+      open("declare a source");
+      trackSource ??= own(() => registerFeedMetrics(registry, prefix, "source", feedOptions));
       return trackSource(
         kind,
         probe ??
           (engine && {
-            newestBlockMs: () => engine.snapshot()?.receivedAtMs,
-            completed: () => engine.sourcesCompleted,
+            newestBlockMs: () => engine?.snapshot()?.receivedAtMs,
+            completed: () => engine?.sourcesCompleted === true,
           }),
       );
     },
     sink(kind, probe) {
-      trackSink ??= registerFeedMetrics(registry, prefix, "sink", feedOptions);
+      open("declare a sink");
+      trackSink ??= own(() => registerFeedMetrics(registry, prefix, "sink", feedOptions));
       const listener = trackSink(kind, probe ?? { newestBlockMs: () => lastPublishedMs });
       const { blocks } = publishMetrics();
       return (event) => {
@@ -130,12 +166,20 @@ export function createMetrics(options: CreateMetricsOptions = {}): GasdigestMetr
       };
     },
     published({ outcome, height }) {
+      open("count a published block");
       const p = publishMetrics();
       p.blocks.inc({ outcome });
       // Progress is a block in the stream: not one skipped, dropped or refused.
       if (outcome !== "published" && outcome !== "already_published") return;
       lastPublishedMs = now();
       p.height.set(Number(height));
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      for (const name of owned) registry.removeSingleMetric(name);
+      owned.clear();
+      engine = undefined;
     },
   };
 }
