@@ -142,8 +142,14 @@ export async function openOutputFile(path: string): Promise<OutputFile> {
   const stream = createWriteStream(target, { flags });
   await new Promise<void>((resolve, reject) => {
     stream.once("open", () => resolve());
+    // Named by the path asked for, not the temporary one beside it.
     stream.once("error", (e) =>
-      reject(new BaseError(`cannot write ${path}`, { details: e.message, cause: e })),
+      reject(
+        new BaseError(`cannot write ${path}`, {
+          details: e.message.replaceAll(target, path),
+          cause: e,
+        }),
+      ),
     );
   });
   // A write that fails later (a full disk) destroys the stream: writers and commit() read the

@@ -182,6 +182,12 @@ describe("a command whose output is closed", () => {
         stderr:
           "gasdigest simulate: cannot write the output (ENOSPC: no space left on device, write)\n",
       });
+      // Named by the path asked for, not the temporary file it is written under.
+      const nowhere = join(dir, "no-such-dir", "x.ndjson");
+      expect(await run(["simulate", "--blocks", "10", "--out", nowhere])).toEqual({
+        code: 1,
+        stderr: `gasdigest simulate: cannot write ${nowhere} (ENOENT: no such file or directory, open '${nowhere}')\n`,
+      });
     },
   );
 
