@@ -72,6 +72,25 @@ describe.skipIf(skip)("Redis feed against a stream others write to", () => {
     });
   });
 
+  it("height 0 after others (a chain started again from genesis) is skipped in its place, no outage", async () => {
+    const events: string[] = [];
+    const results = await publish(
+      redis.url,
+      [5, 6, 0, 1].map((h) => block(h)),
+      { onEvent: (e: { type: string }) => events.push(e.type) },
+    );
+    expect(results.map((r) => `${r.height}:${r.outcome}`)).toEqual([
+      "5:published",
+      "6:published",
+      "0:skipped",
+      "1:refused",
+    ]);
+    // Redis refuses the id 0-0: sent in the batch, it read as an outage (retrying, reconnect).
+    expect(events).not.toContain("retrying");
+    expect(events.filter((e) => e === "connected")).toHaveLength(1);
+    expect(await streamHeights(redis)).toEqual([5, 6]);
+  });
+
   it("rediss:// to a server without TLS: the timeout says the TLS handshake never completed", async () => {
     const source = follow(redis.url.replace("redis://", "rediss://"), {
       startHeight: 1n,

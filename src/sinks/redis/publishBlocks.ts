@@ -98,9 +98,17 @@ export async function publishBlocks(
           await restoreLostEntries(conn, options, written, lost);
         }
         batch = queue.take(options.batchSize);
+        // Height 0 is never written (Redis refuses the id 0-0): skipped where it comes. One
+        // after others (a chain started again from genesis) ends the batch, and waits first in
+        // the next, so the outcomes stay in the blocks' order.
         while (batch.length > 0 && batch[0]!.height === 0n) {
           report({ height: 0n, id: "0-0", outcome: "skipped" });
           batch.shift();
+        }
+        const zero = batch.findIndex((b) => b.height === 0n);
+        if (zero > 0) {
+          queue.putBack(batch.slice(zero));
+          batch = batch.slice(0, zero);
         }
         if (batch.length === 0) continue;
         const entries = batch.map((b) => ({ height: b.height, fields: encodeStreamEntry(b) }));
@@ -189,14 +197,13 @@ export async function publishBlocks(
             // written back after a loss, and its own block is written in its place.
             if (there !== undefined && (alike || decodeStreamEntry(id, there).ok)) fields = there;
           }
-          if (outcome !== "refused" && b.height !== 0n) {
+          if (outcome !== "refused") {
             written.add(b.height, fields);
             wroteHere = true;
           }
-          if (b.height === 0n) report({ height: 0n, id: "0-0", outcome: "skipped" });
-          else report({ height: b.height, id, outcome });
+          report({ height: b.height, id, outcome });
           if (outcome === "refused") refused ??= b.height;
-          else if (outcome === "published" && b.height !== 0n) warnedAhead = false;
+          else if (outcome === "published") warnedAhead = false;
           done++;
         }
         batch = batch.slice(done);
