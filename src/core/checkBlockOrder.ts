@@ -10,9 +10,11 @@ export interface BlockPosition {
 
 /**
  * The ordering rules for `block` after the newest accepted one: `"duplicate"` for the same
- * height (to be ignored), `"next"` otherwise (gaps up to `maxHeightJump` are fine).
+ * height of the same chain and epoch (to be ignored), `"next"` otherwise (gaps up to
+ * `maxHeightJump` are fine).
  *
- * @throws {BlockOrderError} for a lower height, a lower epoch at a higher height, an epoch
+ * @throws {BlockOrderError} for a lower height, another epoch at the same height, a lower epoch
+ * at a higher height, an epoch
  * more epochs above the newest's than it is heights above it (a chain changes epoch at most
  * once per block: epoch 999 right after epoch 2 is a poison block, not news), another chain id
  * than the newest's, or a height more than `maxHeightJump` above the newest.
@@ -25,7 +27,25 @@ export function checkBlockOrder(
   maxHeightJump?: bigint,
 ): "duplicate" | "next" {
   if (!newest) return "next";
-  if (block.height === newest.height) return "duplicate";
+  const otherChain =
+    block.chainId !== undefined && newest.chainId !== undefined && block.chainId !== newest.chainId;
+  const chainError = () =>
+    new BlockOrderError({
+      path: "chain_id",
+      message: `${block.chainId} is not the chain ${newest.chainId} of the newest accepted block`,
+      code: "out_of_order",
+    });
+  // The newest height again is a duplicate only if it is the same chain's, in the same epoch:
+  // another chain's block, or another epoch's, is no copy of it.
+  if (block.height === newest.height) {
+    if (otherChain) throw chainError();
+    if (block.epoch === newest.epoch) return "duplicate";
+    throw new BlockOrderError({
+      path: "epoch",
+      message: `${block.epoch} is not the epoch ${newest.epoch} of the newest accepted block at the same height ${block.height}`,
+      code: "out_of_order",
+    });
+  }
   if (block.height < newest.height)
     throw new BlockOrderError({
       path: "height",
@@ -44,16 +64,7 @@ export function checkBlockOrder(
       message: `${block.epoch} is ${block.epoch - newest.epoch} epochs above the current epoch ${newest.epoch} over ${block.height - newest.height} height(s); a chain changes epoch at most once per block`,
       code: "out_of_order",
     });
-  if (
-    block.chainId !== undefined &&
-    newest.chainId !== undefined &&
-    block.chainId !== newest.chainId
-  )
-    throw new BlockOrderError({
-      path: "chain_id",
-      message: `${block.chainId} is not the chain ${newest.chainId} of the newest accepted block`,
-      code: "out_of_order",
-    });
+  if (otherChain) throw chainError();
   if (maxHeightJump !== undefined && block.height - newest.height > maxHeightJump)
     throw new BlockOrderError({
       path: "height",

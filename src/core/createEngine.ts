@@ -70,9 +70,9 @@ export interface Engine {
    * Validate and ingest one block sample (NDJSON wire shape, or a parsed `BlockSample`). Data
    * whose shape is not known at compile time (a queue, a socket) is validated all the same:
    * pass it with `as BlockSampleInput`.
-   * A duplicate height is ignored and counted.
+   * A duplicate (the newest height again, same chain and epoch) is ignored and counted.
    * @throws {InvalidBlockSampleError} the block does not match the format (state untouched).
-   * @throws {BlockOrderError} lower height, lower epoch than the newest block, an epoch rising
+   * @throws {BlockOrderError} lower height, another epoch at the newest height, lower epoch than the newest block, an epoch rising
    * faster than once per block, another chain id than the newest block's, or a jump of more
    * than `maxHeightJump` heights (state untouched; `resyncAfterBlocks` such blocks in a row, in
    * order among themselves, are followed instead). Each is also counted and published as a

@@ -116,6 +116,23 @@ describe("one poison block cannot stop the engine for good", () => {
     expect(engine.snapshot()!.ledger.chainId).toBe(1);
   });
 
+  it("the newest height again is a duplicate only from the same chain and epoch: another one's is rejected", () => {
+    const { engine, events } = withEvents();
+    feed(engine, fullBlock(5, 100, 250, { epoch: "3", chain_id: 1 }));
+    expect(feed(engine, fullBlock(5, 100, 250, { epoch: "3", chain_id: 1 }))).toBe("duplicate");
+    expect(feed(engine, fullBlock(5, 100, 250, { epoch: "3", chain_id: 2 }))).toBe(
+      "chain_id: 2 is not the chain 1 of the newest accepted block",
+    );
+    expect(feed(engine, fullBlock(5, 100, 250, { epoch: "2", chain_id: 1 }))).toBe(
+      "epoch: 2 is not the epoch 3 of the newest accepted block at the same height 5",
+    );
+    expect(feed(engine, fullBlock(5, 100, 250, { epoch: "4", chain_id: 1 }))).toBe(
+      "epoch: 4 is not the epoch 3 of the newest accepted block at the same height 5",
+    );
+    expect(engine.counters()).toMatchObject({ accepted: 1, duplicate: 1, rejected: 3 });
+    expect(events.filter((e) => e.type === "rejected")).toHaveLength(3);
+  });
+
   it("a block that does not say its chain keeps the newest's: the block after it cannot switch chains", () => {
     const { engine, resyncs } = withEvents();
     for (let h = 1; h <= 3; h++) feed(engine, fullBlock(h));
