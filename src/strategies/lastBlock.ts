@@ -28,13 +28,18 @@ const lastBlockShape = {
 /** Options of {@link lastBlock}. */
 export type LastBlockOptions = z.input<z.ZodObject<typeof lastBlockShape>>;
 
-/** `price · multiplier`, rounded up, within u64. */
+/**
+ * `price · multiplier`, rounded up, within u64: exact in BigInt for the decimal the multiplier
+ * reads as (`1.1` is 11/10, not the double just above it), at any price (a double's product
+ * loses the low digits of a price above 2^53).
+ */
 function scale(price: bigint, multiplier: number): bigint {
   if (multiplier === 1) return price;
-  // Exact for the integer part of the multiplier, float only for its fraction.
-  const whole = BigInt(Math.floor(multiplier));
-  const frac = multiplier - Math.floor(multiplier);
-  const v = price * whole + BigInt(Math.ceil(Number(price) * frac));
+  // From 1 to 10^6, String() writes the shortest decimal that reads back as it: no exponent.
+  const [whole, fraction = ""] = String(multiplier).split(".");
+  const num = BigInt(whole! + fraction);
+  const den = 10n ** BigInt(fraction.length);
+  const v = (price * num + den - 1n) / den;
   return v > U64_MAX ? U64_MAX : v;
 }
 

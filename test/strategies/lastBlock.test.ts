@@ -70,4 +70,20 @@ describe("last-block: known answers", () => {
     }
     expect(full).toBeGreaterThan(50);
   });
+
+  it("multiplies exactly, rounding up: the decimal written, at any price", () => {
+    const scaled = (price: bigint, multiplier: number) => {
+      const engine = createEngine({
+        strategy: lastBlock({ multiplier }),
+        config: { ...noSkip, fullBlockTxns: 1, minGasUnitPrice: 1 },
+      });
+      engine.ingest(block(1, { gas_unit_prices: [String(price)] }));
+      return engine.snapshot()!.estimate!.regular;
+    };
+    expect(scaled(10n, 1.1)).toBe(11n); // 11/10, not the double just above it
+    expect(scaled(7n, 1.25)).toBe(9n); // 8.75 rounded up
+    expect(scaled(2n ** 53n + 1n, 1.5)).toBe(13_510_798_882_111_490n); // a double's product read ...489
+    expect(scaled(10n ** 19n, 2)).toBe(18_446_744_073_709_551_615n); // within u64
+    expect(scaled(123n, 999_999.999)).toBe(123_000_000n); // 122,999,999.877 rounded up
+  });
 });
