@@ -11,6 +11,19 @@ const wholeAtLeast = (v: unknown, least: number) =>
   typeof v === "number" && Number.isSafeInteger(v) && v >= least;
 const share = (v: unknown) => typeof v === "number" && v >= 0 && v <= 1;
 
+/** The fields of a {@link PromiseRecord}, the last two optional. */
+const RECORD_FIELDS = [
+  "withinBlocks",
+  "probability",
+  "bids",
+  "included",
+  "rate",
+  "recentBids",
+  "recentRate",
+  "includedAtMinimum",
+  "recentIncludedAtMinimum",
+] as const satisfies readonly (keyof PromiseRecord)[];
+
 /** The first problem of one tier's record, `undefined` when it is a record a reader can trust. */
 function recordProblem(r: Record<string, unknown>): string | undefined {
   // A BigInt reads like a number in describeValue: say which it is.
@@ -81,28 +94,10 @@ export function checkPromises(value: unknown): CheckedPromises {
     const record = r as Record<string, unknown>;
     const problem = recordProblem(record);
     if (problem !== undefined) return { ok: false, problem: `${tier}.${problem}` };
-    const {
-      withinBlocks,
-      probability,
-      bids,
-      included,
-      rate,
-      recentBids,
-      recentRate,
-      includedAtMinimum,
-      recentIncludedAtMinimum,
-    } = record as unknown as PromiseRecord;
-    out[tier] = Object.freeze({
-      withinBlocks,
-      probability,
-      bids,
-      included,
-      rate,
-      recentBids,
-      recentRate,
-      ...(includedAtMinimum === undefined ? {} : { includedAtMinimum }),
-      ...(recentIncludedAtMinimum === undefined ? {} : { recentIncludedAtMinimum }),
-    });
+    // Only the known fields, the optional ones where given.
+    const copy: Record<string, unknown> = {};
+    for (const field of RECORD_FIELDS) if (record[field] !== undefined) copy[field] = record[field];
+    out[tier] = Object.freeze(copy as unknown as PromiseRecord);
   }
   return { ok: true, promises: Object.freeze(out) as Readonly<Record<Tier, PromiseRecord>> };
 }
