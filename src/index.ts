@@ -63,6 +63,8 @@ export {
   type CreateOpenApiDocumentOptions,
   createOpenApiDocument,
   type OpenApiDocument,
+  type OpenApiInfo,
+  type OpenApiServer,
 } from "./http/createOpenApiDocument.js";
 export type {
   ExplorerAssets,

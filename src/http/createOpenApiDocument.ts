@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { createDocument, type oas31, type ZodOpenApiContentObject } from "zod-openapi";
+import { createDocument, type ZodOpenApiContentObject } from "zod-openapi";
 import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
 import { unreadableOptions } from "../core/readOptions.js";
 import { VERSION } from "../core/version.js";
@@ -7,8 +7,44 @@ import { type HandlerOptions, safeParseHandlerOptions } from "./handlerOptions.j
 import { chainHeaders, errorResponses } from "./openApiResponses.js";
 import { gasEstimationSchema, healthCheckSuccessSchema, ledgerInfoSchema } from "./wireSchemas.js";
 
-/** An OpenAPI 3.1 document. */
-export type OpenApiDocument = oas31.OpenAPIObject;
+/**
+ * An OpenAPI 3.1 document as plain JSON data: the fields gasdigest writes are named, the rest
+ * is open (gasdigest's own type, so a declaration that infers it names no dependency's file).
+ */
+export interface OpenApiDocument {
+  /** The OpenAPI version: `3.1.0`. */
+  readonly openapi: string;
+  /** The API's title, version and description. */
+  readonly info: OpenApiInfo;
+  /** Where the routes are served: one server, the handler's base path. */
+  readonly servers?: readonly OpenApiServer[];
+  /** The routes, by path under the server (`/estimate_gas_price`, `/-/healthy`, ...). */
+  readonly paths?: Readonly<Record<string, unknown>>;
+  /** Schemas and other parts the routes refer to. */
+  readonly components?: Readonly<Record<string, unknown>>;
+  /** Any other field of the document. */
+  readonly [field: string]: unknown;
+}
+
+/** The `info` of an {@link OpenApiDocument}. */
+export interface OpenApiInfo {
+  /** The API's name. */
+  readonly title: string;
+  /** The version of gasdigest that wrote the document. */
+  readonly version: string;
+  /** What the API is. */
+  readonly description?: string;
+  /** Any other field of `info`. */
+  readonly [field: string]: unknown;
+}
+
+/** A server of an {@link OpenApiDocument}. */
+export interface OpenApiServer {
+  /** The base path the routes are served under (`/v1`). */
+  readonly url: string;
+  /** Any other field of the server. */
+  readonly [field: string]: unknown;
+}
 
 /** The keys of {@link CreateOpenApiDocumentOptions} that are handler options. */
 const HANDLER_KEYS = [
@@ -239,5 +275,5 @@ export function createOpenApiDocument(options: CreateOpenApiDocumentOptions = {}
   });
   // Without the explorer's files the page answers 404: it is not a route of this server.
   if (!explorer) delete document.paths?.["/spec"];
-  return document;
+  return document as OpenApiDocument;
 }

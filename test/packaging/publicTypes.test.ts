@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { repoRoot } from "../helpers/isolatedProject.js";
+import { makeIsolatedProject, repoRoot } from "../helpers/isolatedProject.js";
 
 const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
   exports: Record<string, string | { types: string }>;
@@ -108,5 +108,39 @@ describe("public types", () => {
 
   it("every member of an exported type has a doc comment an editor shows", () => {
     expect(undocumentedMembers()).toEqual([]);
+  });
+
+  it("a consumer's declarations can name what the entry points return (no dependency's inner file)", () => {
+    // `export const doc = createOpenApiDocument()` in a library with declarations on: a type
+    // living in a dependency's hashed chunk cannot be written there (TS2742).
+    const project = makeIsolatedProject("gasdigest-declarations-");
+    try {
+      project.write(
+        "consumer.ts",
+        `import { aip34, calibrated, createEngine, createHandler, createOpenApiDocument, pushSource, simulator } from "gasdigest";
+export const doc = createOpenApiDocument();
+export const engine = createEngine({ strategy: calibrated() });
+export const handler = createHandler(engine);
+export const plain = createEngine({ strategy: aip34() }).snapshot();
+export const source = pushSource();
+export const sim = simulator({ seed: 1 });
+`,
+      );
+      const program = ts.createProgram([join(project.dir, "consumer.ts")], {
+        strict: true,
+        exactOptionalPropertyTypes: true,
+        declaration: true,
+        emitDeclarationOnly: true,
+        outDir: join(project.dir, "out"),
+        module: ts.ModuleKind.NodeNext,
+        moduleResolution: ts.ModuleResolutionKind.NodeNext,
+        target: ts.ScriptTarget.ES2022,
+        skipLibCheck: true,
+      });
+      const problems = [...ts.getPreEmitDiagnostics(program), ...program.emit().diagnostics];
+      expect(problems.map((d) => ts.flattenDiagnosticMessageText(d.messageText, " "))).toEqual([]);
+    } finally {
+      project.remove();
+    }
   });
 });
