@@ -1,4 +1,3 @@
-import { stringify } from "yaml";
 import { BaseError } from "../core/errors.js";
 import { etag, matchesEtag } from "./etag.js";
 import {
@@ -12,6 +11,7 @@ import {
 } from "./explorer.js";
 import { pick, type ResponsePair, type Route, responsePair } from "./responses.js";
 import type { HandlerResponse } from "./types.js";
+import { yamlText } from "./yamlText.js";
 
 /** The bytes of one explorer file, calling a function value (once per handler, on first request). */
 function fileBytes(assets: ExplorerAssets, name: SwaggerUiFile): Uint8Array {
@@ -69,7 +69,11 @@ export function createStaticRoutes(
     () => ({ bytes: JSON.stringify(document) }),
     revalidate,
   );
-  const specYaml = fixed("application/x-yaml", () => ({ bytes: stringify(document) }), revalidate);
+  const specYaml = fixed(
+    "application/x-yaml",
+    () => ({ bytes: yamlText(document as object) }),
+    revalidate,
+  );
   const page = fixed("text/html; charset=utf-8", () => ({ bytes: explorerPage() }), {
     ...revalidate,
     "Content-Security-Policy": EXPLORER_CSP,

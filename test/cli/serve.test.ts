@@ -69,7 +69,7 @@ describe("gasdigest serve", () => {
     const yamls = await Promise.all(
       ["/v1/spec.yaml", "/spec.yaml"].map(async (p) => (await fetch(handle.url + p)).text()),
     );
-    expect(yamls[0]!.replace("url: ../v1", "url: ./v1")).toBe(yamls[1]);
+    expect(yamls[0]!.replace('url: "../v1"', 'url: "./v1"')).toBe(yamls[1]);
     const missing = await fetch(`${handle.url}/v1/nope`);
     expect(missing.status).toBe(404);
     expect(await missing.json()).toEqual({
