@@ -13,11 +13,11 @@ import { type BacktestBlock, type BacktestResult, TIERS } from "./types.js";
 /** One strategy to score. */
 export interface BacktestStrategy {
   /** Its label in the results; must be unique. @default the strategy's own name */
-  name?: string;
+  name?: string | undefined;
   /** Makes the strategy; the backtest drives it through its own engine. */
   strategy: StrategyFactory;
   /** Config of this strategy's engine. @default the backtest's `config` */
-  config?: GasConfigInput | GasConfig;
+  config?: GasConfigInput | GasConfig | undefined;
 }
 
 /** Options of {@link createBacktest}. */
@@ -25,26 +25,26 @@ export interface CreateBacktestOptions {
   /** The strategies to score, side by side on the same blocks. */
   strategies: readonly BacktestStrategy[];
   /** Config for the ground truth (fullness, minimum price) and every strategy's default. @default {} */
-  config?: GasConfigInput | GasConfig;
+  config?: GasConfigInput | GasConfig | undefined;
   /** Blocks at the minimum that precede a spike and that end one. @default 10 */
-  calmBlocks?: number;
+  calmBlocks?: number | undefined;
   /**
    * Check that the estimate scored was published before the block was known, and that the
    * strategy gives the same estimate when asked again while the block is known (catches a
    * strategy that reads anything but the blocks it was given). @default true
    */
-  verify?: boolean;
+  verify?: boolean | undefined;
   /**
    * Ask the strategies again on every n-th scored block only (the first scored block always):
    * the check costs one extra `estimate()` per checked block and strategy. The snapshot checks
    * run on every block. @default 1
    */
-  verifyEvery?: number;
+  verifyEvery?: number | undefined;
   /**
    * Called with every scored block (for charts), once the block is wholly taken: if it throws,
    * `push` throws that error and the block stays counted (pushing it again is a duplicate).
    */
-  onBlock?: (block: BacktestBlock) => void;
+  onBlock?: ((block: BacktestBlock) => void) | undefined;
 }
 
 /** Internal sizes, to show that memory does not grow with the history. */

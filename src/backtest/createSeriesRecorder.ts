@@ -8,7 +8,7 @@ export interface SeriesRecorderOptions {
   /** Labels of the strategies, in the backtest's order. */
   strategies: readonly string[];
   /** Most points kept per series (an even number >= 2). @default 5000 */
-  maxPoints?: number;
+  maxPoints?: number | undefined;
 }
 
 /** One strategy's three tiers over time; `null` where it had no estimate. */

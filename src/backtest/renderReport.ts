@@ -15,11 +15,11 @@ export interface RenderReportOptions {
   /** The recorded series (`createSeriesRecorder`), for the charts over time. */
   series: RecordedSeries;
   /** Page title. @default "gasdigest backtest" */
-  title?: string;
+  title?: string | undefined;
   /** What was replayed (e.g. the input file name), shown under the title. @default undefined */
-  source?: string;
+  source?: string | undefined;
   /** A frontier run (`--frontier`): adds its tables and two charts per horizon. @default undefined */
-  frontier?: FrontierResult;
+  frontier?: FrontierResult | undefined;
 }
 
 interface ChartLibrary {

@@ -55,25 +55,25 @@ export interface BlockSampleInput {
   /** Epoch (u64). Required. */
   epoch: U64Input;
   /** Block timestamp in microseconds since the Unix epoch (u64). */
-  timestamp_usec?: U64Input | null;
+  timestamp_usec?: U64Input | null | undefined;
   /** Ledger version of the block's first transaction (u64). */
-  first_version?: U64Input | null;
+  first_version?: U64Input | null | undefined;
   /** Ledger version of the block's last transaction (u64), at least `first_version`. */
-  last_version?: U64Input | null;
+  last_version?: U64Input | null | undefined;
   /** Chain id, 0 to 255. */
-  chain_id?: number | string | null;
+  chain_id?: number | string | null | undefined;
   /** Minimum gas unit price in force for this block (u64); absent: the config's `minGasUnitPrice`. */
-  min_gas_unit_price?: U64Input | null;
+  min_gas_unit_price?: U64Input | null | undefined;
   /** Gas unit price of every user transaction in the block (u64 each). Required; may be empty. */
   gas_unit_prices: readonly U64Input[];
   /** Gas used by each user transaction (u64 each), same length as `gas_unit_prices`. */
-  gas_used?: readonly U64Input[] | null;
+  gas_used?: readonly U64Input[] | null | undefined;
   /** Whether the block hit its gas or output limit. */
-  block_gas_limit_reached?: boolean | null;
+  block_gas_limit_reached?: boolean | null | undefined;
   /** The block gas limit (u64). */
-  block_gas_limit?: U64Input | null;
+  block_gas_limit?: U64Input | null | undefined;
   /** Share (0..1) of user transactions calling the most common contract address. */
-  majority_use_case_fraction?: number | null;
+  majority_use_case_fraction?: number | null | undefined;
 }
 export type { U64Input } from "./u64.js";
 

@@ -9,16 +9,16 @@ import { InvalidArgumentError, InvalidJsonError, type ValidationIssue } from "./
  */
 export interface JsonShapeLimits {
   /** Most objects and arrays (`{` and `[` outside strings). */
-  maxContainers?: number;
+  maxContainers?: number | undefined;
   /** Most object members (`key: value` pairs, counted as `:` outside strings). */
-  maxMembers?: number;
+  maxMembers?: number | undefined;
   /** Most members one object may hold (nested objects count apart). */
-  maxObjectMembers?: number;
+  maxObjectMembers?: number | undefined;
   /**
    * Most values after the first of each object or array (`,` outside strings): bounds the
    * elements of arrays of numbers or strings, which hold no container.
    */
-  maxValues?: number;
+  maxValues?: number | undefined;
 }
 
 const KEYS = ["maxContainers", "maxMembers", "maxObjectMembers", "maxValues"] as const;

@@ -23,9 +23,9 @@ export interface CreateEngineOptions {
   /** Makes the strategy from the validated config: a built-in's builder called with its options (`aip34()`, `calibrated({...})`), or your own factory. */
   strategy: StrategyFactory;
   /** Estimator settings; validated, defaults filled in. @default {} */
-  config?: GasConfigInput | GasConfig;
+  config?: GasConfigInput | GasConfig | undefined;
   /** Wall clock in ms, for `receivedAtMs` (tests inject one). @default Date.now */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 /** What {@link Engine.ingest} did with a block. */

@@ -22,9 +22,9 @@ export const MAX_ISSUES = 20;
 /** Options of {@link BaseError} and every error class derived from it. */
 export interface BaseErrorOptions {
   /** Extra human-readable detail (never a stack trace). */
-  details?: string;
+  details?: string | undefined;
   /** The underlying error, kept as the standard `Error.cause`. */
-  cause?: unknown;
+  cause?: unknown | undefined;
 }
 
 /**

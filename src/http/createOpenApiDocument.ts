@@ -83,19 +83,19 @@ function checkDocumentOptions(options: unknown) {
 /** Options of {@link createOpenApiDocument}. */
 export interface CreateOpenApiDocumentOptions {
   /** Normalized base path (`""` for the root); becomes `servers[0].url`. @default "/v1" */
-  basePath?: string;
+  basePath?: string | undefined;
   /** Prefix of the chain-state headers. @default "X-Aptos-" */
-  headerPrefix?: string;
+  headerPrefix?: string | undefined;
   /** The BCS layout of the estimate, as the handler's option. @default "full" */
-  bcsLayout?: HandlerOptions["bcsLayout"];
+  bcsLayout?: HandlerOptions["bcsLayout"] | undefined;
   /** Whether the estimate is served as JSON, as the handler's option. @default true */
-  jsonOutput?: boolean;
+  jsonOutput?: boolean | undefined;
   /** Whether the estimate is served as BCS, as the handler's option. @default true */
-  bcsOutput?: boolean;
+  bcsOutput?: boolean | undefined;
   /** Whether the estimate route is enabled, as the handler's option: without it, it answers only 403. @default true */
-  estimateEnabled?: boolean;
+  estimateEnabled?: boolean | undefined;
   /** Whether the explorer page (`/spec`) is served: without it, the page is not listed. @default true */
-  explorer?: boolean;
+  explorer?: boolean | undefined;
 }
 
 /**

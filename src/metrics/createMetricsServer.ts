@@ -9,20 +9,20 @@ import type { HandlerLogger, HandlerMetrics } from "../http/types.js";
 /** Options of {@link createMetricsServer}. Every field has a default. */
 export interface MetricsServerOptions {
   /** Path of the scrape; every other path answers 404. @default "/metrics" */
-  path?: string;
+  path?: string | undefined;
   /** Connections open at once; more are refused (Prometheus uses one per target). @default 16 */
-  maxConnections?: number;
+  maxConnections?: number | undefined;
   /** A request must arrive completely within this many ms, else 408. @default 10000 */
-  requestTimeout?: number;
+  requestTimeout?: number | undefined;
   /** Idle keep-alive connections are closed after this many ms. @default 5000 */
-  keepAliveTimeout?: number;
+  keepAliveTimeout?: number | undefined;
   /** `shutdown()` destroys connections still open this many ms after it was called. @default 2000 */
-  closeTimeout?: number;
+  closeTimeout?: number | undefined;
   /**
    * Where a failed scrape is reported (`logger.error({ err }, "collecting the metrics failed")`,
    * as the handler does); pino fits. @default none: the scrape answers 500 and nothing is logged
    */
-  logger?: Pick<HandlerLogger, "error">;
+  logger?: Pick<HandlerLogger, "error"> | undefined;
 }
 
 /** A node:http server answering only the metrics scrape. */

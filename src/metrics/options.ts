@@ -19,30 +19,30 @@ export interface CreateMetricsOptions {
    * metrics remain.
    * @default none
    */
-  engine?: MetricsEngine;
+  engine?: MetricsEngine | undefined;
   /**
    * The prom-client registry to register in: your application's, to serve gasdigest's metrics
    * with your own (prom-client is a peer dependency, so it is the same package).
    * @default a new Registry
    */
-  registry?: Registry;
+  registry?: Registry | undefined;
   /** Prefix of every gasdigest metric's name. @default "gasdigest_" */
-  prefix?: string;
+  prefix?: string | undefined;
   /** Also register prom-client's default process metrics (`collectDefaultMetrics`). @default true */
-  defaultMetrics?: boolean;
+  defaultMetrics?: boolean | undefined;
   /**
    * A source is `stale` when its newest block arrived longer ago than this (ms); `false`
    * never. Give it the handler's `maxStalenessMs`.
    * @default 30000
    */
-  maxStalenessMs?: number | false;
+  maxStalenessMs?: number | false | undefined;
   /**
    * Upper bounds (seconds, increasing) of the request duration histogram's buckets.
    * @default [0.00001, 0.000025, ..., 0.1, 0.25]
    */
-  requestDurationBuckets?: readonly number[];
+  requestDurationBuckets?: readonly number[] | undefined;
   /** Wall clock in ms (tests inject one). @default Date.now */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 /** {@link CreateMetricsOptions} validated, defaults filled in. */

@@ -26,9 +26,9 @@ const OK = new Set(["connected", "started", "recovered", "resumed", "warm_start"
 /** What a tracked feed can tell about itself, read at scrape time. */
 export interface FeedProbe {
   /** When the newest block arrived (ms), if any: arriving blocks prove the feed works. */
-  newestBlockMs?: () => number | undefined;
+  newestBlockMs?: (() => number | undefined) | undefined;
   /** Whether the feed has ended for good (a file read to its end). */
-  completed?: () => boolean;
+  completed?: (() => boolean) | undefined;
 }
 
 /** What is known of one tracked feed. */

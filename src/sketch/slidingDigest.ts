@@ -20,11 +20,11 @@ export interface SlidingDigestOptions {
    * of `ceil(windowBlocks / chunks)` blocks, so memory depends on `chunks` and the compression
    * only. @default 32
    */
-  chunks?: number;
+  chunks?: number | undefined;
   /** Windows of at most this many blocks keep one summary per block and cover exactly `windowBlocks` blocks. @default 1024 */
-  exactUpTo?: number;
+  exactUpTo?: number | undefined;
   /** Compression of every digest in the window. @default 500 */
-  compression?: number;
+  compression?: number | undefined;
 }
 
 /**

@@ -11,9 +11,9 @@ export interface TDigestOptions {
    * docs/strategies.md, "Error bound"). Up to `floor(δ)` distinct values are kept exactly.
    * @default 500
    */
-  compression?: number;
+  compression?: number | undefined;
   /** Values buffered before a sort + merge pass (more is faster, uses 16 bytes each). @default 8 × compression */
-  bufferSize?: number;
+  bufferSize?: number | undefined;
 }
 
 /** A t-digest as plain JSON (`JSON.stringify` of a digest gives this). */

@@ -34,24 +34,24 @@ export interface NdjsonFileOptions {
    * Called for every rejected line; reading continues (also if it throws: what it throws is
    * dropped). @default ignore
    */
-  onInvalidLine?: (error: InvalidLineError) => void;
+  onInvalidLine?: ((error: InvalidLineError) => void) | undefined;
   /** Longest accepted line in bytes. @default 64 MiB */
-  maxLineBytes?: number;
+  maxLineBytes?: number | undefined;
   /**
    * Replay at `speed` times the pace of the recorded `timestamp_usec` (2 = twice as fast),
    * measured from the first block with a timestamp; blocks without one come at once.
    * `undefined` or `Infinity`: as fast as the subscriber takes them. @default undefined
    */
-  speed?: number;
+  speed?: number | undefined;
   /**
    * With `speed`: the longest wait between two blocks, in ms of replay. A longer gap between
    * their timestamps (an outage in the recording, or a timestamp no clock made: 1970, the year
    * 584,000) is cut to it and told to `onWaitCut`; the pace goes on from that block.
    * `Infinity` keeps every gap. @default 60000
    */
-  maxWaitMs?: number;
+  maxWaitMs?: number | undefined;
   /** Called for every wait cut to `maxWaitMs` (also if it throws). @default ignore */
-  onWaitCut?: (event: WaitCutEvent) => void;
+  onWaitCut?: ((event: WaitCutEvent) => void) | undefined;
 }
 
 /** Call an application's callback; what it throws is dropped, so the replay goes on. */

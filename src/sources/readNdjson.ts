@@ -19,17 +19,17 @@ export {
 /** Options of {@link readNdjson}. */
 export interface ReadNdjsonOptions {
   /** Longest accepted line in bytes; longer lines are rejected without being held. @default 64 MiB */
-  maxLineBytes?: number;
+  maxLineBytes?: number | undefined;
   /** Stop reading (and close the file) when this signal aborts. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Called after each chunk read from the file with the bytes read so far (for progress). */
-  onBytes?: (bytesRead: number) => void;
+  onBytes?: ((bytesRead: number) => void) | undefined;
   /**
    * Read lines in the plain shape `serializeBlockSample` writes straight from the bytes (several
    * times faster); `false` parses every line with the general parser. Both give the same
    * entries. @default true
    */
-  fastPath?: boolean;
+  fastPath?: boolean | undefined;
 }
 
 const NEWLINE = 0x0a;

@@ -11,11 +11,11 @@ import { validateShape } from "../core/validate.js";
 /** Options of {@link geth}. */
 export interface GethOptions {
   /** Blocks sampled (go-ethereum's `GPO.Blocks`). @default 20 */
-  blocks?: number;
+  blocks?: number | undefined;
   /** Lowest prices taken from each block (go-ethereum's `sampleNumber`). @default 3 */
-  samplesPerBlock?: number;
+  samplesPerBlock?: number | undefined;
   /** Percentile (0..100) of the collected prices behind each tier. @default { deprioritized: 30, regular: 60, prioritized: 90 } */
-  percentiles?: { deprioritized?: number; regular?: number; prioritized?: number };
+  percentiles?: { deprioritized?: number; regular?: number; prioritized?: number } | undefined;
 }
 
 /** {@link GethOptions} validated, defaults filled in. */

@@ -117,13 +117,26 @@ describe("public types", () => {
     try {
       project.write(
         "consumer.ts",
-        `import { aip34, calibrated, createEngine, createHandler, createOpenApiDocument, pushSource, simulator } from "gasdigest";
+        `import { aip34, BaseError, calibrated, createEngine, createHandler, createOpenApiDocument, createSlidingDigest, createTDigest, geth, parseBlockSample, parseJsonLossless, pushSource, simulator } from "gasdigest";
 export const doc = createOpenApiDocument();
 export const engine = createEngine({ strategy: calibrated() });
 export const handler = createHandler(engine);
 export const plain = createEngine({ strategy: aip34() }).snapshot();
 export const source = pushSource();
 export const sim = simulator({ seed: 1 });
+// exactOptionalPropertyTypes: an optional field takes an explicit undefined (a value forwarded).
+const given: { seed?: number } = {};
+export const forwarded = [
+  createEngine({ strategy: aip34(), config: undefined, now: undefined }),
+  simulator({ seed: given.seed, scenario: undefined, blocks: undefined, clock: undefined }),
+  createTDigest({ compression: undefined, bufferSize: undefined }),
+  createSlidingDigest({ windowBlocks: 3, chunks: undefined, exactUpTo: undefined }),
+  geth({ blocks: undefined, samplesPerBlock: undefined, percentiles: undefined }),
+  createOpenApiDocument({ basePath: undefined, explorer: undefined }),
+  parseBlockSample({ height: 1, epoch: 1, gas_unit_prices: [], chain_id: undefined }),
+  parseJsonLossless("1", { maxValues: undefined }),
+  new BaseError("x", { details: undefined, cause: undefined }),
+] as const;
 `,
       );
       const program = ts.createProgram([join(project.dir, "consumer.ts")], {

@@ -24,13 +24,13 @@ export interface FastifyGasdigestOptions extends HandlerOptions {
   /** The engine to serve (from `createEngine`). */
   engine: HandlerEngine;
   /** Path to serve under, as for any Fastify plugin: `"/chain"` serves `/chain/v1/...`. @default "" */
-  prefix?: string;
+  prefix?: string | undefined;
   /** Close the engine (unsubscribing its sources) when Fastify closes. @default true */
-  closeEngine?: boolean;
+  closeEngine?: boolean | undefined;
   /** Name under which the engine decorates the Fastify instance; `false` for none. @default "gasdigest" */
-  decorator?: string | false;
+  decorator?: string | false | undefined;
   /** Where errors and per-request debug lines go. @default fastify.log */
-  logger?: HandlerOptions["logger"];
+  logger?: HandlerOptions["logger"] | undefined;
 }
 
 declare module "fastify" {

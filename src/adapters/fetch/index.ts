@@ -18,7 +18,7 @@ export interface FetchHandlerOptions extends HandlerOptions {
    * strips its path itself.
    * @default "" (the root)
    */
-  prefix?: string;
+  prefix?: string | undefined;
 }
 
 /** A WHATWG fetch handler: what Bun, Deno, Workers, Next.js route handlers and Hono call. */

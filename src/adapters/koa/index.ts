@@ -15,7 +15,7 @@ export interface KoaGasdigestOptions extends HandlerOptions {
    * `koa-mount`, which strips its path itself.
    * @default "" (the root)
    */
-  prefix?: string;
+  prefix?: string | undefined;
 }
 
 /** What the middleware uses of a Koa context (Koa 2 and 3 contexts fit). */

@@ -12,9 +12,9 @@ import {
 /** Options of {@link listen}. */
 export interface ListenOptions {
   /** Interface to bind. @default "127.0.0.1" */
-  host?: string;
+  host?: string | undefined;
   /** TCP port; 0 picks a free one. @default 8080 */
-  port?: number;
+  port?: number | undefined;
 }
 
 /**

@@ -20,14 +20,14 @@ export interface NodeServerOptions extends HandlerOptions {
    * 400 `web_framework_error` and the connection is closed.
    * @default 16384
    */
-  maxHeaderSize?: number;
+  maxHeaderSize?: number | undefined;
   /**
    * Largest request body in bytes. No route reads a body: this only lets a client that sends a
    * small one keep its connection. A larger `Content-Length` is answered with 413 and the
    * connection closed; a chunked body that grows past it closes the connection.
    * @default 16384
    */
-  maxBodySize?: number;
+  maxBodySize?: number | undefined;
   /**
    * Connections open at once. At the cap, a new connection closes the one idle the longest
    * (else one stuck on a client that reads nothing, or a request head arriving for over a
@@ -36,31 +36,31 @@ export interface NodeServerOptions extends HandlerOptions {
    * open-file limit (`ulimit -n`).
    * @default 256
    */
-  maxConnections?: number;
+  maxConnections?: number | undefined;
   /**
    * Pipelined requests one connection may have waiting for their answer: node parses more of
    * what the client sent only as these answers go out (a client that pipelines without reading
    * cannot make the server hold more).
    * @default 16
    */
-  maxPipelinedRequests?: number;
+  maxPipelinedRequests?: number | undefined;
   /**
    * A connection with a response waiting to be sent, on which the client has read nothing for
    * this many ms, is destroyed (a client that does not read cannot hold memory).
    * @default 10000
    */
-  writeIdleTimeout?: number;
+  writeIdleTimeout?: number | undefined;
   /** Idle keep-alive connections are closed after this many ms. @default 5000 */
-  keepAliveTimeout?: number;
+  keepAliveTimeout?: number | undefined;
   /** A request must arrive completely within this many ms, else 408 and the connection closes. @default 30000 */
-  requestTimeout?: number;
+  requestTimeout?: number | undefined;
   /**
    * `shutdown()` destroys connections still open this many ms after it was called.
    * @default 10000
    */
-  closeTimeout?: number;
+  closeTimeout?: number | undefined;
   /** `shutdown()` also closes the engine, unsubscribing its sources. @default true */
-  closeEngine?: boolean;
+  closeEngine?: boolean | undefined;
 }
 
 /** The node:http options with every default filled in. */

@@ -10,45 +10,45 @@ import { roomIssues } from "./u64Room.js";
 /** Options of `simulator()` and `simulateBlocks()`. Every field has a default. */
 export interface SimulatorOptions {
   /** Seed of every random draw: same seed (and options), same blocks. @default 1 */
-  seed?: number;
+  seed?: number | undefined;
   /** Mix of demand regimes: `quiet`, `busy`, `spike` (quiet with periodic spikes), `mixed`. @default "mixed" */
-  scenario?: Scenario;
+  scenario?: Scenario | undefined;
   /**
    * How many blocks to produce; `undefined` runs on until the last block whose height, versions
    * and timestamp fit in u64 (with the defaults, 7.4·10^13 blocks: 584,000 years at 250 ms). Every
    * block must fit: start values that would take a field past 2^64-1 within `blocks` blocks (or
    * within 10^8 blocks, when unset) are refused. @default undefined
    */
-  blocks?: number;
+  blocks?: number | undefined;
   /**
    * Milliseconds between blocks for `simulator()` (wall clock); `0` = as fast as possible.
    * Also the step of synthetic timestamps (250 ms when `0`). @default 250
    */
-  intervalMs?: number;
+  intervalMs?: number | undefined;
   /** Most user transactions a block takes; a block that takes this many is full. @default 250 */
-  blockCapacity?: number;
+  blockCapacity?: number | undefined;
   /** Most transactions left waiting after a block; the lowest-priced beyond it are dropped. @default 8 × blockCapacity */
-  mempoolCapacity?: number;
+  mempoolCapacity?: number | undefined;
   /** Height of the first block. @default 1 */
-  startHeight?: U64Input;
+  startHeight?: U64Input | undefined;
   /** `first_version` of the first block. @default 2 × startHeight */
-  startVersion?: U64Input;
+  startVersion?: U64Input | undefined;
   /** Blocks per epoch: the epoch is `1 + floor(height / epochLength)`. @default 1000 */
-  epochLength?: number;
+  epochLength?: number | undefined;
   /** Timestamp of the first block with the synthetic clock, µs since the Unix epoch. @default 1700000000000000 */
-  startTimeUsec?: U64Input;
+  startTimeUsec?: U64Input | undefined;
   /**
    * `synthetic`: timestamps are `startTimeUsec + i × intervalMs` (deterministic).
    * `wall`: each block is stamped with the wall clock when it is produced (strictly increasing).
    * @default "synthetic"
    */
-  clock?: "synthetic" | "wall";
+  clock?: "synthetic" | "wall" | undefined;
   /** Wall clock in ms for `clock: "wall"` (tests inject one). @default Date.now */
-  now?: () => number;
+  now?: (() => number) | undefined;
   /** Chain id carried by every block. @default 4 */
-  chainId?: number;
+  chainId?: number | undefined;
   /** Minimum gas unit price carried by every block (and the lowest bid). @default 100 */
-  minGasUnitPrice?: U64Input;
+  minGasUnitPrice?: U64Input | undefined;
 }
 
 /** {@link SimulatorOptions} validated, with every default filled in. */
