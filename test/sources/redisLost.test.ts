@@ -83,7 +83,7 @@ describe.skipIf(skip)("a publisher whose Redis lost entries it had acknowledged"
       { type: "stream_lost", stream: STREAM, top: undefined, from: 1n, to: 10n, rewriteFrom: 8n },
     ]);
     expect(describeRedisSinkEvent(lost()[0]!)).toBe(
-      `stream ${STREAM} is empty, below height 10 that Redis had acknowledged to this publisher: Redis lost heights 1..10 (it restarted from an older snapshot or without persistence, or the stream was deleted: DEL, FLUSHALL); this publisher writes heights 8..10 again (what it kept) before any newer block; heights 1..7 stay missing: replicas that read them keep them, a replica started now warm-starts across the hole until newer blocks fill its windows. Run Redis with AOF (appendonly yes, appendfsync everysec) so that a restart loses at most about 1 s of writes`,
+      `stream ${STREAM} is empty, below height 10 that Redis had acknowledged to this publisher: Redis lost every entry it held, heights 1..10 at most (the stream keeps --retain of them, whichever publisher wrote them) (it restarted from an older snapshot or without persistence, or the stream was deleted: DEL, FLUSHALL); this publisher writes heights 8..10 again (what it kept) before any newer block; heights 1..7 stay missing: replicas that read them keep them, a replica started now warm-starts across the hole until newer blocks fill its windows. Run Redis with AOF (appendonly yes, appendfsync everysec) so that a restart loses at most about 1 s of writes`,
     );
     expect(await streamHeights(redis)).toEqual([8, 9, 10, 11, 12]);
   });
@@ -103,6 +103,24 @@ describe.skipIf(skip)("a publisher whose Redis lost entries it had acknowledged"
     const [entry] = await redis.client.xrange(STREAM, "3-0", "3-0");
     expect(entry?.[1][1]).toBe(serializeBlockSample(block(3)));
     expect(await streamHeights(redis)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it("a stream deleted under a publisher that joined late: the loss named reaches below its own first write", async () => {
+    const redis = await startRedis();
+    cleanup.push(() => redis.close());
+    // Heights 1..10 from another publisher (gone since); this one resumes after them.
+    for (let h = 1; h <= 10; h++)
+      await redis.client.xadd(STREAM, `${h}-0`, "block", serializeBlockSample(block(h)));
+    const { write, lost } = handSink(redis.url, { keepBlocks: 5 });
+    await write(11, 20);
+    await redis.client.del(STREAM);
+    await write(21, 21);
+    // It said "lost 11..20" (from its own first write), as if heights 1..10 had never been.
+    expect(lost()).toEqual([
+      { type: "stream_lost", stream: STREAM, top: undefined, from: 1n, to: 20n, rewriteFrom: 16n },
+    ]);
+    expect(describeRedisSinkEvent(lost()[0]!)).toContain("heights 1..15 stay missing");
+    expect(await streamHeights(redis)).toEqual([16, 17, 18, 19, 20, 21]);
   });
 
   it("the stream deleted under a running publisher (DEL, FLUSHALL): noticed, the kept blocks written again, no hole", async () => {
@@ -157,7 +175,8 @@ describe.skipIf(skip)("a publisher whose Redis lost entries it had acknowledged"
     await restartFrom(redis, undefined);
     input.next(block(4, [999]));
     await until(() => results.length === 2);
-    expect(lost()).toMatchObject([{ top: undefined, from: 3n, to: 3n, rewriteFrom: 3n }]);
+    // The stream held 1..3 (the other publisher's): all of it is named lost, 3 written again.
+    expect(lost()).toMatchObject([{ top: undefined, from: 1n, to: 3n, rewriteFrom: 3n }]);
     const stream = await redis.client.xrange(STREAM, "-", "+");
     expect(stream.map(([id, fields]) => [id, fields[1]])).toEqual([
       ["3-0", serializeBlockSample(block(3))],
@@ -187,7 +206,7 @@ describe.skipIf(skip)("a publisher whose Redis lost entries it had acknowledged"
       },
     ]);
     expect(describeRedisSinkEvent(lost()[0]!)).toContain(
-      "Redis lost heights 6..10 (it restarted from an older snapshot or without persistence, or the stream was deleted: DEL, FLUSHALL); heights 6..10 stay missing: ",
+      "Redis lost every entry it held, heights 6..10 at most (the stream keeps --retain of them, whichever publisher wrote them) (it restarted from an older snapshot or without persistence, or the stream was deleted: DEL, FLUSHALL); heights 6..10 stay missing: ",
     );
     expect(await streamHeights(redis)).toEqual([11, 12]);
   });

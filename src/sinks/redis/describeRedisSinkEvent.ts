@@ -39,5 +39,9 @@ function describeStreamLost(event: Extract<RedisSinkEvent, { type: "stream_lost"
     event.top === undefined
       ? "it restarted from an older snapshot or without persistence, or the stream was deleted: DEL, FLUSHALL"
       : "it restarted from an older snapshot, or without persistence";
-  return `${where}, below height ${to} that Redis had acknowledged to this publisher: Redis lost heights ${from}..${to} (${cause}); ${repair}. Run Redis with AOF (appendonly yes, appendfsync everysec) so that a restart loses at most about 1 s of writes`;
+  const lost =
+    event.top === undefined
+      ? `Redis lost every entry it held, heights ${from}..${to} at most (the stream keeps --retain of them, whichever publisher wrote them)`
+      : `Redis lost heights ${from}..${to}`;
+  return `${where}, below height ${to} that Redis had acknowledged to this publisher: ${lost} (${cause}); ${repair}. Run Redis with AOF (appendonly yes, appendfsync everysec) so that a restart loses at most about 1 s of writes`;
 }

@@ -45,9 +45,10 @@ export async function restoreLostEntries(
   const kept = written.above(topHeight);
   if (reported.to !== newest) {
     reported.to = newest;
+    // An empty stream lost all it held: up to --retain heights below the newest, whoever wrote
+    // them (not only from this publisher's first write: another one may have written before).
     const retained = newest - BigInt(options.retain) + 1n;
-    const first = written.first ?? newest;
-    const from = top !== undefined ? topHeight + 1n : first > retained ? first : retained;
+    const from = top !== undefined ? topHeight + 1n : retained > 1n ? retained : 1n;
     options.onEvent({
       type: "stream_lost",
       stream,
