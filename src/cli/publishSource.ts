@@ -1,4 +1,4 @@
-import { filter, type Observable } from "rxjs";
+import type { Observable } from "rxjs";
 import type { BlockSample } from "../core/blockSample.js";
 import { type AptosRestOptions, aptosRest } from "../sources/aptosRest.js";
 import { ndjsonFile } from "../sources/ndjsonFile.js";
@@ -57,13 +57,15 @@ export function publishSource(
         clock: "wall",
       });
     case "ndjson": {
-      const file$ = ndjsonFile(spec.path, {
+      // Resumed after the stream's top: the blocks below it are skipped before any pacing, so
+      // a publisher restarted during a paced replay writes the next height at once (it waited
+      // the recorded time of every block it skipped, and a failover to it stalled the stream).
+      return ndjsonFile(spec.path, {
         speed: f.speed,
+        fromHeight: f.startHeight,
         onInvalidLine: logInvalidLine(log, f.onEvent),
         onWaitCut: logWaitCut(log),
       });
-      const start = f.startHeight;
-      return start === undefined ? file$ : file$.pipe(filter((b) => b.height >= start));
     }
     case "redis":
       throw new UsageError("--source redis:// cannot be published again");

@@ -3,6 +3,7 @@ import { Observable } from "rxjs";
 import type { BlockSample } from "../core/blockSample.js";
 import { InvalidBlockSampleError } from "../core/errors.js";
 import { MAX_TIMER_MS } from "../core/maxTimerMs.js";
+import type { U64Input } from "../core/u64.js";
 import { checkNdjsonArguments, ndjsonFileShape } from "./ndjsonOptions.js";
 import { readNdjson } from "./readNdjson.js";
 
@@ -50,6 +51,12 @@ export interface NdjsonFileOptions {
    * `Infinity` keeps every gap. @default 60000
    */
   maxWaitMs?: number | undefined;
+  /**
+   * Skip the blocks below this height, before any pacing: a replay resumed where a stream
+   * stands (`gasdigest publish` restarted) comes at once to the next height, instead of after
+   * the recorded time of every block it skips. @default undefined (every block)
+   */
+  fromHeight?: U64Input | undefined;
   /** Called for every wait cut to `maxWaitMs` (also if it throws). @default ignore */
   onWaitCut?: ((event: WaitCutEvent) => void) | undefined;
 }
@@ -97,6 +104,7 @@ export function ndjsonFile(path: string, options: NdjsonFileOptions = {}): Obser
           tell(o.onInvalidLine, new InvalidLineError(entry.line, entry.issues));
           continue;
         }
+        if (o.fromHeight !== undefined && entry.block.height < o.fromHeight) continue;
         const ts = entry.block.timestampUsec;
         if (paced && ts !== undefined) {
           if (prev === undefined || ts < prev.usec) {

@@ -2,7 +2,7 @@ import { constants } from "node:buffer";
 import * as z from "zod";
 import { describeValue } from "../core/describeValue.js";
 import { InvalidConfigError } from "../core/errors.js";
-import { fnOption } from "../core/optionSchemas.js";
+import { fnOption, u64Option } from "../core/optionSchemas.js";
 import { wholeRange } from "../core/rangeOptions.js";
 import { validateWithArgument } from "../core/validate.js";
 import type { InvalidLineError, WaitCutEvent } from "./ndjsonFile.js";
@@ -45,6 +45,7 @@ export const ndjsonFileShape = {
       error: (iss) => `must be a number of ms, at least 0 (got ${describeValue(iss.input)})`,
     })
     .default(60_000),
+  fromHeight: u64Option.optional(),
   onWaitCut: fnOption<((event: WaitCutEvent) => void) | undefined>(
     "taking the wait cut",
     undefined,

@@ -92,6 +92,7 @@ describe("an optional field given as undefined is a field not given", () => {
         maxLineBytes: u,
         speed: u,
         maxWaitMs: u,
+        fromHeight: u,
         onWaitCut: u,
       }).pipe(toArray()),
     );

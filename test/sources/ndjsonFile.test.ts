@@ -124,6 +124,17 @@ describe("ndjsonFile", () => {
     );
   });
 
+  it("skips the blocks below fromHeight before any pacing: the first one kept comes at once", async () => {
+    // Seconds 0, 100, 200, 300 at 1000x: 100 ms apart; resumed at height 3.
+    const path = file([at(1, 0n), at(2, 100_000_000n), at(3, 200_000_000n), at(4, 300_000_000n)]);
+    const started = performance.now();
+    const got = await timed(path, 1_000, { fromHeight: 3n });
+    expect(got.map((g) => g.height)).toEqual([3n, 4n]);
+    // Height 3 came at once (it waited 200 ms for the two skipped blocks), height 4 on its pace.
+    expect(performance.now() - started - got[1]!.ms).toBeLessThan(150);
+    expect(got[1]!.ms).toBeGreaterThanOrEqual(97);
+  });
+
   it("reads on when onInvalidLine or onWaitCut throws", async () => {
     const path = file([at(1, 0n), "not json {", at(2, 1_000_000n), at(3, 2_000_000n)]);
     const seen: number[] = [];
