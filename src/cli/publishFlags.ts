@@ -52,7 +52,9 @@ Options:
                         (default: the largest window plus one, 121 with the defaults;
                         2001 when --config has a calibrated block)
   --poll-ms N           aptos: wait between looks at the tip (default 500)
-  --seed N              sim: seed (default 1)
+  --seed N              sim: seed (default 1); two publishers of one seed write different
+                        chains (times come from the wall clock, and each starts its draws
+                        where it starts): publish a recorded file from both instead
   --interval-ms N       sim: block interval in ms (default 250; 0 = as fast as possible)
   --speed N             ndjson: replay at N times the recorded pace (default: as fast as possible)
   --log-level LEVEL     fatal|error|warn|info|debug|trace|silent (default info; debug logs every block)

@@ -29,6 +29,7 @@ import {
   showSource,
   speedFlag,
 } from "./sourceSpec.js";
+import { watchStaleness } from "./watchStaleness.js";
 
 export const SERVE_USAGE = `Usage: gasdigest serve [options]
 
@@ -200,8 +201,10 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
   // Repeated warnings (bad lines, rejected blocks) are rate-limited and summarised.
   const limited = createLogLimiter(log);
   const stopEvents = logEngineEvents(engine, limited);
+  let stopWatch: () => void = () => undefined;
   const stopLogging = () => {
     stopEvents();
+    stopWatch();
     limited.stop();
   };
   // From here on, a failure must not leave the engine open.
@@ -225,6 +228,8 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
       metrics: metrics?.metrics,
       metricsPath: metrics?.ownPort ? false : undefined,
     });
+    // Going stale and fresh again, by the server's own rule and threshold.
+    stopWatch = watchStaleness(engine, log, server.handler.options.maxStalenessMs);
     sourceFlags.onEvent = metrics?.metrics.source(spec.kind);
     source$ = serveSource(spec, limited, sourceFlags);
   } catch (e) {

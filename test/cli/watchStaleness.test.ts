@@ -1,0 +1,69 @@
+// serve says in its own log when it goes stale (the estimate and health answer 503) and when it
+// is fresh again, by the handler's rule.
+import { describe, expect, it } from "vitest";
+import { watchStaleness } from "../../src/cli/watchStaleness.js";
+import { aip34, createEngine } from "../../src/index.js";
+import { idleBlock } from "../helpers/blocks.js";
+import { until } from "../helpers/until.js";
+
+function logger() {
+  const lines: { level: string; msg: string }[] = [];
+  return {
+    lines,
+    warn: (_: object, msg: string) => lines.push({ level: "warn", msg }),
+    info: (_: object, msg: string) => lines.push({ level: "info", msg }),
+  };
+}
+
+describe("watchStaleness", () => {
+  it("warns once when the newest block gets older than the threshold, and tells the recovery at once", async () => {
+    let clock = 1_000_000;
+    const now = () => clock;
+    const engine = createEngine({ strategy: aip34(), now, config: { skipLatestBlock: false } });
+    const log = logger();
+    const stop = watchStaleness(engine, log, 30_000, now, 10);
+    try {
+      engine.ingest(idleBlock(1));
+      clock += 29_000;
+      await new Promise((r) => setTimeout(r, 50));
+      expect(log.lines).toEqual([]);
+      clock += 2_000;
+      await until(() => log.lines.length === 1, 2_000, "the stale warning");
+      await new Promise((r) => setTimeout(r, 50)); // told once, not every check
+      expect(log.lines).toEqual([
+        {
+          level: "warn",
+          msg: "stale: the newest block (height 1) arrived 31000 ms ago, more than --max-staleness-ms 30000: the estimate and the health check answer 503 until a block arrives",
+        },
+      ]);
+      engine.ingest(idleBlock(2)); // arrives now: fresh, told with the block
+      expect(log.lines.at(-1)).toEqual({
+        level: "info",
+        msg: "fresh again: block 2 arrived; the estimate is served",
+      });
+    } finally {
+      stop();
+    }
+  });
+
+  it("is silent with no threshold, and when the source has completed (a finished replay is not stale)", async () => {
+    let clock = 0;
+    const now = () => clock;
+    const engine = createEngine({ strategy: aip34(), now });
+    const log = logger();
+    const off = watchStaleness(engine, log, false, now, 10);
+    engine.connect({
+      subscribe(o: { next(b: unknown): void; complete(): void }) {
+        o.next(idleBlock(1));
+        o.complete();
+        return { unsubscribe() {} };
+      },
+    } as never);
+    const stop = watchStaleness(engine, log, 1_000, now, 10);
+    clock += 60_000;
+    await new Promise((r) => setTimeout(r, 60));
+    stop();
+    off();
+    expect(log.lines).toEqual([]);
+  });
+});
