@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { BaseError } from "../core/errors.js";
 import type { RecordedSeries } from "./createSeriesRecorder.js";
@@ -29,16 +29,25 @@ interface ChartLibrary {
 let library: ChartLibrary | undefined;
 
 /**
- * uPlot's browser build and stylesheet, read from the installed package (never a CDN). Its
- * banner comment is replaced by one naming version and licence without a link, so the page
- * holds no URL at all.
+ * uPlot's browser build and stylesheet: the copy the build puts in `dist/uplot/`
+ * (scripts/copyReportAssets.mjs, so installing gasdigest installs no uplot), else, from the
+ * sources, the installed package (never a CDN). Its banner comment is replaced by one naming
+ * version and licence without a link, so the page holds no URL at all.
  */
 function chartLibrary(): ChartLibrary {
   if (library) return library;
+  const fromBuild = (file: string) => new URL(`../uplot/${file}`, import.meta.url);
   const require = createRequire(import.meta.url);
+  const fromPackage = (file: string) => require.resolve(`uplot/${file}`);
+  const at = existsSync(fromBuild("package.json"))
+    ? (file: string) => fromBuild(file.replace("dist/", ""))
+    : fromPackage;
   try {
-    const pkg = require("uplot/package.json") as { version: string; license: string };
-    const read = (file: string) => readFileSync(require.resolve(`uplot/dist/${file}`), "utf8");
+    const pkg = JSON.parse(readFileSync(at("package.json"), "utf8")) as {
+      version: string;
+      license: string;
+    };
+    const read = (file: string) => readFileSync(at(`dist/${file}`), "utf8");
     const banner = `/*! uPlot ${pkg.version} (${pkg.license} licence, (c) Leon Sorokin) */`;
     library = {
       script: `${banner}\n${read("uPlot.iife.min.js").replace(/^\/\*![\s\S]*?\*\/\s*/, "")}`,
@@ -46,7 +55,7 @@ function chartLibrary(): ChartLibrary {
     };
   } catch (cause) {
     throw new BaseError("cannot load the chart library for the report", {
-      details: `the "uplot" package must be installed (${(cause as Error).message})`,
+      details: `its files are copied to dist/uplot/ by the build (${(cause as Error).message})`,
       cause,
     });
   }
@@ -72,12 +81,12 @@ th:nth-child(-n+2), td:nth-child(-n+2) { text-align: left; }
 
 /**
  * One self-contained HTML page of a backtest: the results table, and charts drawn by uPlot
- * (inlined from the installed `uplot` package with its stylesheet; the page loads nothing and
+ * (inlined from the copy of `uplot` the build ships, with its stylesheet; the page loads nothing and
  * contains no URL): each strategy's three tiers against the clearing price over time (log
  * scale when every price is positive), and for 1, 3 and 10 blocks, inclusion against mean
  * overpayment with one point per strategy and tier (the mean separates tiers whose median is 1).
  *
- * @throws {BaseError} when the `uplot` package cannot be read.
+ * @throws {BaseError} when uPlot's files cannot be read (a build without `dist/uplot/`).
  * @example
  * await writeFile("report.html", renderReport({ result, series: recorder.series(), source: "spike.ndjson" }));
  */

@@ -39,6 +39,13 @@ await server.shutdown();
 let swaggerUiDist = "installed";
 try { await import("swagger-ui-dist/package.json", { with: { type: "json" } }); } catch (err) { swaggerUiDist = err.code; }
 results.explorer = { bundle: bundle.status, bytes: bundleBytes, page: page.status, swaggerUiDist };
+// The backtest report inlines uPlot from the package's own copy: uplot is not installed here.
+const { runBacktest, createSeriesRecorder, renderReport } = await import("gasdigest/backtest");
+const result = await runBacktest([{ height: 1, epoch: 1, gas_unit_prices: ["100"] }], { strategies: [{ strategy: aip34() }] });
+const html = renderReport({ result, series: createSeriesRecorder({ strategies: ["aip34"] }).series() });
+let uplot = "installed";
+try { await import("uplot"); } catch (err) { uplot = err.code; }
+results.report = { uPlot: html.includes(" (MIT licence, (c) Leon Sorokin) */"), noUrl: !html.includes("http://") && !html.includes("https://"), uplot };
 // The CLI without prom-client: --metrics stops before anything starts, naming the package.
 const { main } = await import("./node_modules/gasdigest/dist/cli/main.js");
 const { PassThrough } = await import("node:stream");
@@ -124,6 +131,10 @@ describe("gasdigest in a project without any framework", () => {
       swaggerUiDist: "ERR_MODULE_NOT_FOUND",
     });
     expect(results.explorer!.bytes).toBeGreaterThan(1_000_000);
+  });
+
+  it("the backtest report inlines uPlot without the uplot package installed (a build-time dependency)", () => {
+    expect(results.report).toEqual({ uPlot: true, noUrl: true, uplot: "ERR_MODULE_NOT_FOUND" });
   });
 
   it("gasdigest/http is gone (the handler is in the root entry) and internal modules are closed", () => {
