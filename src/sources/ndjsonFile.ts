@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Observable } from "rxjs";
 import type { BlockSample } from "../core/blockSample.js";
 import { InvalidBlockSampleError } from "../core/errors.js";
+import { guarded } from "../core/guarded.js";
 import { MAX_TIMER_MS } from "../core/maxTimerMs.js";
 import type { U64Input } from "../core/u64.js";
 import { checkNdjsonArguments, ndjsonFileShape } from "./ndjsonOptions.js";
@@ -61,15 +62,6 @@ export interface NdjsonFileOptions {
   onWaitCut?: ((event: WaitCutEvent) => void) | undefined;
 }
 
-/** Call an application's callback; what it throws is dropped, so the replay goes on. */
-function tell<E>(callback: ((event: E) => void) | undefined, event: E): void {
-  try {
-    callback?.(event);
-  } catch {
-    // The callback's own failure: the file is still read to its end.
-  }
-}
-
 /**
  * A source that replays an NDJSON block file as fast as the subscriber takes it (or paced by
  * the recorded timestamps with `speed`, no wait longer than `maxWaitMs`), streaming the file
@@ -86,6 +78,9 @@ export function ndjsonFile(path: string, options: NdjsonFileOptions = {}): Obser
   const o = checkNdjsonArguments(ndjsonFileShape, path, options);
   const speed = o.speed;
   const paced = speed !== undefined && Number.isFinite(speed);
+  // What the application's callbacks throw is dropped: the file is still read to its end.
+  const onInvalidLine = guarded(o.onInvalidLine);
+  const onWaitCut = guarded(o.onWaitCut);
   return new Observable<BlockSample>((subscriber) => {
     const abort = new AbortController();
     // Pacing: a block is due `(timestamp - anchor's timestamp) / speed` after the anchor was
@@ -101,7 +96,7 @@ export function ndjsonFile(path: string, options: NdjsonFileOptions = {}): Obser
       })) {
         if (subscriber.closed) return;
         if (!entry.ok) {
-          tell(o.onInvalidLine, new InvalidLineError(entry.line, entry.issues));
+          onInvalidLine(new InvalidLineError(entry.line, entry.issues));
           continue;
         }
         if (o.fromHeight !== undefined && entry.block.height < o.fromHeight) continue;
@@ -113,7 +108,7 @@ export function ndjsonFile(path: string, options: NdjsonFileOptions = {}): Obser
           } else {
             let dueMs = dueOf(ts);
             if (dueMs - prev.dueMs > o.maxWaitMs) {
-              tell(o.onWaitCut, {
+              onWaitCut({
                 line: entry.line,
                 height: entry.block.height,
                 gapMs: dueMs - prev.dueMs,

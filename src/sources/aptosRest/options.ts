@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { backoffIssues, optionGiven } from "../../core/backoffOptions.js";
 import type { ValidationIssue } from "../../core/errors.js";
+import { guarded } from "../../core/guarded.js";
 import { fnOption, u64Option } from "../../core/optionSchemas.js";
 import { msRange, wholeRange } from "../../core/rangeOptions.js";
 import { validateWithArgument } from "../../core/validate.js";
@@ -239,12 +240,7 @@ export function resolveAptosRestOptions(
     startHeight: value.startHeight,
     headers,
     baseUrl,
-    onEvent: (event: AptosRestEvent) => {
-      try {
-        onEvent(event);
-      } catch {
-        // A failing logger must not stop the source.
-      }
-    },
+    // A failing logger must not stop the source.
+    onEvent: guarded<AptosRestEvent>(onEvent),
   });
 }

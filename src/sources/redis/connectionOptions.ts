@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { backoffIssues } from "../../core/backoffOptions.js";
+import { guarded } from "../../core/guarded.js";
 import { fnOption } from "../../core/optionSchemas.js";
 import { msRange, wholeRange } from "../../core/rangeOptions.js";
 import { validateWithArgument } from "../../core/validate.js";
@@ -78,12 +79,7 @@ export function resolveRedisOptions<S extends RedisShape>(
     // A default first delay follows a smaller cap down (see backoffIssues).
     initialBackoffMs: Math.min(initialBackoffMs, maxBackoffMs),
     target,
-    onEvent: (event: unknown) => {
-      try {
-        onEvent(event);
-      } catch {
-        // A failing logger must not stop the feed.
-      }
-    },
+    // A failing logger must not stop the feed.
+    onEvent: guarded<unknown>(onEvent),
   }) as ResolvedRedisOptions<S>;
 }
