@@ -104,9 +104,16 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
       // ignored, as documented: the counters then start with the first request of a route
     }
 
-  const preflight = (request: HandlerRequest): HandlerResponse => {
-    const headers: Record<string, string> = { ...common, Allow: ALLOW };
-    if (o.corsOrigin !== false) {
+  // The metrics route's own answers carry no CORS headers (see `scrape` below): no grant to a
+  // page of another origin, not even in a preflight or a 405.
+  const isScrapePath = (path: string) =>
+    metrics !== undefined && o.metricsPath !== false && path === o.metricsPath;
+  const plainError = (status: number, code: ErrorCode, message: string, head: boolean) =>
+    pick(errorPair(status, code, message, plain), head);
+
+  const preflight = (request: HandlerRequest, cors: boolean): HandlerResponse => {
+    const headers: Record<string, string> = { ...(cors ? common : plain), Allow: ALLOW };
+    if (cors && o.corsOrigin !== false) {
       headers["Access-Control-Allow-Methods"] = ALLOW;
       headers["Access-Control-Max-Age"] = "86400";
       const asked = request.headers["access-control-request-headers"];
@@ -130,6 +137,8 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
         `request URL is too long (over ${o.maxUrlLength} bytes)`,
         head,
       );
+    // A fragment is never part of a request target (RFC 9112 §3.2): a client sent something else.
+    if (url.includes("#")) return error(400, "web_framework_error", "invalid request target", head);
     if (url.charCodeAt(0) !== 47) {
       const origin = originForm(url);
       if (origin === undefined)
@@ -157,8 +166,14 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
     matched = path;
     const method = request.method;
     if (method === "GET" || head) return r(request, head, query);
-    if (method === "OPTIONS") return preflight(request);
-    const res = error(405, "web_framework_error", "method not allowed");
+    const scrapePath = isScrapePath(path);
+    if (method === "OPTIONS") return preflight(request, !scrapePath);
+    const res = (scrapePath ? plainError : error)(
+      405,
+      "web_framework_error",
+      "method not allowed",
+      false,
+    );
     return Object.freeze({ ...res, headers: Object.freeze({ ...res.headers, Allow: ALLOW }) });
   }
 
@@ -189,7 +204,8 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
 
   // The scrape is for Prometheus, not for web pages: no CORS headers, so no page of another
   // origin can read the process's metrics (whatever corsOrigin allows for the interface).
-  const scrape = metrics === undefined ? undefined : createScrape(metrics, logger, plain, error);
+  const scrape =
+    metrics === undefined ? undefined : createScrape(metrics, logger, plain, plainError);
 
   // Without metrics, the handler is `answer` itself: nothing is added to the path of a request.
   const handler = (

@@ -121,6 +121,19 @@ describe("createFetchHandler without a server", () => {
     expect(head.body).toBeNull();
   });
 
+  it("routes a Request whose URL keeps a fragment by its path, as a fetch sends it", async () => {
+    // request.url keeps "#..." (the node server answers a raw "#" in a target 400).
+    for (const [prefix, url] of [
+      ["", "http://x/v1/estimate_gas_price#top"],
+      ["/chain", "http://x/chain/v1/estimate_gas_price?a=1#b"],
+    ] as const) {
+      const handler = createFetchHandler(engine, { maxStalenessMs: false, prefix });
+      const res = await get(handler, url);
+      expect(res.status, url).toBe(200);
+      expect(await res.text(), url).toBe(ESTIMATE);
+    }
+  });
+
   it("routes a relative request.url (Bun's, for a request without a valid Host) as the path it is", async () => {
     // node's Request refuses a relative URL: this is the shape Bun hands over.
     const bun = (url: string) =>

@@ -172,6 +172,9 @@ describe("node's own answers carry the error object and our headers (issue 13, i
         true,
       ],
       ["PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 400, "malformed request", true],
+      // Node's parser takes them; only HTTP/1.x is answered (and the Host rule is 1.1's).
+      ["GET /v1 HTTP/2.0\r\n\r\n", 505, "HTTP version not supported: 2.0", true],
+      ["GET /v1/estimate_gas_price\r\n\r\n", 505, "HTTP version not supported: 0.9", true],
       [
         "GET /v1 HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n",
         400,

@@ -337,6 +337,12 @@ describe("estimate errors (status table of interface.md)", () => {
     expect(text(s.get("estimate_gas_price"))).toBe(
       errorBody("web_framework_error", "invalid request target"),
     );
+    // A fragment is never sent in a request target: whatever sent one is not a URL client.
+    for (const url of ["/v1/estimate_gas_price#x", "/v1#", "/nope#x"]) {
+      const res = s.get(url);
+      expect(res.status, url).toBe(400);
+      expect(text(res), url).toBe(errorBody("web_framework_error", "invalid request target"));
+    }
   });
 
   it("the default URL limit is 8192", () => {

@@ -197,6 +197,7 @@ describe("createMetrics with the handler: a known history", () => {
     const res = await handler.respond({ method: "GET", url: "/metrics", headers: {} });
     expect(res.status).toBe(500);
     expect(text(res)).toContain('"error_code":"internal_error"');
+    expect(res.headers["Access-Control-Allow-Origin"]).toBeUndefined();
     expect(
       (
         handler.respond({
@@ -206,6 +207,36 @@ describe("createMetrics with the handler: a known history", () => {
         }) as HandlerResponse
       ).status,
     ).toBe(200);
+  });
+
+  it("no answer of the metrics route grants another origin anything: not a preflight, not a 405", async () => {
+    const engine = knownHistory(Date.now);
+    const metrics = createMetrics({ engine, registry: new Registry(), defaultMetrics: false });
+    const handler = createHandler(engine, { metrics, corsOrigin: "https://wallet.example" });
+    const ask = (method: string, url: string) =>
+      handler.respond({
+        method,
+        url,
+        headers: { origin: "https://wallet.example", "access-control-request-headers": "x-a" },
+      }) as HandlerResponse;
+    const preflight = ask("OPTIONS", "/metrics");
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers).toEqual({
+      "X-Content-Type-Options": "nosniff",
+      Allow: "GET, HEAD, OPTIONS",
+    });
+    const post = ask("POST", "/metrics");
+    expect(post.status).toBe(405);
+    expect(post.headers.Allow).toBe("GET, HEAD, OPTIONS");
+    expect(Object.keys(post.headers).filter((h) => h.startsWith("Access-Control"))).toEqual([]);
+    // The interface's routes keep their grants.
+    const api = ask("OPTIONS", "/v1/estimate_gas_price");
+    expect(api.headers["Access-Control-Allow-Origin"]).toBe("https://wallet.example");
+    expect(api.headers["Access-Control-Allow-Headers"]).toBe("x-a");
+    expect(ask("POST", "/v1").headers["Access-Control-Allow-Origin"]).toBe(
+      "https://wallet.example",
+    );
+    metrics.close();
   });
 });
 

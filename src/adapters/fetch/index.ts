@@ -101,8 +101,13 @@ export function createFetchHandler(
  * targetOf("http://node.example/v1/-/healthy?x=1"); // "/v1/-/healthy?x=1"
  * targetOf("/v1/-/healthy"); // "/v1/-/healthy" (Bun, `GET /v1/-/healthy HTTP/1.0` without Host)
  * targetOf("//x/v1"); // "//x/v1", not "/v1"
+ * targetOf("http://node.example/v1#top"); // "/v1"
  */
-function targetOf(url: string): string {
+function targetOf(given: string): string {
+  // A Request's URL may keep a fragment (`new Request("http://h/v1#x")`); a fetch never sends
+  // it, so it is not part of the target, as for a URL parser.
+  const hash = given.indexOf("#");
+  const url = hash === -1 ? given : given.slice(0, hash);
   if (url.charCodeAt(0) === 47 /* / */) return url;
   const slash = url.indexOf("/", url.indexOf("//") + 2);
   return slash === -1 ? "/" : url.slice(slash);

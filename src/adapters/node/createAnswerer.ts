@@ -245,6 +245,12 @@ export function createAnswerer(context: AnswererContext): Answerer {
         true,
       );
     }
+    // Node's parser takes any one-digit version; only HTTP/1.x is answered (2.0 without the
+    // preface, or a request line with none, "0.9", is another protocol).
+    if (req.httpVersionMajor !== 1) {
+      closeAfter(c);
+      return send(req, res, error(505, `HTTP version not supported: ${req.httpVersion}`), true);
+    }
     const problem = hostProblem(req) ?? framingProblem(req);
     if (problem !== undefined) {
       closeAfter(c);
