@@ -265,6 +265,28 @@ describe("calibrated: what it serves", () => {
     expect(p.deprioritized.rate!).toBeLessThan(0.91);
   });
 
+  it("a tier lifted by the one below it (tiers are monotone) learns from what it served: no overshoot", () => {
+    // Every block full, 98.5 % clearing at exactly 1,000: a bid of 1,000 gets in within 3 or 10
+    // blocks all but always, so each lower tier keeps its promise only by sometimes bidding under
+    // it, and the regular tier's dips are mostly lifted to the lowest tier's 1,000. Learning from
+    // its own bid, not the one served, the regular tier kept 99 % for a 95 % promise.
+    const rnd = mulberry32(3);
+    const chain: BlockSampleInput[] = [];
+    for (let h = 1; h <= 8000; h++) {
+      const u = rnd();
+      const c = u < 0.985 ? 1000 : u < 0.995 ? 1001 + Math.floor(rnd() * 4000) : 20_000;
+      chain.push(cleared(h, c));
+    }
+    const p = runChain(chain).promises!;
+    // The newest 1,000 outcomes: the first thousands of bids come down from the prior level.
+    expect(p.regular.recentRate!).toBeGreaterThan(0.94);
+    expect(p.regular.recentRate!).toBeLessThan(0.96);
+    expect(p.deprioritized.recentRate!).toBeGreaterThan(0.89);
+    expect(p.deprioritized.recentRate!).toBeLessThan(0.91);
+    expect(p.prioritized.recentRate!).toBeGreaterThan(0.98);
+    expect(p.prioritized.recentRate!).toBeLessThan(1);
+  });
+
   it("on heavy-tailed independent prices the 99 % tier bids near the price that keeps it", () => {
     // 40 % of blocks not full (anything gets in), the others clearing independently on a Pareto
     // tail (index 1.5) above the minimum, 100: a bid gets in next block with probability

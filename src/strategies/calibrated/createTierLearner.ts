@@ -27,7 +27,10 @@ export interface TierLearner {
   settle(outcome: (k: number) => bigint): void;
   /** The tier's bid from the samples (one window per expert), at least `floor`; remembered as pending. */
   bid(samples: readonly SortedWindow[], floor: bigint): bigint;
-  /** What was actually served for the bid just made (after the tiers were made monotone). */
+  /**
+   * What was actually served for the bid just made (after the tiers were made monotone, so at
+   * least the bid): the correction learns from its outcome.
+   */
   served(price: bigint): void;
   /**
    * A price served with no window to bid from (after an epoch change, before its first block
@@ -105,7 +108,7 @@ const RECENT = 1000;
 
 interface Pending {
   experts: bigint[];
-  final: bigint;
+  /** The price served for the bid (its own, until {@link TierLearner.served} says otherwise). */
   served: bigint;
   /** The lowest price the bid could be (the minimum in force): a hit there teaches nothing. */
   floor: bigint;
@@ -123,7 +126,9 @@ interface Pending {
  * moves `a_i` by `learningRate · (miss − (1 − p))` whenever one of its bids settles, so each is
  * calibrated on its own. The tier serves the expert with the lowest exponentially weighted
  * pinball loss at level `p` (log scale), at level `a_best + δ`; `δ` moves by
- * `correctionRate · (miss − (1 − p))` on the tier's own bids. A bid at the floor (the minimum
+ * `correctionRate · (miss − (1 − p))` on the outcome of the price served for the tier
+ * ({@link TierLearner.served}: at least the tier's bid, lifted where a lower tier bid more), so
+ * the promise is kept on what was served, not over-delivered where the lower tier lifts it. A bid at the floor (the minimum
  * price) that got in moves nothing: no lower level could have bid less. On any sequence of
  * prices, after `T` settled bids the share that missed is at most
  * `1 − p + (S · (1.25 + R + D · correctionRate) / correctionRate + E) / T` ({@link missBound}),
@@ -226,8 +231,8 @@ export function createTierLearner(o: TierLearnerOptions): TierLearner {
           levels[i] = level < MIN_LEVEL ? MIN_LEVEL : level;
         }
       }
-      if (bid.final < y || bid.final > bid.floor) {
-        const next = correction + o.correctionRate * ((bid.final < y ? 1 : 0) - alpha);
+      if (bid.served < y || bid.served > bid.floor) {
+        const next = correction + o.correctionRate * ((bid.served < y ? 1 : 0) - alpha);
         correction = next < MIN_CORRECTION ? MIN_CORRECTION : next;
       }
       observe(bid, y);
@@ -245,7 +250,7 @@ export function createTierLearner(o: TierLearnerOptions): TierLearner {
       const final = price < floor ? floor : price;
       const window = samples[best]!;
       const top = window.at(window.size - 1, floor);
-      pending.push({ experts, final, served: final, floor, top, learn: true });
+      pending.push({ experts, served: final, floor, top, learn: true });
       return final;
     },
     served(price) {
@@ -255,7 +260,6 @@ export function createTierLearner(o: TierLearnerOptions): TierLearner {
     servedWithoutBid(price, floor) {
       pending.push({
         experts: [],
-        final: price,
         served: price,
         floor,
         top: price,
