@@ -12,9 +12,11 @@ import {
 import { describeValue, shorten } from "../core/describeValue.js";
 import { duplicateKeyIssues } from "../core/duplicateKeys.js";
 import { BaseError, InvalidConfigError, type ValidationIssue } from "../core/errors.js";
+import { jsonErrorOffset } from "../core/jsonErrorOffset.js";
 import { parseJsonLossless } from "../core/parseJsonLossless.js";
 import { validateShape } from "../core/validate.js";
 import { resolveStrategy, STRATEGY_BLOCKS, type StrategySettings } from "../strategies/registry.js";
+import { didYouMean } from "./didYouMean.js";
 import { fileFlag } from "./outputFile.js";
 
 /** What a `--config FILE.json` holds: the AIP-34 keys at the top, strategy blocks beside them. */
@@ -46,9 +48,10 @@ function fileKind(info: Stats): string {
 }
 
 /**
- * The text of the config file at `path`: a regular file (a device, FIFO or directory is refused
- * before it is opened: reading `/dev/urandom` never ends) of at most {@link MAX_CONFIG_BYTES},
- * checked by its size before reading and again while reading (it may grow).
+ * The text of the config file at `path`: a regular file or a pipe (`--config /dev/stdin` under
+ * `cat c.json |`, `--config <(jq ...)`, a FIFO), of at most {@link MAX_CONFIG_BYTES}, checked by
+ * its size before reading and again while reading (it may grow; a pipe has no size). A device,
+ * socket or directory is refused before it is opened: reading `/dev/urandom` never ends.
  */
 async function readConfigText(path: string): Promise<string> {
   const tooLarge = (bytes: string) =>
@@ -58,13 +61,19 @@ async function readConfigText(path: string): Promise<string> {
   let fh: Awaited<ReturnType<typeof open>> | undefined;
   try {
     const info = await stat(path);
-    if (!info.isFile())
-      throw new BaseError(`config file ${path} is not a regular file`, {
+    if (!info.isFile() && !info.isFIFO())
+      throw new BaseError(`config file ${path} is not a regular file or a pipe`, {
         details: `it is ${fileKind(info)}`,
       });
     if (info.size > MAX_CONFIG_BYTES) throw tooLarge(`it has ${info.size} bytes`);
-    // Not blocking on a FIFO put in its place since the check.
-    fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    // A pipe is read as it comes (its open waits for a writer); a file without blocking, so a
+    // FIFO put in its place since the check is not waited on.
+    fh = await open(path, constants.O_RDONLY | (info.isFIFO() ? 0 : constants.O_NONBLOCK));
+    const opened = await fh.stat();
+    if (!opened.isFile() && !opened.isFIFO())
+      throw new BaseError(`config file ${path} is not a regular file or a pipe`, {
+        details: `it is ${fileKind(opened)}`,
+      });
     const parts: Buffer[] = [];
     let total = 0;
     for (;;) {
@@ -92,7 +101,7 @@ function parseConfigObject(input: unknown): ConfigFile {
   if (typeof input !== "object" || input === null || Array.isArray(input))
     throw new InvalidConfigError([{ path: "", message: "the config must be a JSON object" }]);
   const r = validateShape(fileShape, input, crossCheckGasConfig);
-  const issues = [...(r.ok ? [] : r.issues), ...strategyBlockIssues(input)];
+  const issues = [...(r.ok ? [] : r.issues.map(withSuggestion)), ...strategyBlockIssues(input)];
   if (!r.ok || issues.length > 0) throw new InvalidConfigError(issues);
   const gas: Record<string, unknown> = { ...r.value };
   const strategies: Record<string, unknown> = {};
@@ -101,6 +110,15 @@ function parseConfigObject(input: unknown): ConfigFile {
     delete gas[k];
   }
   return { gas: markParsed(gas as GasConfig), strategies };
+}
+
+/** An unknown top-level key with the known one it is likely a typo of (`lowBlocHistory`). */
+function withSuggestion(issue: ValidationIssue): ValidationIssue {
+  if (issue.code !== "unrecognized_keys" || issue.path.includes(".")) return issue;
+  const known = didYouMean(issue.path, Object.keys(fileShape));
+  return known === undefined
+    ? issue
+    : { ...issue, message: `${issue.message} (did you mean ${known}?)` };
 }
 
 /**
@@ -153,29 +171,43 @@ export async function loadConfigFile(flag?: string): Promise<ConfigFile> {
     value = parseJsonLossless(text);
   } catch (e) {
     throw new BaseError(`config file ${path} is not valid JSON`, {
-      details: shorten(withLineAndColumn((e as Error).message, text)),
+      details: withLineAndColumn((e as Error).message, text),
       cause: e,
     });
   }
   // JSON.parse keeps the last value of a repeated key: the first would go unread, unchecked.
+  // Listed with the file's other problems, all at once.
   const repeated = duplicateKeyIssues(
     text,
     "is given twice in the file (only the last would count); give it once",
   );
+  let config: ConfigFile;
+  try {
+    config = parseConfigObject(value);
+  } catch (e) {
+    if (repeated.length > 0 && e instanceof InvalidConfigError)
+      throw new InvalidConfigError([...repeated, ...e.issues]);
+    throw e;
+  }
   if (repeated.length > 0) throw new InvalidConfigError(repeated);
-  return parseConfigObject(value);
+  return config;
 }
 
 /**
- * A JSON parser's message with the line and column of the `position N` it names, for a file a
- * person edits (`... at position 12` becomes `... at position 12 (line 3, column 1)`).
+ * A JSON parser's message with the line and column where the text stops being JSON, for a file
+ * a person edits: of the `position N` it names (`... at position 12` becomes `... at position
+ * 12 (line 3, column 1)`), or, where it names none (V8's `Unexpected token '}', ...`), of
+ * {@link jsonErrorOffset}.
  */
 function withLineAndColumn(message: string, text: string): string {
+  if (/\bline \d+/.test(message)) return shorten(message);
   const m = /\bposition (\d+)\b/.exec(message);
-  if (m === null || /\bline \d+/.test(message)) return message;
-  const at = Math.min(Number(m[1]), text.length);
+  const offset = m === null ? jsonErrorOffset(text) : Number(m[1]);
+  if (offset === undefined) return shorten(message);
+  const at = Math.min(offset, text.length);
   const before = text.slice(0, at);
   const line = before.split("\n").length;
   const column = at - before.lastIndexOf("\n");
-  return `${message} (line ${line}, column ${column})`;
+  // Shortened before, so that the place is never what is cut off.
+  return `${shorten(message)} (line ${line}, column ${column})`;
 }

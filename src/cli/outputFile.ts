@@ -1,4 +1,4 @@
-import { createWriteStream } from "node:fs";
+import { createWriteStream, unlinkSync } from "node:fs";
 import { access, chmod, constants, lstat, open, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Writable } from "node:stream";
@@ -155,6 +155,9 @@ export async function openOutputFile(path: string): Promise<OutputFile> {
   // A write that fails later (a full disk) destroys the stream: writers and commit() read the
   // error from it. Without a listener it would be thrown as an uncaught exception.
   stream.on("error", () => undefined);
+  // Interrupted (Ctrl-C), the temporary file goes too: a run stopped while it wrote 25 MB left
+  // it beside the file, a hidden `.NAME.PID.TIME.tmp`, one more per run.
+  const release = inPlace ? () => undefined : removeOnSignal(target);
   let done = false;
   return {
     stream,
@@ -168,10 +171,12 @@ export async function openOutputFile(path: string): Promise<OutputFile> {
         await rename(target, path);
       }
       done = true;
+      release();
     },
     async abort() {
       if (done) return;
       done = true;
+      release();
       stream.destroy();
       if (!inPlace) await unlink(target).catch(() => undefined);
     },
@@ -194,4 +199,28 @@ export async function writeOutputFile(path: string, text: string): Promise<void>
     await file.abort();
     throw new BaseError(`cannot write ${path}`, { details: (e as Error).message, cause: e });
   }
+}
+
+const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/**
+ * Until the returned function is called, a stop signal removes the file at `path` (a temporary
+ * one) and then takes its usual course: raised again with no listener left, the process ends by
+ * it (the shell sees 130 for Ctrl-C), unless the application listens to it itself.
+ */
+function removeOnSignal(path: string): () => void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    release();
+    try {
+      unlinkSync(path);
+    } catch {
+      // gone already
+    }
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
+  const release = () => {
+    for (const s of STOP_SIGNALS) process.off(s, onSignal);
+  };
+  for (const s of STOP_SIGNALS) process.on(s, onSignal);
+  return release;
 }

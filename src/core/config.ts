@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { DEFAULT_BUCKETS } from "./buckets.js";
 import { moreIssues } from "./createIssueList.js";
+import { describeValue } from "./describeValue.js";
 import { InvalidConfigError, MAX_ISSUES, type ValidationIssue } from "./errors.js";
 import { wholeNumberError } from "./optionSchemas.js";
 import { hasIntegersWrittenOddly, integerWrittenAs } from "./parseJsonLossless.js";
@@ -30,6 +31,10 @@ const history = z
 const NODE_NAMES = ["low", "market", "aggressive"] as const;
 const TIER_NAMES = ["deprioritized", "regular", "prioritized"] as const;
 
+/** A switch: `true` or `false`, nothing else (zod's own message names types, not values). */
+const onOff = () =>
+  z.boolean({ error: (iss) => `must be true or false, got ${describeValue(iss.input)}` });
+
 const count = (what: string, max: number) =>
   z
     .int({ error: wholeNumberError(what) })
@@ -53,9 +58,9 @@ export const gasConfigShape = {
   /** Minimum gas unit price when a block does not carry `min_gas_unit_price`. @default 100 */
   minGasUnitPrice: u64.default(100n),
   /** Leave the newest block out (it may be partial on a live node). @default true */
-  skipLatestBlock: z.boolean().default(true),
+  skipLatestBlock: onOff().default(true),
   /** Majority-use-case rule: a block dominated by one contract is not full. @default true */
-  incorporateReorderingEffects: z.boolean().default(true),
+  incorporateReorderingEffects: onOff().default(true),
   /**
    * Fixed estimate to serve instead of the computed one, in the node's names (`low`, `market`,
    * `aggressive`) or in the tiers' (`deprioritized`, `regular`, `prioritized`, as the validated
@@ -63,14 +68,22 @@ export const gasConfigShape = {
    * minimum price in force. @default undefined
    */
   staticOverride: z
-    .strictObject({
-      low: u64.optional(),
-      market: u64.optional(),
-      aggressive: u64.optional(),
-      deprioritized: u64.optional(),
-      regular: u64.optional(),
-      prioritized: u64.optional(),
-    })
+    .strictObject(
+      {
+        low: u64.optional(),
+        market: u64.optional(),
+        aggressive: u64.optional(),
+        deprioritized: u64.optional(),
+        regular: u64.optional(),
+        prioritized: u64.optional(),
+      },
+      {
+        error: (iss) =>
+          iss.code === "invalid_type"
+            ? `must be an object of three prices (low, market, aggressive; or deprioritized, regular, prioritized), got ${describeValue(iss.input)}`
+            : undefined,
+      },
+    )
     .superRefine((o, ctx) => {
       const tierNames = TIER_NAMES.some((k) => o[k] !== undefined);
       const nodeNames = NODE_NAMES.some((k) => o[k] !== undefined);
@@ -98,7 +111,7 @@ export const gasConfigShape = {
     )
     .optional(),
   /** `false` serves the default estimate (min, min, nextBucket(min)) always. @default true */
-  enabled: z.boolean().default(true),
+  enabled: onOff().default(true),
   /**
    * A block more than this many heights above the newest accepted one is rejected (a
    * `BlockOrderError`), so one bad line cannot move the chain far ahead. About two days of Aptos

@@ -1,4 +1,4 @@
-import { createReadStream } from "node:fs";
+import { closeSync, constants, createReadStream, openSync, statSync } from "node:fs";
 import { checkNdjsonArguments, readNdjsonShape } from "./ndjsonOptions.js";
 import {
   DEFAULT_MAX_LINE_BYTES,
@@ -55,6 +55,14 @@ export async function* readNdjson(
   const maxLineBytes = o.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const parse = { fastPath: o.fastPath };
   const stream = createReadStream(path, { highWaterMark: 1 << 20, signal: o.signal });
+  // Stopping while the open still waits for a FIFO's writer: the open sits in a libuv pool
+  // thread, and a process cannot exit until it returns (`serve --source ndjson:FIFO` ignored
+  // SIGTERM with no writer). Opening the write end ourselves, without blocking, lets it return.
+  const unblock = () => {
+    if (stream.pending) releaseFifoOpen(path);
+  };
+  o.signal?.addEventListener("abort", unblock, { once: true });
+  if (o.signal?.aborted) unblock();
   // The start of the current line, in pieces: only new bytes are searched for a newline, and a
   // long line is joined once, so a line costs time in proportion to its length.
   let parts: Buffer[] = [];
@@ -107,6 +115,22 @@ export async function* readNdjson(
       if (e) yield e;
     }
   } finally {
+    o.signal?.removeEventListener("abort", unblock);
     stream.destroy();
+    unblock();
+  }
+}
+
+/**
+ * Let an open of the FIFO at `path` that waits for a writer return: open its write end without
+ * blocking (which succeeds only while a reader waits) and close it at once, so the reader sees
+ * an empty stream. Anything but a FIFO, or no reader waiting (`ENXIO`), is left alone.
+ */
+function releaseFifoOpen(path: string): void {
+  try {
+    if (!statSync(path).isFIFO()) return;
+    closeSync(openSync(path, constants.O_WRONLY | constants.O_NONBLOCK));
+  } catch {
+    // no reader waiting, or no permission to write: nothing to release
   }
 }

@@ -1,5 +1,6 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, truncateSync, writeFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -23,6 +24,52 @@ describe("--config FILE", () => {
       "lowBlockHistory: is given twice in the file (only the last would count); give it once",
     );
     expect(r.stderr).toContain("calibrated.learningRate: is given twice in the file");
+  });
+
+  it("a key given twice is listed with the file's other problems, not instead of them", async () => {
+    const file = join(dir, "twiceplus.json");
+    writeFileSync(
+      file,
+      '{"lowBlockHistory": 1, "lowBlockHistory": 2, "nope": 1, "geth": {"blocks": 0}}',
+    );
+    const r = await replay(file);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("lowBlockHistory: is given twice in the file");
+    expect(r.stderr).toContain("nope:");
+    expect(r.stderr).toContain("geth.blocks:");
+  });
+
+  it("names a typo'd key with the key it likely meant, and a switch or an override by the values they take", async () => {
+    const file = join(dir, "words.json");
+    writeFileSync(
+      file,
+      '{"lowBlocHistory": 5, "skipLatestBlock": "false", "enabled": null, "staticOverride": []}',
+    );
+    const r = await replay(file);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("lowBlocHistory: unknown field (did you mean lowBlockHistory?)");
+    expect(r.stderr).toContain('skipLatestBlock: must be true or false, got "false"');
+    expect(r.stderr).toContain("enabled: must be true or false, got null");
+    expect(r.stderr).toContain(
+      "staticOverride: must be an object of three prices (low, market, aggressive; or deprioritized, regular, prioritized), got an array",
+    );
+  });
+
+  it("invalid JSON whose parser names no position is named by line and column all the same", async () => {
+    const cases: [string, string][] = [
+      ['{\n  "lowBlockHistory": 5,\n  "x": \n}\n', "(line 4, column 1)"],
+      ['{"lowBlockHistory": tru}', "(line 1, column 21)"],
+      ["", "(line 1, column 1)"],
+      ['{\n  "a": NaN\n}', "(line 2, column 8)"],
+    ];
+    for (const [json, place] of cases) {
+      const file = join(dir, "noposition.json");
+      writeFileSync(file, json);
+      const r = await replay(file);
+      expect(r.code, json).toBe(1);
+      expect(r.stderr, json).toContain(`config file ${file} is not valid JSON`);
+      expect(r.stderr.trimEnd().endsWith(`${place})`), r.stderr).toBe(true);
+    }
   });
 
   it("invalid JSON (a trailing comma: plain JSON only) is named by line and column", async () => {
@@ -68,22 +115,47 @@ describe("--config FILE", () => {
     }
   });
 
-  it("refuses a directory, a device and a FIFO by name, before reading them", async () => {
-    const fifo = join(dir, "fifo.json");
-    execFileSync("mkfifo", [fifo]);
+  it("refuses a directory and a device by name, before reading them", async () => {
     const cases: [string, string][] = [
       [dir, "a directory"],
       ["/dev/null", "a character device"],
-      [fifo, "a FIFO (named pipe)"],
     ];
     for (const [path, kind] of cases) {
       const r = await replay(path);
       expect(r.code).toBe(1);
       expect(r.stdout).toBe("");
       expect(r.stderr).toBe(
-        `gasdigest replay: config file ${path} is not a regular file (it is ${kind})\n`,
+        `gasdigest replay: config file ${path} is not a regular file or a pipe (it is ${kind})\n`,
       );
     }
+  });
+
+  it("reads a pipe: a FIFO, and /dev/stdin under `cat c.json |` (the built binary)", async () => {
+    const fifo = join(dir, "fifo.json");
+    execFileSync("mkfifo", [fifo]);
+    const [r] = await Promise.all([
+      replay(fifo),
+      writeFile(fifo, '{"calibrated": {"learningRate": 0.7}}'),
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("calibrated.learningRate: must be a number above 0 and at most 0.5");
+    // A shell's pipe (node's own child stdio is a socket, which /dev/stdin cannot be opened as).
+    const bin = join(import.meta.dirname, "..", "..", "bin", "gasdigest.js");
+    const piped = (json: string) =>
+      spawnSync(
+        "bash",
+        [
+          "-c",
+          `printf '%s' '${json}' | "${process.execPath}" "${bin}" replay --input "${HAND}" --config /dev/stdin`,
+        ],
+        { encoding: "utf8" },
+      );
+    const good = piped('{"lowBlockHistory": 5}');
+    expect(good.stderr).toBe("");
+    expect(good.status).toBe(0);
+    const bad = piped('{"lowBlockHistory": 0}');
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain("lowBlockHistory:");
   });
 
   it("refuses a file larger than 16 MiB by its size; one of exactly 16 MiB is read", async () => {

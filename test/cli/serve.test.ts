@@ -1,6 +1,7 @@
-import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { type AddressInfo, createServer as createNetServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
@@ -233,6 +234,39 @@ describe("gasdigest serve", () => {
     expect(code).toBe(0);
     expect(out).toContain('"msg":"gasdigest stopped"');
   });
+
+  it("stops on SIGTERM while its NDJSON source is a FIFO no writer has opened yet (the built binary)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gasdigest-fifo-"));
+    try {
+      const fifo = join(dir, "blocks.fifo");
+      expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+      const bin = join(import.meta.dirname, "..", "..", "bin", "gasdigest.js");
+      const child = spawn(
+        process.execPath,
+        [bin, "serve", "--port", "0", "--source", `ndjson:${fifo}`],
+        {
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
+      let out = "";
+      child.stdout.on("data", (d) => {
+        out += String(d);
+      });
+      await until(() => out.includes('"estimate"'), 10_000);
+      child.kill("SIGTERM");
+      // Its open of the FIFO waits in a pool thread: before the fix the process logged
+      // "gasdigest stopped" and lived on until a second signal.
+      const exited = await Promise.race([
+        new Promise<number | null>((r) => child.on("exit", (code) => r(code))),
+        new Promise<"alive">((r) => setTimeout(() => r("alive"), 15_000)),
+      ]);
+      if (exited === "alive") child.kill("SIGKILL");
+      expect(exited).toBe(0);
+      expect(out).toContain('"msg":"gasdigest stopped"');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 
   it("stops on SIGTERM even when the reader of its log has stalled (the built binary)", async () => {
     const bin = join(import.meta.dirname, "..", "..", "bin", "gasdigest.js");

@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import {
   chmodSync,
   closeSync,
@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseBlockSample } from "../../src/index.js";
 import { runCli } from "../helpers/cli.js";
+import { until } from "../helpers/until.js";
 
 const fixture = (name: string) => join(import.meta.dirname, "..", "fixtures", name);
 const dir = mkdtempSync(join(tmpdir(), "gasdigest-simulate-"));
@@ -121,6 +122,32 @@ describe("gasdigest simulate", () => {
     expect(readFileSync(out, "utf8")).toBe("the previous file\n");
     expect(readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
   });
+
+  it("interrupted (SIGINT, SIGTERM), it leaves the old file and no temporary one, and ends by the signal", async () => {
+    for (const signal of ["SIGINT", "SIGTERM"] as const) {
+      const sub = mkdtempSync(join(dir, "interrupted-"));
+      const out = join(sub, "keep.ndjson");
+      writeFileSync(out, "old\n");
+      const bin = join(import.meta.dirname, "..", "..", "bin", "gasdigest.js");
+      const child = spawn(
+        process.execPath,
+        [bin, "simulate", "--blocks", "5000000", "--out", out],
+        {
+          stdio: "ignore",
+        },
+      );
+      const temporary = () => readdirSync(sub).filter((f) => f.endsWith(".tmp"));
+      // Wait until the temporary file holds blocks.
+      await until(() => temporary().some((f) => statSync(join(sub, f)).size > 100_000), 20_000);
+      child.kill(signal);
+      const how = await new Promise<NodeJS.Signals | null>((r) =>
+        child.on("exit", (_code, sig) => r(sig)),
+      );
+      expect(how, signal).toBe(signal);
+      expect(readFileSync(out, "utf8")).toBe("old\n");
+      expect(temporary(), signal).toEqual([]);
+    }
+  }, 60_000);
 
   it("writes through a symbolic link, never over it, and keeps a replaced file's permissions", async () => {
     const bin = join(import.meta.dirname, "..", "..", "bin", "gasdigest.js");

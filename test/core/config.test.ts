@@ -114,7 +114,7 @@ describe("config", () => {
     ).toEqual([
       "lowBlockHistory: must be at least 1",
       "minGasUnitPrice: must not be negative (got -1)",
-      "skipLatestBlock: Invalid input: expected boolean, received string",
+      'skipLatestBlock: must be true or false, got "yes"',
       "extra: unknown field",
       "marketBlockHistory: must not exceed aggressiveBlockHistory (100), got 200",
       "buckets[2]: buckets must be strictly ascending: 150 follows 300",
