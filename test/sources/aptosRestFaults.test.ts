@@ -300,4 +300,43 @@ describe("aptosRest: throughput under faults", () => {
     ]);
     expect(paths.filter((p) => p.includes("GasScheduleV2"))).toHaveLength(2);
   });
+
+  it("reads an epoch's schedule where it really begins, not where a bad answer claimed it early", async () => {
+    // Epoch 54 runs 1060-1079 (minimum 150), 55 from 1080 (minimum 100). The node answers block
+    // 1066 once as if it were epoch 55: the schedule read at 1066's version says 150 (it is
+    // epoch 54 there). Keyed by epoch alone, that read was taken for the real epoch 55 at 1080,
+    // and the whole epoch was served 150.
+    const node = await fakeNode({ blocks: 100, pageSize: 10_000, epochLength: 20 });
+    let lied = false;
+    node.inject(
+      {
+        kind: "replace",
+        respond: ({ status, body }) => {
+          const b = body as { block_height?: string; transactions?: { epoch?: string }[] };
+          if (!lied && b.block_height === "1066" && b.transactions?.[0]?.epoch === "54") {
+            lied = true;
+            b.transactions[0].epoch = "55";
+          }
+          return { status, body: JSON.stringify(b) };
+        },
+      },
+      { route: "block", times: 1_000 },
+    );
+    const { source$, events } = follow(node, { startHeight: 1061 });
+    const got = await collect(source$, 25);
+    expect(got.map((b) => b.epoch)).toEqual([
+      ...Array(5).fill(54n),
+      55n,
+      ...Array(13).fill(54n),
+      ...Array(6).fill(55n),
+    ]);
+    const reads = events.flatMap((e) => (e.type === "min_gas_unit_price" ? [e] : []));
+    expect(reads.map((r) => [r.height, r.epoch, r.value])).toEqual([
+      [1061n, 54n, 150n],
+      [1066n, 55n, 150n],
+      [1067n, 54n, 150n],
+      [1080n, 55n, 100n],
+    ]);
+    expect(got.at(-1)!.minGasUnitPrice).toBe(100n);
+  });
 });
