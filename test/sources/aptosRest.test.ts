@@ -356,7 +356,7 @@ describe("aptosRest against the fake node", () => {
 
   it("honours Retry-After in seconds and as an HTTP date", async () => {
     const node = await fakeNode({ blocks: 30 });
-    const date = "Wed, 21 Oct 2015 07:28:00 GMT";
+    const date = "Tue, 21 Oct 2025 07:28:00 GMT"; // after the fake chain's blocks (2023): a node time ahead is refused
     node.inject({ kind: "rate_limit", retryAfter: "1" }, { route: "ledger" });
     node.inject({ kind: "rate_limit", retryAfter: date }, { route: "ledger" });
     node.inject({ kind: "rate_limit" }, { route: "ledger" });

@@ -328,6 +328,37 @@ describe("reading the node's answers", () => {
     });
   });
 
+  it("refuses a ledger time more than a day ahead of the local clock (blocks are dated back from it)", () => {
+    const now = Date.parse("2026-11-27T12:00:00Z");
+    const at = (ms: number) => ({
+      chain_id: 1,
+      epoch: "9",
+      ledger_version: "500",
+      oldest_ledger_version: "0",
+      ledger_timestamp: String(BigInt(ms) * 1000n),
+      node_role: "full_node",
+      oldest_block_height: "0",
+      block_height: "40",
+    });
+    const tenYears = now + 10 * 365.25 * 86_400_000;
+    expect(parseLedgerInfo(at(tenYears), undefined, undefined, now)).toEqual({
+      ok: false,
+      issues: [
+        {
+          path: "ledger_timestamp",
+          message: `is 10 years ahead of this machine's clock (more than a day): a chain's time cannot run ahead of the world's (is this machine's clock wrong?), and blocks dated from it would all read as that old, got ${tenYears * 1000}`,
+        },
+      ],
+    });
+    expect(parseLedgerInfo(at(now + 30 * 3_600_000), undefined, undefined, now)).toMatchObject({
+      ok: false,
+      issues: [{ path: "ledger_timestamp", message: expect.stringMatching(/^is 30 hours ahead/) }],
+    });
+    // Skew within a day, and any time behind (a lagging node), are the chain's own business.
+    for (const ms of [now + 23 * 3_600_000, now - 10 * 365 * 86_400_000])
+      expect(parseLedgerInfo(at(ms), undefined, undefined, now).ok).toBe(true);
+  });
+
   it("finds the minimum gas unit price in the gas schedule", () => {
     const schedule = (entries: unknown) => ({
       type: "x",

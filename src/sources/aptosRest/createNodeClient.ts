@@ -184,7 +184,7 @@ export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient 
 
   return {
     async ledgerInfo(signal, expectedChainId, skipTo) {
-      const parse = (v: unknown) => parseLedgerInfo(v, expectedChainId, skipTo);
+      const parse = (v: unknown) => parseLedgerInfo(v, expectedChainId, skipTo, now());
       const r = await call("/v1", parse, [], URGENT, signal);
       if (attemptOptions.chainId === undefined)
         attemptOptions = { ...attemptOptions, chainId: r.value!.chainId };

@@ -102,15 +102,34 @@ export function skipLimit(known: bigint, elapsedMs: number): bigint {
 }
 
 /**
+ * Most a ledger info's time may run ahead of the local clock: a day, far beyond any clock skew.
+ * Blocks are dated back from the tip's time (staleness counts from when a block was made), so a
+ * node claiming a time 10 years ahead made every fresh block read as 10 years old: the server
+ * answered 503 while blocks kept coming.
+ */
+const MAX_LEDGER_AHEAD_MS = 86_400_000;
+
+/** `ms` in the largest whole unit that reads well (`10 years`, `3 days`, `26 hours`). */
+function describeDuration(ms: number): string {
+  const hours = ms / 3_600_000;
+  if (hours < 48) return `${Math.floor(hours)} hours`;
+  const days = hours / 24;
+  if (days < 730) return `${Math.floor(days)} days`;
+  return `${Math.floor(days / 365.25)} years`;
+}
+
+/**
  * Parse the ledger info. With `expectedChainId`, a different chain id is an issue: the URL now
  * leads to another network (e.g. a load balancer switched), and its blocks must not be mixed in.
  * With `skipTo` (the highest oldest height a skip may go to, {@link skipLimit}), an
- * `oldest_block_height` above it is an issue: the source would skip to it.
+ * `oldest_block_height` above it is an issue: the source would skip to it. With `nowMs` (the
+ * local wall clock), a `ledger_timestamp` more than a day ahead of it is an issue.
  */
 export function parseLedgerInfo(
   value: unknown,
   expectedChainId?: number,
   skipTo?: bigint,
+  nowMs?: number,
 ): Parsed<LedgerInfo> {
   const r = parseWith(ledgerInfoSchema, value);
   if (!r.ok) return r;
@@ -132,6 +151,12 @@ export function parseLedgerInfo(
     issues.push({
       path: "oldest_block_height",
       message: `must be at most ${skipTo} to skip pruned heights to (the highest height known to exist, plus ${MAX_SKIP_BEYOND_TIP} or ${MAX_HEIGHTS_PER_SECOND} a second since it was learnt), got ${v.oldest_block_height}: a node cannot have pruned heights not made yet`,
+    });
+  const ahead = nowMs === undefined ? 0 : Number(BigInt(v.ledger_timestamp) / 1000n) - nowMs;
+  if (ahead > MAX_LEDGER_AHEAD_MS)
+    issues.push({
+      path: "ledger_timestamp",
+      message: `is ${describeDuration(ahead)} ahead of this machine's clock (more than a day): a chain's time cannot run ahead of the world's (is this machine's clock wrong?), and blocks dated from it would all read as that old, got ${v.ledger_timestamp}`,
     });
   if (issues.length > 0) return { ok: false, issues };
   return {
