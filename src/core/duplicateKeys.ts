@@ -45,7 +45,9 @@ export function duplicateKeys(text: string): PropertyKey[][] {
       const end = afterJsonString(text, i + 1);
       const top = stack.at(-1);
       if (top?.keys !== undefined && top.expectKey) {
-        const key = JSON.parse(text.slice(i, end)) as string;
+        // Without a backslash a key is its characters as written (JSON.parse accepted them).
+        const raw = text.slice(i + 1, end - 1);
+        const key = raw.includes("\\") ? (JSON.parse(text.slice(i, end)) as string) : raw;
         if (top.keys.has(key)) found.push(pathOf(top, key));
         else top.keys.add(key);
         top.at = key;
