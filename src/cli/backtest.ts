@@ -74,11 +74,13 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
   const reportPath = fileFlag("report", values.report);
   const calm = intFlag("calm-blocks", values["calm-blocks"], 1, 1_000_000)!;
   const every = intFlag("verify-every", values["verify-every"], 1)!;
-  const names = (values.strategies ?? strategyNames().join(","))
-    .split(",")
-    .map((n) => n.trim())
-    .filter((n) => n !== "");
-  if (names.length === 0) throw new UsageError("--strategies must name at least one strategy");
+  const names = (values.strategies ?? strategyNames().join(",")).split(",").map((n) => n.trim());
+  if (names.every((n) => n === ""))
+    throw new UsageError("--strategies must name at least one strategy");
+  if (names.includes(""))
+    throw new UsageError(
+      `--strategies has an empty name (got "${values.strategies}"): names are separated by one comma`,
+    );
   const twice = names.find((n, i) => names.indexOf(n) !== i);
   if (twice) throw new UsageError(`--strategies names "${twice}" twice`);
 

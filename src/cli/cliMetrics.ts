@@ -81,7 +81,9 @@ export async function cliMetrics(flags: MetricsFlags): Promise<
         try {
           address = await listen(server, { host, port });
         } catch (e) {
-          throw new BaseError(`cannot listen on ${host}:${port}: ${(e as Error).message}`);
+          throw new BaseError(
+            `cannot listen on ${host}:${port} (--metrics-port): ${(e as Error).message}`,
+          );
         }
         const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;
         return `http://${shown}:${address.port}/metrics`;

@@ -233,6 +233,10 @@ describe("gasdigest backtest", () => {
         "--strategies must name at least one strategy",
       ],
       [
+        ["backtest", "--input", SPIKE, "--strategies", "aip34,,geth"],
+        '--strategies has an empty name (got "aip34,,geth"): names are separated by one comma',
+      ],
+      [
         ["backtest", "--input", SPIKE, "--calm-blocks", "0"],
         '--calm-blocks must be a whole number from 1 to 1000000 (got "0")',
       ],

@@ -212,6 +212,14 @@ describe("gasdigest serve", () => {
       expect(r.stderr).toMatch(
         new RegExp(`^gasdigest serve: cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE.*\n$`),
       );
+      // The metrics port's own listen names its flag: the two failures read alike otherwise.
+      const m = await runCli(["serve", "--port", "0", "--metrics-port", String(port)]);
+      expect(m.code).toBe(1);
+      expect(m.stderr).toMatch(
+        new RegExp(
+          `^gasdigest serve: cannot listen on 127\\.0\\.0\\.1:${port} \\(--metrics-port\\): .*EADDRINUSE.*\n$`,
+        ),
+      );
     } finally {
       taken.close();
     }
