@@ -77,7 +77,8 @@ describe("jsonErrorOffset", () => {
       ["{}}", 2],
       ["[1}", 2],
       ['{"a": -}', 6],
-      ["1.", 1],
+      ["1.", 0],
+      ["-", 0],
     ];
     for (const [text, at] of cases) expect(jsonErrorOffset(text), JSON.stringify(text)).toBe(at);
   });

@@ -1,5 +1,5 @@
+import { afterJsonValue } from "../../core/afterJsonValue.js";
 import { afterJsonString } from "../../core/checkJsonShape.js";
-import { afterJsonValue } from "./afterJsonValue.js";
 
 /**
  * Members of a node's answers the source never reads, at whatever depth: a transaction's write

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { afterJsonValue } from "../../src/sources/aptosRest/afterJsonValue.js";
+import { afterJsonValue } from "../../src/core/afterJsonValue.js";
 import { pruneUnread } from "../../src/sources/aptosRest/pruneUnread.js";
 
 /** Whether `text` is one JSON value, as JSON.parse says. */
