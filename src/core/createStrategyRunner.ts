@@ -2,7 +2,7 @@ import type { BlockSample } from "./blockSample.js";
 import { checkEstimate } from "./checkEstimate.js";
 import { checkPromises } from "./checkPromises.js";
 import type { GasConfig } from "./config.js";
-import { thrownText } from "./describeValue.js";
+import { shorten, thrownText } from "./describeValue.js";
 import { StrategyError } from "./errors.js";
 import { defaultEstimate } from "./estimate.js";
 import { isPromiseResult, PROMISE_RESULT_DETAILS } from "./promiseResult.js";
@@ -43,7 +43,9 @@ export interface StrategyRunner {
  * const { estimate } = runner.outcome(100n, failure);
  */
 export function createStrategyRunner(strategy: Strategy, config: GasConfig): StrategyRunner {
-  const name = strategy.name;
+  // As its failures name it: at most 60 characters, so a long self-given name never pushes the
+  // reason out of a message cut to a line (the backtest's failure line, a log).
+  const name = shorten(String(strategy.name), 60);
   let resetPending = false;
 
   const failed = (what: string, cause: unknown) =>

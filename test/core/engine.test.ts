@@ -244,6 +244,25 @@ describe("engine", () => {
     expect(engine.counters()).toMatchObject({ accepted: 4, strategyFailures: 2 });
   });
 
+  it("names a strategy in at most 60 characters in its failures, so the reason survives a cut line", () => {
+    const long = `</script>${"A".repeat(15_000)}`;
+    const engine = createEngine({
+      strategy: () => ({
+        name: long,
+        ingest() {},
+        estimate() {
+          throw new Error("the real reason");
+        },
+        reset() {},
+      }),
+    });
+    engine.ingest(idleBlock(1));
+    const message = engine.snapshot()!.failure!.message;
+    expect(message.startsWith(`strategy ${long.slice(0, 59)}… failed to estimate`)).toBe(true);
+    expect(message.split("\n")[0]!.length).toBeLessThan(100);
+    expect(message).toContain("the real reason");
+  });
+
   it("validates its config up front", () => {
     expect(() => createEngine({ strategy: aip34(), config: { lowBlockHistory: 0 } })).toThrow(
       "lowBlockHistory: must be at least 1",
