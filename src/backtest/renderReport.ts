@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { BaseError } from "../core/errors.js";
@@ -68,6 +69,16 @@ const escapeHtml = (s: string) =>
 const jsonSafe = (s: string) => s.replace(/</g, "\\u003c");
 const scriptSafe = (s: string) => s.replace(/<\/(script)/gi, "<\\/$1").replace(/<!--/g, "<\\!--");
 
+/**
+ * The page's policy: nothing loaded from anywhere (the file is the whole report, read offline),
+ * no script but its two inline ones, by their hashes. The escaping above keeps what a strategy
+ * or a file name says inert; this makes the browser enforce it, should the escaping ever fail.
+ */
+function contentSecurityPolicy(scripts: readonly string[]): string {
+  const hashes = scripts.map((s) => `'sha256-${createHash("sha256").update(s).digest("base64")}'`);
+  return `default-src 'none'; script-src ${hashes.join(" ")}; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'`;
+}
+
 const STYLE = `
 body { font: 14px/1.45 system-ui, sans-serif; margin: 24px auto; max-width: 1140px; padding: 0 16px; color: #111827; }
 h1 { font-size: 22px; margin-bottom: 4px; }
@@ -122,10 +133,12 @@ export function renderReport(options: RenderReportOptions): string {
       (h) =>
         `<h3>within ${h} block${h === 1 ? "" : "s"}</h3>\n<div class="chart" id="${prefix}-${h}"></div>`,
     ).join("\n");
+  const scripts = [scriptSafe(lib.script), scriptSafe(REPORT_SCRIPT)];
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy(scripts)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <style>${lib.css}</style>
@@ -161,8 +174,8 @@ ${perHorizon("frontier-cost")}
     : ""
 }
 <script type="application/json" id="backtest-data">${jsonSafe(JSON.stringify(data))}</script>
-<script>${scriptSafe(lib.script)}</script>
-<script>${scriptSafe(REPORT_SCRIPT)}</script>
+<script>${scripts[0]}</script>
+<script>${scripts[1]}</script>
 </body>
 </html>
 `;

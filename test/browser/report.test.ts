@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -112,6 +112,37 @@ describe("the backtest report in a headless browser", () => {
     });
     await page.close();
   });
+  it("has a policy that runs its own two scripts only: markup slipped past the escaping stays inert", async () => {
+    const html = readFileSync(reportPath, "utf8");
+    expect(html).toMatch(
+      /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-[^']+' 'sha256-[^']+'; /,
+    );
+    // As if a strategy's name had got through unescaped.
+    const tampered = join(dirname(reportPath), "tampered.html");
+    writeFileSync(
+      tampered,
+      html.replace(
+        "<h2>Scores</h2>",
+        `<h2>Scores</h2><script>window.__ran = 1</script><img src="https://example.invalid/x.png" onerror="window.__ran = 2">`,
+      ),
+    );
+    const page = await browser.newPage();
+    const loaded: string[] = [];
+    const refused: string[] = [];
+    page.on("requestfinished", (r) => loaded.push(r.url()));
+    page.on("requestfailed", (r) => refused.push(`${r.url()} ${r.failure()?.errorText}`));
+    const url = pathToFileURL(tampered).href;
+    await page.goto(url);
+    await page.waitForSelector("body[data-charts]");
+    expect(
+      await page.evaluate(() => (globalThis as unknown as { __ran?: number }).__ran),
+    ).toBeUndefined();
+    expect(loaded).toEqual([url]);
+    expect(refused).toEqual(["https://example.invalid/x.png csp"]);
+    expect(await page.getAttribute("body", "data-charts")).toBe("6");
+    await page.close();
+  });
+
   it("draws a frontier report's curves against median overpayment and against price paid", async () => {
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     const problems: string[] = [];
