@@ -64,6 +64,8 @@ export {
   createOpenApiDocument,
   type OpenApiDocument,
   type OpenApiInfo,
+  type OpenApiOperation,
+  type OpenApiPathItem,
   type OpenApiServer,
 } from "./http/createOpenApiDocument.js";
 export type {

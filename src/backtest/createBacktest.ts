@@ -86,7 +86,7 @@ export interface Backtest {
  * @example
  * const bt = createBacktest({ strategies: [{ strategy: aip34() }, { strategy: lastBlock() }] });
  * for (const block of simulateBlocks({ scenario: "spike", blocks: 5000 })) bt.push(block);
- * bt.result().strategies[0].tiers.regular.inclusion.within1;
+ * bt.result().strategies[0]?.tiers.regular.inclusion.within1; // aip34's regular tier, next block
  */
 export function createBacktest(options: CreateBacktestOptions): Backtest {
   checkBacktestOptions(options);

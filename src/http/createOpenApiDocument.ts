@@ -19,10 +19,28 @@ export interface OpenApiDocument {
   /** Where the routes are served: one server, the handler's base path. */
   readonly servers?: readonly OpenApiServer[];
   /** The routes, by path under the server (`/estimate_gas_price`, `/-/healthy`, ...). */
-  readonly paths?: Readonly<Record<string, unknown>>;
+  readonly paths: Readonly<Record<string, OpenApiPathItem>>;
   /** Schemas and other parts the routes refer to. */
   readonly components?: Readonly<Record<string, unknown>>;
   /** Any other field of the document. */
+  readonly [field: string]: unknown;
+}
+
+/** One route of an {@link OpenApiDocument}: its operations by method (every route has `get`). */
+export interface OpenApiPathItem {
+  /** The route's `GET`. */
+  readonly get?: OpenApiOperation;
+  /** Any other field of the route. */
+  readonly [field: string]: unknown;
+}
+
+/** One operation of an {@link OpenApiPathItem}. */
+export interface OpenApiOperation {
+  /** The operation's id (`estimate_gas_price`). */
+  readonly operationId?: string;
+  /** One line on what it does. */
+  readonly summary?: string;
+  /** Any other field of the operation. */
   readonly [field: string]: unknown;
 }
 
@@ -106,7 +124,7 @@ export interface CreateOpenApiDocumentOptions {
  * them, or another key is given (every problem named).
  * @example
  * const doc = createOpenApiDocument({ basePath: "/v1", headerPrefix: "X-Aptos-" });
- * doc.paths["/estimate_gas_price"].get.operationId; // "estimate_gas_price"
+ * doc.paths["/estimate_gas_price"]?.get?.operationId; // "estimate_gas_price"
  */
 export function createOpenApiDocument(options: CreateOpenApiDocumentOptions = {}): OpenApiDocument {
   const {

@@ -119,6 +119,8 @@ describe("public types", () => {
         "consumer.ts",
         `import { aip34, BaseError, calibrated, createEngine, createHandler, createOpenApiDocument, createSlidingDigest, createTDigest, geth, parseBlockSample, parseJsonLossless, pushSource, simulator } from "gasdigest";
 export const doc = createOpenApiDocument();
+// The document's routes are typed as far as a reader goes (its @example compiles as written).
+export const operation: string | undefined = doc.paths["/estimate_gas_price"]?.get?.operationId;
 export const engine = createEngine({ strategy: calibrated() });
 export const handler = createHandler(engine);
 export const plain = createEngine({ strategy: aip34() }).snapshot();
@@ -142,6 +144,7 @@ export const forwarded = [
       const program = ts.createProgram([join(project.dir, "consumer.ts")], {
         strict: true,
         exactOptionalPropertyTypes: true,
+        noUncheckedIndexedAccess: true,
         declaration: true,
         emitDeclarationOnly: true,
         outDir: join(project.dir, "out"),

@@ -59,7 +59,7 @@ export class SourceRequestError extends BaseError {
  * name every field path (e.g. `transactions[3].gas_unit_price`) and what is wrong with it.
  *
  * @example
- * // invalid response from http://127.0.0.1:8080/v1: chain_id: expected int, received string
+ * // invalid response from http://127.0.0.1:8080/v1: chain_id: must be a chain id 0..255 as a JSON number (got "4")
  * console.error(error.message);
  */
 export class InvalidResponseError extends ValidationError {
