@@ -181,6 +181,23 @@ describe.skipIf(skip)("replicas and publishers against a misbehaving stream", ()
       expect(source.events.filter((e) => e.type === "stream_rewound")).toEqual([]);
     });
 
+  it("a foreign entry far ahead repaired, and the publisher past it before the replica looks: the blocks below it are read too", async () => {
+    await publish(redis.url, blocks(1, 5));
+    // No idle check in this test: the replica learns of the repair only from the entries.
+    const source = follow(redis.url, { blockMs: 60_000 });
+    await until(() => source.got.length === 5);
+    await redis.client.xadd(STREAM, "100-0", "note", "written by hand");
+    await until(() => source.events.some((e) => e.type === "rejected"));
+    await redis.client.xdel(STREAM, "100-0");
+    await redis.client.call("XSETID", STREAM, "5-0");
+    // The publisher writes what waited, past the foreign id: XREAD after 100-0 wakes at 101.
+    await publish(redis.url, blocks(6, 102));
+    await until(() => source.got.length === 102);
+    expect(source.heights()).toEqual(Array.from({ length: 102 }, (_, i) => i + 1));
+    expect(source.events.filter((e) => e.type === "gap")).toEqual([]);
+    expect(source.events.filter((e) => e.type === "stream_rewound")).toEqual([]);
+  });
+
   it("a stream written again with other blocks at the same heights is a rewind, not a resume", async () => {
     await publish(redis.url, blocks(1, 10));
     const source = follow(redis.url, { warmStartBlocks: 3, blockMs: 100 });

@@ -14,6 +14,7 @@ import {
   entryId,
   idBefore,
   idHeight,
+  nextId,
   previousId,
 } from "./streamEntry.js";
 import { type StreamEntry, streamEntries, xreadEntries } from "./streamReplies.js";
@@ -148,6 +149,32 @@ export async function followStream(
     return top;
   }
 
+  /**
+   * Before handing on the block `id`, the entries the stream holds between the last block
+   * handed on and it that this replica never read: the read position had jumped past them. That happens when a
+   * foreign entry far ahead was read (and rejected), then deleted by the repair of
+   * docs/operations.md (`XDEL`, `XSETID`), and the publisher wrote the waiting blocks below its
+   * id before this replica's next idle check saw the stream fall (see fellBelow): the blocks are
+   * in the stream, a replica started later has them, and this one would have skipped them for
+   * good. Asked for a valid block `id` only, when heights are missing below it (a `gap`: one
+   * XRANGE, empty for heights trimmed or never written); entries read before are left.
+   */
+  async function readSkipped(conn: RedisConnection, id: string): Promise<void> {
+    if (lastGood === undefined || !missing(lastGood, id)) return;
+    let from = nextId(lastGood);
+    const to = previousId(id);
+    while (from !== undefined && to !== undefined && !idBefore(to, from)) {
+      const count = pageSize;
+      const reply: unknown = await conn
+        .call((c) => c.xrange(stream, from!, to, "COUNT", count))
+        .catch((e: unknown) => onPageFailure(e, count));
+      const page = streamEntries(url, "XRANGE", reply);
+      for (const skipped of page) if (!ring.has(skipped)) deliver(skipped);
+      if (page.length < count) break;
+      from = nextId(page[page.length - 1]![0]);
+    }
+  }
+
   /** Whether the stream still holds the entry `id` as this replica handed it on. */
   async function stillHeld(
     conn: RedisConnection,
@@ -234,7 +261,11 @@ export async function followStream(
             await sleep(early, undefined, { signal }).catch(() => undefined);
           continue;
         }
-        for (const entry of entries) deliver(entry);
+        for (const entry of entries) {
+          const decoded = decodeStreamEntry(entry[0], entry[1]);
+          if (decoded.ok) await readSkipped(conn, entry[0]);
+          deliver(entry, decoded);
+        }
       }
     } catch (e) {
       conn?.close();

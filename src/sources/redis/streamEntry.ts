@@ -39,6 +39,18 @@ export function previousId(id: string): string | undefined {
 }
 
 /**
+ * The id just above `id` (for paging forwards without exclusive ranges); `undefined` for a text
+ * that is not an id.
+ * @example
+ * nextId("1042-0"); // "1042-1"
+ */
+export function nextId(id: string): string | undefined {
+  const [ms, seq] = splitId(id) ?? [];
+  if (ms === undefined || seq === undefined) return undefined;
+  return seq < BigInt(MAX_SEQ) ? `${ms}-${seq + 1n}` : `${ms + 1n}-0`;
+}
+
+/**
  * The height of an entry id (`<height>-<seq>`), or `undefined` for a text that is not an id.
  *
  * @example
