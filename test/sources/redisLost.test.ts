@@ -96,7 +96,14 @@ describe.skipIf(skip)("a publisher whose Redis lost entries it had acknowledged"
     // Written by hand where height 3 goes: the publisher finds it there (already published).
     await redis.client.xadd(STREAM, "3-0", "block", "not json {");
     await write(3, 6);
-    expect(events.filter((e) => e.type === "stream_differs")).toHaveLength(1);
+    const differs = events.filter((e) => e.type === "stream_differs");
+    expect(differs).toEqual([
+      { type: "stream_differs", stream: STREAM, height: 3n, id: "3-0", notABlock: true },
+    ]);
+    // Not "another publisher with a different block": nothing wrote a block there.
+    expect(describeRedisSinkEvent(differs[0]!)).toBe(
+      `stream ${STREAM} holds an entry that is not a gasdigest block at height 3 (entry 3-0), written by something else: replicas skip that height; this block is kept and written there if the stream loses that entry`,
+    );
     await redis.client.del(STREAM);
     await write(7, 7);
     // Every height is a valid block again, height 3 the publisher's own.

@@ -17,6 +17,8 @@ export function describeRedisSinkEvent(event: RedisSinkEvent): string {
     case "stream_lost":
       return describeStreamLost(event);
     case "stream_differs":
+      if (event.notABlock)
+        return `stream ${event.stream} holds an entry that is not a gasdigest block at height ${event.height} (entry ${event.id}), written by something else: replicas skip that height; this block is kept and written there if the stream loses that entry`;
       return `stream ${event.stream} already holds height ${event.height} (entry ${event.id}), written by another publisher with a different block: the publishers follow nodes that disagree (another chain, a fork?); replicas serve what the stream holds`;
     case "rejected":
       return `not a block sample, skipped: ${formatIssues(event.issues, "; ")}`;

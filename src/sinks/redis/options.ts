@@ -28,7 +28,14 @@ export type RedisSinkEvent =
    * different block: the publishers follow nodes that disagree (another chain, a fork, a
    * misconfigured failover). Reported once until a height is found written alike again.
    */
-  | { type: "stream_differs"; stream: string; height: bigint; id: string }
+  | {
+      type: "stream_differs";
+      stream: string;
+      height: bigint;
+      id: string;
+      /** What the stream holds there is not a gasdigest block at all (something else wrote it). */
+      notABlock?: boolean;
+    }
   /**
    * After a reconnection, the stream's top (`top`, `undefined` when the stream is empty) is
    * below `to`, the newest height Redis had acknowledged to this sink: Redis lost acknowledged

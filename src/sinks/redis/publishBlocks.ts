@@ -188,14 +188,21 @@ export async function publishBlocks(
           if (outcome === "already_published") {
             const there = inStream?.get(id);
             const alike = there !== undefined && blockField(there) === fields[1];
+            const valid = there !== undefined && (alike || decodeStreamEntry(id, there).ok);
             if (!alike && !warnedDiffers)
-              onEvent({ type: "stream_differs", stream, height: b.height, id });
+              onEvent({
+                type: "stream_differs",
+                stream,
+                height: b.height,
+                id,
+                ...(there !== undefined && !valid ? { notABlock: true } : {}),
+              });
             warnedDiffers = !alike;
             // Kept as the stream holds it, every field (its arrival time included), so that
             // written again it is the same bytes a replica may already have; but only a valid
             // block: what something else wrote there (replicas skip it) is not kept, nor ever
             // written back after a loss, and its own block is written in its place.
-            if (there !== undefined && (alike || decodeStreamEntry(id, there).ok)) fields = there;
+            if (valid) fields = there!;
           }
           if (outcome !== "refused") {
             written.add(b.height, fields);
