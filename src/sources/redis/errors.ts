@@ -60,3 +60,27 @@ export function commandFailure(url: string, error: unknown): RedisFeedError {
     cause: error,
   });
 }
+
+/**
+ * `error` as what it is when reading entries of `stream` failed because one is longer than V8's
+ * longest string (about 512 MB: the client cannot decode the reply): a reply fault naming where
+ * the entry is and how to remove it. Any other error is returned as it is. Without this the
+ * replica said "Redis refused a command" and named no entry.
+ *
+ * @example
+ * tooLargeToRead(url, "gasdigest:blocks", "1383-0", e); // "an entry of stream gasdigest:blocks after 1383-0 is too large ..."
+ */
+export function tooLargeToRead(
+  url: string,
+  stream: string,
+  after: string,
+  error: unknown,
+): unknown {
+  const message = (error as Error | undefined)?.message ?? "";
+  if (!/Cannot create a string longer than/.test(message)) return error;
+  return new RedisFeedError(url, "reply", {
+    message: `an entry of stream ${stream} after ${after} is too large for this process to read (longer than the longest string it can hold, about 512 MB)`,
+    details: `find it (XRANGE ${stream} (${after} + COUNT 1) and delete it (XDEL ${stream} <its id>); reading resumes then`,
+    cause: error,
+  });
+}

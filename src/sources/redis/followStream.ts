@@ -5,7 +5,7 @@ import { checkStreamKey } from "./checkStreamKey.js";
 import { connectRedis, type RedisConnection } from "./connectRedis.js";
 import { createDeliveredRing, type DeliveredRing } from "./createDeliveredRing.js";
 import { createOutageTracker } from "./createOutageTracker.js";
-import { RedisFeedError } from "./errors.js";
+import { RedisFeedError, tooLargeToRead } from "./errors.js";
 import type { ResolvedRedisStreamOptions } from "./options.js";
 import { readStreamTopId } from "./redisStreamTop.js";
 import {
@@ -241,7 +241,7 @@ export async function followStream(
             (c) => c.xread("COUNT", count, "BLOCK", options.blockMs, "STREAMS", stream, after),
             options.blockMs,
           )
-          .catch((e: unknown) => onPageFailure(e, count));
+          .catch((e: unknown) => onPageFailure(tooLargeToRead(url, stream, after, e), count));
         const entries = xreadEntries(url, reply);
         outage.succeeded();
         if (signal.aborted) continue;
