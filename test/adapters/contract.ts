@@ -294,6 +294,23 @@ export function adapterContract(target: ContractTarget): void {
         const gone = await request(base, { target: `${mountPath}/v1/spec.json/../nope` });
         expect(gone.status).toBe(404);
         expect(gone.text).toBe(errorBody("web_framework_error", "not found"));
+        if (mountPath === "") return;
+        // Dots that climb out of the mount and back into it land where they point...
+        const back = await request(base, {
+          target: `${mountPath}/v1/../..${mountPath}/v1/estimate_gas_price`,
+        });
+        expect(back.text).toBe(ESTIMATE);
+        // ...and dots that leave it are the host application's (its own 404 or route), never
+        // the estimate: `/v1/...` outside the mount may be another route of the application.
+        for (const path of [
+          "/v1/../../v1/estimate_gas_price",
+          "/v1/%2e%2e/%2E%2E/v1/estimate_gas_price",
+          "/../spec.json",
+        ]) {
+          const out = await request(base, { target: `${mountPath}${path}` });
+          expect(out.status, path).not.toBe(200);
+          expect(out.text, path).not.toBe(ESTIMATE);
+        }
       });
 
       it("answers another method on a known path with 405 and Allow, whatever the request body", async () => {

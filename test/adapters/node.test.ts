@@ -13,6 +13,7 @@ import {
 } from "../../src/adapters/node/index.js";
 import { createEngine, type Engine } from "../../src/core/createEngine.js";
 import { InvalidConfigError } from "../../src/core/errors.js";
+import { stripPrefix } from "../../src/http/mount.js";
 import { aip34 } from "../../src/strategies/aip34.js";
 import { block } from "../helpers/blocks.js";
 import { readResponses } from "../helpers/rawHttp.js";
@@ -96,15 +97,15 @@ adapterContract({
       const { port } = await listen(server, { port: 0 });
       return { base: `http://127.0.0.1:${port}`, close: () => server.shutdown() };
     }
-    // Mounted in a host node:http server that hands `/chain/...` to it with the prefix stripped.
+    // Mounted in a host node:http server that hands `/chain/...` to it with the prefix stripped
+    // (dot segments resolved first, as the adapters do).
     const host = http.createServer((req, res) => {
-      const url = req.url ?? "/";
-      if (url !== mount && !url.startsWith(`${mount}/`) && !url.startsWith(`${mount}?`)) {
+      const rest = stripPrefix(req.url ?? "/", mount);
+      if (rest === undefined) {
         res.writeHead(404).end("host app");
         return;
       }
-      const rest = url.slice(mount.length);
-      req.url = rest.startsWith("/") ? rest : `/${rest}`;
+      req.url = rest;
       server.emit("request", req, res);
     });
     const { origin, close } = await listenLocal(host);

@@ -124,8 +124,11 @@ export const gasdigest: FastifyPluginAsync<FastifyGasdigestOptions> = fp(
           return reply.send(Buffer.from(res.body.buffer, res.body.byteOffset, res.body.byteLength));
         };
         const serve = (request: FastifyRequest, reply: FastifyReply) => {
-          const url = stripPrefix(request.url, at) ?? request.url;
-          if (basePath === "" && !handler.owns(url)) return reply.callNotFound();
+          // Dot segments that lead out of the prefix (`/chain/v1/../../v1/...`, which Fastify's
+          // router does not resolve) make the request the application's, as on other hosts.
+          const url = stripPrefix(request.url, at);
+          if (url === undefined || (basePath === "" && !handler.owns(url)))
+            return reply.callNotFound();
           const res = handler.respond({ method: request.method, url, headers: request.headers });
           // Only the metrics scrape is asynchronous.
           return res instanceof Promise ? res.then((r) => send(reply, r)) : send(reply, res);
