@@ -134,12 +134,20 @@ function createCalibrated(settings: CalibratedConfig, config: GasConfig): Strate
     return { deprioritized: low, regular, prioritized };
   }
 
+  /**
+   * The lowest price a tier can serve under minimum `min`: the minimum, or with
+   * `roundToBuckets` the bucket at or above it (a hit there was no choice, and teaches nothing).
+   */
+  const lowestServed = (min: bigint) =>
+    settings.roundToBuckets ? bucketAtOrAbove(min, config.buckets) : min;
+
   /** Make and record each tier's bid for the newest block, served at floor `min`. */
   function bidAndServe(min: bigint): GasEstimate {
     due = false;
     tierBids = learners.map((l) => l.bid(samples, min));
     const served = serve(tierBids, min);
-    for (let i = 0; i < TIERS.length; i++) learners[i]!.served(served[TIERS[i]!]);
+    const floor = lowestServed(min);
+    for (let i = 0; i < TIERS.length; i++) learners[i]!.served(served[TIERS[i]!], floor);
     return served;
   }
 
@@ -167,8 +175,8 @@ function createCalibrated(settings: CalibratedConfig, config: GasConfig): Strate
       if (due) return bidAndServe(min);
       if (!tierBids) {
         // Served all the same (the first block of an epoch is held back): the record counts it.
-        const m = settings.roundToBuckets ? bucketAtOrAbove(min, config.buckets) : min;
-        if (!servedEmpty) for (const l of learners) l.servedWithoutBid(m, min);
+        const m = lowestServed(min);
+        if (!servedEmpty) for (const l of learners) l.servedWithoutBid(m, m);
         servedEmpty = true;
         return { deprioritized: m, regular: m, prioritized: m };
       }

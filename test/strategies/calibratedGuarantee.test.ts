@@ -68,7 +68,7 @@ function drive(
       const lifted = lastBid * lift.factor;
       lastBid = lifted > U64_MAX ? U64_MAX : lifted;
     }
-    learner.served(lastBid);
+    learner.served(lastBid, floor);
   }
   const record = learner.record();
   const { shortfall, withoutBid, starts } = learner.state();

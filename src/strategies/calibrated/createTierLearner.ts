@@ -29,13 +29,15 @@ export interface TierLearner {
   bid(samples: readonly SortedWindow[], floor: bigint): bigint;
   /**
    * What was actually served for the bid just made (after the tiers were made monotone, so at
-   * least the bid): the correction learns from its outcome.
+   * least the bid), and the lowest price the tier could have served (`floor`: the minimum, or
+   * with `roundToBuckets` the bucket at or above it): the correction learns from its outcome,
+   * and a hit at `floor` teaches it nothing.
    */
-  served(price: bigint): void;
+  served(price: bigint, floor: bigint): void;
   /**
    * A price served with no window to bid from (after an epoch change, before its first block
-   * is handed over) under minimum `floor`: counted in the record when it settles, learned from
-   * by nothing.
+   * is handed over), where `floor` is the lowest price the tier could serve: counted in the
+   * record when it settles, learned from by nothing.
    */
   servedWithoutBid(price: bigint, floor: bigint): void;
   /**
@@ -110,8 +112,13 @@ interface Pending {
   experts: bigint[];
   /** The price served for the bid (its own, until {@link TierLearner.served} says otherwise). */
   served: bigint;
-  /** The lowest price the bid could be (the minimum in force): a hit there teaches nothing. */
+  /** The lowest price the bid could be (the minimum in force): a hit there teaches no level. */
   floor: bigint;
+  /**
+   * The lowest price the tier could serve (the minimum, or the bucket at or above it): a hit
+   * there teaches the correction nothing, and counts as included at the minimum.
+   */
+  servedFloor: bigint;
   /** Highest price of the chosen expert's window when the bid was made. */
   top: bigint;
   /** Whether the outcome teaches the levels (not for a price served without a bid). */
@@ -182,9 +189,9 @@ export function createTierLearner(o: TierLearnerOptions): TierLearner {
   }
   forget(true);
 
-  /** Count a served bid's outcome; `bid.served <= bid.floor`: it was the minimum price. */
+  /** Count a served bid's outcome; `bid.served <= bid.servedFloor`: it was the minimum price. */
   function observe(bid: Pending, y: bigint) {
-    const outcome = bid.served < y ? 0 : bid.served <= bid.floor ? 2 : 1;
+    const outcome = bid.served < y ? 0 : bid.served <= bid.servedFloor ? 2 : 1;
     bids++;
     if (outcome > 0) included++;
     if (outcome === 2) includedAtMinimum++;
@@ -231,7 +238,7 @@ export function createTierLearner(o: TierLearnerOptions): TierLearner {
           levels[i] = level < MIN_LEVEL ? MIN_LEVEL : level;
         }
       }
-      if (bid.served < y || bid.served > bid.floor) {
+      if (bid.served < y || bid.served > bid.servedFloor) {
         const next = correction + o.correctionRate * ((bid.served < y ? 1 : 0) - alpha);
         correction = next < MIN_CORRECTION ? MIN_CORRECTION : next;
       }
@@ -250,18 +257,21 @@ export function createTierLearner(o: TierLearnerOptions): TierLearner {
       const final = price < floor ? floor : price;
       const window = samples[best]!;
       const top = window.at(window.size - 1, floor);
-      pending.push({ experts, served: final, floor, top, learn: true });
+      pending.push({ experts, served: final, floor, servedFloor: floor, top, learn: true });
       return final;
     },
-    served(price) {
+    served(price, floor) {
       const last = pending[pending.length - 1];
-      if (last) last.served = price;
+      if (!last) return;
+      last.served = price;
+      last.servedFloor = floor;
     },
     servedWithoutBid(price, floor) {
       pending.push({
         experts: [],
         served: price,
         floor,
+        servedFloor: floor,
         top: price,
         learn: false,
       });
