@@ -41,6 +41,13 @@ const WINDOWS = [
  */
 const EXPERTS = [false, true].flatMap((relative) => WINDOWS.map((w) => ({ ...w, relative })));
 const LOWEST = 3;
+/**
+ * The plain 100-block window of clearing prices (the shortest trimmed one: its top is the
+ * second-highest price),
+ * newest block included: the experts' losses read no outcome above its top, so one block far
+ * above the rest does not rank them (see {@link TierLearner.settle}).
+ */
+const CAP_WINDOW = EXPERTS.findIndex((e) => !e.relative && e.trimTop);
 
 /**
  * The calibrated strategy: every tier is a promise, "a bid at this price gets in within
@@ -158,7 +165,6 @@ function createCalibrated(settings: CalibratedConfig, config: GasConfig): Strate
       const min = effectiveMinPrice(block, config);
       clearing[head] = clearingPrice(block, config);
       head = (head + 1) % horizon;
-      for (const learner of learners) learner.settle(outcome);
       blockLowestPrices(block, config, LOWEST, min, lowest);
       one[0] = clearing[(head - 1 + horizon) % horizon]!;
       // Each price relative to the minimum in force before its block (the floor a bid it could
@@ -166,6 +172,9 @@ function createCalibrated(settings: CalibratedConfig, config: GasConfig): Strate
       const ref = sawBlock ? ingestedMin : min;
       for (let i = 0; i < EXPERTS.length; i++)
         samples[i]!.push(EXPERTS[i]!.sample === "lowest" ? lowest : one, ref);
+      const capWindow = samples[CAP_WINDOW]!;
+      const cap = capWindow.at(capWindow.size - 1, 0n);
+      for (const learner of learners) learner.settle(outcome, cap);
       sawBlock = true;
       ingestedMin = min;
       due = true;

@@ -54,4 +54,28 @@ describe("calibrated: one block far above the rest", () => {
       expect(Math.max(-1, ...far), tier).toBeLessThan(20);
     }
   });
+
+  it("does not rank the tier's samples by its one outcome, on a spiky chain either", () => {
+    // On `mixed` the outlier's own outcome, a miss by every sample, was scored in full: the
+    // 500-block window, whose top is the last real spike (about 2,800 on a chain that clears at
+    // about 250 between spikes), missed by least and was served for up to 390 blocks (86 of
+    // them over 10 times the untouched chain's price, on seed 4).
+    for (const seed of [1, 2, 3, 4]) {
+      const chain = [
+        ...simulateBlocks({ scenario: "mixed", seed, blocks: 3_600, epochLength: 10_000 }),
+      ];
+      const plain = served(chain);
+      const hit = served(withOutlier(chain, OUTLIER_AT, 10_000_000_000n));
+      for (const tier of TIERS) {
+        const far = plain.flatMap((p, i) => (hit[i]![tier] > 10n * p[tier] ? [i] : []));
+        // While the 5- and 20-block windows hold it, the tier may follow it (as it would the
+        // first block of a spike); after that, the two runs are two learners that saw one
+        // different outcome: a few blocks apart now and then, never the outlier's price.
+        const after = far.filter((i) => i > 20);
+        expect(after.length, `seed ${seed}, ${tier}`).toBeLessThanOrEqual(12);
+        for (const i of after)
+          expect(hit[i]![tier], `seed ${seed}, ${tier}`).toBeLessThan(10n ** 6n);
+      }
+    }
+  });
 });

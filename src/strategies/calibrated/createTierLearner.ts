@@ -22,9 +22,10 @@ export interface TierLearnerOptions {
 export interface TierLearner {
   /**
    * A new block was seen; `outcome(k)` is the lowest clearing price of the newest `k` blocks.
-   * Settles the bid whose horizon this block completes.
+   * Settles the bid whose horizon this block completes. The experts' losses read no outcome
+   * above `lossCap` (whether the bid got in is the real outcome's).
    */
-  settle(outcome: (k: number) => bigint): void;
+  settle(outcome: (k: number) => bigint, lossCap?: bigint): void;
   /** The tier's bid from the samples (one window per expert), at least `floor`; remembered as pending. */
   bid(samples: readonly SortedWindow[], floor: bigint): bigint;
   /**
@@ -207,7 +208,7 @@ export function createTierLearner(o: TierLearnerOptions): TierLearner {
   }
 
   return {
-    settle(outcome) {
+    settle(outcome, lossCap) {
       if (pending.length < delay) return;
       const bid = pending.shift()!;
       const y = outcome(o.withinBlocks);
@@ -216,8 +217,8 @@ export function createTierLearner(o: TierLearnerOptions): TierLearner {
         observe(bid, y);
         return;
       }
-      const logY = logPrice(y);
-      const over = logY - logPrice(bid.top);
+      const realLogY = logPrice(y);
+      const over = realLogY - logPrice(bid.top);
       if (over > shortfall) shortfall = over;
       // A bid at the floor that got in says nothing about the level: no lower level could have
       // bid less. Lowering the level there anyway is what let a long quiet stretch carry every
@@ -226,6 +227,14 @@ export function createTierLearner(o: TierLearnerOptions): TierLearner {
       // Outcomes every expert bid alike on leave their losses' order as it was; they are
       // skipped so a quiet stretch does not wear the ranking learned before it down to ties.
       const same = bid.experts.every((e) => e === bid.experts[0]);
+      // One block far above the rest (an outlier, or a peer's valid block at u64's maximum) is
+      // a miss by every expert. Scored in full, it ranks first the expert that missed it by
+      // least, a long window whose top is the last real spike, and that one is served for as
+      // long as the loss remembers: on a spiky chain, 10 times the price for hundreds of blocks.
+      // The losses read the outcome no higher than `lossCap`, as the long windows read no rank
+      // above their second-highest price.
+      const capLog = lossCap === undefined ? Number.POSITIVE_INFINITY : logPrice(lossCap);
+      const logY = realLogY > capLog ? capLog : realLogY;
       for (let i = 0; i < o.experts; i++) {
         const e = bid.experts[i]!;
         if (!same) {
