@@ -97,6 +97,35 @@ describe("calibrated: options", () => {
     );
   });
 
+  it("refuses a tier that promises less than a tier below it, and allows equal promises", () => {
+    // Swapped names: the lowest tier would lift the top one every block.
+    expect(() =>
+      calibrated({
+        tiers: {
+          prioritized: { withinBlocks: 10, probability: 0.5 },
+          deprioritized: { withinBlocks: 1, probability: 0.99 },
+        },
+      }),
+    ).toThrow(
+      "tiers.regular: promises less than tiers.deprioritized (95 % in 3 blocks against 99 % in 1 block): a tier must not promise less than a tier below it",
+    );
+    let error: unknown;
+    try {
+      calibrated({ tiers: { regular: { withinBlocks: 20, probability: 0.9 } } });
+    } catch (e) {
+      error = e;
+    }
+    expect((error as InvalidConfigError).issues.map((i) => i.path)).toEqual(["tiers.regular"]);
+    const same = { withinBlocks: 3, probability: 0.95 };
+    expect(() =>
+      calibrated({ tiers: { deprioritized: same, regular: same, prioritized: same } }),
+    ).not.toThrow();
+    // Neither promise is weaker than the other: allowed.
+    expect(() =>
+      calibrated({ tiers: { regular: { withinBlocks: 1, probability: 0.9 } } }),
+    ).not.toThrow();
+  });
+
   it("names the config file block when selected by name", () => {
     expect(() =>
       resolveStrategy("calibrated", { calibrated: { tiers: { regular: { withinBlocks: 2.5 } } } }),

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { describeValue } from "../../core/describeValue.js";
-import { InvalidConfigError } from "../../core/errors.js";
+import { InvalidConfigError, type ValidationIssue } from "../../core/errors.js";
 import type { Tier } from "../../core/tiers.js";
 import { validateShape } from "../../core/validate.js";
 
@@ -104,6 +104,35 @@ export type CalibratedConfig = z.output<z.ZodObject<typeof calibratedOptionsShap
 /** One tier's promise after parsing. */
 export type CalibratedPromise = CalibratedConfig["tiers"][Tier];
 
+const ORDER = ["deprioritized", "regular", "prioritized"] as const;
+const describePromise = (t: CalibratedPromise) =>
+  `${+(t.probability * 100).toPrecision(6)} % in ${t.withinBlocks} block${t.withinBlocks === 1 ? "" : "s"}`;
+
+/**
+ * A tier may not promise less than a tier below it (a later inclusion, with no higher
+ * probability): tiers are served monotone, so the lower tier's price would lift it every block,
+ * and its record would count that tier's price, not its own promise. Equal promises are allowed.
+ */
+function tierOrderIssues(fields: { tiers?: unknown }): ValidationIssue[] {
+  const tiers = fields.tiers as CalibratedConfig["tiers"] | undefined;
+  if (tiers === undefined) return [];
+  const issues: ValidationIssue[] = [];
+  for (let hi = 1; hi < ORDER.length; hi++)
+    for (let lo = 0; lo < hi; lo++) {
+      const a = tiers[ORDER[lo]!];
+      const b = tiers[ORDER[hi]!];
+      const weaker = b.withinBlocks >= a.withinBlocks && b.probability <= a.probability;
+      const same = b.withinBlocks === a.withinBlocks && b.probability === a.probability;
+      if (!weaker || same) continue;
+      issues.push({
+        path: `tiers.${ORDER[hi]}`,
+        message: `promises less than tiers.${ORDER[lo]} (${describePromise(b)} against ${describePromise(a)}): a tier must not promise less than a tier below it`,
+      });
+      break;
+    }
+  return issues;
+}
+
 /**
  * Validate the `calibrated` strategy's options and fill in the defaults.
  *
@@ -117,7 +146,7 @@ export function parseCalibratedOptions(
   input: unknown = {},
   prefix: readonly PropertyKey[] = [],
 ): CalibratedConfig {
-  const r = validateShape(calibratedOptionsShape, input ?? {}, () => [], prefix);
+  const r = validateShape(calibratedOptionsShape, input ?? {}, tierOrderIssues, prefix);
   if (!r.ok) throw new InvalidConfigError(r.issues);
   return r.value as CalibratedConfig;
 }
