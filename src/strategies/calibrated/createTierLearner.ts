@@ -74,7 +74,7 @@ export interface TierLearner {
  * {@link TierLearner.state}.
  *
  * @example
- * missBound({ withinBlocks: 1, lag: 1, correctionRate: 0.005 }, 10_000, 0); // ≈ 0.0251
+ * missBound({ withinBlocks: 1, lag: 1, correctionRate: 0.005 }, 10_000, 0); // 0.0252
  */
 export function missBound(
   o: Pick<TierLearnerOptions, "withinBlocks" | "lag" | "correctionRate">,
