@@ -82,3 +82,32 @@ describe.skipIf(skip)("a replica on a slow link to Redis", () => {
     });
   }, 40_000);
 });
+
+describe("a replica whose Redis accepts connections but answers nothing", () => {
+  it("closes its connection at once when stopped, not after the connect timeout", async () => {
+    // A frozen Redis (SIGSTOP, a host that stopped answering): the kernel accepts, nobody
+    // answers. (What the client sends is read and dropped, so its close is seen.)
+    const open = new Set<Socket>();
+    const server = createServer((socket) => {
+      open.add(socket);
+      socket.resume();
+      socket.on("close", () => open.delete(socket));
+      socket.on("error", () => undefined);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    cleanup.push(
+      () =>
+        new Promise<void>((resolve) => {
+          for (const s of open) s.destroy();
+          server.close(() => resolve());
+        }),
+    );
+    const { port } = server.address() as { port: number };
+    const source = follow(`redis://127.0.0.1:${port}`, { timeoutMs: 30_000 });
+    await until(() => open.size === 1);
+    source.sub.unsubscribe();
+    // Before, the connection attempt held on until its 30 s timeout, and a stopping replica
+    // with it (4 s with the CLI's 5 s).
+    await until(() => open.size === 0, 5_000, "the replica to close its connection");
+  });
+});

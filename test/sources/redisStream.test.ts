@@ -189,6 +189,28 @@ describe.skipIf(skip)("Redis Stream sink and source", () => {
     expect(engine.counters().resyncs).toBe(1);
   });
 
+  it("a stream being restored (Redis lost it, the publisher writes its blocks back oldest first) is waited for, not read as a chain reset", async () => {
+    await publish(redis.url, blocks(1, 120));
+    const source = follow(redis.url, { warmStartBlocks: 12, blockMs: 1000 });
+    await until(() => source.got.length === 12);
+    await redis.client.del(STREAM);
+    await publish(redis.url, blocks(1, 60));
+    // The replica's idle check (one XREVRANGE) finds the top at 60-0, below the 120-0 it read
+    // and unknown to it; the restore then goes on.
+    await redis.client.call("CONFIG", "RESETSTAT");
+    const idleChecks = async () =>
+      Number(
+        /cmdstat_xrevrange:calls=(\d+)/.exec(await redis.client.info("commandstats"))?.[1] ?? 0,
+      );
+    await until(async () => (await idleChecks()) >= 1);
+    await publish(redis.url, blocks(61, 125));
+    await until(() => source.got.length === 17);
+    expect(source.heights().slice(12)).toEqual([121, 122, 123, 124, 125]);
+    expect(source.events.map((e) => e.type)).not.toContain("stream_rewound");
+    expect(source.events.map((e) => e.type)).not.toContain("warm_start_failed");
+    expect(source.events.filter((e) => e.type === "warm_start")).toHaveLength(1);
+  });
+
   it("a publisher behind a stream that went past its heights (a chain reset) reports them refused and warns once", async () => {
     await publish(redis.url, blocks(500, 520), { retain: 10 });
     const events: RedisSinkEvent[] = [];

@@ -51,6 +51,9 @@ export async function followStream(
   // entries above it were deleted (see fellBelow).
   let lastGood: string | undefined;
 
+  // Whether the last idle check found the top below the last entry read, unknown (see fellBelow).
+  let fallSeen = false;
+
   const ring = createDeliveredRing(RING_SIZE);
   // The last valid block's digest on its own: entries that are not blocks (a writer looping
   // `XADD key * ...`) can push it out of the ring, and the repair must still find it.
@@ -193,7 +196,13 @@ export async function followStream(
    * - The last block handed on is still there, unchanged, at or below the top: entries above it
    *   were deleted, and new ones maybe written since (the repair of foreign entries in
    *   docs/operations.md, then the publisher's next blocks); read on after that block.
-   * - Otherwise the stream was written again from lower heights (a chain reset): warm start.
+   * - Otherwise the stream may have been written again from lower heights (a chain reset), or it
+   *   is being restored: Redis lost it, and the publisher writes back the blocks it holds, oldest
+   *   first, up to and past this replica's last entry, in about a second for 10,000 blocks. Read
+   *   as a rewrite at once, the restore made a replica warm-start and resync, its served height
+   *   going back, though the blocks it had come back as they were. So the first such look only
+   *   waits (returns `after`); if the next idle check, `blockMs` later, still finds the top below,
+   *   the stream was written again: warm start.
    */
   async function fellBelow(conn: RedisConnection, after: string, topId: string): Promise<string> {
     let from: string | undefined;
@@ -205,9 +214,15 @@ export async function followStream(
     )
       from = lastGood;
     if (from !== undefined) {
+      fallSeen = false;
       onEvent({ type: "resumed", stream, afterId: from });
       return from;
     }
+    if (!fallSeen) {
+      fallSeen = true;
+      return after;
+    }
+    fallSeen = false;
     onEvent({ type: "stream_rewound", stream, from: after, to: topId });
     return warmStart(conn);
   }
@@ -217,9 +232,12 @@ export async function followStream(
     const closeOnAbort = () => conn?.close();
     signal.addEventListener("abort", closeOnAbort, { once: true });
     try {
+      // With the signal, a stop ends a connection attempt at once, not after `timeoutMs` (a
+      // Redis that accepts connections but answers nothing held a stopping replica 4 s).
       conn = await connectRedis(options.target, {
         timeoutMs: options.timeoutMs,
         name: "gasdigest-source",
+        signal,
       });
       if (signal.aborted) break;
       await checkStreamKey(conn, url, stream);
@@ -253,6 +271,7 @@ export async function followStream(
             const topId = await readStreamTopId(conn, stream);
             if (topId !== undefined && idBefore(topId, after))
               lastId = await fellBelow(conn, after, topId);
+            else fallSeen = false;
           }
           // Redis answers nothing only after blockMs; a server that answers nothing at once
           // would make this loop spin (a CPU core and two round trips a turn): wait the rest.
@@ -261,6 +280,7 @@ export async function followStream(
             await sleep(early, undefined, { signal }).catch(() => undefined);
           continue;
         }
+        fallSeen = false;
         for (const entry of entries) {
           const decoded = decodeStreamEntry(entry[0], entry[1]);
           if (decoded.ok) await readSkipped(conn, entry[0]);
