@@ -95,9 +95,11 @@ export async function startPublish(
     );
   }
   const startHeight = top?.ok ? top.height + 1n : undefined;
+  const topVersion = top?.ok ? top.lastVersion : undefined;
   const source$ = publishSource(spec, limited, {
     ...sourceFlags,
     startHeight,
+    startVersion: topVersion === undefined ? undefined : topVersion + 1n,
     onEvent: onSourceEvent,
   });
   log.info(

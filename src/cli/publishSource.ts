@@ -13,6 +13,12 @@ import type { SourceSpec } from "./sourceSpec.js";
 export interface PublishSourceFlags {
   /** The first height to publish: after the stream's newest one (`undefined` for an empty stream). */
   startHeight: bigint | undefined;
+  /**
+   * The first ledger version a simulated chain takes: after the stream's newest block's (a sim
+   * publisher restarted would begin again at twice its start height, and the served ledger
+   * version would go back by a quarter of a million).
+   */
+  startVersion?: bigint | undefined;
   backfill: number;
   pollIntervalMs: number | undefined;
   seed: number | undefined;
@@ -54,6 +60,7 @@ export function publishSource(
         seed: f.seed,
         intervalMs: f.intervalMs,
         startHeight: f.startHeight,
+        startVersion: f.startVersion,
         clock: "wall",
       });
     case "ndjson": {

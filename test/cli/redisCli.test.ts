@@ -158,6 +158,33 @@ describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", (
     for (const [id, fields] of held) expect(fields[1]).toBe(lines[Number(id.split("-")[0]) - 1]);
   });
 
+  it("a simulated chain's publisher restarted goes on with its ledger versions, not from twice its start height", async () => {
+    const stream = "sim-restart";
+    const versions = async () =>
+      (await redis.client.xrange(stream, "-", "+")).map(([, fields]) =>
+        BigInt(JSON.parse(fields[1]!).last_version),
+      );
+    const run = async (atLeast: number) => {
+      const { handle } = await publisher([
+        "--source",
+        "sim",
+        "--interval-ms",
+        "0",
+        "--to",
+        redis.url,
+        "--stream",
+        stream,
+      ]);
+      await until(async () => (await redis.client.xlen(stream)) >= atLeast);
+      await handle.stop(1_000);
+    };
+    await run(200);
+    await run((await redis.client.xlen(stream)) + 200);
+    const seen = await versions();
+    // A block's versions follow the one before it: every last_version above the previous one.
+    for (let i = 1; i < seen.length; i++) expect(seen[i]! > seen[i - 1]!, `entry ${i}`).toBe(true);
+  });
+
   it("a Redis that refuses connections at start: serve answers 503 and retries, publish waits; both work once it is up", async () => {
     const port = await freePort();
     const url = `redis://127.0.0.1:${port}`;

@@ -15,8 +15,11 @@ const TOP_SHAPE = {
 
 /** The newest entry of a stream, as {@link redisStreamTop} found it. */
 export type RedisStreamTop =
-  /** A valid block entry at `height`. */
-  | { id: string; ok: true; height: bigint }
+  /**
+   * A valid block entry at `height`, with the block's `last_version` when it has one (a
+   * simulated chain resumed after it continues its versions).
+   */
+  | { id: string; ok: true; height: bigint; lastVersion?: bigint | undefined }
   /** An entry that is not a valid block (XADDs at or below its id are refused all the same). */
   | { id: string; ok: false; issues: readonly ValidationIssue[] };
 
@@ -91,7 +94,7 @@ export async function readStreamTop(
     return last.top;
   const decoded = decodeStreamEntry(id, fields);
   const top: RedisStreamTop = decoded.ok
-    ? { id, ok: true, height: decoded.block.height }
+    ? { id, ok: true, height: decoded.block.height, lastVersion: decoded.block.lastVersion }
     : { id, ok: false, issues: decoded.issues };
   if (memo) memo.last = { id, lengths: fields.map((f) => f.length), top };
   return top;
