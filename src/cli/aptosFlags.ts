@@ -22,7 +22,8 @@ export const APTOS_FLAGS_USAGE = `Limits of --source aptos:URL (see docs/sources
   --node-timeout-ms N      per-request timeout, headers and body (default 10000)
   --concurrency N          requests in flight at once, 1-64 (default 4)
   --lookahead-blocks N     heights fetched ahead of the next block to emit (default 128)
-  --hedge-after-ms N       resend a request with no answer after N ms (default 500)
+  --hedge-after-ms N       resend a request with no answer (headers, or body after them)
+                           after N ms (default 500)
   --max-backoff-ms N       longest wait between retries (default 10000)
   --max-retry-after-ms N   longest Retry-After honoured (default 60000)`;
 

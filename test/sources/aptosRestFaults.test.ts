@@ -177,6 +177,24 @@ describe("aptosRest: throughput under faults", () => {
     await until(() => expect(node.openRequests).toBe(0)); // the stalled try was aborted
   });
 
+  it("hedges a body that trickles in: the block comes from the second try, not after the timeout", async () => {
+    // Headers at once, then a byte every 100 ms: the block's few kilobytes would take minutes,
+    // and every height behind it waited out the 10 s timeout.
+    const node = await fakeNode({ blocks: 60 });
+    node.inject({ kind: "trickle" }, { route: "block" });
+    const { source$, events, from } = follow(node, {
+      backfillBlocks: 30,
+      timeoutMs: 20_000,
+      hedgeAfterMs: 300,
+    });
+    const got = await collect(source$, 30);
+    expect(asJson(got)).toEqual(expected(node, from(), node.chain.tip));
+    expect(retries(events)).toEqual([]);
+    const paths = blockPaths(node);
+    expect(paths.filter((p) => p === paths[0])).toHaveLength(2);
+    await until(() => expect(node.openRequests).toBe(0)); // the trickling try was aborted
+  });
+
   it("fetches the next blocks while one waits out its retry, and still emits in height order", async () => {
     const node = await fakeNode({ blocks: 60, pageSize: 10_000 });
     node.inject({ kind: "rate_limit", retryAfter: "2" }, { route: "block" });

@@ -181,6 +181,24 @@ describe("hedged", () => {
     expect(await hedged(failing, ok, 50, never)).toEqual({ result: "failed", hedged: false });
   });
 
+  it("sends a second try when the first's body has not come bodyDelayMs after its headers", async () => {
+    const aborted: number[] = [];
+    const run = tries(
+      [
+        { ms: 5_000, value: "ok-trickling", headers: true },
+        { ms: 5, value: "ok-hedge" },
+      ],
+      aborted,
+    );
+    expect(await hedged(run, ok, 10, never, 30)).toEqual({ result: "ok-hedge", hedged: true });
+    expect(aborted).toEqual([0]);
+    // A body that comes in time is not hedged, nor is any body without bodyDelayMs.
+    const quick = tries([{ ms: 20, value: "ok", headers: true }]);
+    expect(await hedged(quick, ok, 10, never, 200)).toEqual({ result: "ok", hedged: false });
+    const slow = tries([{ ms: 60, value: "ok", headers: true }]);
+    expect(await hedged(slow, ok, 10, never)).toEqual({ result: "ok", hedged: false });
+  });
+
   it("waits for the other try when one fails, and returns the later failure when both do", async () => {
     const run = tries(
       [

@@ -111,6 +111,24 @@ export async function startFakeNode(options: FakeNodeOptions = {}): Promise<Fake
       }, fault.ms);
       return;
     }
+    if (fault?.kind === "trickle") {
+      record("trickle");
+      const right = answer(chain, pageSize, route, url);
+      const body = Buffer.from(JSON.stringify(right.body));
+      res.writeHead(right.status, apiHeaders(chain));
+      let sent = 0;
+      const tick = setInterval(() => {
+        if (res.destroyed) return clearInterval(tick);
+        if (sent === body.length) {
+          clearInterval(tick);
+          res.end();
+          return;
+        }
+        res.write(body.subarray(sent, ++sent));
+      }, fault.everyMs ?? 100);
+      res.on("close", () => clearInterval(tick));
+      return;
+    }
     if (fault?.kind === "drop") {
       record("drop");
       req.socket.destroy();

@@ -1,6 +1,9 @@
-/** Times to first answer seen lately, and the hedge delay they call for. */
+/**
+ * Times of one step of an answer seen lately (to its headers, or from them to the whole body),
+ * and the hedge delay they call for.
+ */
 export interface HedgeDelay {
-  /** Record how long a request waited for its response headers, in ms. */
+  /** Record how long a request waited for that step (its response headers), in ms. */
   record(ms: number): void;
   /** How long to wait for headers before hedging a request, in ms. */
   delay(): number;

@@ -79,6 +79,8 @@ export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient 
   };
   const slots = createSlots(options.concurrency);
   const hedgeDelay = createHedgeDelay(options.hedgeAfterMs, options.timeoutMs);
+  // The same for a body: the time from the headers to a usable answer.
+  const bodyDelay = createHedgeDelay(options.hedgeAfterMs, options.timeoutMs);
   let failures = 0;
   let downSince = 0;
   let reported = false;
@@ -124,18 +126,23 @@ export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient 
   ): Promise<Attempt<T>> {
     const release = await slots.acquire(priority, signal);
     try {
-      const delay = hedgeDelay.delay();
+      const off = (ms: number) => (ms >= options.timeoutMs ? Number.POSITIVE_INFINITY : ms);
       const { result } = await hedged<Attempt<T>>(
-        (s, onHeaders) => {
+        async (s, onHeaders) => {
           const started = performance.now();
-          return attemptRequest(attemptOptions, url, parse, accept, s, () => {
-            hedgeDelay.record(performance.now() - started);
+          let headersAt: number | undefined;
+          const r = await attemptRequest(attemptOptions, url, parse, accept, s, () => {
+            headersAt = performance.now();
+            hedgeDelay.record(headersAt - started);
             onHeaders();
           });
+          if (r.ok && headersAt !== undefined) bodyDelay.record(performance.now() - headersAt);
+          return r;
         },
         (r) => r.ok,
-        delay >= options.timeoutMs ? Number.POSITIVE_INFINITY : delay,
+        off(hedgeDelay.delay()),
         signal,
+        off(bodyDelay.delay()),
       );
       return result;
     } finally {

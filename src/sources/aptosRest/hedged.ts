@@ -11,7 +11,9 @@ export interface HedgedResult<R> {
 /**
  * Run `run` and, if it has neither settled nor called `onHeaders` within `delayMs`, run it a
  * second time alongside (a "hedged request": a stalled connection costs `delayMs`, not the
- * whole timeout). The first result that `succeeded` accepts wins and the other try is aborted.
+ * whole timeout). The same when it called `onHeaders` but has not settled `bodyDelayMs` after
+ * that (a body that trickles in: a node that sends its headers, then a byte every 100 ms, held
+ * the height until the timeout, and every height behind it). The first result that `succeeded` accepts wins and the other try is aborted.
  * A failure of the second try settles at once unless the first has since called `onHeaders`
  * (otherwise the first is the straggler the second was sent for, and is aborted); a failure of
  * the first try while the second runs waits for the second, and when both fail the later
@@ -26,6 +28,7 @@ export function hedged<R>(
   succeeded: (result: R) => boolean,
   delayMs: number,
   parent: AbortSignal,
+  bodyDelayMs = Number.POSITIVE_INFINITY,
 ): Promise<HedgedResult<R>> {
   return new Promise<HedgedResult<R>>((resolve, reject) => {
     /** Tries still running, each with its order and whether it has called `onHeaders`. */
@@ -53,9 +56,15 @@ export function hedged<R>(
       const state = { order, answering: false };
       pending.set(controller, state);
       const onHeaders = () => {
+        if (state.answering) return;
         state.answering = true;
         answered = true;
         clearTimeout(timer);
+        // The first try's body gets `bodyDelayMs` to arrive before the second try is sent.
+        if (tries === 1 && Number.isFinite(bodyDelayMs))
+          timer = setTimeout(() => {
+            if (!settled && tries === 1) start();
+          }, bodyDelayMs);
       };
       run(controller.signal, onHeaders).then(
         (result) => {

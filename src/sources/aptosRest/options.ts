@@ -128,7 +128,8 @@ const shape = {
   timeoutMs: msRange(1, 600_000).default(10_000),
   /**
    * A request with no response headers after this long (or 4x the median of recent answers, if
-   * longer) is hedged: the same request is sent once more and the first answer wins. Set it to
+   * longer), or whose body has not come this long after its headers (the same rule, on recent
+   * bodies), is hedged: the same request is sent once more and the first answer wins. Set it to
    * `timeoutMs` or more to never hedge. @default 500
    */
   hedgeAfterMs: msRange(1, 600_000).default(500),

@@ -7,6 +7,8 @@ export type Fault =
    * With `ms`, answer normally after that long instead (a straggler).
    */
   | { kind: "stall"; ms?: number }
+  /** Send the headers, then the right body one byte every `everyMs` (100). */
+  | { kind: "trickle"; everyMs?: number }
   /** Destroy the connection before answering. */
   | { kind: "drop" }
   /** Send the headers and half the body, then destroy the connection. */
