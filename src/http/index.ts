@@ -26,7 +26,7 @@ export {
   silentLogger,
 } from "./handlerOptions.js";
 export { hostValueProblem } from "./hostValueProblem.js";
-export { parseCloseEngine, splitMountOptions, stripPrefix } from "./mount.js";
+export { parseCloseEngine, splitMountOptions, stripPrefix, withinMount } from "./mount.js";
 export { type EstimateFormat, negotiateFormat } from "./negotiateFormat.js";
 export {
   ERROR_CODES,

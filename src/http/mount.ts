@@ -59,6 +59,29 @@ export function stripPrefix(target: string, prefix: string): string | undefined 
 }
 
 /**
+ * A mount path no request target can hold (a space is not allowed in one): what a target
+ * relative to an unknown mount path is resolved under, by {@link withinMount}.
+ */
+const SOME_MOUNT = "/ mount";
+
+/**
+ * `target`, a request target the host already made relative to where an adapter is mounted
+ * (Express and Connect take the mount path off `req.url` before any dot segment is resolved),
+ * with its dot segments resolved inside the mount, or `undefined` when they climb out of it:
+ * `/v1/../../v1/x` under `/chain` is `/v1/x` beside the mount, the application's, not the
+ * adapter's. Works on whatever the host left in `req.url`, rewrites included.
+ *
+ * @example
+ * withinMount("/v1/x/../estimate_gas_price"); // "/v1/estimate_gas_price"
+ * withinMount("/v1/../../v1/estimate_gas_price"); // undefined
+ */
+export function withinMount(target: string): string | undefined {
+  const path = target.charCodeAt(0) === 47 ? target : originForm(target);
+  if (path === undefined) return target;
+  return stripPrefix(SOME_MOUNT + path, SOME_MOUNT);
+}
+
+/**
  * Validate an adapter's `closeEngine` option: `undefined` means the default (`true`); anything
  * but a boolean adds an issue to `issues` (and the default is returned).
  *

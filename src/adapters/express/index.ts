@@ -5,6 +5,7 @@ import {
   type HandlerOptions,
   type HandlerResponse,
   stripPrefix,
+  withinMount,
 } from "../../http/index.js";
 
 /**
@@ -20,8 +21,8 @@ export type GasdigestMiddleware = (
 /**
  * Express / Connect middleware serving the gasdigest interface (see docs/http.md). It routes
  * on the target relative to where the middleware is mounted, so it works under any path (dot
- * segments resolved before the mount path is taken off, as other hosts do: see
- * {@link mountedTarget}). It answers its routes and every path under its `basePath` (an unknown
+ * segments that climb out of the mount make the request the application's, as on other hosts:
+ * see {@link mountedTarget}). It answers its routes and every path under its `basePath` (an unknown
  * `/v1/...` gets the 404 error object, a wrong method the 405); any other request goes to
  * `next()`. If answering throws (headers already sent by an earlier middleware), the error
  * goes to `next(err)`; a logger that throws is ignored.
@@ -57,21 +58,29 @@ export function gasdigest(engine: HandlerEngine, options?: HandlerOptions): Gasd
 }
 
 /**
- * The request target relative to the mount path. Express takes the mount path (`req.baseUrl`)
- * off `req.url` before any dot segment is resolved, so `/chain/v1/../../v1/...` would reach the
+ * The request target relative to the mount path. Express and Connect take the mount path off
+ * `req.url` before any dot segment is resolved, so `/chain/v1/../../v1/...` would reach the
  * middleware as `/v1/../../v1/...`, a gasdigest path, though it points outside the mount. Where
- * Express says where it mounted the middleware, the target is read from the whole URL
- * (`req.originalUrl`) with dot segments resolved first, as a URL parser and every other host do:
- * `undefined` when they lead out of the mount (the application's request). A bare Connect-style
- * server sets no `baseUrl`: `req.url` as given.
+ * the middleware is mounted (Express's `req.baseUrl`, or a `req.url` that is not the whole URL,
+ * as Connect leaves it), dot segments are resolved inside the mount ({@link withinMount}):
+ * `undefined` when they climb out of it (the application's request). What the host left in
+ * `req.url` is what is read, so a rewrite of it is honoured; where it is the whole URL less
+ * `req.baseUrl` (no rewrite), the whole URL is resolved, so dots that climb out and come back
+ * into the mount land where they point.
  */
 function mountedTarget(
   req: IncomingMessage & { originalUrl?: unknown; baseUrl?: unknown },
 ): string | undefined {
+  const url = req.url ?? "/";
   const { originalUrl, baseUrl } = req;
-  if (typeof originalUrl === "string" && typeof baseUrl === "string" && baseUrl !== "")
+  // Express says where: the whole URL is read, so dots that come back into the mount
+  // (`/chain/v1/../../chain/v1`) land where they point, as a URL parser puts them.
+  if (typeof baseUrl === "string" && baseUrl !== "" && originalUrl === baseUrl + url)
     return stripPrefix(originalUrl, baseUrl);
-  return req.url ?? "/";
+  const mounted =
+    (typeof baseUrl === "string" && baseUrl !== "") ||
+    (typeof originalUrl === "string" && originalUrl !== url);
+  return mounted ? withinMount(url) : url;
 }
 
 function send(
