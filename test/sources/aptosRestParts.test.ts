@@ -1,5 +1,5 @@
 import { gzipSync } from "node:zlib";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createBlockBudget } from "../../src/sources/aptosRest/createBlockBudget.js";
 import { createHedgeDelay } from "../../src/sources/aptosRest/createHedgeDelay.js";
 import { createSlots } from "../../src/sources/aptosRest/createSlots.js";
@@ -197,6 +197,23 @@ describe("hedged", () => {
     expect(await hedged(quick, ok, 10, never, 200)).toEqual({ result: "ok", hedged: false });
     const slow = tries([{ ms: 60, value: "ok", headers: true }]);
     expect(await hedged(slow, ok, 10, never)).toEqual({ result: "ok", hedged: false });
+  });
+
+  it("leaves no timer behind when a try reports its headers at once", async () => {
+    vi.useFakeTimers();
+    try {
+      const run = (_signal: AbortSignal, onHeaders: () => void) => {
+        onHeaders();
+        return new Promise<string>((resolve) => setTimeout(() => resolve("ok"), 5));
+      };
+      const p = hedged(run, ok, 10, never, 3_000);
+      await vi.advanceTimersByTimeAsync(5);
+      expect(await p).toEqual({ result: "ok", hedged: false });
+      // The body's timer would have held a process open for 3 s after the answer.
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("waits for the other try when one fails, and returns the later failure when both do", async () => {

@@ -37,6 +37,8 @@ export function hedged<R>(
     let settled = false;
     let answered = false;
     let timer: NodeJS.Timeout | undefined;
+    // Apart from `timer`: a try that reports its headers at once must not lose either handle.
+    let bodyTimer: NodeJS.Timeout | undefined;
 
     const onParentAbort = () => {
       for (const c of pending.keys()) c.abort(parent.reason);
@@ -45,6 +47,7 @@ export function hedged<R>(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(bodyTimer);
       parent.removeEventListener("abort", onParentAbort);
       for (const c of pending.keys())
         c.abort(new DOMException("another try answered", "AbortError"));
@@ -62,7 +65,7 @@ export function hedged<R>(
         clearTimeout(timer);
         // The first try's body gets `bodyDelayMs` to arrive before the second try is sent.
         if (tries === 1 && Number.isFinite(bodyDelayMs))
-          timer = setTimeout(() => {
+          bodyTimer = setTimeout(() => {
             if (!settled && tries === 1) start();
           }, bodyDelayMs);
       };
