@@ -211,6 +211,42 @@ describe.skipIf(skip)("Redis Stream sink and source", () => {
     expect(source.events.filter((e) => e.type === "warm_start")).toHaveLength(1);
   });
 
+  it("a chain reset that passes the replica's height between its two looks is still a rewind", async () => {
+    await publish(redis.url, blocks(500, 520));
+    const source = follow(redis.url, { warmStartBlocks: 12, blockMs: 1000 });
+    await until(() => source.got.length === 12);
+    await redis.client.del(STREAM);
+    const chain5 = (from: number, to: number) =>
+      Array.from({ length: to - from + 1 }, (_, i) =>
+        parseBlockSample({
+          height: String(from + i),
+          epoch: "1",
+          chain_id: 5,
+          gas_unit_prices: ["900"],
+        }),
+      );
+    await publish(redis.url, chain5(1, 15));
+    await redis.client.call("CONFIG", "RESETSTAT");
+    const idleChecks = async () =>
+      Number(
+        /cmdstat_xrevrange:calls=(\d+)/.exec(await redis.client.info("commandstats"))?.[1] ?? 0,
+      );
+    await until(async () => (await idleChecks()) >= 1);
+    // Past 520 before the second look: the entries above the last one read are chain 5's.
+    await publish(redis.url, chain5(16, 530), { batchSize: 600 });
+    await until(() => source.events.some((e) => e.type === "stream_rewound"));
+    expect(source.events.find((e) => e.type === "stream_rewound")).toEqual({
+      type: "stream_rewound",
+      stream: STREAM,
+      from: "520-0",
+      to: "15-0",
+    });
+    // Warm-started from the new chain, not fed 521.. after the old chain's 520.
+    await until(() => source.got.length === 24);
+    expect(source.got.slice(12).every((b) => b.chainId === 5)).toBe(true);
+    expect(source.heights().slice(12)).toEqual(Array.from({ length: 12 }, (_, i) => 519 + i));
+  });
+
   it("a publisher behind a stream that went past its heights (a chain reset) reports them refused and warns once", async () => {
     await publish(redis.url, blocks(500, 520), { retain: 10 });
     const events: RedisSinkEvent[] = [];

@@ -16,6 +16,22 @@ function digest([, fields]: StreamEntry): string {
 }
 
 /**
+ * A digest of an entry's `block` field alone (`undefined` without one): the same block written
+ * again by another publisher differs only in its `received_at_ms`.
+ *
+ * @example
+ * blockDigest(["block", line, "received_at_ms", "1700000000000"]) === blockDigest(["block", line]); // true
+ */
+export function blockDigest(fields: readonly string[]): string | undefined {
+  for (let i = 0; i + 1 < fields.length; i += 2)
+    if (fields[i] === "block")
+      return createHash("sha256")
+        .update(fields[i + 1]!)
+        .digest("base64");
+  return undefined;
+}
+
+/**
  * A ring of the `size` newest entries handed on: when the stream's top falls below what a
  * replica read, it tells "the newest entries were deleted" (the top is an entry it already has:
  * read on after it, nothing fed twice) from "the stream was written again from lower heights"

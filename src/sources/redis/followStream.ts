@@ -3,7 +3,7 @@ import { noteArrival } from "../../core/blockArrival.js";
 import type { BlockSample } from "../../core/blockSample.js";
 import { checkStreamKey } from "./checkStreamKey.js";
 import { connectRedis, type RedisConnection } from "./connectRedis.js";
-import { createDeliveredRing, type DeliveredRing } from "./createDeliveredRing.js";
+import { blockDigest, createDeliveredRing, type DeliveredRing } from "./createDeliveredRing.js";
 import { createOutageTracker } from "./createOutageTracker.js";
 import { RedisFeedError, tooLargeToRead } from "./errors.js";
 import type { ResolvedRedisStreamOptions } from "./options.js";
@@ -51,13 +51,16 @@ export async function followStream(
   // entries above it were deleted (see fellBelow).
   let lastGood: string | undefined;
 
-  // Whether the last idle check found the top below the last entry read, unknown (see fellBelow).
-  let fallSeen = false;
+  // The top the last idle check found below the last entry read, unknown (see fellBelow).
+  let fellTo: string | undefined;
 
   const ring = createDeliveredRing(RING_SIZE);
   // The last valid block's digest on its own: entries that are not blocks (a writer looping
   // `XADD key * ...`) can push it out of the ring, and the repair must still find it.
   const good = createDeliveredRing(1);
+  // Its `block` field's digest: a stream restored by another publisher holds it with another
+  // `received_at_ms` (see the check after a fall).
+  let goodBlock: string | undefined;
 
   const deliver = (raw: StreamEntry, decoded?: DecodedStreamEntry): BlockSample | undefined => {
     const [id, fields] = raw;
@@ -82,6 +85,7 @@ export async function followStream(
     if (gap) onEvent({ type: "gap", stream, ...gap });
     lastGood = id;
     good.add(raw);
+    goodBlock = blockDigest(fields);
     if (entry.receivedAtMs !== undefined) noteArrival(entry.block, entry.receivedAtMs);
     emit(entry.block);
     return entry.block;
@@ -178,6 +182,13 @@ export async function followStream(
     }
   }
 
+  /** Whether the stream holds, at `id` (the last valid block handed on), that same block. */
+  async function sameBlockAt(conn: RedisConnection, id: string): Promise<boolean> {
+    const reply: unknown = await conn.call((c) => c.xrange(stream, id, id));
+    const [entry] = streamEntries(url, "XRANGE", reply);
+    return entry !== undefined && goodBlock !== undefined && blockDigest(entry[1]) === goodBlock;
+  }
+
   /** Whether the stream still holds the entry `id` as this replica handed it on. */
   async function stillHeld(
     conn: RedisConnection,
@@ -214,15 +225,15 @@ export async function followStream(
     )
       from = lastGood;
     if (from !== undefined) {
-      fallSeen = false;
+      fellTo = undefined;
       onEvent({ type: "resumed", stream, afterId: from });
       return from;
     }
-    if (!fallSeen) {
-      fallSeen = true;
+    if (fellTo === undefined) {
+      fellTo = topId;
       return after;
     }
-    fallSeen = false;
+    fellTo = undefined;
     onEvent({ type: "stream_rewound", stream, from: after, to: topId });
     return warmStart(conn);
   }
@@ -271,7 +282,7 @@ export async function followStream(
             const topId = await readStreamTopId(conn, stream);
             if (topId !== undefined && idBefore(topId, after))
               lastId = await fellBelow(conn, after, topId);
-            else fallSeen = false;
+            else fellTo = undefined;
           }
           // Redis answers nothing only after blockMs; a server that answers nothing at once
           // would make this loop spin (a CPU core and two round trips a turn): wait the rest.
@@ -280,7 +291,19 @@ export async function followStream(
             await sleep(early, undefined, { signal }).catch(() => undefined);
           continue;
         }
-        fallSeen = false;
+        if (fellTo !== undefined) {
+          // The top fell below the last entry read and has risen past it since. Restored (the
+          // publisher wrote back what Redis lost, fields and all): the last block is there as
+          // it was. Otherwise the stream was written again from lower heights, past this
+          // replica's within blockMs (a chain reset): rewound, as the second look would say.
+          const to = fellTo;
+          fellTo = undefined;
+          if (lastGood !== undefined && !(await sameBlockAt(conn, lastGood))) {
+            onEvent({ type: "stream_rewound", stream, from: after, to });
+            lastId = await warmStart(conn);
+            continue;
+          }
+        }
         for (const entry of entries) {
           const decoded = decodeStreamEntry(entry[0], entry[1]);
           if (decoded.ok) await readSkipped(conn, entry[0]);
