@@ -95,11 +95,14 @@ export async function startPublish(
     );
   }
   const startHeight = top?.ok ? top.height + 1n : undefined;
+  // A simulated chain goes on after the stream's last version; versions past half of u64's range
+  // are no simulated chain's and leave an endless run no room: the default then, as before.
   const topVersion = top?.ok ? top.lastVersion : undefined;
   const source$ = publishSource(spec, limited, {
     ...sourceFlags,
     startHeight,
-    startVersion: topVersion === undefined ? undefined : topVersion + 1n,
+    startVersion:
+      topVersion === undefined || topVersion >= U64_MAX / 2n ? undefined : topVersion + 1n,
     onEvent: onSourceEvent,
   });
   log.info(

@@ -183,6 +183,20 @@ describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", (
     const seen = await versions();
     // A block's versions follow the one before it: every last_version above the previous one.
     for (let i = 1; i < seen.length; i++) expect(seen[i]! > seen[i - 1]!, `entry ${i}`).toBe(true);
+    // A top whose versions are near u64's largest leaves no room to go on: the default then.
+    const high = "sim-restart-high";
+    const block = {
+      height: "5",
+      epoch: "1",
+      chain_id: 4,
+      first_version: "18446744073709551600",
+      last_version: "18446744073709551610",
+      gas_unit_prices: ["100"],
+    };
+    await redis.client.xadd(high, "5-0", "block", JSON.stringify(block));
+    const { handle } = await publisher(["--source", "sim", "--to", redis.url, "--stream", high]);
+    await until(async () => (await redis.client.xlen(high)) >= 3);
+    await handle.stop(1_000);
   });
 
   it("a Redis that refuses connections at start: serve answers 503 and retries, publish waits; both work once it is up", async () => {
