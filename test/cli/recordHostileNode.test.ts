@@ -23,8 +23,21 @@ async function recordThrough(fault: Fault, route: Route, times: number, flags: s
   nodes.push(node);
   node.inject(fault, { route, times });
   const out = join(mkdtempSync(join(tmpdir(), "gasdigest-hostile-")), "blocks.ndjson");
+  // No hedge (its delay at the timeout): an oversized body is cut at the cap, not raced by a
+  // second try, which on a busy machine may win before the cap is reached.
   const run = await runGasdigest(
-    ["record", "--source", `aptos:${node.url}`, "--blocks", "5", "--out", out, ...flags],
+    [
+      "record",
+      "--source",
+      `aptos:${node.url}`,
+      "--blocks",
+      "5",
+      "--out",
+      out,
+      "--hedge-after-ms",
+      "10000",
+      ...flags,
+    ],
     120_000,
   );
   const tip = node.chain.tip;
