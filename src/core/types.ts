@@ -83,9 +83,11 @@ export interface PromiseRecord extends TierPromise {
   readonly recentRate: number | null;
   /**
    * Optional: of `included`, the bids served at the minimum price in force (inclusion that cost
-   * nothing: no lower bid was possible). The rate where the price was a choice is
+   * nothing: no lower bid was possible; with `calibrated`'s `roundToBuckets`, at the lowest
+   * bucket it can serve). The rate where the price was a choice is
    * `(included - includedAtMinimum) / (bids - includedAtMinimum)`, what the backtest reports as
-   * `achievedAboveMinimum`. `calibrated` fills it.
+   * `achievedAboveMinimum` (which counts bids at the minimum itself, so with rounding the two
+   * differ). `calibrated` fills it.
    */
   readonly includedAtMinimum?: number;
   /** Optional: the same among the recent outcomes (at most `recentBids`). `calibrated` fills it. */

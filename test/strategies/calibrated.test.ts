@@ -107,7 +107,7 @@ describe("calibrated: options", () => {
         },
       }),
     ).toThrow(
-      "tiers.regular: promises less than tiers.deprioritized (95 % in 3 blocks against 99 % in 1 block): a tier must not promise less than a tier below it",
+      "tiers.regular: promises less than the deprioritized tier (95 % in 3 blocks against 99 % in 1 block): a tier must not promise less than a tier below it",
     );
     let error: unknown;
     try {
@@ -131,6 +131,13 @@ describe("calibrated: options", () => {
       resolveStrategy("calibrated", { calibrated: { tiers: { regular: { withinBlocks: 2.5 } } } }),
     ).toThrow(
       "invalid configuration: calibrated.tiers.regular.withinBlocks: must be a whole number of blocks, got 2.5",
+    );
+    expect(() =>
+      resolveStrategy("calibrated", {
+        calibrated: { tiers: { regular: { withinBlocks: 20, probability: 0.9 } } },
+      }),
+    ).toThrow(
+      "calibrated.tiers.regular: promises less than the deprioritized tier (90 % in 20 blocks against 90 % in 10 blocks)",
     );
   });
 });

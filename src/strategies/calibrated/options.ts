@@ -126,7 +126,7 @@ function tierOrderIssues(fields: { tiers?: unknown }): ValidationIssue[] {
       if (!weaker || same) continue;
       issues.push({
         path: `tiers.${ORDER[hi]}`,
-        message: `promises less than tiers.${ORDER[lo]} (${describePromise(b)} against ${describePromise(a)}): a tier must not promise less than a tier below it`,
+        message: `promises less than the ${ORDER[lo]} tier (${describePromise(b)} against ${describePromise(a)}): a tier must not promise less than a tier below it`,
       });
       break;
     }
