@@ -7,6 +7,10 @@
 // gasdigest/backtest, gasdigest/explorer-assets, and the adapters gasdigest/fetch, /express,
 // /fastify, /koa. See docs/architecture.md#entry-points.
 
+// The rxjs types the public signatures use (`simulator()`, `engine.snapshots$`, the sources
+// and the Redis sink), named here so a consumer whose package manager does not hoist rxjs
+// (pnpm) can emit declarations for values of these types (TS2742 otherwise).
+export type { Observable, OperatorFunction, Subscription } from "rxjs";
 export {
   type BlockSample,
   type BlockSampleInput,
