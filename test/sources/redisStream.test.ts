@@ -34,6 +34,21 @@ import {
 
 const skip = redisSkipReason();
 
+/** Blocks of another chain (chain id 5) at heights `from`..`to`, as after a chain reset. */
+const chain5 = (from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, i) =>
+    parseBlockSample({
+      height: String(from + i),
+      epoch: "1",
+      chain_id: 5,
+      gas_unit_prices: ["900"],
+    }),
+  );
+
+/** The replicas' idle checks so far (each is one XREVRANGE), since the last CONFIG RESETSTAT. */
+const idleChecks = async (redis: TestRedis) =>
+  Number(/cmdstat_xrevrange:calls=(\d+)/.exec(await redis.client.info("commandstats"))?.[1] ?? 0);
+
 describe.skipIf(skip)("Redis Stream sink and source", () => {
   let redis: TestRedis;
   useSharedRedis((r) => {
@@ -198,11 +213,7 @@ describe.skipIf(skip)("Redis Stream sink and source", () => {
     // The replica's idle check (one XREVRANGE) finds the top at 60-0, below the 120-0 it read
     // and unknown to it; the restore then goes on.
     await redis.client.call("CONFIG", "RESETSTAT");
-    const idleChecks = async () =>
-      Number(
-        /cmdstat_xrevrange:calls=(\d+)/.exec(await redis.client.info("commandstats"))?.[1] ?? 0,
-      );
-    await until(async () => (await idleChecks()) >= 1);
+    await until(async () => (await idleChecks(redis)) >= 1);
     await publish(redis.url, blocks(61, 125));
     await until(() => source.got.length === 17);
     expect(source.heights().slice(12)).toEqual([121, 122, 123, 124, 125]);
@@ -216,22 +227,9 @@ describe.skipIf(skip)("Redis Stream sink and source", () => {
     const source = follow(redis.url, { warmStartBlocks: 12, blockMs: 1000 });
     await until(() => source.got.length === 12);
     await redis.client.del(STREAM);
-    const chain5 = (from: number, to: number) =>
-      Array.from({ length: to - from + 1 }, (_, i) =>
-        parseBlockSample({
-          height: String(from + i),
-          epoch: "1",
-          chain_id: 5,
-          gas_unit_prices: ["900"],
-        }),
-      );
     await publish(redis.url, chain5(1, 15));
     await redis.client.call("CONFIG", "RESETSTAT");
-    const idleChecks = async () =>
-      Number(
-        /cmdstat_xrevrange:calls=(\d+)/.exec(await redis.client.info("commandstats"))?.[1] ?? 0,
-      );
-    await until(async () => (await idleChecks()) >= 1);
+    await until(async () => (await idleChecks(redis)) >= 1);
     // Past 520 before the second look: the entries above the last one read are chain 5's.
     await publish(redis.url, chain5(16, 530), { batchSize: 600 });
     await until(() => source.events.some((e) => e.type === "stream_rewound"));
@@ -245,6 +243,23 @@ describe.skipIf(skip)("Redis Stream sink and source", () => {
     await until(() => source.got.length === 24);
     expect(source.got.slice(12).every((b) => b.chainId === 5)).toBe(true);
     expect(source.heights().slice(12)).toEqual(Array.from({ length: 12 }, (_, i) => 519 + i));
+  });
+
+  it("a chain reset that stands exactly at the replica's height at its second look is still a rewind", async () => {
+    await publish(redis.url, blocks(500, 520));
+    const source = follow(redis.url, { warmStartBlocks: 12, blockMs: 1000 });
+    await until(() => source.got.length === 12);
+    await redis.client.del(STREAM);
+    await publish(redis.url, chain5(1, 15));
+    await redis.client.call("CONFIG", "RESETSTAT");
+    await until(async () => (await idleChecks(redis)) >= 1);
+    // Up to 520 exactly: the second look finds the top at the last entry read, not below.
+    await publish(redis.url, chain5(16, 520), { batchSize: 600 });
+    await until(async () => (await idleChecks(redis)) >= 2);
+    await publish(redis.url, chain5(521, 530));
+    await until(() => source.events.some((e) => e.type === "stream_rewound"));
+    await until(() => source.got.length >= 24);
+    expect(source.got.slice(12).every((b) => b.chainId === 5)).toBe(true);
   });
 
   it("a publisher behind a stream that went past its heights (a chain reset) reports them refused and warns once", async () => {

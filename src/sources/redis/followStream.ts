@@ -182,6 +182,25 @@ export async function followStream(
     }
   }
 
+  /**
+   * After a fall (see fellBelow), the stream stands at or above the last entry read, `after`,
+   * again: restored (the publisher wrote back what Redis lost), so the last block is at its
+   * height as it was; or written again from lower heights, past this replica's (a chain reset):
+   * rewound and warm-started, as the second look would have said. Returns whether it rewound.
+   * The fall is forgotten only once the check has its answer: a read that fails leaves it for
+   * the next look, never feeding the entries above unchecked.
+   */
+  async function settleFall(conn: RedisConnection, after: string): Promise<boolean> {
+    const to = fellTo;
+    if (to === undefined) return false;
+    const same = lastGood === undefined || (await sameBlockAt(conn, lastGood));
+    fellTo = undefined;
+    if (same) return false;
+    onEvent({ type: "stream_rewound", stream, from: after, to });
+    lastId = await warmStart(conn);
+    return true;
+  }
+
   /** Whether the stream holds, at `id` (the last valid block handed on), that same block. */
   async function sameBlockAt(conn: RedisConnection, id: string): Promise<boolean> {
     const reply: unknown = await conn.call((c) => c.xrange(stream, id, id));
@@ -282,6 +301,7 @@ export async function followStream(
             const topId = await readStreamTopId(conn, stream);
             if (topId !== undefined && idBefore(topId, after))
               lastId = await fellBelow(conn, after, topId);
+            else if (topId !== undefined) await settleFall(conn, after);
             else fellTo = undefined;
           }
           // Redis answers nothing only after blockMs; a server that answers nothing at once
@@ -291,19 +311,7 @@ export async function followStream(
             await sleep(early, undefined, { signal }).catch(() => undefined);
           continue;
         }
-        if (fellTo !== undefined) {
-          // The top fell below the last entry read and has risen past it since. Restored (the
-          // publisher wrote back what Redis lost, fields and all): the last block is there as
-          // it was. Otherwise the stream was written again from lower heights, past this
-          // replica's within blockMs (a chain reset): rewound, as the second look would say.
-          const to = fellTo;
-          fellTo = undefined;
-          if (lastGood !== undefined && !(await sameBlockAt(conn, lastGood))) {
-            onEvent({ type: "stream_rewound", stream, from: after, to });
-            lastId = await warmStart(conn);
-            continue;
-          }
-        }
+        if (await settleFall(conn, after)) continue;
         for (const entry of entries) {
           const decoded = decodeStreamEntry(entry[0], entry[1]);
           if (decoded.ok) await readSkipped(conn, entry[0]);
