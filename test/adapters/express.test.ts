@@ -111,6 +111,21 @@ for (const [name, express] of versions) {
       } finally {
         await close();
       }
+      // At the root, a rewrite leaves the middleware unmounted: dots stop at the root, as a URL
+      // parser has them.
+      const root = express();
+      root.use((req, _res, next) => {
+        req.url = `${req.url}${req.url.includes("?") ? "&" : "?"}via=rewrite`;
+        next();
+      });
+      root.use(gasdigest(engineWithBlocks(), { maxStalenessMs: false }));
+      const atRoot = await listenLocal(http.createServer(root));
+      try {
+        const up = await request(atRoot.origin, { target: "/../v1/estimate_gas_price" });
+        expect(up.text).toBe(ESTIMATE);
+      } finally {
+        await atRoot.close();
+      }
     });
 
     it("with basePath at the root of the mount, only its exact routes are its own", async () => {

@@ -77,9 +77,12 @@ function mountedTarget(
   // (`/chain/v1/../../chain/v1`) land where they point, as a URL parser puts them.
   if (typeof baseUrl === "string" && baseUrl !== "" && originalUrl === baseUrl + url)
     return stripPrefix(originalUrl, baseUrl);
+  // Express says where (a root mount is "", whatever an earlier middleware rewrote); Connect
+  // does not, and a `req.url` that is not the whole URL is then the sign of a mount.
   const mounted =
-    (typeof baseUrl === "string" && baseUrl !== "") ||
-    (typeof originalUrl === "string" && originalUrl !== url);
+    typeof baseUrl === "string"
+      ? baseUrl !== ""
+      : typeof originalUrl === "string" && originalUrl !== url;
   return mounted ? withinMount(url) : url;
 }
 
