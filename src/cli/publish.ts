@@ -9,6 +9,7 @@ import {
   redisStreamSink,
 } from "../sinks/redisStreamSink.js";
 import { parseRedisUrl } from "../sources/redisStream.js";
+import { continuedStart } from "../sources/simulator/u64Room.js";
 import { cliMetrics } from "./cliMetrics.js";
 import { createLogLimiter } from "./createLogLimiter.js";
 import type { CliIo } from "./io.js";
@@ -95,14 +96,11 @@ export async function startPublish(
     );
   }
   const startHeight = top?.ok ? top.height + 1n : undefined;
-  // A simulated chain goes on after the stream's last version; versions past half of u64's range
-  // are no simulated chain's and leave an endless run no room: the default then, as before.
-  const topVersion = top?.ok ? top.lastVersion : undefined;
   const source$ = publishSource(spec, limited, {
     ...sourceFlags,
     startHeight,
-    startVersion:
-      topVersion === undefined || topVersion >= U64_MAX / 2n ? undefined : topVersion + 1n,
+    // A simulated chain goes on after the stream's last version (not past half of u64's range).
+    startVersion: continuedStart(top?.ok ? top.lastVersion : undefined, 1n),
     onEvent: onSourceEvent,
   });
   log.info(

@@ -8,6 +8,7 @@ import { BaseError } from "../core/errors.js";
 import { U64_MAX } from "../core/u64.js";
 import { aptosRest, describeAptosRestEvent } from "../sources/aptosRest.js";
 import { describeRedisEvent, redisStream } from "../sources/redisStream.js";
+import { continuedStart } from "../sources/simulator/u64Room.js";
 import { simulator } from "../sources/simulator.js";
 import { APTOS_FLAGS, APTOS_FLAGS_USAGE, parseAptosFlags } from "./aptosFlags.js";
 import { SOURCE_FLAG_NAMES, withFlagNames } from "./flagErrors.js";
@@ -150,8 +151,8 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
       intervalMs: 0,
       blocks: total,
       startHeight: b ? b.height + 1n : undefined,
-      startVersion: b?.lastVersion !== undefined ? b.lastVersion + 1n : undefined,
-      startTimeUsec: b?.timestampUsec !== undefined ? b.timestampUsec + 250_000n : undefined,
+      startVersion: continuedStart(b?.lastVersion, 1n),
+      startTimeUsec: continuedStart(b?.timestampUsec, 250_000n),
       chainId: b?.chainId,
       minGasUnitPrice: b?.minGasUnitPrice,
     });

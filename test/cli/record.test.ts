@@ -114,6 +114,25 @@ describe("gasdigest record", () => {
       expect(blocks[i]!.epoch >= blocks[i - 1]!.epoch).toBe(true);
     }
     expect((await replayLines(file)).length).toBe(350);
+
+    // A file whose last block's version and timestamp are near u64's largest: no simulated chain
+    // goes on from there, so the simulator's defaults are used instead of refusing to start.
+    const high = join(tmp(), "high.ndjson");
+    writeFileSync(
+      high,
+      `${JSON.stringify({
+        height: "5",
+        epoch: "1",
+        chain_id: 4,
+        first_version: "18446744073709551600",
+        last_version: "18446744073709551610",
+        timestamp_usec: "18446744073709551000",
+        gas_unit_prices: ["100"],
+      })}\n`,
+    );
+    const appended = await record(["--source", "sim", "--blocks", "3", "--out", high, "--append"]);
+    expect(appended.code, appended.stderr).toBe(0);
+    expect(heights(high)).toEqual([5n, 6n, 7n, 8n]);
   });
 
   it("writes one progress line per block crossing a 10 % step, even with fewer than 10 blocks", async () => {

@@ -9,6 +9,21 @@ import { U64_MAX } from "../../core/u64.js";
  */
 export const ENDLESS_ROOM_BLOCKS = 100_000_000;
 
+/**
+ * The start of a simulated chain that goes on after another's last value `after` (a version, a
+ * timestamp): `after + step`, or `undefined` (the simulator's default) from half of u64's range
+ * on, which no simulated chain reaches and from which a run could not fit (the CLI's
+ * `publish --source sim` after a stream's top, `record --append --source sim` after a file's
+ * last block).
+ *
+ * @example
+ * continuedStart(41n, 1n); // 42n
+ * continuedStart(2n ** 64n - 10n, 1n); // undefined
+ */
+export function continuedStart(after: bigint | undefined, step: bigint): bigint | undefined {
+  return after === undefined || after >= U64_MAX / 2n ? undefined : after + step;
+}
+
 /** What decides how many blocks fit in u64 (the simulator's resolved options). */
 export interface RoomOptions {
   readonly blocks: number | undefined;
