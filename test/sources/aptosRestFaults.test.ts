@@ -163,42 +163,32 @@ describe("aptosRest: Retry-After never shortens the backoff", () => {
 });
 
 describe("aptosRest: throughput under faults", () => {
-  it("hedges a stalled request: the other fetches go on and the block comes from the second try", async () => {
-    const node = await fakeNode({ blocks: 60 });
-    node.inject({ kind: "stall" }, { route: "block" });
-    const { source$, events, from } = follow(node, {
-      backfillBlocks: 30,
-      timeoutMs: 20_000,
-      hedgeAfterMs: 300,
-    });
-    const got = await collect(source$, 30);
-    expect(asJson(got)).toEqual(expected(node, from(), node.chain.tip));
-    expect(retries(events)).toEqual([]); // the hedge answered long before the timeout
-    const paths = blockPaths(node);
-    expect(heightOf(paths[0]!)).toBe(from());
-    const hedge = paths.indexOf(paths[0]!, 1);
-    expect(paths.filter((p) => p === paths[0])).toHaveLength(2);
-    expect(new Set(paths.slice(1, hedge)).size).toBeGreaterThanOrEqual(5);
-    await until(() => expect(node.openRequests).toBe(0)); // the stalled try was aborted
-  });
-
-  it("hedges a body that trickles in: the block comes from the second try, not after the timeout", async () => {
-    // Headers at once, then a byte every 100 ms: the block's few kilobytes would take minutes,
-    // and every height behind it waited out the 10 s timeout.
-    const node = await fakeNode({ blocks: 60 });
-    node.inject({ kind: "trickle" }, { route: "block" });
-    const { source$, events, from } = follow(node, {
-      backfillBlocks: 30,
-      timeoutMs: 20_000,
-      hedgeAfterMs: 300,
-    });
-    const got = await collect(source$, 30);
-    expect(asJson(got)).toEqual(expected(node, from(), node.chain.tip));
-    expect(retries(events)).toEqual([]);
-    const paths = blockPaths(node);
-    expect(paths.filter((p) => p === paths[0])).toHaveLength(2);
-    await until(() => expect(node.openRequests).toBe(0)); // the trickling try was aborted
-  });
+  // A stall: no headers at all. A trickle: headers at once, then a byte every 100 ms, so the
+  // block's few kilobytes would take minutes, and every height behind it waited out the timeout.
+  it.each([
+    ["a stalled request", { kind: "stall" }],
+    ["a body that trickles in", { kind: "trickle" }],
+  ] as const)(
+    "hedges %s: the other fetches go on and the block comes from the second try",
+    async (_, fault) => {
+      const node = await fakeNode({ blocks: 60 });
+      node.inject(fault, { route: "block" });
+      const { source$, events, from } = follow(node, {
+        backfillBlocks: 30,
+        timeoutMs: 20_000,
+        hedgeAfterMs: 300,
+      });
+      const got = await collect(source$, 30);
+      expect(asJson(got)).toEqual(expected(node, from(), node.chain.tip));
+      expect(retries(events)).toEqual([]); // the hedge answered long before the timeout
+      const paths = blockPaths(node);
+      expect(heightOf(paths[0]!)).toBe(from());
+      const hedge = paths.indexOf(paths[0]!, 1);
+      expect(paths.filter((p) => p === paths[0])).toHaveLength(2);
+      expect(new Set(paths.slice(1, hedge)).size).toBeGreaterThanOrEqual(5);
+      await until(() => expect(node.openRequests).toBe(0)); // the first try was aborted
+    },
+  );
 
   it("fetches the next blocks while one waits out its retry, and still emits in height order", async () => {
     const node = await fakeNode({ blocks: 60, pageSize: 10_000 });

@@ -49,6 +49,22 @@ const chain5 = (from: number, to: number) =>
 const idleChecks = async (redis: TestRedis) =>
   Number(/cmdstat_xrevrange:calls=(\d+)/.exec(await redis.client.info("commandstats"))?.[1] ?? 0);
 
+/**
+ * A replica (blockMs 1000) that read `first` (its newest 12, by warm start), after the stream
+ * was deleted and `lower` written, its top below the last entry read: returned once the
+ * replica's first idle check (one XREVRANGE) has found the fall.
+ */
+async function fallenReplica(redis: TestRedis, first: BlockSample[], lower: BlockSample[]) {
+  await publish(redis.url, first);
+  const source = follow(redis.url, { warmStartBlocks: 12, blockMs: 1000 });
+  await until(() => source.got.length === 12);
+  await redis.client.del(STREAM);
+  await publish(redis.url, lower);
+  await redis.client.call("CONFIG", "RESETSTAT");
+  await until(async () => (await idleChecks(redis)) >= 1);
+  return source;
+}
+
 describe.skipIf(skip)("Redis Stream sink and source", () => {
   let redis: TestRedis;
   useSharedRedis((r) => {
@@ -205,15 +221,9 @@ describe.skipIf(skip)("Redis Stream sink and source", () => {
   });
 
   it("a stream being restored (Redis lost it, the publisher writes its blocks back oldest first) is waited for, not read as a chain reset", async () => {
-    await publish(redis.url, blocks(1, 120));
-    const source = follow(redis.url, { warmStartBlocks: 12, blockMs: 1000 });
-    await until(() => source.got.length === 12);
-    await redis.client.del(STREAM);
-    await publish(redis.url, blocks(1, 60));
-    // The replica's idle check (one XREVRANGE) finds the top at 60-0, below the 120-0 it read
-    // and unknown to it; the restore then goes on.
-    await redis.client.call("CONFIG", "RESETSTAT");
-    await until(async () => (await idleChecks(redis)) >= 1);
+    // The replica's idle check finds the top at 60-0, below the 120-0 it read and unknown to
+    // it; the restore then goes on.
+    const source = await fallenReplica(redis, blocks(1, 120), blocks(1, 60));
     await publish(redis.url, blocks(61, 125));
     await until(() => source.got.length === 17);
     expect(source.heights().slice(12)).toEqual([121, 122, 123, 124, 125]);
@@ -223,13 +233,7 @@ describe.skipIf(skip)("Redis Stream sink and source", () => {
   });
 
   it("a chain reset that passes the replica's height between its two looks is still a rewind", async () => {
-    await publish(redis.url, blocks(500, 520));
-    const source = follow(redis.url, { warmStartBlocks: 12, blockMs: 1000 });
-    await until(() => source.got.length === 12);
-    await redis.client.del(STREAM);
-    await publish(redis.url, chain5(1, 15));
-    await redis.client.call("CONFIG", "RESETSTAT");
-    await until(async () => (await idleChecks(redis)) >= 1);
+    const source = await fallenReplica(redis, blocks(500, 520), chain5(1, 15));
     // Past 520 before the second look: the entries above the last one read are chain 5's.
     await publish(redis.url, chain5(16, 530), { batchSize: 600 });
     await until(() => source.events.some((e) => e.type === "stream_rewound"));
@@ -246,13 +250,7 @@ describe.skipIf(skip)("Redis Stream sink and source", () => {
   });
 
   it("a chain reset that stands exactly at the replica's height at its second look is still a rewind", async () => {
-    await publish(redis.url, blocks(500, 520));
-    const source = follow(redis.url, { warmStartBlocks: 12, blockMs: 1000 });
-    await until(() => source.got.length === 12);
-    await redis.client.del(STREAM);
-    await publish(redis.url, chain5(1, 15));
-    await redis.client.call("CONFIG", "RESETSTAT");
-    await until(async () => (await idleChecks(redis)) >= 1);
+    const source = await fallenReplica(redis, blocks(500, 520), chain5(1, 15));
     // Up to 520 exactly: the second look finds the top at the last entry read, not below.
     await publish(redis.url, chain5(16, 520), { batchSize: 600 });
     await until(async () => (await idleChecks(redis)) >= 2);
