@@ -3,7 +3,7 @@ import { noteArrival } from "../../core/blockArrival.js";
 import type { BlockSample } from "../../core/blockSample.js";
 import { checkStreamKey } from "./checkStreamKey.js";
 import { connectRedis, type RedisConnection } from "./connectRedis.js";
-import { blockDigest, createDeliveredRing, type DeliveredRing } from "./createDeliveredRing.js";
+import { blockDigest, createDeliveredRing } from "./createDeliveredRing.js";
 import { createOutageTracker } from "./createOutageTracker.js";
 import { RedisFeedError, tooLargeToRead } from "./errors.js";
 import type { ResolvedRedisStreamOptions } from "./options.js";
@@ -55,11 +55,9 @@ export async function followStream(
   let fellTo: string | undefined;
 
   const ring = createDeliveredRing(RING_SIZE);
-  // The last valid block's digest on its own: entries that are not blocks (a writer looping
-  // `XADD key * ...`) can push it out of the ring, and the repair must still find it.
-  const good = createDeliveredRing(1);
-  // Its `block` field's digest: a stream restored by another publisher holds it with another
-  // `received_at_ms` (see the check after a fall).
+  // The last valid block's digest on its own (its `block` field): entries that are not blocks
+  // (a writer looping `XADD key * ...`) can push it out of the ring, and the repair must still
+  // find it; a stream restored by another publisher holds it with another `received_at_ms`.
   let goodBlock: string | undefined;
 
   const deliver = (raw: StreamEntry, decoded?: DecodedStreamEntry): BlockSample | undefined => {
@@ -84,7 +82,6 @@ export async function followStream(
     const gap = lastGood === undefined ? undefined : missing(lastGood, id);
     if (gap) onEvent({ type: "gap", stream, ...gap });
     lastGood = id;
-    good.add(raw);
     goodBlock = blockDigest(fields);
     if (entry.receivedAtMs !== undefined) noteArrival(entry.block, entry.receivedAtMs);
     emit(entry.block);
@@ -209,14 +206,10 @@ export async function followStream(
   }
 
   /** Whether the stream still holds the entry `id` as this replica handed it on. */
-  async function stillHeld(
-    conn: RedisConnection,
-    id: string,
-    known: DeliveredRing = ring,
-  ): Promise<boolean> {
+  async function stillHeld(conn: RedisConnection, id: string): Promise<boolean> {
     const reply: unknown = await conn.call((c) => c.xrange(stream, id, id));
     const [entry] = streamEntries(url, "XRANGE", reply);
-    return entry !== undefined && known.has(entry);
+    return entry !== undefined && ring.has(entry);
   }
 
   /**
@@ -240,7 +233,7 @@ export async function followStream(
     else if (
       lastGood !== undefined &&
       !idBefore(topId, lastGood) &&
-      (await stillHeld(conn, lastGood, good))
+      (await sameBlockAt(conn, lastGood))
     )
       from = lastGood;
     if (from !== undefined) {
