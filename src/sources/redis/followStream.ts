@@ -4,6 +4,7 @@ import type { BlockSample } from "../../core/blockSample.js";
 import { checkStreamKey } from "./checkStreamKey.js";
 import { connectRedis, type RedisConnection } from "./connectRedis.js";
 import { blockDigest, createDeliveredRing } from "./createDeliveredRing.js";
+import { createFallWatch } from "./createFallWatch.js";
 import { createOutageTracker } from "./createOutageTracker.js";
 import { RedisFeedError, tooLargeToRead } from "./errors.js";
 import type { ResolvedRedisStreamOptions } from "./options.js";
@@ -48,11 +49,8 @@ export async function followStream(
   let read = false;
 
   // The id of the last valid block handed on: for the `gap` events, and where to read on when
-  // entries above it were deleted (see fellBelow).
+  // entries above it were deleted (see createFallWatch).
   let lastGood: string | undefined;
-
-  // The top the last idle check found below the last entry read, unknown (see fellBelow).
-  let fellTo: string | undefined;
 
   const ring = createDeliveredRing(RING_SIZE);
   // The last valid block's digest on its own (its `block` field): entries that are not blocks
@@ -158,7 +156,7 @@ export async function followStream(
    * handed on and it that this replica never read: the read position had jumped past them. That happens when a
    * foreign entry far ahead was read (and rejected), then deleted by the repair of
    * docs/operations.md (`XDEL`, `XSETID`), and the publisher wrote the waiting blocks below its
-   * id before this replica's next idle check saw the stream fall (see fellBelow): the blocks are
+   * id before this replica's next idle check saw the stream fall (see createFallWatch): the blocks are
    * in the stream, a replica started later has them, and this one would have skipped them for
    * good. Asked for a valid block `id` only, when heights are missing below it (a `gap`: one
    * XRANGE, empty for heights trimmed or never written); entries read before are left.
@@ -179,76 +177,14 @@ export async function followStream(
     }
   }
 
-  /**
-   * After a fall (see fellBelow), the stream stands at or above the last entry read, `after`,
-   * again: restored (the publisher wrote back what Redis lost), so the last block is at its
-   * height as it was; or written again from lower heights, past this replica's (a chain reset):
-   * rewound and warm-started, as the second look would have said. Returns whether it rewound.
-   * The fall is forgotten only once the check has its answer: a read that fails leaves it for
-   * the next look, never feeding the entries above unchecked.
-   */
-  async function settleFall(conn: RedisConnection, after: string): Promise<boolean> {
-    const to = fellTo;
-    if (to === undefined) return false;
-    const same = lastGood === undefined || (await sameBlockAt(conn, lastGood));
-    fellTo = undefined;
-    if (same) return false;
-    onEvent({ type: "stream_rewound", stream, from: after, to });
-    lastId = await warmStart(conn);
-    return true;
-  }
-
-  /** Whether the stream holds, at `id` (the last valid block handed on), that same block. */
-  async function sameBlockAt(conn: RedisConnection, id: string): Promise<boolean> {
-    const reply: unknown = await conn.call((c) => c.xrange(stream, id, id));
-    const [entry] = streamEntries(url, "XRANGE", reply);
-    return entry !== undefined && goodBlock !== undefined && blockDigest(entry[1]) === goodBlock;
-  }
-
-  /** Whether the stream still holds the entry `id` as this replica handed it on. */
-  async function stillHeld(conn: RedisConnection, id: string): Promise<boolean> {
-    const reply: unknown = await conn.call((c) => c.xrange(stream, id, id));
-    const [entry] = streamEntries(url, "XRANGE", reply);
-    return entry !== undefined && ring.has(entry);
-  }
-
-  /**
-   * The stream's top fell below the last entry read, `after`: returns where to read on.
-   * - The top is an entry this replica already handed on, unchanged: the newer entries were
-   *   deleted (`XDEL`); read on after the top, nothing fed twice.
-   * - The last block handed on is still there, unchanged, at or below the top: entries above it
-   *   were deleted, and new ones maybe written since (the repair of foreign entries in
-   *   docs/operations.md, then the publisher's next blocks); read on after that block.
-   * - Otherwise the stream may have been written again from lower heights (a chain reset), or it
-   *   is being restored: Redis lost it, and the publisher writes back the blocks it holds, oldest
-   *   first, up to and past this replica's last entry, in about a second for 10,000 blocks. Read
-   *   as a rewrite at once, the restore made a replica warm-start and resync, its served height
-   *   going back, though the blocks it had come back as they were. So the first such look only
-   *   waits (returns `after`); if the next idle check, `blockMs` later, still finds the top below,
-   *   the stream was written again: warm start.
-   */
-  async function fellBelow(conn: RedisConnection, after: string, topId: string): Promise<string> {
-    let from: string | undefined;
-    if (await stillHeld(conn, topId)) from = topId;
-    else if (
-      lastGood !== undefined &&
-      !idBefore(topId, lastGood) &&
-      (await sameBlockAt(conn, lastGood))
-    )
-      from = lastGood;
-    if (from !== undefined) {
-      fellTo = undefined;
-      onEvent({ type: "resumed", stream, afterId: from });
-      return from;
-    }
-    if (fellTo === undefined) {
-      fellTo = topId;
-      return after;
-    }
-    fellTo = undefined;
-    onEvent({ type: "stream_rewound", stream, from: after, to: topId });
-    return warmStart(conn);
-  }
+  const falls = createFallWatch({
+    stream,
+    url,
+    onEvent,
+    ring,
+    lastGood: () => (lastGood === undefined ? undefined : { id: lastGood, block: goodBlock }),
+    warmStart,
+  });
 
   while (!signal.aborted) {
     let conn: RedisConnection | undefined;
@@ -292,10 +228,9 @@ export async function followStream(
           // reset). One XREVRANGE per idle wait, the top's id only (never decoded here).
           if (read) {
             const topId = await readStreamTopId(conn, stream);
-            if (topId !== undefined && idBefore(topId, after))
-              lastId = await fellBelow(conn, after, topId);
-            else if (topId !== undefined) await settleFall(conn, after);
-            else fellTo = undefined;
+            if (topId === undefined) falls.forget();
+            else if (idBefore(topId, after)) lastId = await falls.fellBelow(conn, after, topId);
+            else lastId = (await falls.settle(conn, after)) ?? lastId;
           }
           // Redis answers nothing only after blockMs; a server that answers nothing at once
           // would make this loop spin (a CPU core and two round trips a turn): wait the rest.
@@ -304,7 +239,11 @@ export async function followStream(
             await sleep(early, undefined, { signal }).catch(() => undefined);
           continue;
         }
-        if (await settleFall(conn, after)) continue;
+        const rewound = await falls.settle(conn, after);
+        if (rewound !== undefined) {
+          lastId = rewound;
+          continue;
+        }
         for (const entry of entries) {
           const decoded = decodeStreamEntry(entry[0], entry[1]);
           if (decoded.ok) await readSkipped(conn, entry[0]);
