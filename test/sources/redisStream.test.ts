@@ -49,6 +49,17 @@ const chain5 = (from: number, to: number) =>
 const idleChecks = async (redis: TestRedis) =>
   Number(/cmdstat_xrevrange:calls=(\d+)/.exec(await redis.client.info("commandstats"))?.[1] ?? 0);
 
+/** Wait for `source` to warn that the stream fell from 520-0 (the old chain) to 15-0. */
+async function rewoundFrom520To15(source: ReturnType<typeof follow>) {
+  await until(() => source.events.some((e) => e.type === "stream_rewound"));
+  expect(source.events.find((e) => e.type === "stream_rewound")).toEqual({
+    type: "stream_rewound",
+    stream: STREAM,
+    from: "520-0",
+    to: "15-0",
+  });
+}
+
 /**
  * A replica (blockMs 1000) that read `first` (its newest 12, by warm start), after the stream
  * was deleted and `lower` written, its top below the last entry read: returned once the
@@ -190,22 +201,9 @@ describe.skipIf(skip)("Redis Stream sink and source", () => {
     await until(() => source.got.length === 12);
     // Without the rewind check the source would wait after entry 520-0 for good.
     await redis.client.del(STREAM);
-    const reset = Array.from({ length: 15 }, (_, i) =>
-      parseBlockSample({
-        height: String(i + 1),
-        epoch: "1",
-        chain_id: 5,
-        gas_unit_prices: ["900"],
-      }),
-    );
+    const reset = chain5(1, 15);
     await publish(redis.url, reset);
-    await until(() => source.events.some((e) => e.type === "stream_rewound"));
-    expect(source.events.find((e) => e.type === "stream_rewound")).toEqual({
-      type: "stream_rewound",
-      stream: STREAM,
-      from: "520-0",
-      to: "15-0",
-    });
+    await rewoundFrom520To15(source);
     // It warm-starts from the new stream as a fresh replica would: its newest 12 entries.
     await until(() => source.got.length === 24);
     expect(source.heights().slice(12)).toEqual(reset.slice(3).map((b) => Number(b.height)));
@@ -236,13 +234,7 @@ describe.skipIf(skip)("Redis Stream sink and source", () => {
     const source = await fallenReplica(redis, blocks(500, 520), chain5(1, 15));
     // Past 520 before the second look: the entries above the last one read are chain 5's.
     await publish(redis.url, chain5(16, 530), { batchSize: 600 });
-    await until(() => source.events.some((e) => e.type === "stream_rewound"));
-    expect(source.events.find((e) => e.type === "stream_rewound")).toEqual({
-      type: "stream_rewound",
-      stream: STREAM,
-      from: "520-0",
-      to: "15-0",
-    });
+    await rewoundFrom520To15(source);
     // Warm-started from the new chain, not fed 521.. after the old chain's 520.
     await until(() => source.got.length === 24);
     expect(source.got.slice(12).every((b) => b.chainId === 5)).toBe(true);
