@@ -9,7 +9,6 @@ import {
   redisStreamSink,
 } from "../sinks/redisStreamSink.js";
 import { parseRedisUrl } from "../sources/redisStream.js";
-import { continuedStart } from "../sources/simulator/u64Room.js";
 import { cliMetrics } from "./cliMetrics.js";
 import { createLogLimiter } from "./createLogLimiter.js";
 import type { CliIo } from "./io.js";
@@ -99,8 +98,7 @@ export async function startPublish(
   const source$ = publishSource(spec, limited, {
     ...sourceFlags,
     startHeight,
-    // A simulated chain goes on after the stream's last version (not past half of u64's range).
-    startVersion: continuedStart(top?.ok ? top.lastVersion : undefined, 1n),
+    after: top?.ok ? top.block : undefined,
     onEvent: onSourceEvent,
   });
   log.info(

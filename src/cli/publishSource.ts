@@ -2,6 +2,7 @@ import type { Observable } from "rxjs";
 import type { BlockSample } from "../core/blockSample.js";
 import { type AptosRestOptions, aptosRest } from "../sources/aptosRest.js";
 import { ndjsonFile } from "../sources/ndjsonFile.js";
+import { continuedChain } from "../sources/simulator/continuedChain.js";
 import { simulator } from "../sources/simulator.js";
 import type { LineLogger } from "./createLogLimiter.js";
 import { UsageError } from "./io.js";
@@ -14,11 +15,12 @@ export interface PublishSourceFlags {
   /** The first height to publish: after the stream's newest one (`undefined` for an empty stream). */
   startHeight: bigint | undefined;
   /**
-   * The first ledger version a simulated chain takes: after the stream's newest block's (a sim
-   * publisher restarted would begin again at twice its start height, and the served ledger
-   * version would go back by a quarter of a million).
+   * The stream's newest block: a simulated chain goes on after it, at its `startHeight`, in its
+   * epoch and chain, and after its versions (a sim publisher restarted would otherwise begin again at
+   * twice its start height, in the epoch and chain of a fresh simulation, which the replicas
+   * take for another chain).
    */
-  startVersion?: bigint | undefined;
+  after?: BlockSample | undefined;
   backfill: number;
   pollIntervalMs: number | undefined;
   seed: number | undefined;
@@ -59,8 +61,9 @@ export function publishSource(
       return simulator({
         seed: f.seed,
         intervalMs: f.intervalMs,
+        ...continuedChain(f.after),
         startHeight: f.startHeight,
-        startVersion: f.startVersion,
+        startTimeUsec: undefined,
         clock: "wall",
       });
     case "ndjson": {

@@ -8,7 +8,7 @@ import { BaseError } from "../core/errors.js";
 import { U64_MAX } from "../core/u64.js";
 import { aptosRest, describeAptosRestEvent } from "../sources/aptosRest.js";
 import { describeRedisEvent, redisStream } from "../sources/redisStream.js";
-import { continuedStart } from "../sources/simulator/u64Room.js";
+import { continuedChain } from "../sources/simulator/continuedChain.js";
 import { simulator } from "../sources/simulator.js";
 import { APTOS_FLAGS, APTOS_FLAGS_USAGE, parseAptosFlags } from "./aptosFlags.js";
 import { SOURCE_FLAG_NAMES, withFlagNames } from "./flagErrors.js";
@@ -145,17 +145,7 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
           if (e.type !== "min_gas_unit_price") progress.log(describeAptosRestEvent(e));
         },
       });
-    const b = last?.block;
-    return simulator({
-      seed,
-      intervalMs: 0,
-      blocks: total,
-      startHeight: b ? b.height + 1n : undefined,
-      startVersion: continuedStart(b?.lastVersion, 1n),
-      startTimeUsec: continuedStart(b?.timestampUsec, 250_000n),
-      chainId: b?.chainId,
-      minGasUnitPrice: b?.minGasUnitPrice,
-    });
+    return simulator({ seed, intervalMs: 0, blocks: total, ...continuedChain(last?.block) });
   }
 
   let stream: Awaited<ReturnType<typeof openRecordFile>>;

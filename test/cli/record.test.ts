@@ -135,6 +135,26 @@ describe("gasdigest record", () => {
     expect(heights(high)).toEqual([5n, 6n, 7n, 8n]);
   });
 
+  it("--append --source sim goes on in the file's epoch and chain, so the file replays whole", async () => {
+    // A file that ends in epoch 12345 of chain 1 (a node's blocks), mid-epoch: the simulator's
+    // own epochs (1 + height / 1000) would jump hundreds of thousands of epochs, which replay
+    // refuses block by block.
+    const file = join(tmp(), "node.ndjson");
+    writeFileSync(
+      file,
+      `${JSON.stringify({ height: "477445097", epoch: "12345", chain_id: 1, gas_unit_prices: ["100"] })}\n`,
+    );
+    const r = await record(["--source", "sim", "--blocks", "1000", "--out", file, "--append"]);
+    expect(r.code, r.stderr).toBe(0);
+    const blocks = lines(file).map((l) => parseBlockSample(parseJsonLossless(l)));
+    expect(new Set(blocks.map((b) => b.chainId))).toEqual(new Set([1]));
+    // The next epoch starts at the next height that is a multiple of the epoch length (1,000).
+    const firstOfNext = blocks.findIndex((b) => b.epoch === 12346n);
+    expect(blocks[firstOfNext]!.height).toBe(477446000n);
+    expect(blocks.every((b, i) => b.epoch === (i < firstOfNext ? 12345n : 12346n))).toBe(true);
+    expect(await replayLines(file)).toHaveLength(1001);
+  });
+
   it("writes one progress line per block crossing a 10 % step, even with fewer than 10 blocks", async () => {
     const file = join(tmp(), "few.ndjson");
     const r = await record(["--source", "sim", "--blocks", "4", "--out", file]);

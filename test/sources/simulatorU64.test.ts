@@ -73,6 +73,29 @@ describe("simulator: every generated field stays within u64, checked at the call
     expect(issues({ ...o, startHeight: U, epochLength: 2 })).toEqual([]);
   });
 
+  it("from a given startEpoch, the epoch goes up at each multiple of epochLength and stays within u64", () => {
+    const epochs = (o: SimulatorOptions) => [...simulateBlocks(o)].map((b) => b.epoch);
+    // Mid-epoch: the next one starts at height 10 (a multiple of 5), and again at 15.
+    expect(epochs({ startHeight: 8, startEpoch: 40, epochLength: 5, blocks: 9 })).toEqual(
+      [40, 40, 41, 41, 41, 41, 41, 42, 42].map(BigInt),
+    );
+    // Unset: 1 + height / epochLength, as before.
+    expect(epochs({ startHeight: 8, epochLength: 5, blocks: 3 })).toEqual([2n, 2n, 3n]);
+    // The last epoch is 2^64-1: two changes (heights 10 and 15) fit from 2^64-3, not from 2^64-2.
+    const o = { startHeight: 8, epochLength: 5, blocks: 9 };
+    expect(epochs({ ...o, startEpoch: U - 2n }).at(-1)).toBe(U);
+    expect(issues({ ...o, startEpoch: U - 1n })).toEqual([
+      `startEpoch: must be at most ${U - 2n} for the epochs of 9 blocks to stay within 2^64-1 (one more every 5 blocks), got ${U - 1n}`,
+    ]);
+    // The run's length stops at the last block whose epoch fits (the one before height 10); an
+    // endless run must have room for 10^8 blocks, so such a start is refused for it.
+    const room = { ...parseSimulatorOptions({ startHeight: 8, epochLength: 5, blocks: 1 }) };
+    expect(blockLimit({ ...room, blocks: undefined, startEpoch: U })).toBe(2);
+    expect(issues({ startHeight: 8, epochLength: 5, startEpoch: U })).toEqual([
+      `startEpoch: must be at most ${U - 20_000_000n} for the epochs of ${ENDLESS_ROOM_BLOCKS} blocks to stay within 2^64-1 (one more every 5 blocks) ${ENDLESS}, got ${U}`,
+    ]);
+  });
+
   it("the largest start values accepted make valid blocks to the last one", () => {
     // Every block full (busy, 1 transaction a block): 3 versions a block, the last one 2^64-1.
     const blocks = [

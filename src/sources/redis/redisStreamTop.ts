@@ -1,3 +1,4 @@
+import type { BlockSample } from "../../core/blockSample.js";
 import type { ValidationIssue } from "../../core/errors.js";
 import { validateWithArgument } from "../../core/validate.js";
 import { checkStreamKey } from "./checkStreamKey.js";
@@ -16,10 +17,10 @@ const TOP_SHAPE = {
 /** The newest entry of a stream, as {@link redisStreamTop} found it. */
 export type RedisStreamTop =
   /**
-   * A valid block entry at `height`, with the block's `last_version` when it has one (a
-   * simulated chain resumed after it continues its versions).
+   * A valid block entry: the block at `height` (a simulated chain resumed after it continues
+   * its epoch, versions, chain id and minimum price).
    */
-  | { id: string; ok: true; height: bigint; lastVersion?: bigint | undefined }
+  | { id: string; ok: true; height: bigint; block: BlockSample }
   /** An entry that is not a valid block (XADDs at or below its id are refused all the same). */
   | { id: string; ok: false; issues: readonly ValidationIssue[] };
 
@@ -94,7 +95,7 @@ export async function readStreamTop(
     return last.top;
   const decoded = decodeStreamEntry(id, fields);
   const top: RedisStreamTop = decoded.ok
-    ? { id, ok: true, height: decoded.block.height, lastVersion: decoded.block.lastVersion }
+    ? { id, ok: true, height: decoded.block.height, block: decoded.block }
     : { id, ok: false, issues: decoded.issues };
   if (memo) memo.last = { id, lengths: fields.map((f) => f.length), top };
   return top;

@@ -33,8 +33,17 @@ export interface SimulatorOptions {
   startHeight?: U64Input | undefined;
   /** `first_version` of the first block. @default 2 × startHeight */
   startVersion?: U64Input | undefined;
-  /** Blocks per epoch: the epoch is `1 + floor(height / epochLength)`. @default 1000 */
+  /**
+   * Blocks per epoch: by default the epoch is `1 + floor(height / epochLength)`; a new epoch
+   * starts at each height that is a multiple of it. @default 1000
+   */
   epochLength?: number | undefined;
+  /**
+   * Epoch of the first block (a chain continued after another's last block keeps its epoch);
+   * each later height that is a multiple of `epochLength` starts the next one.
+   * @default 1 + floor(startHeight / epochLength)
+   */
+  startEpoch?: U64Input | undefined;
   /** Timestamp of the first block with the synthetic clock, µs since the Unix epoch. @default 1700000000000000 */
   startTimeUsec?: U64Input | undefined;
   /**
@@ -62,6 +71,7 @@ export interface ResolvedSimulatorOptions {
   readonly startHeight: bigint;
   readonly startVersion: bigint;
   readonly epochLength: number;
+  readonly startEpoch: bigint;
   readonly startTimeUsec: bigint;
   readonly clock: "synthetic" | "wall";
   readonly now: () => number;
@@ -101,6 +111,7 @@ const shape = {
   startHeight: u64.default(1n),
   startVersion: u64.optional(),
   epochLength: count("blocks").min(1, "must be at least 1").default(1000),
+  startEpoch: u64.optional(),
   startTimeUsec: u64.default(1_700_000_000_000_000n),
   clock: z
     .enum(["synthetic", "wall"], { error: 'must be "synthetic" or "wall"' })
@@ -124,6 +135,7 @@ const ROOM_KEYS = [
   "startTimeUsec",
   "blockCapacity",
   "epochLength",
+  "startEpoch",
   "intervalMs",
   "clock",
 ] as const;
@@ -154,6 +166,7 @@ function crossCheck(
           startTimeUsec: f.startTimeUsec as bigint,
           blockCapacity: f.blockCapacity as number,
           epochLength: f.epochLength as number,
+          startEpoch: f.startEpoch as bigint | undefined,
           intervalMs: f.intervalMs as number,
           clock: f.clock as "synthetic" | "wall",
         },
@@ -186,6 +199,7 @@ export function parseSimulatorOptions(input: SimulatorOptions = {}): ResolvedSim
     startHeight: v.startHeight,
     startVersion: v.startVersion ?? 2n * v.startHeight,
     epochLength: v.epochLength,
+    startEpoch: v.startEpoch ?? 1n + v.startHeight / BigInt(v.epochLength),
     startTimeUsec: v.startTimeUsec,
     clock: v.clock,
     now: v.now ?? Date.now,

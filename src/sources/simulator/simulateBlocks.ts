@@ -99,6 +99,8 @@ export function* generateBlocks(
   const min = o.minGasUnitPrice;
   const maxBid = min * MAX_BID_MULTIPLE;
   const epochLength = BigInt(o.epochLength);
+  // The epoch changes at each height that is a multiple of `epochLength`, from `startEpoch`.
+  const firstEpochIndex = o.startHeight / epochLength;
   const stepUsec = timestampStepUsec(o.intervalMs);
   const blocks = blockLimit(o);
   const minBig = BigInt(min);
@@ -190,7 +192,7 @@ export function* generateBlocks(
 
     yield parseBlockSample({
       height,
-      epoch: 1n + height / epochLength,
+      epoch: o.startEpoch + height / epochLength - firstEpochIndex,
       timestamp_usec: timestamp,
       first_version: firstVersion,
       last_version: lastVersion,

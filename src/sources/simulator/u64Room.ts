@@ -9,21 +9,6 @@ import { U64_MAX } from "../../core/u64.js";
  */
 export const ENDLESS_ROOM_BLOCKS = 100_000_000;
 
-/**
- * The start of a simulated chain that goes on after another's last value `after` (a version, a
- * timestamp): `after + step`, or `undefined` (the simulator's default) from half of u64's range
- * on, which no simulated chain reaches and from which a run could not fit (the CLI's
- * `publish --source sim` after a stream's top, `record --append --source sim` after a file's
- * last block).
- *
- * @example
- * continuedStart(41n, 1n); // 42n
- * continuedStart(2n ** 64n - 10n, 1n); // undefined
- */
-export function continuedStart(after: bigint | undefined, step: bigint): bigint | undefined {
-  return after === undefined || after >= U64_MAX / 2n ? undefined : after + step;
-}
-
 /** What decides how many blocks fit in u64 (the simulator's resolved options). */
 export interface RoomOptions {
   readonly blocks: number | undefined;
@@ -32,6 +17,8 @@ export interface RoomOptions {
   readonly startTimeUsec: bigint;
   readonly blockCapacity: number;
   readonly epochLength: number;
+  /** The first block's epoch, when set (otherwise `1 + startHeight / epochLength`). */
+  readonly startEpoch?: bigint | undefined;
   readonly intervalMs: number;
   readonly clock: "synthetic" | "wall";
 }
@@ -49,16 +36,24 @@ export function timestampStepUsec(intervalMs: number): bigint {
 const max0 = (n: bigint) => (n < 0n ? 0n : n);
 
 /**
- * How many blocks fit for each generated field, from the start values: heights (and epochs:
- * `1 + height / epochLength`, so with `epochLength` 1 the last height is 2^64-2), versions
+ * How many blocks fit for each generated field, from the start values: heights (and epochs: by
+ * default `1 + height / epochLength`, so with `epochLength` 1 the last height is 2^64-2; from a
+ * given `startEpoch`, one more at each height that is a multiple of `epochLength`), versions
  * (counting every block full: `blockCapacity` user transactions plus the block metadata and the
  * epilogue) and synthetic timestamps (none with the wall clock).
  */
 function room(o: RoomOptions) {
   const lastHeight = o.epochLength === 1 ? U64_MAX - 1n : U64_MAX;
   const perBlock = BigInt(o.blockCapacity + 2);
+  const length = BigInt(o.epochLength);
   return {
     heights: max0(lastHeight - o.startHeight + 1n),
+    // From `startEpoch`, the epoch passes 2^64-1 at the (2^64-1 − startEpoch + 1)-th height
+    // after the start that is a multiple of `epochLength`.
+    epochs:
+      o.startEpoch === undefined
+        ? undefined
+        : (o.startHeight / length + (U64_MAX - o.startEpoch) + 1n) * length - o.startHeight,
     versions: max0(U64_MAX + 1n - o.startVersion) / perBlock,
     timestamps:
       o.clock === "wall"
@@ -79,6 +74,7 @@ export function blockLimit(o: RoomOptions): number {
   if (o.blocks !== undefined) return o.blocks;
   const r = room(o);
   let fit = r.heights < r.versions ? r.heights : r.versions;
+  if (r.epochs !== undefined && r.epochs < fit) fit = r.epochs;
   if (r.timestamps !== undefined && r.timestamps < fit) fit = r.timestamps;
   return fit > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(fit);
 }
@@ -124,8 +120,18 @@ export function roomIssues(o: RoomOptions, given: (key: string) => boolean): Val
     o.startHeight,
     lastHeight - n + 1n,
   ];
-  if (o.epochLength === 1) check(heightRoom, "heights and epochs", " (epochLength 1)");
+  if (o.epochLength === 1 && o.startEpoch === undefined)
+    check(heightRoom, "heights and epochs", " (epochLength 1)");
   else check(heightRoom, "heights");
+  if (r.epochs !== undefined && o.startEpoch !== undefined) {
+    const length = BigInt(o.epochLength);
+    const changes = (o.startHeight + n - 1n) / length - o.startHeight / length;
+    check(
+      [r.epochs, "startEpoch", o.startEpoch, U64_MAX - changes],
+      "epochs",
+      ` (one more every ${o.epochLength} ${o.epochLength === 1 ? "block" : "blocks"})`,
+    );
+  }
   const cap = o.blockCapacity;
   const perBlock = ` (up to ${cap + 2} a block: blockCapacity ${cap} plus the block metadata and epilogue`;
   const maxVersion = U64_MAX + 1n - n * BigInt(cap + 2);
