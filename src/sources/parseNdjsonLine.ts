@@ -94,6 +94,9 @@ export function tooLong(line: number, max: number): NdjsonLine {
   };
 }
 
+/** A line of JSON whitespace only (space, tab, CR, LF), or empty. */
+const JSON_BLANK = /^[ \t\r\n]*$/;
+
 /**
  * The general path: parse one NDJSON line's text; `undefined` for a blank line. A rejected line
  * lists at most 20 issues (then a count), and its cost is one pass over the line whatever is
@@ -106,7 +109,10 @@ export function tooLong(line: number, max: number): NdjsonLine {
  */
 export function parseLine(raw: string, line: number): NdjsonLine | undefined {
   const text = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-  if (text.trim() === "") return undefined;
+  // Blank is JSON's whitespace only: a line of form feeds, no-break spaces or a BOM is text that
+  // is not JSON, reported as such (`trim()` would skip it silently, and `record --append` would
+  // take a file ending in one for an empty file).
+  if (JSON_BLANK.test(text)) return undefined;
   let value: unknown;
   try {
     value = parseJsonLossless(text, { maxContainers: MAX_CONTAINERS, maxMembers: MAX_MEMBERS });

@@ -204,6 +204,13 @@ describe("gasdigest record", () => {
     expect(r.stderr).toMatch(
       /^gasdigest record: cannot append to .*broken\.ndjson: its last line is not JSON \(/,
     );
+    // A last line of a form feed is not blank (JSON's whitespace is space, tab, CR and LF):
+    // refused, not taken for an empty file that the chain would start again in.
+    const feed = join(dir, "feed.ndjson");
+    writeFileSync(feed, `${serializeBlockSample(sim[0]!)}\n\f\n`);
+    const fed = await record(["--source", "sim", "--blocks", "2", "--out", feed, "--append"]);
+    expect(fed.code).toBe(1);
+    expect(fed.stderr).toMatch(/cannot append to .*feed\.ndjson: its last line is not JSON \(/);
     const empty = join(dir, "empty.ndjson");
     writeFileSync(empty, "\n\n");
     expect(

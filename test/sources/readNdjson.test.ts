@@ -111,3 +111,15 @@ describe("readNdjson: a key given twice", () => {
     ]);
   });
 });
+
+describe("readNdjson: blank lines are JSON whitespace only", () => {
+  it("skips spaces, tabs and CRs; reports form feeds, no-break spaces, line separators and a BOM inside the file", async () => {
+    const odd = ["\f", "\v", "\u00a0", "\u2028", "\uFEFF", " \t\r"];
+    const read = await collect(write(`${line(1)}\n${odd.join("\n")}\n\n${line(2)}\n`));
+    expect(read.filter((e) => e.ok).map((e) => e.line)).toEqual([1, 9]);
+    const bad = read.filter((e) => !e.ok);
+    // Lines 2-6 are text that is not JSON; line 7 (spaces, a tab, a CR) and 8 are blank.
+    expect(bad.map((e) => e.line)).toEqual([2, 3, 4, 5, 6]);
+    for (const e of bad) expect(e.issues[0]!.code).toBe("invalid_json");
+  });
+});
