@@ -46,7 +46,7 @@ export interface MetricsFlags {
  * prom-client, an optional peer dependency, is loaded only then). Resolves with the function
  * that makes the command's metrics, or `undefined` when metrics are off.
  *
- * @throws {UsageError} for `--metrics-host` without `--metrics-port`, or a bad port.
+ * @throws {UsageError} for `--metrics-host` without `--metrics-port` or empty, or a bad port.
  * @throws {BaseError} when prom-client is not installed, saying how to install it.
  * @example
  * const makeMetrics = await cliMetrics(values); // early: a missing package fails before anything starts
@@ -65,6 +65,8 @@ export async function cliMetrics(flags: MetricsFlags): Promise<
   const host = flags["metrics-host"] ?? "127.0.0.1";
   if (flags["metrics-host"] !== undefined && port === undefined)
     throw new UsageError("--metrics-host only applies with --metrics-port");
+  // Named as the flag, as --host is (the metrics server's own check would name its option).
+  if (host === "") throw new UsageError('--metrics-host must be a non-empty string (got "")');
   if (!flags.metrics && port === undefined) return undefined;
   const { createMetrics, createMetricsServer } = await loadMetricsModule();
   return (options) => {

@@ -103,6 +103,7 @@ const SERVE_FLAG_NAMES: Readonly<Record<string, string>> = {
   ...Object.fromEntries(Object.entries(LIMIT_FLAGS).map(([flag, [option]]) => [option, flag])),
   headerPrefix: "header-prefix",
   basePath: "base-path",
+  metricsPath: "metrics",
   host: "host",
   port: "port",
 };

@@ -91,7 +91,10 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
   if (metrics !== undefined && o.metricsPath !== false) {
     if (routes.has(o.metricsPath))
       throw new InvalidConfigError([
-        { path: "metricsPath", message: `"${o.metricsPath}" is already a route of the handler` },
+        {
+          path: "metricsPath",
+          message: `"${o.metricsPath}" is already a route of the handler${bp ? ` (its routes are under basePath "${bp}")` : ""}`,
+        },
       ]);
     routes.set(o.metricsPath, (_request, head) => (head ? scrapeHead : scrapeGet));
   }

@@ -111,6 +111,15 @@ describe("gasdigest serve --metrics", () => {
       "--metrics-host only applies with --metrics-port",
     );
     await expect(serve(["--metrics-port", "70000"])).rejects.toThrow(/--metrics-port/);
+    // Not "cannot listen on :0 (--metrics-port): ... host: ...".
+    await expect(serve(["--metrics-port", "0", "--metrics-host", ""])).rejects.toThrow(
+      /^--metrics-host must be a non-empty string \(got ""\)$/,
+    );
+    // A base path that puts the handler's own routes where the scrape would be: named by the
+    // flags, not by the handler's option (metricsPath) the user never set.
+    await expect(serve(["--base-path", "/metrics", "--metrics"])).rejects.toThrow(
+      '--metrics "/metrics" is already a route of the handler (its routes are under basePath "/metrics")',
+    );
   });
 });
 
