@@ -42,10 +42,10 @@ function showString(s: string): string {
   const suffix = ` (${s.length} characters)`;
   // Escapes can make the quoted form longer than the characters kept: cut until it fits.
   let keep = MAX_ECHO - suffix.length - 3;
-  let head = JSON.stringify(s.slice(0, keep)).slice(0, -1);
+  let head = JSON.stringify(headOf(s, keep)).slice(0, -1);
   while (head.length + 2 + suffix.length > MAX_ECHO && keep > 0) {
     keep = Math.floor(keep / 2);
-    head = JSON.stringify(s.slice(0, keep)).slice(0, -1);
+    head = JSON.stringify(headOf(s, keep)).slice(0, -1);
   }
   return `${head}…"${suffix}`;
 }
@@ -60,13 +60,26 @@ function showBigInt(v: bigint): string {
 }
 
 /**
+ * The first `n` UTF-16 code units of `text`, one fewer when the `n`-th is the first half of a
+ * surrogate pair: a cut never leaves half a character (an emoji cut in two is a lone surrogate,
+ * which strict JSON and UTF-8 encoders refuse).
+ *
+ * @example
+ * headOf("ab😀", 3); // "ab"
+ */
+export function headOf(text: string, n: number): string {
+  const unit = text.charCodeAt(n - 1);
+  return text.slice(0, unit >= 0xd800 && unit <= 0xdbff ? n - 1 : n);
+}
+
+/**
  * Cut a text to `max` characters with `…` (for messages quoting other messages or input).
  *
  * @example
  * shorten("a".repeat(500), 10); // "aaaaaaaaa…"
  */
 export function shorten(text: string, max = 200): string {
-  return escapeControls(text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+  return escapeControls(text.length <= max ? text : `${headOf(text, max - 1)}…`);
 }
 
 /**
@@ -79,7 +92,7 @@ export function shorten(text: string, max = 200): string {
  */
 export function oneLine(text: string, max = 200): string {
   const flat = text.replace(/\s+/g, " ").trim();
-  const cut = flat.length > max ? `${flat.slice(0, max)}… (${flat.length} characters)` : flat;
+  const cut = flat.length > max ? `${headOf(flat, max)}… (${flat.length} characters)` : flat;
   return escapeControls(cut);
 }
 

@@ -1,3 +1,4 @@
+import { headOf } from "../core/describeValue.js";
 import type { Snapshot } from "../core/types.js";
 import { chainStateHeaders } from "./chainStateHeaders.js";
 import { encodeEstimateBcs, encodeEstimateJson } from "./encodeEstimate.js";
@@ -197,7 +198,7 @@ export function createChainRoutes(
     const raw = queryParam(query, "duration_secs");
     if (raw !== undefined) {
       if (!DURATION.test(raw) || Number(raw) > 4294967295) {
-        const shown = raw.length > 40 ? `${raw.slice(0, 40)}…` : raw;
+        const shown = raw.length > 40 ? `${headOf(raw, 40)}…` : raw;
         return error(
           400,
           "web_framework_error",

@@ -79,6 +79,17 @@ describe("GET /v1/-/healthy", () => {
     }
   });
 
+  it("a long bad duration_secs is cut in the message, never inside a character", () => {
+    const s = setup();
+    s.blocks(1, 1);
+    // 39 letters and an emoji (two UTF-16 units): cut at 40 units, the emoji would be halved.
+    const res = s.get(`/v1/-/healthy?duration_secs=${"a".repeat(39)}%F0%9F%98%80x`);
+    expect(res.status).toBe(400);
+    const { message } = JSON.parse(text(res));
+    expect(message.isWellFormed()).toBe(true);
+    expect(message).toContain(`(got "${"a".repeat(39)}…")`);
+  });
+
   it("503 when the estimate itself would be 503 (stale) or fails", () => {
     const s = setup();
     s.blocks(1, 1);

@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { describeValue, headOf, oneLine, shorten } from "../../src/core/describeValue.js";
+
+/** No lone surrogate (`String.prototype.isWellFormed`, which the ES2022 lib lacks). */
+const wellFormed = (s: string) => !/[\uD800-\uDFFF]/u.test(s);
+
+describe("messages that quote input are cut between characters, never inside one", () => {
+  const emoji = "😀"; // two UTF-16 units
+  it("headOf keeps a surrogate pair whole or leaves it out", () => {
+    expect(headOf(`ab${emoji}`, 3)).toBe("ab");
+    expect(headOf(`ab${emoji}`, 4)).toBe(`ab${emoji}`);
+    expect(headOf("abcd", 3)).toBe("abc");
+  });
+
+  it("shorten, oneLine and describeValue never end their cut in half an emoji", () => {
+    // Every cut position falls once on the first half of a pair.
+    for (let at = 0; at < 4; at++) {
+      const text = `${"a".repeat(196 + at)}${emoji.repeat(100)}`;
+      for (const shown of [shorten(text), oneLine(text), describeValue(text)])
+        expect(wellFormed(shown), `${at}: ${shown}`).toBe(true);
+      // describeValue quotes as JSON: a lone surrogate would be escaped, so read the quote back.
+      const quoted = describeValue(`${"b".repeat(57 + at)}${emoji.repeat(40)}`);
+      expect(wellFormed(JSON.parse(`${quoted.split("…")[0]!}"`))).toBe(true);
+    }
+  });
+});
