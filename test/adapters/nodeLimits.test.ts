@@ -352,6 +352,25 @@ describe("connections (issue 13, items 4 and 5)", () => {
     expect(loris.filter((s) => s.closed)).toHaveLength(1);
   });
 
+  it("closes a kept-alive connection that sends empty lines and never a request (no timeout of node's sees it)", async () => {
+    const { port } = await start({ requestTimeout: 400, keepAliveTimeout: 200 });
+    const socket = await connect(port);
+    const answers: Buffer[] = [];
+    socket.on("data", (d: Buffer) => answers.push(d));
+    socket.write(GET());
+    await vi.waitFor(() => expect(Buffer.concat(answers).toString()).toContain(ESTIMATE));
+    // A CRLF every 100 ms: activity for the keep-alive timer, and no request for node's.
+    const trickle = setInterval(() => socket.writable && socket.write("\r\n"), 100);
+    try {
+      const t0 = Date.now();
+      await closed(socket);
+      // requestTimeout + keepAliveTimeout after the answer, within the sweep's 100 ms.
+      expect(Date.now() - t0).toBeLessThan(3000);
+    } finally {
+      clearInterval(trickle);
+    }
+  });
+
   it("destroys a connection whose client stops reading after writeIdleTimeout, and not one that reads slowly", async () => {
     const { server, port } = await start({ writeIdleTimeout: 300 });
     const serverSide: net.Socket[] = [];

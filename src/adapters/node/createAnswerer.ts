@@ -108,6 +108,7 @@ export function createAnswerer(context: AnswererContext): Answerer {
     const now = Date.now();
     c.inFlight--;
     c.lastProgress = now;
+    connections.noteWrites(c, now);
     if (c.socket.writableLength > 0) c.socket.setTimeout(o.writeIdleTimeout);
     if (c.inFlight === 0) {
       if (c.deferred !== undefined) {

@@ -22,8 +22,13 @@ export interface TrackedConnection {
   mark: number;
   /** When the connection last became idle (accepted, or its last answer went out), in ms. */
   idleSince: number;
-  /** When a request last arrived on it or an answer of it last went out, in ms. */
+  /**
+   * When a request last arrived on it, an answer of it last went out, or its client was last
+   * seen reading part of an answer ({@link ConnectionTable.noteWrites}), in ms.
+   */
   lastProgress: number;
+  /** Bytes of its answers the kernel had taken when last looked at (see `noteWrites`). */
+  flushed: number;
   /** Whether at least one answer went out on it (it is a kept-alive connection). */
   served: boolean;
   /**
@@ -59,6 +64,13 @@ export interface ConnectionTable {
    * only a request still arriving (a head or a body sent a few bytes at a time) holds it.
    */
   owesNothing(connection: TrackedConnection): boolean;
+  /**
+   * Look at how much of its answers the kernel has taken from `connection`: if more than at
+   * the last look, its client is reading, and that is progress at `time`. Done at every
+   * eviction and by the server's sweep, so a client downloading a large answer slowly is not
+   * taken for one that reads nothing.
+   */
+  noteWrites(connection: TrackedConnection, time: number): void;
   /** Record that `connection`'s answers have all gone out at `time`: it is idle from then on. */
   settled(connection: TrackedConnection, time: number): void;
   /**
@@ -105,6 +117,13 @@ export function createConnectionTable(now: () => number): ConnectionTable {
   const owesNothing = (c: TrackedConnection) =>
     c.inFlight === 0 && c.held === 0 && c.socket.writableLength === 0;
   const isIdle = (c: TrackedConnection) => owesNothing(c) && c.socket.bytesRead === c.mark;
+  function noteWrites(c: TrackedConnection, time: number) {
+    // `bytesWritten` counts what is still queued in the socket too.
+    const flushed = c.socket.bytesWritten - c.socket.writableLength;
+    if (flushed === c.flushed) return;
+    c.flushed = flushed;
+    if (time > c.lastProgress) c.lastProgress = time;
+  }
 
   return {
     get size() {
@@ -119,6 +138,7 @@ export function createConnectionTable(now: () => number): ConnectionTable {
         mark: 0,
         idleSince: now(),
         lastProgress: now(),
+        flushed: 0,
         served: false,
         closing: false,
         deferred: undefined,
@@ -138,12 +158,14 @@ export function createConnectionTable(now: () => number): ConnectionTable {
     delete: forget,
     isIdle,
     owesNothing,
+    noteWrites,
     settled(connection, time) {
       connection.served = true;
       connection.idleSince = time;
     },
     evictable(minAge) {
-      const before = now() - minAge;
+      const time = now();
+      const before = time - minAge;
       let idle: TrackedConnection | undefined;
       let stalled: TrackedConnection | undefined;
       let arriving: TrackedConnection | undefined;
@@ -151,8 +173,10 @@ export function createConnectionTable(now: () => number): ConnectionTable {
       for (const c of connections.values()) {
         if (isIdle(c)) {
           if (c.idleSince <= before && c.idleSince < (idle?.idleSince ?? before + 1)) idle = c;
-        } else if (c.socket.writableLength > 0 && c.lastProgress <= before) stalled ??= c;
-        else if (owesNothing(c)) {
+        } else if (c.socket.writableLength > 0) {
+          noteWrites(c, time);
+          if (c.lastProgress <= before) stalled ??= c;
+        } else if (owesNothing(c)) {
           // Only the bytes of a request still arriving keep it from being idle.
           if (c.lastProgress <= before && c.lastProgress < (arriving?.lastProgress ?? before + 1))
             arriving = c;

@@ -66,6 +66,7 @@ export function createServer(engine: HandlerEngine, options?: NodeServerOptions)
   let draining = false;
   let closing: Promise<void> | undefined;
 
+  const checkEveryMs = Math.min(1000, Math.max(50, Math.floor(o.requestTimeout / 4)));
   const server = http.createServer(
     {
       maxHeaderSize: o.maxHeaderSize,
@@ -74,7 +75,7 @@ export function createServer(engine: HandlerEngine, options?: NodeServerOptions)
       // Answered by onRequest with the error object instead of node's empty 400.
       requireHostHeader: false,
       // How often node looks for requests over requestTimeout (its default is every 30 s).
-      connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(o.requestTimeout / 4))),
+      connectionsCheckingInterval: checkEveryMs,
     },
     (req, res) => answerer.onRequest(req, res),
   ) as GasdigestServer;
@@ -92,6 +93,9 @@ export function createServer(engine: HandlerEngine, options?: NodeServerOptions)
     refusal: () =>
       answerer.error(503, `too many open connections (limit ${o.maxConnections}); try again later`),
     logger,
+    requestTimeout: o.requestTimeout,
+    keepAliveTimeout: o.keepAliveTimeout,
+    sweepEveryMs: checkEveryMs,
   });
   const answerer = createAnswerer({
     handler,

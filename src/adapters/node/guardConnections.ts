@@ -18,6 +18,12 @@ export interface ConnectionGuardOptions {
   budget: TurnBudget;
   /** The answer to a connection refused at the cap (an error object response). */
   refusal: () => HandlerResponse;
+  /** node's limit on receiving one request (`requestTimeout`), in ms. */
+  requestTimeout: number;
+  /** How long a kept-alive connection may stay idle (`keepAliveTimeout`), in ms. */
+  keepAliveTimeout: number;
+  /** How often the sweep looks at every connection, in ms. */
+  sweepEveryMs: number;
   logger: HandlerLogger;
 }
 
@@ -31,6 +37,7 @@ function closedConnection(socket: Socket, peer: string): TrackedConnection {
     mark: 0,
     idleSince: 0,
     lastProgress: 0,
+    flushed: 0,
     served: false,
     closing: true,
     deferred: undefined,
@@ -181,6 +188,37 @@ export function guardConnections(
 
   // node's own cap (maxConnections + refusals lingering): closed without an answer.
   server.on("drop", () => logRefusals("dropped"));
+
+  // The sweep. node times a request from its first byte past any empty lines, and counts each
+  // byte read as activity of the socket: a kept-alive connection sent a CRLF every so often
+  // is never idle and never has a request arriving, and neither timeout closes it. Bytes read
+  // that no request followed within `requestTimeout` after `keepAliveTimeout` (by then node's
+  // own timer would have answered 408 a request begun in them) close the connection. The sweep
+  // also notes which clients are reading their answers (see `noteWrites`).
+  const limit = options.requestTimeout + options.keepAliveTimeout;
+  let sweep: NodeJS.Timeout | undefined;
+  server.on("listening", () => {
+    sweep ??= setInterval(() => {
+      const now = Date.now();
+      for (const c of connections) {
+        if (c.socket.writableLength > 0) connections.noteWrites(c, now);
+        else if (
+          connections.owesNothing(c) &&
+          !connections.isIdle(c) &&
+          now - c.lastProgress >= limit
+        ) {
+          logger.debug({ peer: c.peer }, "closed a connection that sent bytes but no request");
+          connections.delete(c.socket);
+          c.socket.destroy();
+        }
+      }
+    }, options.sweepEveryMs);
+    sweep.unref();
+  });
+  server.on("close", () => {
+    clearInterval(sweep);
+    sweep = undefined;
+  });
 
   // A socket times out after `writeIdleTimeout` with an answer stuck in it (the request side
   // arms the timer; node's timer counts write progress as activity), or after node's keep-alive
