@@ -112,6 +112,28 @@ describe("pipelined requests (issue 13, item 8)", () => {
     }
   });
 
+  it("answers a request asking to upgrade, then closes: the requests node dropped after it are not answered out of turn", async () => {
+    const { port } = await start();
+    const upgrade =
+      "GET /v1 HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n";
+    // node's parser stops at the upgrade's head and drops the rest of that read (the 404).
+    const r = await exchange(port, [upgrade + GET("/nope"), GET("/v1/-/healthy")], {
+      gapMs: 200,
+      timeoutMs: 3000,
+    });
+    // Kept open, the health check's 200 came second, where the client waits for the 404.
+    expect(r.responses.map((x) => x.status)).toEqual([200]);
+    expect(r.responses[0]!.headers.connection).toBe("close");
+    expect(r.closedByServer).toBe(true);
+    // Upgrade without `Connection: upgrade` is no upgrade to node: the connection stays.
+    const plain = await exchange(
+      port,
+      [`GET /v1 HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n\r\n${GET("/nope")}`],
+      { halfClose: true },
+    );
+    expect(plain.responses.map((x) => x.status)).toEqual([200, 404]);
+  });
+
   it("a client pipelining past maxPipelinedRequests in one read gets that many answers, a 503, and a closed connection; the server then paces every connection", async () => {
     const { port } = await start({ maxPipelinedRequests: 4 });
     const flood = await exchange(port, [GET().repeat(200)]);

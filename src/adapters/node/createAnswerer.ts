@@ -272,6 +272,12 @@ export function createAnswerer(context: AnswererContext): Answerer {
       );
     }
     if (req.headers["transfer-encoding"] !== undefined) capBody(req, c);
+    // A request asking to upgrade: node's parser stops at its head, and what the client sent
+    // after it in the same read is dropped (it is for an `upgrade` listener, and the server has
+    // none). Answered, then closed: kept open, the next answer would go to a request the client
+    // sent after the dropped ones, and a pipelining client would take it for a dropped one's.
+    const upgrading = asksUpgrade(req);
+    if (upgrading) closeAfter(c);
     let response: HandlerResponse | Promise<HandlerResponse>;
     try {
       response = respond
@@ -289,7 +295,7 @@ export function createAnswerer(context: AnswererContext): Answerer {
     // Only the metrics scrape is asynchronous; node sends pipelined answers in order all the same.
     if (response instanceof Promise)
       response.then(
-        (r) => send(req, res, r),
+        (r) => send(req, res, r, upgrading),
         (err: unknown) => {
           // The handler's scrape answers its own failures; this guard keeps a rejection from
           // taking the process down and the request from going unanswered.
@@ -297,9 +303,22 @@ export function createAnswerer(context: AnswererContext): Answerer {
           send(req, res, handler.errorResponse(500, "internal_error", "internal error"));
         },
       );
-    else send(req, res, response);
+    else send(req, res, response, upgrading);
   }
 
   const inBody = (socket: Socket) => connections.get(socket)?.request?.complete === false;
   return { onRequest, replyRaw, inBody, error };
+}
+
+/**
+ * Whether node's parser takes `req` for an upgrade (`Upgrade` with `Connection: upgrade`),
+ * and so stops reading the connection at its head.
+ */
+function asksUpgrade(req: http.IncomingMessage): boolean {
+  const connection = req.headers.connection;
+  return (
+    req.headers.upgrade !== undefined &&
+    connection !== undefined &&
+    connection.split(",").some((t) => t.trim().toLowerCase() === "upgrade")
+  );
 }
