@@ -10,13 +10,13 @@ import {
   markParsed,
 } from "../core/config.js";
 import { describeValue, shorten } from "../core/describeValue.js";
+import { didYouMean } from "../core/didYouMean.js";
 import { duplicateKeyIssues } from "../core/duplicateKeys.js";
 import { BaseError, InvalidConfigError, type ValidationIssue } from "../core/errors.js";
 import { jsonErrorOffset } from "../core/jsonErrorOffset.js";
 import { parseJsonLossless } from "../core/parseJsonLossless.js";
 import { validateShape } from "../core/validate.js";
 import { resolveStrategy, STRATEGY_BLOCKS, type StrategySettings } from "../strategies/registry.js";
-import { didYouMean } from "./didYouMean.js";
 import { fileFlag } from "./outputFile.js";
 
 /** What a `--config FILE.json` holds: the AIP-34 keys at the top, strategy blocks beside them. */
@@ -101,7 +101,7 @@ function parseConfigObject(input: unknown): ConfigFile {
   if (typeof input !== "object" || input === null || Array.isArray(input))
     throw new InvalidConfigError([{ path: "", message: "the config must be a JSON object" }]);
   const r = validateShape(fileShape, input, crossCheckGasConfig);
-  const issues = [...(r.ok ? [] : r.issues.map(withSuggestion)), ...strategyBlockIssues(input)];
+  const issues = [...(r.ok ? [] : r.issues), ...strategyBlockIssues(input)];
   if (!r.ok || issues.length > 0) throw new InvalidConfigError(issues);
   const gas: Record<string, unknown> = { ...r.value };
   const strategies: Record<string, unknown> = {};
@@ -110,15 +110,6 @@ function parseConfigObject(input: unknown): ConfigFile {
     delete gas[k];
   }
   return { gas: markParsed(gas as GasConfig), strategies };
-}
-
-/** An unknown top-level key with the known one it is likely a typo of (`lowBlocHistory`). */
-function withSuggestion(issue: ValidationIssue): ValidationIssue {
-  if (issue.code !== "unrecognized_keys" || issue.path.includes(".")) return issue;
-  const known = didYouMean(issue.path, Object.keys(fileShape));
-  return known === undefined
-    ? issue
-    : { ...issue, message: `${issue.message} (did you mean ${known}?)` };
 }
 
 /**

@@ -1,8 +1,8 @@
 import { createRequire } from "node:module";
 import { escapeControls } from "../core/describeValue.js";
+import { didYouMean } from "../core/didYouMean.js";
 import { BaseError, formatIssues, ValidationError } from "../core/errors.js";
 import { backtestCommand } from "./backtest.js";
-import { didYouMean } from "./didYouMean.js";
 import { type CliIo, OUTPUT_CLOSED_EXIT, OutputClosedError, processIo, UsageError } from "./io.js";
 import { publishCommand } from "./publish.js";
 import { recordCommand } from "./record.js";

@@ -40,7 +40,7 @@ export function validateShape<S extends z.ZodRawShape>(
     };
   const schema = z.strictObject(shape);
   const r = schema.safeParse(input ?? {});
-  const issues = r.success ? [] : issuesFromZod(r.error, prefix);
+  const issues = r.success ? [] : issuesFromZod(r.error, prefix, undefined, schema);
   const fields: Partial<Record<keyof S, unknown>> = {};
   if (r.success) Object.assign(fields, r.data);
   else if (typeof input === "object" && input !== null) {

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { createIssueList, moreIssues } from "./createIssueList.js";
 import { describeValue } from "./describeValue.js";
+import { didYouMean } from "./didYouMean.js";
 import { MAX_ISSUES, type ValidationIssue } from "./errors.js";
 
 // A field name shown as is; any other (long, spaces, control characters) is quoted and cut.
@@ -29,16 +30,49 @@ export function moreParams(count: number): { more: number } {
   return { more: count };
 }
 
+/** Wrappers whose inner schema holds the fields (a field made optional, given a default, ...). */
+const WRAPPERS = new Set(["optional", "default", "prefault", "nullable", "readonly", "catch"]);
+
+/**
+ * The field names the object that `schema` expects at `path` takes, or `undefined` where the
+ * path leads to no object schema (a record, a union, a custom check).
+ *
+ * @example
+ * fieldsAt(z.strictObject({ tiers: z.strictObject({ regular: z.number() }).optional() }), ["tiers"]); // ["regular"]
+ */
+export function fieldsAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] | undefined {
+  let at: z.ZodType | undefined = schema;
+  let i = 0;
+  while (at !== undefined) {
+    const def = at._zod.def as unknown as Record<string, unknown> & { type: string };
+    if (WRAPPERS.has(def.type)) at = def.innerType as z.ZodType;
+    else if (def.type === "pipe") at = def.in as z.ZodType;
+    else if (def.type === "object") {
+      const shape = def.shape as Record<string, z.ZodType>;
+      if (i === path.length) return Object.keys(shape);
+      const key = path[i++];
+      at = typeof key === "string" && Object.hasOwn(shape, key) ? shape[key] : undefined;
+    } else if (def.type === "array" && i < path.length && typeof path[i] === "number") {
+      i++;
+      at = def.element as z.ZodType;
+    } else return undefined;
+  }
+  return undefined;
+}
+
 /**
  * Convert a zod error into gasdigest's issue list (unknown keys get one issue each, each with
  * zod's `code`: `unrecognized_keys`, `invalid_type`, `too_small`, `custom`, ...), at most
  * `max` issues plus one `too_many_issues` issue counting the rest. A custom issue carrying
- * `params.more` (see {@link moreParams}) counts for that many problems.
+ * `params.more` (see {@link moreParams}) counts for that many problems. Given the `schema` that
+ * made the error, an unknown key that is likely a typo of a field names it (`unknown field
+ * (did you mean probability?)`).
  */
 export function issuesFromZod(
   error: z.ZodError,
   prefix: readonly PropertyKey[] = [],
   max = MAX_ISSUES,
+  schema?: z.ZodType,
 ): ValidationIssue[] {
   const list = createIssueList(max);
   // Two checks may say the same of one field (an integer beyond 2^53 - 1 is too big for the
@@ -46,12 +80,16 @@ export function issuesFromZod(
   const said = new Set<string>();
   for (const issue of error.issues) {
     if (issue.code === "unrecognized_keys") {
+      const fields = schema ? fieldsAt(schema, issue.path) : undefined;
       for (const key of issue.keys)
-        list.report(() => ({
-          path: formatPath([...prefix, ...issue.path, key]),
-          message: "unknown field",
-          code: issue.code,
-        }));
+        list.report(() => {
+          const known = fields && didYouMean(key, fields);
+          return {
+            path: formatPath([...prefix, ...issue.path, key]),
+            message: known ? `unknown field (did you mean ${known}?)` : "unknown field",
+            code: issue.code,
+          };
+        });
       continue;
     }
     const more =

@@ -441,7 +441,11 @@ describe("options", () => {
         maxPipelinedRequests: 1.5,
         writeIdleTimeout: "soon" as never,
         closeTimeout: 2 ** 31, // node would fire it after 1 ms
-      });
+        // Typos of a server option and of a handler option, and a key close to none.
+        maxConection: 9,
+        basePth: "/x",
+        zzz: 1,
+      } as never);
     } catch (e) {
       error = e;
     }
@@ -460,6 +464,9 @@ describe("options", () => {
         path: "closeTimeout",
         message: "must be a whole number of ms from 0 to 2147483647 (got 2147483648)",
       },
+      { path: "maxConection", message: "unknown field (did you mean maxConnections?)" },
+      { path: "basePth", message: "unknown field (did you mean basePath?)" },
+      { path: "zzz", message: "unknown field" },
     ]);
   });
 

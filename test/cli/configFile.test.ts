@@ -48,6 +48,20 @@ describe("--config FILE", () => {
     const r = await replay(file);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("lowBlocHistory: unknown field (did you mean lowBlockHistory?)");
+    // Inside a strategy block too, at any depth; a key close to none is only named.
+    const nested = join(dir, "nested.json");
+    writeFileSync(
+      nested,
+      '{"calibrated": {"tierz": {}, "tiers": {"regullar": {}, "regular": {"probabilty": 0.9}}, "zzzz": 1}}',
+    );
+    const n = await replay(nested);
+    expect(n.code).toBe(1);
+    expect(n.stderr).toContain("calibrated.tierz: unknown field (did you mean tiers?)");
+    expect(n.stderr).toContain("calibrated.tiers.regullar: unknown field (did you mean regular?)");
+    expect(n.stderr).toContain(
+      "calibrated.tiers.regular.probabilty: unknown field (did you mean probability?)",
+    );
+    expect(n.stderr).toContain("calibrated.zzzz: unknown field\n");
     expect(r.stderr).toContain('skipLatestBlock: must be true or false, got "false"');
     expect(r.stderr).toContain("enabled: must be true or false, got null");
     expect(r.stderr).toContain(

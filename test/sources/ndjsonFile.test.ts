@@ -189,7 +189,7 @@ describe("ndjsonFile", () => {
     expect((error as InvalidConfigError).issues.map((i) => `${i.path}: ${i.message}`)).toEqual([
       `maxLineBytes: must be a whole number of bytes from 1 to ${constants.MAX_STRING_LENGTH} (the longest string), got 0`,
       "onInvalidLine: must be a function taking an InvalidLineError",
-      "sped: unknown field",
+      "sped: unknown field (did you mean speed?)",
     ]);
     expect(() => ndjsonFile("", {})).toThrow('path: must be a file path (got "")');
     // A bad path and bad options: every problem in one error, the path's first.

@@ -81,7 +81,7 @@ describe("calibrated: options", () => {
       expect.arrayContaining([
         "tiers.regular.probability: must be a probability above 0 and below 1, got 1.5",
         "tiers.prioritized.withinBlocks: must be at least 1 block, got 0",
-        "tiers.deprioritised: unknown field",
+        "tiers.deprioritised: unknown field (did you mean deprioritized?)",
         "learningRate: must be a number above 0 and at most 0.5, got 0",
         'epochReset: must be "windows" or "all", got "sometimes"',
       ]),

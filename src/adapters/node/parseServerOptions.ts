@@ -1,3 +1,4 @@
+import { didYouMean } from "../../core/didYouMean.js";
 import { MAX_TIMER_MS } from "../../core/maxTimerMs.js";
 import {
   describeValue,
@@ -146,7 +147,16 @@ export function parseServerOptions(input: NodeServerOptions | undefined): {
       });
   }
   const h = safeParseHandlerOptions(handler);
-  if (!h.ok) issues.push(...h.issues);
+  // The handler took every key that is not the server's: a typo of a server option is one of
+  // its unknown fields, and is named with the option it likely meant.
+  if (!h.ok)
+    for (const issue of h.issues) {
+      const known =
+        issue.code === "unrecognized_keys" && issue.message === "unknown field"
+          ? didYouMean(issue.path, Object.keys(SERVER_DEFAULTS))
+          : undefined;
+      issues.push(known ? { ...issue, message: `unknown field (did you mean ${known}?)` } : issue);
+    }
   if (issues.length > 0) throw new InvalidConfigError(issues);
   return { server: server as unknown as ResolvedServerOptions, handler: handler as HandlerOptions };
 }

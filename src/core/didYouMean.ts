@@ -1,5 +1,5 @@
 /**
- * The closest of `known` to a mistyped `word` (an unknown command or flag), if one is close
+ * The closest of `known` to a mistyped `word` (an unknown command, flag or field), if one is close
  * enough to be a typo: at most 2 edits, and fewer than half the word's length.
  *
  * @example

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { didYouMean } from "../../src/cli/didYouMean.js";
+import { didYouMean } from "../../src/core/didYouMean.js";
 import { runCli } from "../helpers/cli.js";
 
 describe("a mistyped command or flag gets a suggestion", () => {
