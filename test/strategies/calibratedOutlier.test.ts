@@ -1,11 +1,13 @@
 // One block far above the rest: what a single outlier (a block full by its gas limit with one
 // transaction at a price no other block comes near, or a peer's bad block that is still valid)
 // does to the calibrated strategy's estimates, against the same chain without it.
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
   type BlockSample,
   calibrated,
   createEngine,
+  type GasConfigInput,
   type GasEstimate,
   parseBlockSample,
   serializeBlockSample,
@@ -16,8 +18,8 @@ import {
 const OUTLIER_AT = 3_000;
 
 /** Each block's served estimate from the outlier's block on. */
-function served(blocks: readonly BlockSample[]): GasEstimate[] {
-  const engine = createEngine({ strategy: calibrated() });
+function served(blocks: readonly BlockSample[], config?: GasConfigInput): GasEstimate[] {
+  const engine = createEngine({ strategy: calibrated(), config });
   const out: GasEstimate[] = [];
   blocks.forEach((block, i) => {
     engine.ingest(block);
@@ -36,6 +38,33 @@ function withOutlier(blocks: readonly BlockSample[], at: number, price: bigint):
   copy[at] = parseBlockSample(wire);
   return copy;
 }
+
+describe("calibrated: a few blocks far above the rest, scattered", () => {
+  it("two outliers 300 blocks apart on the real Ethereum history do not set the top tier's price", () => {
+    // The fixture's first 4,000 blocks (wei), with blocks 3,000 and 3,300 replaced by blocks
+    // clearing at 10^18 wei. With only one block trimmed from the 500-block window's top, the
+    // second outlier became its top: the top tier served about 10^18 for 106 of the next 700
+    // blocks, where the same chain without them is served some 10^10.
+    const dir = "test/fixtures/eth-2017-12";
+    const config = JSON.parse(readFileSync(`${dir}/wei.config.json`, "utf8")) as GasConfigInput;
+    const chain = readFileSync(`${dir}/blocks-4710000-4719999.ndjson`, "utf8")
+      .split("\n", 4_000)
+      .map((line) => parseBlockSample(JSON.parse(line)));
+    const plain = served(chain, config);
+    const hit = served(
+      withOutlier(withOutlier(chain, 3_000, 10n ** 18n), 3_300, 10n ** 18n),
+      config,
+    );
+    for (const tier of TIERS) {
+      // Only while the short windows hold an outlier (5 and 20 blocks).
+      const far = plain.flatMap((p, i) => (hit[i]![tier] > 10n * p[tier] ? [i] : []));
+      expect(
+        far.filter((i) => i > 20 && (i < 300 || i > 320)),
+        tier,
+      ).toEqual([]);
+    }
+  });
+});
 
 describe("calibrated: one block far above the rest", () => {
   it("moves the tiers only while the short windows hold it, not for the hundreds of blocks of a long one", () => {

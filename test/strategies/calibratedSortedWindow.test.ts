@@ -92,10 +92,38 @@ describe("calibrated: the sorted windows of recent prices", () => {
     expect(levelPrice(w, 1, 100n)).toBe(150n);
     w.push([9_000_000_000n], 100n); // a second block up there: the tail is two blocks now
     expect(read(w, 100n)).toEqual([120n, 150n, 9_000_000_000n, 9_000_000_000n]);
-    // With several prices a block, the prices of one block are trimmed together.
-    const lowest = createSortedWindow(3, 3, { trimTop: true });
-    lowest.push([100n, 110n], 100n);
-    lowest.push([5_000n, 6_000n, 7_000n], 100n);
-    expect(read(lowest, 100n)).toEqual([100n, 110n, 110n, 110n, 110n]);
+    // A window of several prices a block has no trimmed top.
+    expect(() => createSortedWindow(3, 3, { trimTop: true })).toThrow(/one price a block/);
+  });
+
+  it("trimTop: a long window reads what 1% of its blocks reached, or two in a row, not a few scattered outliers", () => {
+    const w = createSortedWindow(500, 1, { trimTop: true });
+    // 500 blocks clearing at 100..599 in a shuffled order (no two highs in a row), five of
+    // them replaced by outliers at u64's largest price, scattered.
+    const prices = Array.from({ length: 500 }, (_, i) => BigInt(100 + ((i * 7) % 500)));
+    for (const at of [50, 120, 260, 330, 480]) prices[at] = U64_MAX;
+    for (const p of prices) w.push([p], 100n);
+    // Reached by 5 blocks only: read as the sixth-highest price, at every rank above it.
+    const sixth = [...prices].sort((a, b) => (a < b ? -1 : 1))[494]!;
+    expect(sixth).toBe(599n);
+    expect(read(w, 100n).slice(-6)).toEqual(Array(6).fill(599n));
+    // A sixth block up there: 1% of the window reached it, and it is read.
+    w.push([U64_MAX], 100n);
+    expect(read(w, 100n).at(-1)).toBe(U64_MAX);
+    // Or two in a row, however few: a spike's price is read from its second block on.
+    const spike = createSortedWindow(500, 1, { trimTop: true });
+    const quiet = (n: number) => {
+      for (let i = 0; i < n; i++) spike.push([200n + BigInt(i % 2)], 100n);
+    };
+    quiet(400);
+    spike.push([90_000n], 100n);
+    expect(read(spike, 100n).at(-1)).toBe(201n);
+    spike.push([80_000n], 100n);
+    expect(read(spike, 100n).slice(-2)).toEqual([80_000n, 80_000n]);
+    // Read while the run's second block is in the window, and no longer once it has left.
+    quiet(499);
+    expect(read(spike, 100n).at(-1)).toBe(80_000n);
+    quiet(1);
+    expect(read(spike, 100n).at(-1)).toBe(201n);
   });
 });

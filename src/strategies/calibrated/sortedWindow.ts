@@ -18,8 +18,8 @@ export interface SortedWindow {
    * `floor`: `(price + 1) · (floor + 1) / (ref + 1) − 1`, rounded up. Exactly the price held
    * when its `ref` is `floor`, so on a chain whose minimum does not move the window holds
    * plain prices; on one whose minimum moves every block (a base fee), it holds how far above
-   * the minimum blocks clear. With `trimTop`, no rank reads above the `perBlock + 1`-th highest
-   * price (see {@link SortedWindowOptions.trimTop}).
+   * the minimum blocks clear. With `trimTop`, no rank reads above what enough blocks reached
+   * (see {@link SortedWindowOptions.trimTop}).
    */
   at(i: number, floor: bigint): bigint;
   /** Forget every block. */
@@ -34,10 +34,12 @@ export interface SortedWindowOptions {
    */
   readonly relative?: boolean;
   /**
-   * Read no rank above the highest price of a second block (the `perBlock + 1`-th highest
-   * price): what a single block reached is not a tail to bid on. A window of hundreds of blocks
-   * would otherwise serve one block's outlier, at its top rank, for as long as it holds it.
-   * Ignored while the window holds no more than `perBlock` prices. @default false
+   * For a window of one price a block: read no rank above the highest price that
+   * `1 + max(1, floor(blocks / 100))` of its blocks reached (the second-highest of 100 blocks,
+   * the sixth-highest of 500), unless two consecutive blocks reached more (a spike). What a few
+   * scattered blocks reached is not a tail to bid on: a window of hundreds of blocks would
+   * otherwise serve their outlier, at its top rank, for as long as it holds them. A price that
+   * more blocks reach, scattered or in a run, is read as it is. @default false
    */
   readonly trimTop?: boolean;
 }
@@ -100,10 +102,21 @@ export function createSortedWindow(
 ): SortedWindow {
   const relative = options.relative ?? true;
   const trimTop = options.trimTop ?? false;
+  if (trimTop && perBlock !== 1) throw new Error("trimTop takes a window of one price a block");
+  // Blocks that must reach a price for it to be read, scattered: 2 up to 199 blocks, then one
+  // more for each 100.
+  const reach = 1 + Math.max(1, Math.floor(blocks / 100));
   const sorted: Entry[] = [];
   const ring: Entry[][] = Array.from({ length: blocks }, () => []);
   let head = 0;
   let filled = 0;
+  // With `trimTop`: each block's price, lowered to the block before's where that is lower
+  // (what two consecutive blocks reached), by push number, and the push numbers whose value is
+  // the highest of those after them in the window, highest first (a sliding maximum).
+  const runs: (Entry | undefined)[] = trimTop ? new Array(blocks) : [];
+  const maxRun: number[] = [];
+  let pushes = 0;
+  let last: Entry | undefined;
   return {
     push(prices, blockRef) {
       const ref = relative ? blockRef : 0n;
@@ -118,15 +131,33 @@ export function createSortedWindow(
         slot.push(e);
         sorted.splice(lowerBound(sorted, e), 0, e);
       }
+      if (trimTop) {
+        const e = slot[0];
+        const run = e && last && before(last, e) ? last : last ? e : undefined;
+        runs[pushes % blocks] = run;
+        while (maxRun.length > 0 && maxRun[0]! <= pushes - blocks) maxRun.shift();
+        if (run !== undefined) {
+          while (maxRun.length > 0 && !before(run, runs[maxRun.at(-1)! % blocks]!)) maxRun.pop();
+          maxRun.push(pushes);
+        }
+        last = e;
+        pushes++;
+      }
       head = (head + 1) % blocks;
     },
     get size() {
       return sorted.length;
     },
     at(rank, floor) {
-      const i =
-        trimTop && sorted.length > perBlock ? Math.min(rank, sorted.length - 1 - perBlock) : rank;
-      const { price, ref } = sorted[i]!;
+      let entry = sorted[rank]!;
+      if (trimTop) {
+        // The highest price read: reached by `reach` blocks, or by a run of two.
+        let top = sorted[Math.max(0, sorted.length - reach)]!;
+        const run = maxRun.length > 0 ? runs[maxRun[0]! % blocks]! : undefined;
+        if (run !== undefined && before(top, run)) top = run;
+        if (before(top, entry)) entry = top;
+      }
+      const { price, ref } = entry;
       if (!relative || ref === floor) return price;
       const scaled = (price + 1n) * (floor + 1n);
       const q = scaled / (ref + 1n);
@@ -138,6 +169,10 @@ export function createSortedWindow(
       for (const slot of ring) slot.length = 0;
       head = 0;
       filled = 0;
+      runs.fill(undefined);
+      maxRun.length = 0;
+      pushes = 0;
+      last = undefined;
     },
   };
 }
