@@ -10,7 +10,6 @@ import {
   markParsed,
 } from "../core/config.js";
 import { describeValue, shorten } from "../core/describeValue.js";
-import { didYouMean } from "../core/didYouMean.js";
 import { duplicateKeyIssues } from "../core/duplicateKeys.js";
 import { BaseError, InvalidConfigError, type ValidationIssue } from "../core/errors.js";
 import { jsonErrorOffset } from "../core/jsonErrorOffset.js";

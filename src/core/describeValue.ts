@@ -34,18 +34,21 @@ export function describeValue(value: unknown): string {
   }
 }
 
+/** `s` quoted as JSON, with what JSON leaves as is but a terminal would not show escaped too. */
+const quote = (s: string) => escapeControls(JSON.stringify(s));
+
 function showString(s: string): string {
   if (s.length <= MAX_ECHO - 2) {
-    const quoted = JSON.stringify(s);
+    const quoted = quote(s);
     if (quoted.length <= MAX_ECHO) return quoted;
   }
   const suffix = ` (${s.length} characters)`;
   // Escapes can make the quoted form longer than the characters kept: cut until it fits.
   let keep = MAX_ECHO - suffix.length - 3;
-  let head = JSON.stringify(headOf(s, keep)).slice(0, -1);
+  let head = quote(headOf(s, keep)).slice(0, -1);
   while (head.length + 2 + suffix.length > MAX_ECHO && keep > 0) {
     keep = Math.floor(keep / 2);
-    head = JSON.stringify(headOf(s, keep)).slice(0, -1);
+    head = quote(headOf(s, keep)).slice(0, -1);
   }
   return `${head}…"${suffix}`;
 }
@@ -96,14 +99,19 @@ export function oneLine(text: string, max = 200): string {
   return escapeControls(cut);
 }
 
-// C0 and C1 control characters, DEL, and the line and paragraph separators.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
-const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+// C0 and C1 control characters, DEL, the line and paragraph separators, and the invisible
+// format characters: zero-width ones, the byte order mark, and the bidirectional overrides and
+// isolates (which reorder what a terminal shows after them: a message quoting input would read
+// otherwise than it is).
+const CONTROLS =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
+  /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
 /**
  * `text` with its control characters written as `\uXXXX`, so that text taken from an input
  * (a field name, a JSON parser's quote of a bad line) never moves a terminal's cursor, sets its
- * title or starts a new log line.
+ * title, starts a new log line, hides in a message (a byte order mark, a zero-width space) or
+ * reorders what is shown after it (the bidirectional overrides).
  *
  * @example
  * escapeControls("a\u001b[2Jb\nc"); // "a\\u001b[2Jb\\u000ac"

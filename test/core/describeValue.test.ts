@@ -24,3 +24,16 @@ describe("messages that quote input are cut between characters, never inside one
     }
   });
 });
+
+describe("messages that quote input show what is invisible", () => {
+  it("escapes a byte order mark, zero-width characters and bidirectional overrides", () => {
+    // A BOM inside a file (two files joined with cat) made "Unexpected token ''" read as empty;
+    // a right-to-left override reorders everything a terminal shows after it.
+    expect(shorten("a\uFEFFb\u200Bc\u202Ed\u2066e\u2069f")).toBe(
+      "a\\ufeffb\\u200bc\\u202ed\\u2066e\\u2069f",
+    );
+    expect(describeValue("x\u202Ey")).toBe('"x\\u202ey"');
+    // Letters of any script stay as they are.
+    expect(shorten("prix élevé, 价格, سعر")).toBe("prix élevé, 价格, سعر");
+  });
+});
