@@ -132,6 +132,13 @@ describe("pipelined requests (issue 13, item 8)", () => {
       { halfClose: true },
     );
     expect(plain.responses.map((x) => x.status)).toEqual([200, 404]);
+    // Nor is a token followed by a no-break space (node trims spaces and tabs only).
+    const nbsp = Buffer.from(
+      `GET /v1 HTTP/1.1\r\nHost: x\r\nConnection: upgrade\u00a0\r\nUpgrade: h2c\r\n\r\n${GET("/nope")}`,
+      "latin1",
+    );
+    const odd = await exchange(port, [nbsp], { halfClose: true });
+    expect(odd.responses.map((x) => x.status)).toEqual([200, 404]);
   });
 
   it("a client pipelining past maxPipelinedRequests in one read gets that many answers, a 503, and a closed connection; the server then paces every connection", async () => {

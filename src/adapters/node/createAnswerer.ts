@@ -315,10 +315,13 @@ export function createAnswerer(context: AnswererContext): Answerer {
  * and so stops reading the connection at its head.
  */
 function asksUpgrade(req: http.IncomingMessage): boolean {
-  const connection = req.headers.connection;
+  // Tokens trimmed of spaces and tabs only, as node's parser does (`trim()` would also take a
+  // no-break space, which node reads as part of the token).
   return (
     req.headers.upgrade !== undefined &&
-    connection !== undefined &&
-    connection.split(",").some((t) => t.trim().toLowerCase() === "upgrade")
+    (req.headers.connection
+      ?.split(",")
+      .some((t) => t.replace(/^[ \t]+|[ \t]+$/g, "").toLowerCase() === "upgrade") ??
+      false)
   );
 }

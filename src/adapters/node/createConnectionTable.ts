@@ -27,8 +27,8 @@ export interface TrackedConnection {
    * seen reading part of an answer ({@link ConnectionTable.noteWrites}), in ms.
    */
   lastProgress: number;
-  /** Bytes of its answers the kernel had taken when last looked at (see `noteWrites`). */
-  flushed: number;
+  /** Bytes of its answers still waiting for the kernel when last looked at (see `noteWrites`). */
+  unsent: number;
   /** Whether at least one answer went out on it (it is a kept-alive connection). */
   served: boolean;
   /**
@@ -65,10 +65,10 @@ export interface ConnectionTable {
    */
   owesNothing(connection: TrackedConnection): boolean;
   /**
-   * Look at how much of its answers the kernel has taken from `connection`: if more than at
-   * the last look, its client is reading, and that is progress at `time`. Done at every
-   * eviction and by the server's sweep, so a client downloading a large answer slowly is not
-   * taken for one that reads nothing.
+   * Look at how much of its answers still waits for the kernel on `connection`: if less than
+   * at the last look, its client is reading, and that is progress at `time`. Done at every
+   * eviction, by the server's sweep and when an answer goes out, so a client downloading a
+   * large answer slowly is not taken for one that reads nothing.
    */
   noteWrites(connection: TrackedConnection, time: number): void;
   /** Record that `connection`'s answers have all gone out at `time`: it is idle from then on. */
@@ -95,6 +95,17 @@ export interface ConnectionTable {
 }
 
 /**
+ * Bytes of `socket`'s pending writes that the kernel has not taken yet: node's `writableLength`
+ * counts a write until all of it is taken, so within one large answer only the handle's queue
+ * (libuv's, not a public API: 0 where there is none) shows a client reading.
+ */
+function queuedInHandle(socket: Socket): number {
+  const queued = (socket as unknown as { _handle?: { writeQueueSize?: unknown } | null })._handle
+    ?.writeQueueSize;
+  return typeof queued === "number" ? queued : 0;
+}
+
+/**
  * Book-keeping of a node server's open connections: how many answers each still owes, whether
  * it is idle and since when (the eviction order at the connection cap, and the drain).
  *
@@ -118,11 +129,9 @@ export function createConnectionTable(now: () => number): ConnectionTable {
     c.inFlight === 0 && c.held === 0 && c.socket.writableLength === 0;
   const isIdle = (c: TrackedConnection) => owesNothing(c) && c.socket.bytesRead === c.mark;
   function noteWrites(c: TrackedConnection, time: number) {
-    // `bytesWritten` counts what is still queued in the socket too.
-    const flushed = c.socket.bytesWritten - c.socket.writableLength;
-    if (flushed === c.flushed) return;
-    c.flushed = flushed;
-    if (time > c.lastProgress) c.lastProgress = time;
+    const unsent = c.socket.writableLength + queuedInHandle(c.socket);
+    if (unsent < c.unsent && time > c.lastProgress) c.lastProgress = time;
+    c.unsent = unsent;
   }
 
   return {
@@ -138,7 +147,7 @@ export function createConnectionTable(now: () => number): ConnectionTable {
         mark: 0,
         idleSince: now(),
         lastProgress: now(),
-        flushed: 0,
+        unsent: 0,
         served: false,
         closing: false,
         deferred: undefined,
@@ -171,12 +180,11 @@ export function createConnectionTable(now: () => number): ConnectionTable {
       let arriving: TrackedConnection | undefined;
       let greedy: TrackedConnection | undefined;
       for (const c of connections.values()) {
+        if (c.socket.writableLength > 0) noteWrites(c, time);
         if (isIdle(c)) {
           if (c.idleSince <= before && c.idleSince < (idle?.idleSince ?? before + 1)) idle = c;
-        } else if (c.socket.writableLength > 0) {
-          noteWrites(c, time);
-          if (c.lastProgress <= before) stalled ??= c;
-        } else if (owesNothing(c)) {
+        } else if (c.socket.writableLength > 0 && c.lastProgress <= before) stalled ??= c;
+        else if (owesNothing(c)) {
           // Only the bytes of a request still arriving keep it from being idle.
           if (c.lastProgress <= before && c.lastProgress < (arriving?.lastProgress ?? before + 1))
             arriving = c;

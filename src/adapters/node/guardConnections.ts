@@ -37,7 +37,7 @@ function closedConnection(socket: Socket, peer: string): TrackedConnection {
     mark: 0,
     idleSince: 0,
     lastProgress: 0,
-    flushed: 0,
+    unsent: 0,
     served: false,
     closing: true,
     deferred: undefined,
