@@ -153,6 +153,22 @@ describe("gasdigest record", () => {
     expect(blocks[firstOfNext]!.height).toBe(477446000n);
     expect(blocks.every((b, i) => b.epoch === (i < firstOfNext ? 12345n : 12346n))).toBe(true);
     expect(await replayLines(file)).toHaveLength(1001);
+
+    // A file that ends on an epoch's last block: the appended chain opens the next epoch at once,
+    // as one run of the simulator would (not a whole epoch later).
+    const edge = join(tmp(), "edge.ndjson");
+    expect((await record(["--source", "sim", "--blocks", "999", "--out", edge])).code).toBe(0);
+    expect(
+      (await record(["--source", "sim", "--blocks", "2", "--out", edge, "--append"])).code,
+    ).toBe(0);
+    const tail = lines(edge)
+      .slice(-3)
+      .map((l) => parseBlockSample(parseJsonLossless(l)));
+    expect(tail.map((b) => [b.height, b.epoch])).toEqual([
+      [999n, 1n],
+      [1000n, 2n],
+      [1001n, 2n],
+    ]);
   });
 
   it("writes one progress line per block crossing a 10 % step, even with fewer than 10 blocks", async () => {

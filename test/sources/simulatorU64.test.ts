@@ -71,6 +71,9 @@ describe("simulator: every generated field stays within u64, checked at the call
     const [block] = [...simulateBlocks({ ...o, startHeight: U - 1n })];
     expect([block!.height, block!.epoch]).toEqual([U - 1n, U]);
     expect(issues({ ...o, startHeight: U, epochLength: 2 })).toEqual([]);
+    // From a given startEpoch the epoch no longer follows the height: 2^64-1 is a height again.
+    const [last] = [...simulateBlocks({ ...o, startHeight: U, startEpoch: 5 })];
+    expect([last!.height, last!.epoch]).toEqual([U, 5n]);
   });
 
   it("from a given startEpoch, the epoch goes up at each multiple of epochLength and stays within u64", () => {

@@ -1,6 +1,6 @@
 import type { BlockSample } from "../../core/blockSample.js";
 import { U64_MAX } from "../../core/u64.js";
-import type { SimulatorOptions } from "./options.js";
+import { DEFAULT_EPOCH_LENGTH, type SimulatorOptions } from "./options.js";
 
 /**
  * A start after another chain's last value `after` (a version, a timestamp): `after + step`,
@@ -22,11 +22,17 @@ function after(value: bigint | undefined, step: bigint): bigint | undefined {
  * @example
  * simulator({ seed: 1, blocks: 10, ...continuedChain(last) });
  */
-export function continuedChain(b: BlockSample | undefined): SimulatorOptions {
+export function continuedChain(
+  b: BlockSample | undefined,
+  epochLength = DEFAULT_EPOCH_LENGTH,
+): SimulatorOptions {
   if (!b) return {};
+  const height = b.height + 1n;
   return {
-    startHeight: b.height + 1n,
-    startEpoch: b.epoch,
+    startHeight: height,
+    // The next height opens an epoch when it is a multiple of the epoch length.
+    startEpoch: height % BigInt(epochLength) === 0n ? b.epoch + 1n : b.epoch,
+    epochLength,
     startVersion: after(b.lastVersion, 1n),
     startTimeUsec: after(b.timestampUsec, 250_000n),
     chainId: b.chainId,

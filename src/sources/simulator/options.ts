@@ -79,6 +79,9 @@ export interface ResolvedSimulatorOptions {
   readonly minGasUnitPrice: number;
 }
 
+/** Blocks per epoch when `epochLength` is not given. */
+export const DEFAULT_EPOCH_LENGTH = 1000;
+
 /** Largest minimum price accepted: bids go up to 10^4 × the minimum and must stay exact. */
 const MAX_MIN_PRICE = 1_000_000_000;
 
@@ -110,7 +113,7 @@ const shape = {
     .optional(),
   startHeight: u64.default(1n),
   startVersion: u64.optional(),
-  epochLength: count("blocks").min(1, "must be at least 1").default(1000),
+  epochLength: count("blocks").min(1, "must be at least 1").default(DEFAULT_EPOCH_LENGTH),
   startEpoch: u64.optional(),
   startTimeUsec: u64.default(1_700_000_000_000_000n),
   clock: z

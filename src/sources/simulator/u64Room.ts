@@ -43,7 +43,9 @@ const max0 = (n: bigint) => (n < 0n ? 0n : n);
  * epilogue) and synthetic timestamps (none with the wall clock).
  */
 function room(o: RoomOptions) {
-  const lastHeight = o.epochLength === 1 ? U64_MAX - 1n : U64_MAX;
+  // The default epoch is 1 + height / epochLength: with epochLength 1 it passes u64 a height
+  // before the height does. From a given startEpoch, the epochs' own room says.
+  const lastHeight = o.epochLength === 1 && o.startEpoch === undefined ? U64_MAX - 1n : U64_MAX;
   const perBlock = BigInt(o.blockCapacity + 2);
   const length = BigInt(o.epochLength);
   return {
@@ -113,7 +115,9 @@ export function roomIssues(o: RoomOptions, given: (key: string) => boolean): Val
           },
     );
   };
-  const lastHeight = o.epochLength === 1 ? U64_MAX - 1n : U64_MAX;
+  // The default epoch is 1 + height / epochLength: with epochLength 1 it passes u64 a height
+  // before the height does. From a given startEpoch, the epochs' own room says.
+  const lastHeight = o.epochLength === 1 && o.startEpoch === undefined ? U64_MAX - 1n : U64_MAX;
   const heightRoom: [bigint, string, bigint, bigint] = [
     r.heights,
     "startHeight",
