@@ -93,7 +93,7 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
       throw new InvalidConfigError([
         {
           path: "metricsPath",
-          message: `"${o.metricsPath}" is already a route of the handler${bp ? ` (its routes are under basePath "${bp}")` : ""}`,
+          message: `"${o.metricsPath}" is already a route of the handler${bp ? ` (its routes are under the base path "${bp}")` : ""}`,
         },
       ]);
     routes.set(o.metricsPath, (_request, head) => (head ? scrapeHead : scrapeGet));

@@ -118,7 +118,7 @@ describe("gasdigest serve --metrics", () => {
     // A base path that puts the handler's own routes where the scrape would be: named by the
     // flags, not by the handler's option (metricsPath) the user never set.
     await expect(serve(["--base-path", "/metrics", "--metrics"])).rejects.toThrow(
-      '--metrics "/metrics" is already a route of the handler (its routes are under basePath "/metrics")',
+      '--metrics "/metrics" is already a route of the handler (its routes are under the base path "/metrics")',
     );
   });
 });
