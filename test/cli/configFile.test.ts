@@ -11,60 +11,57 @@ const HAND = join(import.meta.dirname, "..", "fixtures", "hand.ndjson");
 const dir = mkdtempSync(join(tmpdir(), "gasdigest-configfile-"));
 const replay = (config: string) => runCli(["replay", "--input", HAND, "--config", config]);
 
+/** What `replay` says of a config file holding `json` (written as `name`), refused with exit 1. */
+async function refused(name: string, json: string): Promise<string> {
+  const file = join(dir, name);
+  writeFileSync(file, json);
+  const r = await replay(file);
+  expect(r.code).toBe(1);
+  return r.stderr;
+}
+
 describe("--config FILE", () => {
   it("a key given twice is an error naming it (JSON.parse would keep the last value unread)", async () => {
-    const file = join(dir, "twice.json");
-    writeFileSync(
-      file,
+    const stderr = await refused(
+      "twice.json",
       '{"lowBlockHistory": 200000, "lowBlockHistory": 2, "calibrated": {"learningRate": 0.1, "learningRate": 0.2}}',
     );
-    const r = await replay(file);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain(
+    expect(stderr).toContain(
       "lowBlockHistory: is given twice in the file (only the last would count); give it once",
     );
-    expect(r.stderr).toContain("calibrated.learningRate: is given twice in the file");
+    expect(stderr).toContain("calibrated.learningRate: is given twice in the file");
   });
 
   it("a key given twice is listed with the file's other problems, not instead of them", async () => {
-    const file = join(dir, "twiceplus.json");
-    writeFileSync(
-      file,
+    const stderr = await refused(
+      "twiceplus.json",
       '{"lowBlockHistory": 1, "lowBlockHistory": 2, "nope": 1, "geth": {"blocks": 0}}',
     );
-    const r = await replay(file);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain("lowBlockHistory: is given twice in the file");
-    expect(r.stderr).toContain("nope:");
-    expect(r.stderr).toContain("geth.blocks:");
+    expect(stderr).toContain("lowBlockHistory: is given twice in the file");
+    expect(stderr).toContain("nope:");
+    expect(stderr).toContain("geth.blocks:");
   });
 
   it("names a typo'd key with the key it likely meant, and a switch or an override by the values they take", async () => {
-    const file = join(dir, "words.json");
-    writeFileSync(
-      file,
+    const stderr = await refused(
+      "words.json",
       '{"lowBlocHistory": 5, "skipLatestBlock": "false", "enabled": null, "staticOverride": []}',
     );
-    const r = await replay(file);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain("lowBlocHistory: unknown field (did you mean lowBlockHistory?)");
+    expect(stderr).toContain("lowBlocHistory: unknown field (did you mean lowBlockHistory?)");
     // Inside a strategy block too, at any depth; a key close to none is only named.
-    const nested = join(dir, "nested.json");
-    writeFileSync(
-      nested,
+    const nested = await refused(
+      "nested.json",
       '{"calibrated": {"tierz": {}, "tiers": {"regullar": {}, "regular": {"probabilty": 0.9}}, "zzzz": 1}}',
     );
-    const n = await replay(nested);
-    expect(n.code).toBe(1);
-    expect(n.stderr).toContain("calibrated.tierz: unknown field (did you mean tiers?)");
-    expect(n.stderr).toContain("calibrated.tiers.regullar: unknown field (did you mean regular?)");
-    expect(n.stderr).toContain(
+    expect(nested).toContain("calibrated.tierz: unknown field (did you mean tiers?)");
+    expect(nested).toContain("calibrated.tiers.regullar: unknown field (did you mean regular?)");
+    expect(nested).toContain(
       "calibrated.tiers.regular.probabilty: unknown field (did you mean probability?)",
     );
-    expect(n.stderr).toContain("calibrated.zzzz: unknown field\n");
-    expect(r.stderr).toContain('skipLatestBlock: must be true or false, got "false"');
-    expect(r.stderr).toContain("enabled: must be true or false, got null");
-    expect(r.stderr).toContain(
+    expect(nested).toContain("calibrated.zzzz: unknown field\n");
+    expect(stderr).toContain('skipLatestBlock: must be true or false, got "false"');
+    expect(stderr).toContain("enabled: must be true or false, got null");
+    expect(stderr).toContain(
       "staticOverride: must be an object of three prices (low, market, aggressive; or deprioritized, regular, prioritized), got an array",
     );
   });
