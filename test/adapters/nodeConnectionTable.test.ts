@@ -49,6 +49,21 @@ describe("the connection table at the cap", () => {
     expect(table.evictable(1000)).toBe(c);
   });
 
+  it("measures reads from the bytes waiting when the answer was written, not from the next look", () => {
+    // The answer is written at 0 (the server notes what waits then), the client reads at 500 ms,
+    // the sweep looks at 950 ms: that read is progress, so at 1 s the connection is not stalled.
+    const { clock, table, socket, c } = oneConnection(0);
+    socket.bytesWritten = socket.writableLength = socket._handle.writeQueueSize = 10_000_000;
+    table.noteWrites(c, 0);
+    socket._handle.writeQueueSize = 8_000_000;
+    clock.time = 950;
+    table.noteWrites(c, clock.time);
+    clock.time = 1000;
+    expect(table.evictable(1000)).toBeUndefined();
+    clock.time = 1960;
+    expect(table.evictable(1000)).toBe(c);
+  });
+
   it("still closes the connection holding the most unparsed requests when its client reads", () => {
     // A pipelining client with 1 MiB of requests held back, reading its answers now and then.
     const { clock, table, socket, c } = oneConnection(4000);

@@ -132,13 +132,29 @@ describe("pipelined requests (issue 13, item 8)", () => {
       { halfClose: true },
     );
     expect(plain.responses.map((x) => x.status)).toEqual([200, 404]);
-    // Nor is a token followed by a no-break space (node trims spaces and tabs only).
-    const nbsp = Buffer.from(
-      `GET /v1 HTTP/1.1\r\nHost: x\r\nConnection: upgrade\u00a0\r\nUpgrade: h2c\r\n\r\n${GET("/nope")}`,
-      "latin1",
+    // Nor, to node's parser, a token followed by a no-break space, or a blank Upgrade.
+    for (const [connection, upgrade] of [
+      ["upgrade\u00a0", "h2c"],
+      ["upgrade", " "],
+    ] as const) {
+      const head = `GET /v1 HTTP/1.1\r\nHost: x\r\nConnection: ${connection}\r\nUpgrade: ${upgrade}\r\n\r\n`;
+      const odd = await exchange(port, [Buffer.from(head + GET("/nope"), "latin1")], {
+        halfClose: true,
+      });
+      expect(
+        odd.responses.map((x) => x.status),
+        JSON.stringify(connection + upgrade),
+      ).toEqual([200, 404]);
+    }
+    // A tab before the token is read as an upgrade, as node does.
+    const tabbed = await exchange(
+      port,
+      [
+        `GET /v1 HTTP/1.1\r\nHost: x\r\nConnection:\tUpgrade \r\nUpgrade: h2c\r\n\r\n${GET("/nope")}`,
+      ],
+      { timeoutMs: 3000 },
     );
-    const odd = await exchange(port, [nbsp], { halfClose: true });
-    expect(odd.responses.map((x) => x.status)).toEqual([200, 404]);
+    expect(tabbed.responses.map((x) => x.status)).toEqual([200]);
   });
 
   it("a client pipelining past maxPipelinedRequests in one read gets that many answers, a 503, and a closed connection; the server then paces every connection", async () => {

@@ -81,8 +81,13 @@ export function createAnswerer(context: AnswererContext): Answerer {
       if (response.body === undefined || req.method === "HEAD") res.end();
       else res.end(response.body);
       // What the kernel did not take waits here: the client has until writeIdleTimeout to read.
-      if (res.socket !== null && res.socket.writableLength > 0)
+      if (res.socket !== null && res.socket.writableLength > 0) {
         res.socket.setTimeout(o.writeIdleTimeout);
+        // The bytes waiting now are what the client's reads are measured against (see
+        // `noteWrites`): without this, what it reads before the next look would go unseen.
+        const c = connections.get(res.socket);
+        if (c !== undefined) connections.noteWrites(c, Date.now());
+      }
     } catch (err) {
       // A client that went away, or a response the socket can no longer take.
       logger.debug({ err, url: req.url }, "could not write the response");
@@ -315,13 +320,12 @@ export function createAnswerer(context: AnswererContext): Answerer {
  * and so stops reading the connection at its head.
  */
 function asksUpgrade(req: http.IncomingMessage): boolean {
-  // Tokens trimmed of spaces and tabs only, as node's parser does (`trim()` would also take a
-  // no-break space, which node reads as part of the token).
-  return (
-    req.headers.upgrade !== undefined &&
-    (req.headers.connection
-      ?.split(",")
-      .some((t) => t.replace(/^[ \t]+|[ \t]+$/g, "").toLowerCase() === "upgrade") ??
-      false)
-  );
+  // As node's parser (llhttp) reads them: an `Upgrade` value that is not blank, and a
+  // `Connection` token `upgrade` with spaces or tabs around it (`trim()` would also take a
+  // no-break space, which makes it another token to node). One case reads differently: llhttp
+  // takes `upgrade` followed by a tab for another token, and node hands over the header's value
+  // with that tab trimmed. Closing after such a request is early, never an answer out of turn.
+  const upgrade = req.headers.upgrade;
+  if (upgrade === undefined || /^[ \t]*$/.test(upgrade)) return false;
+  return req.headers.connection?.split(",").some((t) => /^[ \t]*upgrade[ \t]*$/i.test(t)) ?? false;
 }
