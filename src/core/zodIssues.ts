@@ -31,7 +31,15 @@ export function moreParams(count: number): { more: number } {
 }
 
 /** Wrappers whose inner schema holds the fields (a field made optional, given a default, ...). */
-const WRAPPERS = new Set(["optional", "default", "prefault", "nullable", "readonly", "catch"]);
+const WRAPPERS = new Set([
+  "optional",
+  "nonoptional",
+  "default",
+  "prefault",
+  "nullable",
+  "readonly",
+  "catch",
+]);
 
 /**
  * The field names the object that `schema` expects at `path` takes, or `undefined` where the
@@ -47,6 +55,7 @@ export function fieldsAt(schema: z.ZodType, path: readonly PropertyKey[]): strin
     const def = at._zod.def as unknown as Record<string, unknown> & { type: string };
     if (WRAPPERS.has(def.type)) at = def.innerType as z.ZodType;
     else if (def.type === "pipe") at = def.in as z.ZodType;
+    else if (def.type === "lazy") at = (def.getter as () => z.ZodType)();
     else if (def.type === "object") {
       const shape = def.shape as Record<string, z.ZodType>;
       if (i === path.length) return Object.keys(shape);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { didYouMean } from "../../src/core/didYouMean.js";
+import { fieldsAt } from "../../src/core/zodIssues.js";
 import { runCli } from "../helpers/cli.js";
 
 describe("a mistyped command or flag gets a suggestion", () => {
@@ -38,5 +40,26 @@ describe("a mistyped command or flag gets a suggestion", () => {
     expect(path.code).toBe(1);
     expect(path.stderr).toContain("/nonexistent\\u001b[2J");
     for (const r of [command, flag, path]) expect(r.stderr).not.toContain("\u001b");
+  });
+});
+
+describe("fieldsAt: the fields an object schema takes at a path, through wrappers", () => {
+  it("walks optional, default, nonoptional, pipe, lazy and array schemas", () => {
+    const inner = z.strictObject({ probability: z.number(), withinBlocks: z.int() });
+    const schema = z.strictObject({
+      tiers: z.strictObject({ regular: inner.optional(), prioritized: inner.nonoptional() }),
+      lazy: z.lazy(() => inner),
+      piped: z.strictObject({ a: z.number() }).pipe(z.strictObject({ a: z.number() })),
+      list: z.array(inner).default([]),
+    });
+    expect(fieldsAt(schema, [])).toEqual(["tiers", "lazy", "piped", "list"]);
+    expect(fieldsAt(schema, ["tiers", "regular"])).toEqual(["probability", "withinBlocks"]);
+    expect(fieldsAt(schema, ["tiers", "prioritized"])).toEqual(["probability", "withinBlocks"]);
+    expect(fieldsAt(schema, ["lazy"])).toEqual(["probability", "withinBlocks"]);
+    expect(fieldsAt(schema, ["piped"])).toEqual(["a"]);
+    expect(fieldsAt(schema, ["list", 3])).toEqual(["probability", "withinBlocks"]);
+    // Where no object schema is: undefined, not a guess.
+    expect(fieldsAt(schema, ["tiers", "nope"])).toBeUndefined();
+    expect(fieldsAt(z.record(z.string(), inner), ["x"])).toBeUndefined();
   });
 });
