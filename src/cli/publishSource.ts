@@ -61,9 +61,8 @@ export function publishSource(
       return simulator({
         seed: f.seed,
         intervalMs: f.intervalMs,
+        // After the stream's top (its timestamps are the wall clock's, so its own do not matter).
         ...continuedChain(f.after),
-        startHeight: f.startHeight,
-        startTimeUsec: undefined,
         clock: "wall",
       });
     case "ndjson": {

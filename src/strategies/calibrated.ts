@@ -22,9 +22,8 @@ import { createSortedWindow, type SortedWindow } from "./calibrated/sortedWindow
  * estimate the tail of a chain whose blocks clear independently, and remember the last spike
  * when a promise must cover the next one. A spike is many blocks: the long windows read no rank
  * above what more than 1 % of their blocks (6 of 500, 2 of 100) or a run of two reached
- * (`trimTop`), so a
- * few blocks far above the rest move the tiers only while the short windows hold them, not for
- * the hundreds of blocks a long one would.
+ * (`trimTop`), so a few blocks far above the rest move the tiers only while the short windows
+ * hold them, not for the hundreds of blocks a long one would.
  */
 const WINDOWS = [
   { blocks: 5, sample: "lowest", trimTop: false },

@@ -15,24 +15,20 @@ function after(value: bigint | undefined, step: bigint): bigint | undefined {
  * The simulator options that make a simulated chain go on after block `b` (the CLI's
  * `record --append --source sim` after a file's last block, `publish --source sim` after a
  * stream's top), so that what it writes reads back as one chain: the next height, `b`'s epoch
- * (the next one starts at a height that is a multiple of `epochLength`), chain id and minimum
- * price, and versions and synthetic timestamps after `b`'s (each left to the simulator's
- * default from half of u64's range on). No options without a block.
+ * (the next one starts at a height that is a multiple of the default `epochLength`, 1,000),
+ * chain id and minimum price, and versions and synthetic timestamps after `b`'s (each left to
+ * the simulator's default from half of u64's range on). No options without a block.
  *
  * @example
  * simulator({ seed: 1, blocks: 10, ...continuedChain(last) });
  */
-export function continuedChain(
-  b: BlockSample | undefined,
-  epochLength = DEFAULT_EPOCH_LENGTH,
-): SimulatorOptions {
+export function continuedChain(b: BlockSample | undefined): SimulatorOptions {
   if (!b) return {};
   const height = b.height + 1n;
   return {
     startHeight: height,
-    // The next height opens an epoch when it is a multiple of the epoch length.
-    startEpoch: height % BigInt(epochLength) === 0n ? b.epoch + 1n : b.epoch,
-    epochLength,
+    // The next height opens an epoch when it is a multiple of the (default) epoch length.
+    startEpoch: height % BigInt(DEFAULT_EPOCH_LENGTH) === 0n ? b.epoch + 1n : b.epoch,
     startVersion: after(b.lastVersion, 1n),
     startTimeUsec: after(b.timestampUsec, 250_000n),
     chainId: b.chainId,
