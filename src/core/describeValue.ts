@@ -99,25 +99,34 @@ export function oneLine(text: string, max = 200): string {
   return escapeControls(cut);
 }
 
-// C0 and C1 control characters, DEL, the line and paragraph separators, and the invisible
-// format characters: zero-width ones, the byte order mark, and the bidirectional overrides and
-// isolates (which reorder what a terminal shows after them: a message quoting input would read
-// otherwise than it is).
-const CONTROLS =
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
-  /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+// Every character that shows nothing or changes how what follows is shown: the control
+// characters (C0, C1, DEL), the format characters (zero-width ones, the byte order mark, the
+// soft hyphen, the bidirectional marks, overrides and isolates, the tag characters), the line
+// and paragraph separators, and a lone surrogate (which an output stream would turn into U+FFFD,
+// hiding what the input held). A message quoting input must read as the input is: a
+// right-to-left override reorders everything a terminal shows after it.
+const CONTROLS = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu;
+
+/** `\uXXXX`, or `\u{XXXXX}` above the Basic Multilingual Plane (a tag character). */
+function escapeOne(c: string): string {
+  const code = c.codePointAt(0)!;
+  const hex = code.toString(16);
+  return code > 0xffff ? `\\u{${hex}}` : `\\u${hex.padStart(4, "0")}`;
+}
 
 /**
- * `text` with its control characters written as `\uXXXX`, so that text taken from an input
+ * `text` with its invisible characters written as `\uXXXX`, so that text taken from an input
  * (a field name, a JSON parser's quote of a bad line) never moves a terminal's cursor, sets its
- * title, starts a new log line, hides in a message (a byte order mark, a zero-width space) or
- * reorders what is shown after it (the bidirectional overrides).
+ * title, starts a new log line, hides in a message (a byte order mark, a zero-width space, a
+ * soft hyphen) or reorders what is shown after it (the bidirectional overrides). Letters, marks
+ * and symbols of every script are left as they are, and so are emoji, except that a sequence
+ * joined by a zero-width joiner shows it (`\u200d`).
  *
  * @example
  * escapeControls("a\u001b[2Jb\nc"); // "a\\u001b[2Jb\\u000ac"
  */
 export function escapeControls(text: string): string {
-  return text.replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return text.replace(CONTROLS, escapeOne);
 }
 
 /**

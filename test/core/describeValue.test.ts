@@ -36,4 +36,15 @@ describe("messages that quote input show what is invisible", () => {
     // Letters of any script stay as they are.
     expect(shorten("prix élevé, 价格, سعر")).toBe("prix élevé, 价格, سعر");
   });
+
+  it("escapes every format character, astral ones and a lone surrogate too", () => {
+    // A soft hyphen, the Arabic letter mark (a bidirectional mark), a deprecated format
+    // character, an interlinear annotation anchor, a tag letter (astral: \u{...}) and a lone
+    // surrogate, which a UTF-8 stream would have shown as U+FFFD.
+    expect(shorten("a\u00ADb\u061Cc\u206Ad\uFFF9e\u{E0041}f\uD800g")).toBe(
+      "a\\u00adb\\u061cc\\u206ad\\ufff9e\\u{e0041}f\\ud800g",
+    );
+    // Combining marks, variation selectors and emoji are shown, not escaped.
+    expect(shorten("e\u0301 \u2764\uFE0F 😀")).toBe("e\u0301 \u2764\uFE0F 😀");
+  });
 });
