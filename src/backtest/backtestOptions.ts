@@ -1,10 +1,10 @@
 import { parseGasConfig } from "../core/config.js";
 import { describeValue } from "../core/describeValue.js";
 import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
-import { unreadableOptions } from "../core/readOptions.js";
+import { unknownFieldIssues, unreadableOptions } from "../core/readOptions.js";
 
-const KNOWN = new Set(["strategies", "config", "calmBlocks", "verify", "verifyEvery", "onBlock"]);
-const STRATEGY_KNOWN = new Set(["name", "strategy", "config"]);
+const KNOWN = ["strategies", "config", "calmBlocks", "verify", "verifyEvery", "onBlock"];
+const STRATEGY_KNOWN = ["name", "strategy", "config"];
 
 function blocksIssue(path: string, v: unknown): ValidationIssue | undefined {
   return v === undefined || (Number.isSafeInteger(v) && (v as number) >= 1)
@@ -34,9 +34,7 @@ function strategyIssues(s: unknown, i: number): ValidationIssue[] {
       },
     ];
   const o = s as Record<string, unknown>;
-  const issues: ValidationIssue[] = Object.keys(o)
-    .filter((k) => !STRATEGY_KNOWN.has(k))
-    .map((k) => ({ path: `${at}.${k}`, message: "unknown field" }));
+  const issues = unknownFieldIssues(o, STRATEGY_KNOWN, at);
   if (typeof o.strategy !== "function")
     issues.push({
       path: `${at}.strategy`,
@@ -70,9 +68,7 @@ export function checkBacktestOptions(options: unknown): void {
   const unreadable = unreadableOptions(options);
   if (unreadable) throw new InvalidConfigError([unreadable]);
   const o = options as Record<string, unknown>;
-  const issues: ValidationIssue[] = Object.keys(o)
-    .filter((k) => !KNOWN.has(k))
-    .map((k) => ({ path: k, message: "unknown field" }));
+  const issues = unknownFieldIssues(o, KNOWN);
   if (!Array.isArray(o.strategies) || o.strategies.length === 0)
     issues.push({ path: "strategies", message: "must list at least one strategy" });
   else issues.push(...o.strategies.flatMap((s, i) => strategyIssues(s, i)));

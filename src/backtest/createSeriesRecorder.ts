@@ -1,6 +1,6 @@
 import { describeValue } from "../core/describeValue.js";
-import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
-import { unreadableOptions } from "../core/readOptions.js";
+import { InvalidConfigError } from "../core/errors.js";
+import { unknownFieldIssues, unreadableOptions } from "../core/readOptions.js";
 import { type BacktestBlock, TIERS } from "./types.js";
 
 /** Options of {@link createSeriesRecorder}. */
@@ -64,7 +64,7 @@ export function createSeriesRecorder(options: SeriesRecorderOptions): SeriesReco
   const unreadable = unreadableOptions(options);
   if (unreadable) throw new InvalidConfigError([unreadable]);
   const maxPoints = options.maxPoints ?? 5000;
-  const issues: ValidationIssue[] = [];
+  const issues = unknownFieldIssues(options, ["strategies", "maxPoints"]);
   if (!Number.isInteger(maxPoints) || maxPoints < 2 || maxPoints % 2 !== 0)
     issues.push({
       path: "maxPoints",

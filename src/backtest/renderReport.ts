@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { BaseError } from "../core/errors.js";
+import { describeValue } from "../core/describeValue.js";
+import { BaseError, InvalidArgumentError } from "../core/errors.js";
+import { openOptions, unknownFieldIssues } from "../core/readOptions.js";
 import type { RecordedSeries } from "./createSeriesRecorder.js";
 import { formatFrontier } from "./formatFrontier.js";
 import { describeResult, TABLE_COLUMNS, TABLE_LEGEND, tableRows } from "./formatTable.js";
@@ -90,6 +92,36 @@ th:nth-child(-n+2), td:nth-child(-n+2) { text-align: left; }
 .chart { margin: 8px 0 24px; min-height: 300px; }
 `;
 
+const REPORT_FIELDS = ["result", "series", "title", "source", "frontier"];
+
+/** The report's options, checked as far as a misspelt or misplaced one would show. */
+function checkReportOptions(options: unknown): void {
+  const opened = openOptions(options);
+  if (opened.issue) throw new InvalidArgumentError([opened.issue]);
+  const o = opened.value;
+  const issues = unknownFieldIssues(o, REPORT_FIELDS);
+  const isObject = (v: unknown) => typeof v === "object" && v !== null;
+  if (!isObject(o.result) || !Array.isArray((o.result as { strategies?: unknown }).strategies))
+    issues.push({
+      path: "result",
+      message: `must be a backtest result, createBacktest()'s result() (got ${describeValue(o.result)})`,
+    });
+  if (!isObject(o.series) || !Array.isArray((o.series as { strategies?: unknown }).strategies))
+    issues.push({
+      path: "series",
+      message: `must be a recorded series, createSeriesRecorder()'s series() (got ${describeValue(o.series)})`,
+    });
+  for (const key of ["title", "source"])
+    if (o[key] !== undefined && typeof o[key] !== "string")
+      issues.push({ path: key, message: `must be a string (got ${describeValue(o[key])})` });
+  if (o.frontier !== undefined && !isObject(o.frontier))
+    issues.push({
+      path: "frontier",
+      message: `must be a frontier run's result (got ${describeValue(o.frontier)})`,
+    });
+  if (issues.length > 0) throw new InvalidArgumentError(issues);
+}
+
 /**
  * One self-contained HTML page of a backtest: the results table, and charts drawn by uPlot
  * (inlined from the copy of `uplot` the build ships, with its stylesheet; the page loads nothing and
@@ -97,11 +129,14 @@ th:nth-child(-n+2), td:nth-child(-n+2) { text-align: left; }
  * scale when every price is positive), and for 1, 3 and 10 blocks, inclusion against mean
  * overpayment with one point per strategy and tier (the mean separates tiers whose median is 1).
  *
+ * @throws {InvalidArgumentError} when the options are not a result and a series as made by
+ * `createBacktest` and `createSeriesRecorder` (every problem named), or hold an unknown field.
  * @throws {BaseError} when uPlot's files cannot be read (a build without `dist/uplot/`).
  * @example
  * await writeFile("report.html", renderReport({ result, series: recorder.series(), source: "spike.ndjson" }));
  */
 export function renderReport(options: RenderReportOptions): string {
+  checkReportOptions(options);
   const { result, series } = options;
   const title = options.title ?? "gasdigest backtest";
   const lib = chartLibrary();

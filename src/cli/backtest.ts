@@ -10,11 +10,12 @@ import { frontierResult } from "../backtest/frontierResult.js";
 import { readHistory } from "../backtest/readHistory.js";
 import { renderReport } from "../backtest/renderReport.js";
 import { BaseError, BlockOrderError } from "../core/errors.js";
-import { resolveStrategy, strategyNames } from "../strategies/registry.js";
+import { strategyNames } from "../strategies/registry.js";
 import { type CliIo, UsageError } from "./io.js";
 import { createLineReport, duplicateLine, issueLine } from "./lineMessages.js";
 import { loadConfigFile } from "./loadConfigFile.js";
-import { isStrategyPath, loadStrategyModule } from "./loadStrategyModule.js";
+import { strategyFor } from "./loadStrategy.js";
+import { isStrategyPath } from "./loadStrategyModule.js";
 import { checkOutputPath, fileFlag, requiredFileFlag, writeOutputFile } from "./outputFile.js";
 import { intFlag } from "./sourceSpec.js";
 
@@ -89,9 +90,7 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
   for (const name of names)
     strategies.push({
       name,
-      strategy: isStrategyPath(name)
-        ? await loadStrategyModule(name, file.gas)
-        : resolveStrategy(name, file.strategies),
+      strategy: await strategyFor(name, file),
     });
   const plan = values.frontier
     ? planFrontier(

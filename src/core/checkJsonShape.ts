@@ -1,5 +1,6 @@
 import { describeValue } from "./describeValue.js";
-import { InvalidArgumentError, InvalidJsonError, type ValidationIssue } from "./errors.js";
+import { InvalidArgumentError, InvalidJsonError } from "./errors.js";
+import { openOptions, unknownFieldIssues } from "./readOptions.js";
 
 /**
  * Counts JSON text may not exceed, checked before it is parsed: a reader that knows how its
@@ -25,16 +26,12 @@ const KEYS = ["maxContainers", "maxMembers", "maxObjectMembers", "maxValues"] as
 
 /** The limits checked (an object of the known keys, each a whole number >= 0 or Infinity). */
 export function checkShapeLimits(limits: unknown): void {
-  if (typeof limits !== "object" || limits === null)
-    throw new InvalidArgumentError([
-      { path: "options", message: `must be an object (got ${describeValue(limits)})` },
-    ]);
-  const issues: ValidationIssue[] = [];
-  for (const key of Object.keys(limits)) {
-    const v = (limits as Record<string, unknown>)[key];
-    if (!(KEYS as readonly string[]).includes(key))
-      issues.push({ path: key, message: `unknown field (takes ${KEYS.join(", ")})` });
-    else if (
+  const opened = openOptions(limits);
+  if (opened.issue) throw new InvalidArgumentError([opened.issue]);
+  const issues = unknownFieldIssues(opened.value, KEYS, "", `takes ${KEYS.join(", ")}`);
+  for (const key of KEYS) {
+    const v = opened.value[key];
+    if (
       v !== undefined &&
       !(typeof v === "number" && v >= 0 && (Number.isInteger(v) || v === Number.POSITIVE_INFINITY))
     )

@@ -1,6 +1,6 @@
 import { afterJsonString } from "./checkJsonShape.js";
 import type { ValidationIssue } from "./errors.js";
-import { formatPath } from "./zodIssues.js";
+import { formatPath } from "./readOptions.js";
 
 /** The most duplicate keys {@link duplicateKeys} reports. */
 const MAX_REPORTED = 20;

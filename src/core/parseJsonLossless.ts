@@ -51,12 +51,16 @@ export type ParseJsonOptions = JsonShapeLimits;
  * @example
  * parseJsonLossless('{"p": 18446744073709551615}') // { p: "18446744073709551615" }
  */
-export function parseJsonLossless(text: string, options: ParseJsonOptions = NO_OPTIONS): unknown {
+export function parseJsonLossless(
+  text: string,
+  options: ParseJsonOptions | null = NO_OPTIONS,
+): unknown {
   if (typeof text !== "string")
     throw new InvalidArgumentError([
       { path: "text", message: `must be a string of JSON text (got ${describeValue(text)})` },
     ]);
-  if (options !== NO_OPTIONS) {
+  // null, as undefined, means no limits.
+  if (options !== NO_OPTIONS && options !== null) {
     checkShapeLimits(options);
     checkJsonShape(text, options);
   }

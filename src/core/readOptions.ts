@@ -1,4 +1,5 @@
-import { shorten, thrownText } from "./describeValue.js";
+import { describeValue, shorten, thrownText } from "./describeValue.js";
+import { didYouMean } from "./didYouMean.js";
 import type { ValidationIssue } from "./errors.js";
 
 /** Deepest nesting of plain objects and arrays read; deeper values are not read. */
@@ -25,7 +26,7 @@ export function unreadableOptions(
     return undefined;
   } catch (error) {
     return {
-      path: showPath(path),
+      path: formatPath(path),
       message: `cannot be read: ${thrownText(error)}`,
       code: "unreadable",
     };
@@ -84,11 +85,21 @@ function visit(value: unknown, path: PropertyKey[], depth: number, seen: Set<obj
   }
 }
 
-/** `a.b[3].c`, as validation issues name paths (the sketches use this file without zod). */
-function showPath(path: readonly PropertyKey[]): string {
+// A field name shown as is; any other (long, spaces, control characters) is quoted and cut.
+const PLAIN_KEY = /^[A-Za-z_$][A-Za-z0-9_$-]{0,63}$/;
+
+/**
+ * Render a path as `a.b[3].c`. A key taken from the input that is not a plain name is shown
+ * quoted, escaped and cut like a bad value (`a["x y"]`), so a path stays short whatever the
+ * input holds.
+ */
+export function formatPath(path: readonly PropertyKey[]): string {
   let out = "";
-  for (const key of path)
-    out += typeof key === "number" ? `[${key}]` : out ? `.${String(key)}` : String(key);
+  for (const key of path) {
+    if (typeof key === "number") out += `[${key}]`;
+    else if (typeof key === "string" && PLAIN_KEY.test(key)) out += out ? `.${key}` : key;
+    else out += `[${describeValue(typeof key === "symbol" ? String(key) : key)}]`;
+  }
   return out;
 }
 
@@ -108,4 +119,91 @@ export function hasMethods(value: unknown, ...names: string[]): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The issue for an unknown key `key` of an options object found at `at`: code
+ * `unrecognized_keys`, and named with the field of `known` it likely meant (`unknown field (did
+ * you mean port?)`), else with `hint` where given (`unknown field (listen takes host and port)`).
+ *
+ * @example
+ * unknownFieldIssue("prot", ["host", "port"]); // { path: "prot", message: "unknown field (did you mean port?)", code: "unrecognized_keys" }
+ */
+export function unknownFieldIssue(
+  key: string,
+  known: Iterable<string>,
+  at = "",
+  hint?: string,
+): ValidationIssue {
+  const meant = didYouMean(key, known);
+  const tail = meant ? ` (did you mean ${meant}?)` : hint ? ` (${hint})` : "";
+  // A key that is no plain name is shown quoted (`["x y"]`), so it needs no dot after `at`.
+  const shown = formatPath([key]);
+  const path = !at ? shown : shown.startsWith("[") ? `${at}${shown}` : `${at}.${shown}`;
+  return { path, message: `unknown field${tail}`, code: "unrecognized_keys" };
+}
+
+/**
+ * One {@link unknownFieldIssue} for each own key of `options` that is not in `known`, its path
+ * under `at` (`strategies[1].nmae`).
+ *
+ * @example
+ * unknownFieldIssues({ prot: 80 }, ["host", "port"]); // [{ path: "prot", message: "unknown field (did you mean port?)", ... }]
+ */
+export function unknownFieldIssues(
+  options: object,
+  known: readonly string[],
+  at = "",
+  hint?: string,
+): ValidationIssue[] {
+  return Object.keys(options)
+    .filter((key) => !known.includes(key))
+    .map((key) => unknownFieldIssue(key, known, at, hint));
+}
+
+/**
+ * The options object a function was given, read as every options reader reads it: `undefined`
+ * and `null` are the defaults (`{}`); anything else that is not an object is one issue naming
+ * it at `at`, and so is an object whose reading throws (a getter or a proxy trap, named by its
+ * field).
+ *
+ * @example
+ * openOptions(null); // { value: {} }
+ * openOptions(5); // { issue: { path: "options", message: "must be an object (got 5)", code: "invalid_type" } }
+ */
+export function openOptions(
+  input: unknown,
+  at = "options",
+): { value: Record<string, unknown>; issue?: undefined } | { issue: ValidationIssue } {
+  if (input === undefined || input === null) return { value: {} };
+  if (typeof input !== "object" || Array.isArray(input))
+    return {
+      issue: {
+        path: at,
+        message: `must be an object (got ${describeValue(input)})`,
+        code: "invalid_type",
+      },
+    };
+  const unreadable = unreadableOptions(input);
+  return unreadable ? { issue: unreadable } : { value: input as Record<string, unknown> };
+}
+
+/**
+ * The issues of an inner options object that was given every key an outer one does not take
+ * (the handler's options inside `createServer`'s or an adapter's): an unknown field the inner
+ * object has no suggestion for is named with the outer field it likely meant (`prefx`: `did you
+ * mean prefix?`).
+ *
+ * @example
+ * suggestOuterFields(handlerIssues, ["prefix", "closeEngine"]);
+ */
+export function suggestOuterFields(
+  issues: readonly ValidationIssue[],
+  outer: readonly string[],
+): ValidationIssue[] {
+  return issues.map((issue) =>
+    issue.code === "unrecognized_keys" && issue.message === "unknown field"
+      ? unknownFieldIssue(issue.path, outer)
+      : issue,
+  );
 }

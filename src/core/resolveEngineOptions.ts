@@ -1,7 +1,7 @@
 import { type GasConfig, parseGasConfig } from "./config.js";
 import { describeValue } from "./describeValue.js";
 import { InvalidConfigError } from "./errors.js";
-import { unreadableOptions } from "./readOptions.js";
+import { unknownFieldIssues, unreadableOptions } from "./readOptions.js";
 import { resolveEngineStrategy } from "./resolveEngineStrategy.js";
 import { builderName } from "./strategyBuilder.js";
 import type { Strategy } from "./types.js";
@@ -30,14 +30,13 @@ export function resolveEngineOptions(options: unknown): {
   const unreadable = unreadableOptions(options);
   if (unreadable) throw new InvalidConfigError([unreadable]);
   const o = options as { strategy?: unknown; config?: unknown; now?: unknown };
-  const unknown = Object.keys(o).filter((k) => k !== "strategy" && k !== "config" && k !== "now");
-  if (unknown.length > 0)
-    throw new InvalidConfigError(
-      unknown.map((k) => ({
-        path: k,
-        message: "unknown field (createEngine takes strategy, config and now)",
-      })),
-    );
+  const unknown = unknownFieldIssues(
+    o,
+    ["strategy", "config", "now"],
+    "",
+    "createEngine takes strategy, config and now",
+  );
+  if (unknown.length > 0) throw new InvalidConfigError(unknown);
   const builder = builderName(o.strategy);
   if (builder)
     throw new InvalidConfigError([

@@ -2,8 +2,8 @@ import * as z from "zod";
 import { capIssues } from "./createIssueList.js";
 import { describeValue } from "./describeValue.js";
 import { InvalidConfigError, type ValidationIssue } from "./errors.js";
-import { unreadableOptions } from "./readOptions.js";
-import { formatPath, issuesFromZod } from "./zodIssues.js";
+import { formatPath, unreadableOptions } from "./readOptions.js";
+import { issuesFromZod } from "./zodIssues.js";
 
 /**
  * Validate each field on its own, then the cross-field rules (which also get the raw input);
@@ -51,7 +51,7 @@ export function validateShape<S extends z.ZodRawShape>(
       if (f.success) fields[key] = f.data;
     }
   }
-  for (const issue of crossCheck(fields, input))
+  for (const issue of crossCheck(fields, input ?? {}))
     issues.push(
       // A summary is kept as it is: it counts for the issues it stands for.
       issue.code === "too_many_issues"

@@ -1,26 +1,7 @@
 import type { z } from "zod";
 import { createIssueList, moreIssues } from "./createIssueList.js";
-import { describeValue } from "./describeValue.js";
-import { didYouMean } from "./didYouMean.js";
 import { MAX_ISSUES, type ValidationIssue } from "./errors.js";
-
-// A field name shown as is; any other (long, spaces, control characters) is quoted and cut.
-const PLAIN_KEY = /^[A-Za-z_$][A-Za-z0-9_$-]{0,63}$/;
-
-/**
- * Render a zod path as `a.b[3].c`. A key taken from the input that is not a plain name is shown
- * quoted, escaped and cut like a bad value (`a["x y"]`), so a path stays short whatever the
- * input holds.
- */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = "";
-  for (const key of path) {
-    if (typeof key === "number") out += `[${key}]`;
-    else if (typeof key === "string" && PLAIN_KEY.test(key)) out += out ? `.${key}` : key;
-    else out += `[${describeValue(typeof key === "symbol" ? String(key) : key)}]`;
-  }
-  return out;
-}
+import { formatPath, unknownFieldIssue } from "./readOptions.js";
 
 /**
  * The params of a zod custom issue that stands for `count` more problems found by a bounded
@@ -90,15 +71,8 @@ export function issuesFromZod(
   for (const issue of error.issues) {
     if (issue.code === "unrecognized_keys") {
       const fields = schema ? fieldsAt(schema, issue.path) : undefined;
-      for (const key of issue.keys)
-        list.report(() => {
-          const known = fields && didYouMean(key, fields);
-          return {
-            path: formatPath([...prefix, ...issue.path, key]),
-            message: known ? `unknown field (did you mean ${known}?)` : "unknown field",
-            code: issue.code,
-          };
-        });
+      const at = formatPath([...prefix, ...issue.path]);
+      for (const key of issue.keys) list.report(() => unknownFieldIssue(key, fields ?? [], at));
       continue;
     }
     const more =

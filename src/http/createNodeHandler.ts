@@ -14,14 +14,14 @@ import type { Handler, HandlerEngine } from "./types.js";
  * @example
  * const handler = createNodeHandler(engine, { basePath: "/v1" });
  */
-export function createNodeHandler(engine: HandlerEngine, options?: HandlerOptions): Handler {
+export function createNodeHandler(engine: HandlerEngine, options?: HandlerOptions | null): Handler {
   // Anything but an options object is left to createHandler, which names the problem.
   const unreadable = unreadableOptions(options);
   if (unreadable) throw new InvalidConfigError([unreadable]);
-  if (options === undefined) return createHandler(engine, { explorerAssets: swaggerUiFiles() });
+  if (options === undefined || options === null)
+    return createHandler(engine, { explorerAssets: swaggerUiFiles() });
   if (
     typeof options === "object" &&
-    options !== null &&
     !Array.isArray(options) &&
     options.explorerAssets === undefined
   )

@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { createDocument, type ZodOpenApiContentObject } from "zod-openapi";
-import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
-import { unreadableOptions } from "../core/readOptions.js";
+import { InvalidConfigError } from "../core/errors.js";
+import { openOptions, unknownFieldIssues } from "../core/readOptions.js";
 import { VERSION } from "../core/version.js";
 import { type HandlerOptions, safeParseHandlerOptions } from "./handlerOptions.js";
 import { chainHeaders, errorResponses } from "./openApiResponses.js";
@@ -76,23 +76,16 @@ const HANDLER_KEYS = [
 
 /** The options, with the handler's own rules for those it shares with it; nothing else. */
 function checkDocumentOptions(options: unknown) {
-  const unreadable = unreadableOptions(options);
-  if (unreadable) throw new InvalidConfigError([unreadable]);
-  const isObject = typeof options === "object" && options !== null;
-  // Not an object: the handler's validation names the problem with the whole value.
-  const { explorer = true, ...given } = isObject ? (options as Record<string, unknown>) : {};
+  const opened = openOptions(options);
+  if (opened.issue) throw new InvalidConfigError([opened.issue]);
+  const { explorer = true, ...given } = opened.value;
+  const known = [...HANDLER_KEYS, "explorer"];
+  const issues = unknownFieldIssues(given, known, "", `takes ${known.join(", ")}`);
   const shared: Record<string, unknown> = {};
-  const issues: ValidationIssue[] = [];
-  for (const [k, v] of Object.entries(given))
-    if ((HANDLER_KEYS as readonly string[]).includes(k)) shared[k] = v;
-    else
-      issues.push({
-        path: k,
-        message: `unknown field (takes ${HANDLER_KEYS.join(", ")} and explorer)`,
-      });
+  for (const [k, v] of Object.entries(given)) if (known.includes(k)) shared[k] = v;
   if (typeof explorer !== "boolean")
     issues.push({ path: "explorer", message: "must be true or false" });
-  const checked = safeParseHandlerOptions(isObject ? shared : options);
+  const checked = safeParseHandlerOptions(shared);
   if (!checked.ok) issues.push(...checked.issues);
   if (!checked.ok || issues.length > 0) throw new InvalidConfigError(issues);
   return { ...checked.value, explorer: explorer as boolean };

@@ -195,12 +195,7 @@ export type ResolvedHandlerOptions = Readonly<z.output<z.ZodObject<typeof handle
 export function safeParseHandlerOptions(
   input: unknown,
 ): { ok: true; value: ResolvedHandlerOptions } | { ok: false; issues: ValidationIssue[] } {
-  if (input !== undefined && (typeof input !== "object" || input === null || Array.isArray(input)))
-    return {
-      ok: false,
-      issues: [{ path: "", message: `options must be an object (got ${describeValue(input)})` }],
-    };
-  const r = validateShape(handlerOptionsShape, input ?? {}, (_fields, given) =>
+  const r = validateShape(handlerOptionsShape, input, (_fields, given) =>
     (given as HandlerOptions).metricsPath !== undefined &&
     (given as HandlerOptions).metrics === undefined
       ? [{ path: "metricsPath", message: "only applies with the metrics option" }]

@@ -9,7 +9,13 @@ export {
   InvalidConfigError,
   type ValidationIssue,
 } from "../core/errors.js";
-export { hasMethods, unreadableOptions } from "../core/readOptions.js";
+export {
+  hasMethods,
+  openOptions,
+  suggestOuterFields,
+  unknownFieldIssues,
+  unreadableOptions,
+} from "../core/readOptions.js";
 export { CHAIN_STATE_HEADERS, chainStateHeaders } from "./chainStateHeaders.js";
 export { createHandler } from "./createHandler.js";
 export { createNodeHandler } from "./createNodeHandler.js";

@@ -1,29 +1,26 @@
 import { describeValue } from "../core/describeValue.js";
 import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
-import { unreadableOptions } from "../core/readOptions.js";
+import { openOptions, suggestOuterFields } from "../core/readOptions.js";
 import { type HandlerOptions, safeParseHandlerOptions } from "./handlerOptions.js";
 
 /**
  * Split an adapter's `prefix` from the handler options and validate both, listing every issue
  * (`prefix` follows the same rules as `basePath`). Returns the normalised prefix (`""` for the
- * root) and the handler options to pass on.
+ * root) and the handler options to pass on. `null` reads as no options. An unknown field is
+ * named with the handler's, `prefix` or the adapter's own option (`outer`) it likely meant.
  *
  * @throws {InvalidConfigError} listing every invalid option.
  */
 export function splitMountOptions<T extends HandlerOptions & { prefix?: string }>(
-  options: T | undefined,
+  options: T | null | undefined,
   extraIssues: ValidationIssue[] = [],
+  outer: readonly string[] = [],
 ): { prefix: string; handlerOptions: Omit<T, "prefix"> | undefined } {
-  if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    if (options === undefined && extraIssues.length === 0)
-      return { prefix: "", handlerOptions: undefined };
-    // Let the handler's own validation name the problem with the whole value.
-    const h = safeParseHandlerOptions(options);
-    throw new InvalidConfigError([...extraIssues, ...(h.ok ? [] : h.issues)]);
-  }
-  const unreadable = unreadableOptions(options);
-  if (unreadable) throw new InvalidConfigError([...extraIssues, unreadable]);
-  const { prefix: given, ...rest } = options;
+  if ((options === undefined || options === null) && extraIssues.length === 0)
+    return { prefix: "", handlerOptions: undefined };
+  const opened = openOptions(options);
+  if (opened.issue) throw new InvalidConfigError([...extraIssues, opened.issue]);
+  const { prefix: given, ...rest } = opened.value as T;
   const issues: ValidationIssue[] = [];
   let prefix = "";
   if (given !== undefined) {
@@ -33,7 +30,7 @@ export function splitMountOptions<T extends HandlerOptions & { prefix?: string }
   }
   issues.push(...extraIssues);
   const h = safeParseHandlerOptions(rest);
-  if (!h.ok) issues.push(...h.issues);
+  if (!h.ok) issues.push(...suggestOuterFields(h.issues, ["prefix", ...outer]));
   if (issues.length > 0) throw new InvalidConfigError(issues);
   return { prefix, handlerOptions: rest };
 }

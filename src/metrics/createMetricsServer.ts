@@ -2,7 +2,7 @@ import http from "node:http";
 import type { Socket } from "node:net";
 import { describeValue } from "../core/describeValue.js";
 import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
-import { hasMethods, unreadableOptions } from "../core/readOptions.js";
+import { hasMethods, openOptions, unknownFieldIssues } from "../core/readOptions.js";
 import { encodeErrorObject } from "../http/encodeErrorObject.js";
 import type { HandlerLogger, HandlerMetrics } from "../http/types.js";
 
@@ -204,17 +204,16 @@ function reply(
   }
 }
 
-function parseOptions(metrics: HandlerMetrics, options: MetricsServerOptions) {
+function parseOptions(metrics: HandlerMetrics, given: MetricsServerOptions | null) {
   const issues: ValidationIssue[] = [];
   if (!hasMethods(metrics, "scrape", "observeRequest"))
     issues.push({
       path: "metrics",
       message: `must be metrics with observeRequest and scrape methods, such as createMetrics() (got ${describeValue(metrics)})`,
     });
-  if (typeof options !== "object" || options === null)
-    throw new InvalidConfigError([...issues, { path: "", message: "options must be an object" }]);
-  const unreadable = unreadableOptions(options);
-  if (unreadable) throw new InvalidConfigError([...issues, unreadable]);
+  const opened = openOptions(given);
+  if (opened.issue) throw new InvalidConfigError([...issues, opened.issue]);
+  const options = opened.value as MetricsServerOptions;
   const path = options.path ?? "/metrics";
   if (typeof path !== "string" || !PATH.test(path))
     issues.push({
@@ -240,9 +239,7 @@ function parseOptions(metrics: HandlerMetrics, options: MetricsServerOptions) {
       path: "logger",
       message: `must be a logger with an error method, such as pino() (got ${describeValue(logger)})`,
     });
-  for (const key of Object.keys(options))
-    if (key !== "path" && key !== "logger" && !(key in LIMITS))
-      issues.push({ path: key, message: "unknown option" });
+  issues.push(...unknownFieldIssues(options, ["path", "logger", ...Object.keys(LIMITS)]));
   if (issues.length > 0) throw new InvalidConfigError(issues);
   return { path, limits, logger };
 }

@@ -1,8 +1,8 @@
 import type { Registry } from "prom-client";
 import type { Engine } from "../core/createEngine.js";
 import { describeValue } from "../core/describeValue.js";
-import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
-import { hasMethods, unreadableOptions } from "../core/readOptions.js";
+import { InvalidConfigError } from "../core/errors.js";
+import { hasMethods, openOptions, unknownFieldIssues } from "../core/readOptions.js";
 import { REQUEST_DURATION_BUCKETS } from "./createRequestMetrics.js";
 
 /** What the metrics read of an engine, at scrape time only. */
@@ -74,18 +74,15 @@ const KEYS = [
  * @example
  * resolveMetricsOptions({ prefix: "chain_" }).prefix; // "chain_"
  */
-export function resolveMetricsOptions(input: CreateMetricsOptions): ResolvedMetricsOptions {
-  if (typeof input !== "object" || input === null || Array.isArray(input))
-    throw new InvalidConfigError([
-      { path: "", message: `options must be an object (got ${describeValue(input)})` },
-    ]);
-  const unreadable = unreadableOptions(input);
-  if (unreadable) throw new InvalidConfigError([unreadable]);
-  const issues: ValidationIssue[] = [];
+export function resolveMetricsOptions(
+  options: CreateMetricsOptions | null | undefined,
+): ResolvedMetricsOptions {
+  const opened = openOptions(options);
+  if (opened.issue) throw new InvalidConfigError([opened.issue]);
+  const input = opened.value as CreateMetricsOptions;
+  const issues = unknownFieldIssues(input, KEYS);
   const bad = (path: string, message: string, value: unknown) =>
     issues.push({ path, message: `${message} (got ${describeValue(value)})` });
-  for (const key of Object.keys(input))
-    if (!KEYS.includes(key)) issues.push({ path: key, message: "unknown option" });
   const { engine, registry, prefix = "gasdigest_", defaultMetrics = true, now = Date.now } = input;
   const { maxStalenessMs = 30_000, requestDurationBuckets = REQUEST_DURATION_BUCKETS } = input;
   if (engine !== undefined && !hasMethods(engine, "snapshot", "counters"))

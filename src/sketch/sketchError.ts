@@ -1,11 +1,12 @@
 import { describeValue } from "../core/describeValue.js";
+import { didYouMean } from "../core/didYouMean.js";
 import { BaseError } from "../core/errors.js";
-import { unreadableOptions } from "../core/readOptions.js";
+import { formatPath, openOptions } from "../core/readOptions.js";
 
 /**
  * An invalid argument given to a sketch (t-digest or sliding window); `field` names the
  * argument. The sketch layer imports nothing of the project but the error root, `describeValue`
- * and `readOptions` (which import nothing else), so it stays usable on its own.
+ * `didYouMean` and `readOptions` (which import nothing else), so it stays usable on its own.
  *
  * @example
  * try { digest.add(Number.NaN) } catch (e) { if (e instanceof SketchError) console.error(e.field) }
@@ -52,16 +53,23 @@ export const MAX_TOTAL_WEIGHT = 2 ** 128;
 
 /**
  * A sketch's options must be an object holding only the names it knows (a misspelt option
- * would otherwise be ignored without a word).
+ * would otherwise be ignored without a word); `null` and `undefined` are the defaults.
  *
- * @throws {SketchError} naming the first unknown option, or `options` when it is no object.
+ * @returns the options, `{}` for `null` or `undefined`.
+ * @throws {SketchError} naming the first unknown option (and the one it likely meant), or
+ * `options` when it is no object.
  */
-export function checkOptionKeys(options: unknown, known: readonly string[]): void {
-  if (typeof options !== "object" || options === null || Array.isArray(options))
-    throw new SketchError("options", `must be an object, got ${describeValue(options)}`);
-  const unreadable = unreadableOptions(options);
-  if (unreadable) throw new SketchError(unreadable.path || "options", unreadable.message);
-  for (const key of Object.keys(options))
-    if (!known.includes(key))
-      throw new SketchError(key, `is not an option (known: ${known.join(", ")})`);
+export function checkOptionKeys<T extends object>(
+  options: T | null | undefined,
+  known: readonly string[],
+): Partial<T> {
+  const opened = openOptions(options);
+  if (opened.issue) throw new SketchError(opened.issue.path || "options", opened.issue.message);
+  for (const key of Object.keys(opened.value)) {
+    if (known.includes(key)) continue;
+    const meant = didYouMean(key, known);
+    const hint = meant ? `did you mean ${meant}?` : `known: ${known.join(", ")}`;
+    throw new SketchError(formatPath([key]), `is not an option (${hint})`);
+  }
+  return opened.value as Partial<T>;
 }

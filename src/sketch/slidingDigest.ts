@@ -99,8 +99,8 @@ function wholeNumber(field: string, value: unknown, min: number): number {
  * window.addBlock([], undefined, 1); // a value known later: the current minimum price
  * window.quantile(0.5, 100); // 150
  */
-export function createSlidingDigest(options: SlidingDigestOptions): SlidingDigest {
-  checkOptionKeys(options, ["windowBlocks", "chunks", "exactUpTo", "compression"]);
+export function createSlidingDigest(given: SlidingDigestOptions): SlidingDigest {
+  const options = checkOptionKeys(given, ["windowBlocks", "chunks", "exactUpTo", "compression"]);
   const windowBlocks = wholeNumber("windowBlocks", options.windowBlocks, 1);
   const chunks = wholeNumber("chunks", options.chunks ?? 32, 1);
   const exactUpTo = wholeNumber("exactUpTo", options.exactUpTo ?? 1024, 0);

@@ -82,8 +82,8 @@ const MAX_COMPRESSION = 100_000;
  * digest.addMany([100, 100, 150, 2000]);
  * digest.quantile(0.5); // 150 (exact: fewer distinct values than the compression)
  */
-export function createTDigest(options: TDigestOptions = {}): TDigest {
-  checkOptionKeys(options, ["compression", "bufferSize"]);
+export function createTDigest(given: TDigestOptions = {}): TDigest {
+  const options = checkOptionKeys(given, ["compression", "bufferSize"]);
   const compression = options.compression ?? 500;
   if (
     typeof compression !== "number" ||

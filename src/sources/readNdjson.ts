@@ -42,16 +42,23 @@ const EMPTY = new Uint8Array(0);
  * read in 1 MiB chunks, so memory is one chunk plus the longest line (at most `maxLineBytes`:
  * a longer line is forgotten as it comes and rejected with its number).
  *
- * @throws {InvalidConfigError} on the first read when an option is invalid (every problem named);
- * the file system error when the file cannot be opened or read.
+ * @throws {InvalidConfigError} when called, if the path or an option is invalid (every problem
+ * named); the file system error on the first read when the file cannot be opened or read.
  * @example
  * for await (const entry of readNdjson("history.ndjson")) if (!entry.ok) console.error(entry.line, entry.issues);
  */
-export async function* readNdjson(
+export function readNdjson(
   path: string,
   options: ReadNdjsonOptions = {},
 ): AsyncGenerator<NdjsonLine> {
-  const o = checkNdjsonArguments(readNdjsonShape, path, options);
+  // Checked here, not in the generator, whose body runs only at the first read.
+  return ndjsonLines(path, checkNdjsonArguments(readNdjsonShape, path, options));
+}
+
+async function* ndjsonLines(
+  path: string,
+  o: ReturnType<typeof checkNdjsonArguments<typeof readNdjsonShape>>,
+): AsyncGenerator<NdjsonLine> {
   const maxLineBytes = o.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const parse = { fastPath: o.fastPath };
   const stream = createReadStream(path, { highWaterMark: 1 << 20, signal: o.signal });

@@ -1,5 +1,6 @@
 import { describeValue, thrownMessage } from "../core/describeValue.js";
-import { BaseError, InvalidArgumentError, InvalidConfigError } from "../core/errors.js";
+import { didYouMean } from "../core/didYouMean.js";
+import { InvalidArgumentError, InvalidConfigError } from "../core/errors.js";
 import type { StrategyFactory } from "../core/types.js";
 import { aip34 } from "./aip34.js";
 import type { CalibratedOptions } from "./calibrated/options.js";
@@ -105,16 +106,25 @@ export function registerStrategy(name: string, maker: StrategyMaker): void {
 /**
  * The strategy factory for a name.
  *
- * @throws {BaseError} when no strategy has that name.
+ * @throws {InvalidArgumentError} when no strategy has that name (issue `name`, code
+ * `unknown_strategy`, naming the one it likely meant and the known ones), or `settings` is not
+ * an object of strategy blocks.
  * @example
  * const engine = createEngine({ strategy: resolveStrategy("aip34") });
  */
 export function resolveStrategy(name: string, settings: StrategySettings = {}): StrategyFactory {
   const maker = typeof name === "string" ? makers.get(name) : undefined;
-  if (!maker)
-    throw new BaseError(`unknown strategy ${describeValue(name)}`, {
-      details: `known strategies: ${strategyNames().join(", ")}`,
-    });
+  if (!maker) {
+    const known = strategyNames();
+    const meant = typeof name === "string" ? didYouMean(name, known) : undefined;
+    throw new InvalidArgumentError([
+      {
+        path: "name",
+        message: `unknown strategy ${describeValue(name)} (${meant ? `did you mean ${meant}? ` : ""}known strategies: ${known.join(", ")})`,
+        code: "unknown_strategy",
+      },
+    ]);
+  }
   checkSettings(settings);
   if (BUILT_IN.has(name)) return maker(settings);
   // A registered maker is the caller's code: what it throws, or returns that is no factory, is

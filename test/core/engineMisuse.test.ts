@@ -524,7 +524,11 @@ describe("misuse gives named errors with the usual message shape", () => {
 
   it("an unknown option of createEngine, or an argument to aip34(), is refused, not ignored", () => {
     expect(thrown(() => createEngine({ strategy: aip34(), confg: {} } as never)).message).toBe(
-      "invalid configuration: confg: unknown field (createEngine takes strategy, config and now)",
+      "invalid configuration: confg: unknown field (did you mean config?)",
+    );
+    // Too far from any option for a guess: the message says what createEngine takes.
+    expect(thrown(() => createEngine({ strategy: aip34(), clock: {} } as never)).message).toBe(
+      "invalid configuration: clock: unknown field (createEngine takes strategy, config and now)",
     );
     expect(thrown(() => (aip34 as (o: unknown) => unknown)({ lowBlockHistory: 5 })).message).toBe(
       "invalid configuration: aip34() takes no options; its settings (lowBlockHistory, fullBlockTxns, ...) are the engine's config (got an object)",

@@ -96,13 +96,15 @@ describe("parseJsonLossless arguments", () => {
     expect(() => parseJsonLossless(5 as never)).toThrow(
       "invalid argument: text: must be a string of JSON text (got 5)",
     );
-    expect(() => parseJsonLossless("{}", null as never)).toThrow(
-      "invalid argument: options: must be an object (got null)",
+    // null, like undefined, means no limits.
+    expect(parseJsonLossless('{"a": 1}', null)).toEqual({ a: 1 });
+    expect(() => parseJsonLossless("{}", 5 as never)).toThrow(
+      "invalid argument: options: must be an object (got 5)",
     );
     expect(() =>
       parseJsonLossless("{}", { maxContainers: "1", maxMembers: -1, maxDepth: 3 } as never),
     ).toThrow(
-      'invalid argument: maxContainers: must be a whole number >= 0 or Infinity (got "1"); maxMembers: must be a whole number >= 0 or Infinity (got -1); maxDepth: unknown field (takes maxContainers, maxMembers, maxObjectMembers, maxValues)',
+      'invalid argument: maxDepth: unknown field (takes maxContainers, maxMembers, maxObjectMembers, maxValues); maxContainers: must be a whole number >= 0 or Infinity (got "1"); maxMembers: must be a whole number >= 0 or Infinity (got -1)',
     );
     expect(parseJsonLossless("[1]", { maxContainers: Number.POSITIVE_INFINITY })).toEqual([1]);
     expect(() => parseJsonLossless("[[]]", { maxContainers: 1 })).toThrow(InvalidJsonError);

@@ -18,6 +18,7 @@ import {
   createSlidingDigest,
   createTDigest,
   geth,
+  InvalidArgumentError,
   lastBlock,
   parseGasConfig,
   registerStrategy,
@@ -200,8 +201,24 @@ describe("the other public entries name what is wrong with their arguments", () 
     );
     // Nothing was registered: resolving still names the known strategies.
     expect((await thrown(() => resolveStrategy(undefined as never))).message).toMatch(
-      /^unknown strategy nothing\n\nDetails: known strategies: aip34, tdigest, geth, calibrated, last-block$/,
+      /^invalid argument: name: unknown strategy nothing \(known strategies: aip34, tdigest, geth, calibrated, last-block\)$/,
     );
+    const typo = (() => {
+      try {
+        resolveStrategy("calibrate");
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(typo).toBeInstanceOf(InvalidArgumentError);
+    expect((typo as InvalidArgumentError).issues).toEqual([
+      {
+        path: "name",
+        message:
+          'unknown strategy "calibrate" (did you mean calibrated? known strategies: aip34, tdigest, geth, calibrated, last-block)',
+        code: "unknown_strategy",
+      },
+    ]);
   });
 
   it("resolveStrategy refuses settings that name no strategy instead of ignoring them", async () => {
@@ -254,7 +271,7 @@ describe("the other public entries name what is wrong with their arguments", () 
         )
       ).message,
     ).toMatch(
-      /^invalid configuration: x: unknown field \(takes basePath, headerPrefix, bcsLayout, jsonOutput, bcsOutput, estimateEnabled and explorer\); basePath: must be a path such as "\/v1".*; headerPrefix: must hold only header-name characters/,
+      /^invalid configuration: x: unknown field \(takes basePath, headerPrefix, bcsLayout, jsonOutput, bcsOutput, estimateEnabled, explorer\); basePath: must be a path such as "\/v1".*; headerPrefix: must hold only header-name characters/,
     );
     expect(
       (await thrown(() => createOpenApiDocument({ explorer: "yes", bcsLayout: "short" } as never)))
@@ -264,8 +281,8 @@ describe("the other public entries name what is wrong with their arguments", () 
     expect(createOpenApiDocument().servers?.[0]?.url).toBe("/v1");
   });
 
-  it("readNdjson refuses a path that is not a string before opening anything", async () => {
-    await expect(readNdjson(5 as never).next()).rejects.toThrow(
+  it("readNdjson refuses a path that is not a string when called, before opening anything", () => {
+    expect(() => readNdjson(5 as never)).toThrow(
       "invalid configuration: path: must be a file path (got 5)",
     );
   });

@@ -217,12 +217,18 @@ describe("createSlidingDigest: accuracy and memory", () => {
         () => createSlidingDigest({ windowBlocks: 10, window: 5 } as never),
         "window is not an option (known: windowBlocks, chunks, exactUpTo, compression)",
       ],
-      [() => createSlidingDigest(null as never), "options must be an object, got null"],
+      // null is no options: the one it needs is named.
+      [() => createSlidingDigest(null as never), "windowBlocks must be a whole number"],
+      [() => createSlidingDigest(5 as never), "options must be an object (got 5)"],
+      [
+        () => createSlidingDigest({ windowBlock: 10 } as never),
+        "windowBlock is not an option (did you mean windowBlocks?)",
+      ],
       [
         () => createTDigest({ compresion: 100 } as never),
-        "compresion is not an option (known: compression, bufferSize)",
+        "compresion is not an option (did you mean compression?)",
       ],
-      [() => createTDigest(5 as never), "options must be an object, got 5"],
+      [() => createTDigest(5 as never), "options must be an object (got 5)"],
       [
         () => createSlidingDigest({ windowBlocks: 10 }).addBlock([1, Number.NaN]),
         "values[1] must be a finite number, got NaN",

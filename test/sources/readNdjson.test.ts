@@ -27,14 +27,15 @@ const tooLong = (n: number, max: number): NdjsonLine => ({
 });
 
 describe("readNdjson options", () => {
-  it("are checked on the first read, every problem named, before the file is opened", async () => {
-    const read = readNdjson("/no/such/file.ndjson", {
-      maxLineBytes: 1.5,
-      signal: "stop",
-      fastPath: 1,
-      onByte: () => {},
-    } as never);
-    await expect(read.next()).rejects.toThrow(
+  it("are checked when it is called, every problem named, before the file is opened", () => {
+    const read = () =>
+      readNdjson("/no/such/file.ndjson", {
+        maxLineBytes: 1.5,
+        signal: "stop",
+        fastPath: 1,
+        onByte: () => {},
+      } as never);
+    expect(read).toThrow(
       `invalid configuration: maxLineBytes: must be a whole number of bytes from 1 to ${constants.MAX_STRING_LENGTH} (the longest string), got 1.5; signal: must be an AbortSignal; fastPath: must be true or false; onByte: unknown field`,
     );
   });

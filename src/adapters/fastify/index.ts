@@ -12,10 +12,10 @@ import {
   type HandlerOptions,
   type HandlerResponse,
   InvalidConfigError,
+  openOptions,
   parseCloseEngine,
   splitMountOptions,
   stripPrefix,
-  unreadableOptions,
   type ValidationIssue,
 } from "../../http/index.js";
 
@@ -35,7 +35,10 @@ export interface FastifyGasdigestOptions extends HandlerOptions {
 
 declare module "fastify" {
   interface FastifyInstance {
-    /** The engine served by the gasdigest plugin (with the default `decorator`). */
+    /**
+     * The engine served by the gasdigest plugin, with the default `decorator` only: with
+     * `decorator: false` or another name this is `undefined` at run time (docs/adapters.md).
+     */
     gasdigest: HandlerEngine;
   }
 }
@@ -66,11 +69,10 @@ function routerSyntaxIssues(options: Record<string, unknown>, issues: Validation
   }
 }
 
-function parseOptions(opts: FastifyGasdigestOptions, fastify: FastifyInstance) {
-  if (typeof opts !== "object" || opts === null)
-    throw new InvalidConfigError([{ path: "", message: "options must be an object" }]);
-  const unreadable = unreadableOptions(opts);
-  if (unreadable) throw new InvalidConfigError([unreadable]);
+function parseOptions(given: FastifyGasdigestOptions | null, fastify: FastifyInstance) {
+  const opened = openOptions(given);
+  if (opened.issue) throw new InvalidConfigError([opened.issue]);
+  const opts = opened.value as unknown as FastifyGasdigestOptions;
   const { engine, closeEngine: givenCloseEngine, decorator = "gasdigest", ...rest } = opts;
   const issues: ValidationIssue[] = [];
   const closeEngine = parseCloseEngine(givenCloseEngine, issues);
@@ -83,6 +85,7 @@ function parseOptions(opts: FastifyGasdigestOptions, fastify: FastifyInstance) {
   const { prefix: mount, handlerOptions } = splitMountOptions(
     { logger: fastify.log, ...rest },
     issues,
+    ["engine", "closeEngine", "decorator"],
   );
   return { engine, mount, closeEngine, decorator, handlerOptions };
 }

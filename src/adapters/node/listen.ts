@@ -5,8 +5,8 @@ import {
   hasMethods,
   InvalidArgumentError,
   InvalidConfigError,
-  unreadableOptions,
-  type ValidationIssue,
+  openOptions,
+  unknownFieldIssues,
 } from "../../http/index.js";
 
 /** Options of {@link listen}. */
@@ -65,19 +65,10 @@ export function listen(server: http.Server, options: ListenOptions = {}): Promis
 }
 
 function checkListenOptions(options: unknown): ListenOptions {
-  if (typeof options !== "object" || options === null || Array.isArray(options))
-    throw new InvalidConfigError([
-      {
-        path: "",
-        message: `must be an object such as { port: 0 } (got ${describeValue(options)})`,
-      },
-    ]);
-  const unreadable = unreadableOptions(options);
-  if (unreadable) throw new InvalidConfigError([unreadable]);
-  const o = options as Record<string, unknown>;
-  const issues: ValidationIssue[] = Object.keys(o)
-    .filter((k) => k !== "host" && k !== "port")
-    .map((k) => ({ path: k, message: "unknown field (listen takes host and port)" }));
+  const opened = openOptions(options);
+  if (opened.issue) throw new InvalidConfigError([opened.issue]);
+  const o = opened.value;
+  const issues = unknownFieldIssues(o, ["host", "port"], "", "listen takes host and port");
   if (o.host !== undefined && (typeof o.host !== "string" || o.host === ""))
     issues.push({
       path: "host",

@@ -1,12 +1,12 @@
-import { didYouMean } from "../../core/didYouMean.js";
 import { MAX_TIMER_MS } from "../../core/maxTimerMs.js";
 import {
   describeValue,
   type HandlerOptions,
   InvalidConfigError,
+  openOptions,
   parseCloseEngine,
   safeParseHandlerOptions,
-  unreadableOptions,
+  suggestOuterFields,
   type ValidationIssue,
 } from "../../http/index.js";
 
@@ -111,18 +111,16 @@ const MINIMUM: Record<string, number> = {
  * const { server, handler } = parseServerOptions({ maxConnections: 100, basePath: "/v1" });
  * server.maxConnections; // 100
  */
-export function parseServerOptions(input: NodeServerOptions | undefined): {
+export function parseServerOptions(input: NodeServerOptions | null | undefined): {
   server: ResolvedServerOptions;
   handler: HandlerOptions;
 } {
-  if (input !== undefined && (typeof input !== "object" || input === null))
-    throw new InvalidConfigError([{ path: "", message: "options must be an object" }]);
-  const unreadable = unreadableOptions(input);
-  if (unreadable) throw new InvalidConfigError([unreadable]);
+  const opened = openOptions(input);
+  if (opened.issue) throw new InvalidConfigError([opened.issue]);
   const issues: ValidationIssue[] = [];
   const server: Record<string, unknown> = { ...SERVER_DEFAULTS };
   const handler: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(input ?? {})) {
+  for (const [key, value] of Object.entries(opened.value)) {
     if (!Object.hasOwn(SERVER_DEFAULTS, key)) {
       handler[key] = value;
       continue;
@@ -149,14 +147,7 @@ export function parseServerOptions(input: NodeServerOptions | undefined): {
   const h = safeParseHandlerOptions(handler);
   // The handler took every key that is not the server's: a typo of a server option is one of
   // its unknown fields, and is named with the option it likely meant.
-  if (!h.ok)
-    for (const issue of h.issues) {
-      const known =
-        issue.code === "unrecognized_keys" && issue.message === "unknown field"
-          ? didYouMean(issue.path, Object.keys(SERVER_DEFAULTS))
-          : undefined;
-      issues.push(known ? { ...issue, message: `unknown field (did you mean ${known}?)` } : issue);
-    }
+  if (!h.ok) issues.push(...suggestOuterFields(h.issues, Object.keys(SERVER_DEFAULTS)));
   if (issues.length > 0) throw new InvalidConfigError(issues);
   return { server: server as unknown as ResolvedServerOptions, handler: handler as HandlerOptions };
 }

@@ -1,7 +1,8 @@
 import * as z from "zod";
 import { notChecked } from "../../core/createIssueList.js";
 import { MAX_ISSUES, type ValidationIssue } from "../../core/errors.js";
-import { formatPath, issuesFromZod } from "../../core/zodIssues.js";
+import { formatPath } from "../../core/readOptions.js";
+import { issuesFromZod } from "../../core/zodIssues.js";
 import { contractOf } from "./entryFunction.js";
 import { type Parsed, parseWith, u64String } from "./schemas.js";
 
