@@ -50,8 +50,8 @@ export function parseSourceSpec(value: string): SourceSpec {
       throw new UsageError(`--source aptos:URL needs an http or https URL (got "${showUrl(url)}")`);
     return { kind: "aptos", url };
   }
-  if (value.startsWith("redis://") || value.startsWith("rediss://"))
-    return { kind: "redis", url: redisUrlFlag("source", value) };
+  // Any case, as the URL parser reads a scheme (publish --to REDIS://... is taken too).
+  if (/^rediss?:\/\//i.test(value)) return { kind: "redis", url: redisUrlFlag("source", value) };
   throw new UsageError(
     `--source must be sim, ndjson:PATH, aptos:URL or redis://HOST:PORT[/DB] (got "${showSource(value)}")`,
   );

@@ -196,6 +196,25 @@ describe.skipIf(skip)("Redis feed against a stream others write to", () => {
     expect(source.events.filter((e) => e.type === "retrying")).toEqual([]);
   });
 
+  it("a password holding %, @, : and a space, percent-encoded, reaches Redis as it is", async () => {
+    // The client is given the decoded fields, not the URL text it would parse again.
+    const password = "p%w d:@x";
+    await redis.client.call("ACL", "SETUSER", "odd", "on", `>${password}`, "~*", "+@all");
+    cleanup.push(() => redis.client.call("ACL", "DELUSER", "odd"));
+    const url = redis.url.replace("redis://", `redis://odd:${encodeURIComponent(password)}@`);
+    const written = await publish(url, blocks(1, 3));
+    expect(written.map((r) => r.outcome)).toEqual(["published", "published", "published"]);
+    // The wrong one is refused by Redis, and no message holds it.
+    const wrong = url.replace("p%25w", "p%25W");
+    const refused = await redisStreamTop(wrong).then(
+      () => undefined,
+      (e: Error) => `${e.message} ${JSON.stringify(e)}`,
+    );
+    expect(refused).toMatch(/WRONGPASS|invalid username-password/);
+    expect(refused).not.toContain("d:@x");
+    expect(refused).not.toContain("d%3A%40x");
+  });
+
   it("a warm start that finds no valid block says so, then feeds the first valid one", async () => {
     for (let h = 1; h <= 5; h++) await redis.client.xadd(STREAM, `${h}-0`, "block", "{nope");
     const source = follow(redis.url, { warmStartBlocks: 3 });

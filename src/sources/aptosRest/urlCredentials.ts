@@ -46,15 +46,21 @@ export function urlAuthorization(url: URL): string | ValidationIssue | undefined
 }
 
 /**
- * `text` with what may be credentials, everything between `scheme://` and the last `@`, and the
- * query string (an API key), replaced by `***`: for echoing a URL that could not be parsed,
- * whose password cannot be told apart.
+ * `text` with what may be credentials, everything between the scheme (with any slashes after
+ * it) and the last `@`, and the query string (an API key), replaced by `***`: for echoing a URL
+ * whose password cannot be told apart (one that could not be parsed, or `redis:user:pw@host`,
+ * which the URL parser reads as a path).
  *
  * @example
  * hideCredentials("http://user:s3cret@host:99999/v1"); // "http://***@host:99999/v1"
+ * hideCredentials("redis:user:s3cret@host"); // "redis:***@host"
  */
 export function hideCredentials(text: string): string {
-  return text.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/).*@/s, "$1***@").replace(/\?.*$/s, "?***");
+  const scheme = /^\s*[A-Za-z][A-Za-z0-9+.-]*:[/\\]*/.exec(text)?.[0] ?? "";
+  const rest = text.slice(scheme.length);
+  const at = rest.lastIndexOf("@");
+  const shown = at === -1 ? rest : `***${rest.slice(at)}`;
+  return `${scheme}${shown}`.replace(/\?.*$/s, "?***");
 }
 
 /**
@@ -73,7 +79,10 @@ export function showUrl(text: string): string {
   } catch {
     return hideCredentials(text);
   }
-  if (url.username === "" && url.password === "") return text;
+  // A Redis URL without `//` (`redis:user:pw@host`) is a path to the URL parser, whose
+  // credentials it does not see: what precedes its `@` is hidden all the same.
+  if (url.username === "" && url.password === "")
+    return /^rediss?:/i.test(url.protocol) && text.includes("@") ? hideCredentials(text) : text;
   url.username = "***";
   url.password = "";
   return url.href;

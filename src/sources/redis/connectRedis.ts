@@ -74,7 +74,13 @@ export async function connectRedis(
   const Client = await loadIoredis();
   let lastError: Error | undefined;
   let closed = false;
-  const client = new Client(target.url, {
+  const client = new Client({
+    host: target.host.startsWith("[") ? target.host.slice(1, -1) : target.host,
+    port: target.port,
+    db: target.db,
+    ...(target.username === undefined ? {} : { username: target.username }),
+    ...(target.password === undefined ? {} : { password: target.password }),
+    ...(target.tls ? { tls: {} } : {}),
     lazyConnect: true,
     retryStrategy: () => null,
     enableOfflineQueue: false,

@@ -2,10 +2,11 @@ import { describeValue } from "../../core/describeValue.js";
 import { InvalidConfigError } from "../../core/errors.js";
 import { showUrl } from "../aptosRest/urlCredentials.js";
 
-/** A validated Redis URL. */
+/**
+ * A validated Redis URL, read once: the client is given these fields, never the URL text, so
+ * what connects is what was checked (a client parsing the text again could read it otherwise).
+ */
 export interface RedisTarget {
-  /** The URL as given (credentials included), for the client. */
-  readonly url: string;
   /** The URL without credentials, for logs and messages: `redis://host:port/db`. */
   readonly display: string;
   /** Host name or address, as the URL's hostname (an IPv6 address in brackets). */
@@ -16,13 +17,18 @@ export interface RedisTarget {
   readonly db: number;
   /** `rediss://`: TLS. */
   readonly tls: boolean;
+  /** The user name, percent-decoded (`undefined` when the URL has none). */
+  readonly username: string | undefined;
+  /** The password, percent-decoded (`undefined` when the URL has none). */
+  readonly password: string | undefined;
 }
 
 const bad = (message: string) => new InvalidConfigError([{ path: "url", message }]);
 
 /**
  * Validate a Redis URL: `redis://HOST[:PORT][/DB]` or `rediss://` (TLS), optionally with
- * `USER:PASSWORD@` before the host. The port defaults to 6379 and the database to 0.
+ * `USER:PASSWORD@` before the host, percent-encoded (a `%` in a password is `%25`). The port
+ * defaults to 6379 and the database to 0. No message quotes the password.
  *
  * @throws {InvalidConfigError} (path `url`) naming what is wrong.
  * @example
@@ -31,6 +37,13 @@ const bad = (message: string) => new InvalidConfigError([{ path: "url", message 
 export function parseRedisUrl(url: string): RedisTarget {
   if (typeof url !== "string")
     throw bad(`must be a URL string such as redis://127.0.0.1:6379 (got ${describeValue(url)})`);
+  // The URL parser drops spaces and control characters around the URL, and tabs and line
+  // breaks inside it, without a word: a URL pasted with a newline would connect elsewhere than
+  // it reads, and a message quoting it would not hide its password.
+  if (/[\s\p{Cc}]/u.test(url))
+    throw bad(
+      "must not hold spaces, tabs, line breaks or other control characters (percent-encode them in a password: a space is %20)",
+    );
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -53,15 +66,30 @@ export function parseRedisUrl(url: string): RedisTarget {
     throw bad(
       `the path must be a database number, as in redis://host:6379/2 (got ${describeValue(parsed.pathname)})`,
     );
+  const username = decoded(parsed.username, "user name");
+  const password = decoded(parsed.password, "password");
   const port = parsed.port === "" ? 6379 : Number(parsed.port);
   const db = path === "" ? 0 : Number(path);
   const host = parsed.hostname;
   return Object.freeze({
-    url,
     display: `${parsed.protocol}//${parsed.host}/${db}`,
     host,
     port,
     db,
     tls: parsed.protocol === "rediss:",
+    username,
+    password,
   });
+}
+
+/** A percent-encoded user name or password, decoded; `undefined` when empty. Never quoted. */
+function decoded(encoded: string, what: string): string | undefined {
+  if (encoded === "") return undefined;
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    throw bad(
+      `the ${what} is not percent-encoded: each % must start a byte such as %25 (a % itself) and the bytes must be UTF-8`,
+    );
+  }
 }
