@@ -26,26 +26,45 @@ export function watchStaleness(
 ): () => void {
   if (maxStalenessMs === false) return () => undefined;
   let stale = false;
+  // When this server last saw a block (its own clock), and whether this stale spell's warning
+  // already said that blocks keep coming.
+  let seenAt: number | undefined;
+  let arrivingSaid = false;
   const check = () => {
     const s = engine.snapshot();
     if (s === undefined) return;
-    const ageMs = now() - s.receivedAtMs;
+    const t = now();
+    const ageMs = t - s.receivedAtMs;
     const isStale = ageMs > maxStalenessMs && !engine.sourcesCompleted;
     const height = s.ledger.blockHeight.toString();
-    if (isStale && !stale)
+    // Stale by the block's own arrival time (a replica counts from the publisher's clock),
+    // though blocks keep reaching this server: say so, once, or the operator looks for an
+    // outage that is not there.
+    const seenMs = seenAt === undefined ? undefined : Math.round(t - seenAt);
+    const arriving = isStale && seenMs !== undefined && seenMs <= maxStalenessMs;
+    if (isStale && (!stale || (arriving && !arrivingSaid))) {
+      const fields = { height, ageMs: Math.round(ageMs), maxStalenessMs };
       log.warn(
-        { height, ageMs: Math.round(ageMs), maxStalenessMs },
-        `stale: the newest block (height ${height}) arrived ${Math.round(ageMs)} ms ago, more than --max-staleness-ms ${maxStalenessMs}: the estimate and the health check answer 503 until a block arrives`,
+        arriving ? { ...fields, seenMs } : fields,
+        `stale: the newest block (height ${height}) arrived ${Math.round(ageMs)} ms ago, more than --max-staleness-ms ${maxStalenessMs}: the estimate and the health check answer 503 until a block arrives${arriving ? `. Yet blocks still reach this server (the last ${seenMs} ms ago), stamped that old by their source (received_at_ms): its clock is behind this one's, or it sends old blocks` : ""}`,
       );
-    else if (!isStale && stale)
+      arrivingSaid = arriving;
+    } else if (!isStale && stale) {
       log.info({ height }, `fresh again: block ${height} arrived; the estimate is served`);
+      arrivingSaid = false;
+    }
     stale = isStale;
   };
   const timer = setInterval(check, Math.max(10, intervalMs));
   timer.unref();
+  // The snapshot replayed on subscribing (synchronously) is not a block seen now.
+  let live = false;
   const blocks = engine.snapshots$.subscribe(() => {
+    if (!live) return;
+    seenAt = now();
     if (stale) check();
   });
+  live = true;
   return () => {
     clearInterval(timer);
     blocks.unsubscribe();

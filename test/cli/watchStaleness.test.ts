@@ -2,9 +2,17 @@
 // is fresh again, by the handler's rule.
 import { describe, expect, it } from "vitest";
 import { watchStaleness } from "../../src/cli/watchStaleness.js";
-import { aip34, createEngine } from "../../src/index.js";
+import { noteArrival } from "../../src/core/blockArrival.js";
+import { aip34, createEngine, parseBlockSample } from "../../src/index.js";
 import { idleBlock } from "../helpers/blocks.js";
 import { until } from "../helpers/until.js";
+
+/** `input` parsed, marked as having arrived at `ms` elsewhere (as a Redis replica's blocks are). */
+function arrivedAt(input: unknown, ms: number) {
+  const block = parseBlockSample(input);
+  noteArrival(block, ms);
+  return block;
+}
 
 function logger() {
   const lines: { level: string; msg: string }[] = [];
@@ -41,6 +49,32 @@ describe("watchStaleness", () => {
         level: "info",
         msg: "fresh again: block 2 arrived; the estimate is served",
       });
+    } finally {
+      stop();
+    }
+  });
+
+  it("says so when blocks keep arriving stamped too old (a source's clock behind this one's)", async () => {
+    let clock = 1_000_000;
+    const now = () => clock;
+    const engine = createEngine({ strategy: aip34(), now, config: { skipLatestBlock: false } });
+    engine.ingest(idleBlock(1)); // seen before the watch: not a block seen since
+    const log = logger();
+    const stop = watchStaleness(engine, log, 30_000, now, 10);
+    try {
+      clock += 31_000;
+      await until(() => log.lines.length === 1, 2_000, "the stale warning");
+      expect(log.lines[0]!.msg).not.toContain("reached this server");
+      // A replica's blocks carry their publisher's arrival time: 45 s behind this clock.
+      engine.ingest(arrivedAt(idleBlock(2), clock - 45_000));
+      await until(() => log.lines.length === 2, 2_000, "the skew warning");
+      expect(log.lines[1]).toEqual({
+        level: "warn",
+        msg: "stale: the newest block (height 2) arrived 45000 ms ago, more than --max-staleness-ms 30000: the estimate and the health check answer 503 until a block arrives. Yet blocks still reach this server (the last 0 ms ago), stamped that old by their source (received_at_ms): its clock is behind this one's, or it sends old blocks",
+      });
+      engine.ingest(arrivedAt(idleBlock(3), clock - 45_000));
+      await new Promise((r) => setTimeout(r, 50)); // said once per stale spell
+      expect(log.lines).toHaveLength(2);
     } finally {
       stop();
     }
