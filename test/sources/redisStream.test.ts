@@ -134,6 +134,32 @@ describe.skipIf(skip)("Redis Stream sink and source", () => {
     expect(source.heights()).toEqual(Array.from({ length: 16 }, (_, i) => 25 + i));
   });
 
+  it("startHeight below what the stream still holds: the heights trimmed away are a gap", async () => {
+    // record --append continues a file from its next height; a stream trimmed past it must
+    // not leave a hole in the file without a word.
+    await publish(redis.url, blocks(1, 40));
+    await redis.client.xtrim(STREAM, "MAXLEN", 15);
+    const source = follow(redis.url, { startHeight: 21n });
+    await until(() => source.got.length === 15);
+    expect(source.heights()[0]).toBe(26);
+    expect(source.events.filter((e) => e.type === "gap")).toEqual([
+      { type: "gap", stream: STREAM, from: 21n, to: 25n },
+    ]);
+  });
+
+  it("a run of bad entries longer than the memory of recent ones is reported once each", async () => {
+    const c = redis.client;
+    await publish(redis.url, blocks(1, 2));
+    const source = follow(redis.url);
+    await until(() => source.got.length === 2);
+    for (let h = 3; h <= 202; h++) await c.xadd(STREAM, `${h}-0`, "block", "{nope");
+    await publish(redis.url, blocks(203, 203));
+    await until(() => source.got.length === 3);
+    const rejected = source.events.filter((e) => e.type === "rejected").map((e) => e.id);
+    expect(rejected).toHaveLength(200);
+    expect(new Set(rejected).size).toBe(200);
+  });
+
   it("skips garbage entries with a rejected event naming the entry id and the field, and keeps going", async () => {
     const c = redis.client;
     const line = (b: BlockSample) =>

@@ -51,6 +51,10 @@ export async function followStream(
   // The id of the last valid block handed on: for the `gap` events, and where to read on when
   // entries above it were deleted (see createFallWatch).
   let lastGood: string | undefined;
+  // Before the first block, with `startHeight`: the height before it, so that a first block
+  // above it (the heights between trimmed away) is a `gap` too (record --append would leave
+  // a hole in its file without a word).
+  let gapFloor = start !== undefined && start > 0n ? entryId(start - 1n) : undefined;
 
   const ring = createDeliveredRing(RING_SIZE);
   // The last valid block's digest on its own (its `block` field): entries that are not blocks
@@ -77,9 +81,11 @@ export async function followStream(
     // Heights with no valid block between the last one and this one: trimmed by the
     // publisher's MAXLEN before this replica read them (it fell behind by more than --retain),
     // never written, or written as entries that were rejected (and reported).
-    const gap = lastGood === undefined ? undefined : missing(lastGood, id);
+    const before = lastGood ?? gapFloor;
+    const gap = before === undefined ? undefined : missing(before, id);
     if (gap) onEvent({ type: "gap", stream, ...gap });
     lastGood = id;
+    gapFloor = undefined;
     goodBlock = blockDigest(fields);
     if (entry.receivedAtMs !== undefined) noteArrival(entry.block, entry.receivedAtMs);
     emit(entry.block);
@@ -171,7 +177,15 @@ export async function followStream(
         .call((c) => c.xrange(stream, from!, to, "COUNT", count))
         .catch((e: unknown) => onPageFailure(e, count));
       const page = streamEntries(url, "XRANGE", reply);
-      for (const skipped of page) if (!ring.has(skipped)) deliver(skipped);
+      // Only blocks: no valid block lies between the last one handed on and `id` (it would be
+      // the last one), so these are blocks never read. An entry that is not one was read in
+      // order and reported then (a run longer than the ring is no longer in it), or, written
+      // below the read position by a repair, is refused either way: it is not reported twice.
+      for (const skipped of page) {
+        if (ring.has(skipped)) continue;
+        const decoded = decodeStreamEntry(skipped[0], skipped[1]);
+        if (decoded.ok) deliver(skipped, decoded);
+      }
       if (page.length < count) break;
       from = nextId(page[page.length - 1]![0]);
     }
