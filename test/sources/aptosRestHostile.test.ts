@@ -65,6 +65,28 @@ describe("aptosRest: a node that changes chains", () => {
   });
 });
 
+describe("aptosRest: a first answer that names two chains", () => {
+  it("is refused, naming both, and the source starts on the chain the next answers agree on", async () => {
+    // The header says 5 where the body says 4: taking the body's chain would refuse every
+    // later answer (header 4 from then on) as another network's, for ever.
+    const node = await fakeNode({ blocks: 40 });
+    node.inject(replace({ headers: { "x-aptos-chain-id": "5" } }), { route: "ledger", times: 1 });
+    const { source$, events, from } = follow(node, { backfillBlocks: 10 });
+    const got = await collect(source$, 10);
+    expect(asJson(got)).toEqual(expected(node, from(), node.chain.tip));
+    expect(invalidAnswers(events).map((e) => e.issues)).toEqual([
+      [
+        {
+          path: "chain_id",
+          message:
+            "is 4, but the answer's X-Aptos-Chain-Id header is 5: the answer names two chains",
+          code: "custom",
+        },
+      ],
+    ]);
+  });
+});
+
 describe("aptosRest: bodies built to be expensive to parse", () => {
   // With a cap of 1 MiB a body may hold 4096 objects or arrays, 16,384 members and as many
   // values, at most 4096 members in one object.

@@ -92,7 +92,7 @@ function tooLarge(url: string, status: number, limit: number): Attempt<never> {
 export async function attemptRequest<T>(
   options: AttemptOptions,
   url: string,
-  parse: (value: unknown) => Parsed<T>,
+  parse: (value: unknown, headerChain?: number) => Parsed<T>,
   accept: readonly number[],
   signal: AbortSignal,
   onHeaders?: () => void,
@@ -108,13 +108,15 @@ export async function attemptRequest<T>(
     });
     answered = true;
     onHeaders?.();
+    let headerChain: number | undefined;
     if (res.status === 200 || accept.includes(res.status)) {
-      const message = otherChain(res.headers.get(CHAIN_ID_HEADER), options.chainId);
-      if (message !== undefined) {
+      const chain = readChainHeader(res.headers.get(CHAIN_ID_HEADER), options.chainId);
+      if (typeof chain === "string") {
         await discardBody(res);
-        const issue = { path: "X-Aptos-Chain-Id", message };
+        const issue = { path: "X-Aptos-Chain-Id", message: chain };
         return { ok: false, error: new InvalidResponseError(url, [issue]) };
       }
+      headerChain = chain;
     }
     if (res.status === 200) {
       const body = await readBody(res, options.maxResponseBytes);
@@ -137,7 +139,7 @@ export async function attemptRequest<T>(
             : { path: "", message: `not valid JSON (${escapeControls((e as Error).message)})` };
         return { ok: false, error: new InvalidResponseError(url, [issue]) };
       }
-      const parsed = parse(json);
+      const parsed = parse(json, headerChain);
       if (!parsed.ok) return { ok: false, error: new InvalidResponseError(url, parsed.issues) };
       return { ok: true, answer: { status: 200, value: parsed.value } };
     }
@@ -178,18 +180,24 @@ export async function attemptRequest<T>(
 }
 
 /**
- * Why a `X-Aptos-Chain-Id` header value is refused, or `undefined` when it is fine or absent.
- * The header sent twice (a proxy adding its own copy) arrives as `4, 4`: the same id repeated
- * is that id.
+ * The chain id a `X-Aptos-Chain-Id` header names (`undefined` when absent), or why it is refused:
+ * not a chain id, or another chain than `chainId`, the one the source follows. The header sent
+ * twice (a proxy adding its own copy) arrives as `4, 4`: the same id repeated is that id.
  */
-function otherChain(header: string | null, chainId: number | undefined): string | undefined {
-  if (header === null || chainId === undefined) return undefined;
+function readChainHeader(
+  header: string | null,
+  chainId: number | undefined,
+): number | string | undefined {
+  if (header === null) return undefined;
   const text = header.trim();
   const ids = text.split(",").map((t) => t.trim());
-  if (!ids.every((t) => /^\d{1,3}$/.test(t)) || new Set(ids.map(Number)).size !== 1)
+  if (
+    !ids.every((t) => /^\d{1,3}$/.test(t) && Number(t) <= 255) ||
+    new Set(ids.map(Number)).size !== 1
+  )
     return `must be a chain id 0..255 (got ${JSON.stringify(text.slice(0, MAX_ECHO))})`;
   const id = Number(ids[0]);
-  return id === chainId
-    ? undefined
+  return chainId === undefined || id === chainId
+    ? id
     : `is ${id}, but the source started on chain ${chainId} (the URL now leads to another network)`;
 }

@@ -119,7 +119,7 @@ export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient 
   /** One attempt, hedged, holding one place for its duration. */
   async function attempt<T>(
     url: string,
-    parse: (value: unknown) => Parsed<T>,
+    parse: (value: unknown, headerChain?: number) => Parsed<T>,
     accept: readonly number[],
     priority: bigint,
     signal: AbortSignal,
@@ -152,7 +152,7 @@ export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient 
 
   async function call<T>(
     path: string,
-    parse: (value: unknown) => Parsed<T>,
+    parse: (value: unknown, headerChain?: number) => Parsed<T>,
     accept: readonly number[],
     priority: bigint,
     signal: AbortSignal,
@@ -191,7 +191,11 @@ export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient 
 
   return {
     async ledgerInfo(signal, expectedChainId, skipTo) {
-      const parse = (v: unknown) => parseLedgerInfo(v, expectedChainId, skipTo, now());
+      // Before the chain is known, the header is checked against the body's own chain_id: an
+      // answer that names two chains would start the source on one and refuse every later
+      // answer as the other's, blaming a network change that never happened.
+      const parse = (v: unknown, headerChain?: number) =>
+        parseLedgerInfo(v, expectedChainId, skipTo, now(), headerChain);
       const r = await call("/v1", parse, [], URGENT, signal);
       if (attemptOptions.chainId === undefined)
         attemptOptions = { ...attemptOptions, chainId: r.value!.chainId };

@@ -123,18 +123,25 @@ function describeDuration(ms: number): string {
  * leads to another network (e.g. a load balancer switched), and its blocks must not be mixed in.
  * With `skipTo` (the highest oldest height a skip may go to, {@link skipLimit}), an
  * `oldest_block_height` above it is an issue: the source would skip to it. With `nowMs` (the
- * local wall clock), a `ledger_timestamp` more than a day ahead of it is an issue.
+ * local wall clock), a `ledger_timestamp` more than a day ahead of it is an issue. With
+ * `headerChainId` (the answer's `X-Aptos-Chain-Id`), a body naming another chain is an issue.
  */
 export function parseLedgerInfo(
   value: unknown,
   expectedChainId?: number,
   skipTo?: bigint,
   nowMs?: number,
+  headerChainId?: number,
 ): Parsed<LedgerInfo> {
   const r = parseWith(ledgerInfoSchema, value);
   if (!r.ok) return r;
   const v = r.value;
   const issues: ValidationIssue[] = [];
+  if (headerChainId !== undefined && v.chain_id !== headerChainId)
+    issues.push({
+      path: "chain_id",
+      message: `is ${v.chain_id}, but the answer's X-Aptos-Chain-Id header is ${headerChainId}: the answer names two chains`,
+    });
   if (expectedChainId !== undefined && v.chain_id !== expectedChainId)
     issues.push({
       path: "chain_id",
