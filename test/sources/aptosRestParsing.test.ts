@@ -153,6 +153,28 @@ describe("reading the node's answers", () => {
     );
   });
 
+  it("takes the epilogue's counters, which it does not read, as JSON numbers or u64 strings", () => {
+    const end = (units: unknown) => ({
+      type: "block_epilogue_transaction",
+      version: "101",
+      block_end_info: {
+        block_gas_limit_reached: true,
+        block_output_limit_reached: false,
+        block_effective_block_gas_units: units,
+        block_approx_output_size: 5759,
+      },
+    });
+    for (const units of [24, "24", undefined])
+      expect(parseBlock(block([meta, end(units)]), 5n).ok).toBe(true);
+    const bad = parseBlock(block([meta, end(-1)]), 5n);
+    expect(bad.ok ? [] : bad.issues.map((i) => [i.path, i.message])).toEqual([
+      [
+        "transactions[1].block_end_info.block_effective_block_gas_units",
+        "must be a whole number >= 0, as a JSON number or a u64 string (got -1)",
+      ],
+    ]);
+  });
+
   it("rejects answers that do not fit, naming every field path", () => {
     const bad = block([
       { ...meta, epoch: 3 },

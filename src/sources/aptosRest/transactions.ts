@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { notChecked } from "../../core/createIssueList.js";
+import { describeValue } from "../../core/describeValue.js";
 import { MAX_ISSUES, type ValidationIssue } from "../../core/errors.js";
 import { formatPath } from "../../core/readOptions.js";
 import { issuesFromZod } from "../../core/zodIssues.js";
@@ -48,13 +49,25 @@ const user = z.object({
   gas_used: u64String,
   payload: z.object({ type: z.string(), function: z.unknown().optional() }),
 });
+/**
+ * The epilogue's two counters, which the source does not read: a JSON integer as nodes write
+ * them today, or a u64 string as the API writes every other u64 (a node that wrote them so
+ * would otherwise have every block refused for fields nothing uses).
+ */
+const notCounter = (iss: { input: unknown }) =>
+  `must be a whole number >= 0, as a JSON number or a u64 string (got ${describeValue(iss.input)})`;
+const counter = z
+  .union([z.int({ error: notCounter }).min(0, { error: notCounter }), u64String], {
+    error: notCounter,
+  })
+  .optional();
 const epilogue = z.object({
   block_end_info: z
     .object({
       block_gas_limit_reached: z.boolean(),
       block_output_limit_reached: z.boolean(),
-      block_effective_block_gas_units: z.int().min(0).optional(),
-      block_approx_output_size: z.int().min(0).optional(),
+      block_effective_block_gas_units: counter,
+      block_approx_output_size: counter,
     })
     .nullish(),
 });
