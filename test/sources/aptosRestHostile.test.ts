@@ -1,5 +1,8 @@
+import type { AddressInfo } from "node:net";
+import { createServer as createNetServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import type { BlockSample } from "../../src/core/blockSample.js";
+import { answerLimits, attemptRequest } from "../../src/sources/aptosRest/attemptRequest.js";
 import { createEpochPrices } from "../../src/sources/aptosRest/createEpochPrices.js";
 import type { NodeClient } from "../../src/sources/aptosRest/createNodeClient.js";
 import { pruneUnread } from "../../src/sources/aptosRest/pruneUnread.js";
@@ -84,6 +87,49 @@ describe("aptosRest: a first answer that names two chains", () => {
         },
       ],
     ]);
+  });
+});
+
+describe("aptosRest: an answer that is not HTTP", () => {
+  it("is told apart from a node that cannot be reached", async () => {
+    const options = {
+      fetch: globalThis.fetch,
+      timeoutMs: 5_000,
+      maxResponseBytes: MIB,
+      followRedirects: false,
+      now: Date.now,
+      headers: {},
+      limits: answerLimits(MIB),
+    };
+    const answers = {
+      "a status line the client cannot take": "HTTP/1.1 099 low\r\nContent-Length: 0\r\n\r\n",
+      "no HTTP at all": "hello there\r\n\r\n",
+      "a header line of 1 MiB": `HTTP/1.1 200 OK\r\nX-Big: ${"a".repeat(MIB)}\r\n\r\n`,
+    };
+    for (const [what, text] of Object.entries(answers)) {
+      const server = createNetServer((socket) => {
+        socket.on("error", () => {});
+        socket.once("data", () => socket.end(text));
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+      try {
+        const r = await attemptRequest(
+          options,
+          url,
+          () => ({ ok: true, value: 0 }),
+          [],
+          new AbortController().signal,
+        );
+        expect(r.ok, what).toBe(false);
+        if (!r.ok)
+          expect(r.error.message, what).toMatch(
+            /^the answer from .+ is not HTTP the client can read/,
+          );
+      } finally {
+        await new Promise((resolve) => server.close(resolve));
+      }
+    }
   });
 });
 

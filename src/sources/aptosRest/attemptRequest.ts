@@ -167,16 +167,33 @@ export async function attemptRequest<T>(
           answered,
         }),
       };
-    const reason = (cause as { cause?: { message?: string } }).cause?.message;
+    const inner = (cause as { cause?: { message?: string; code?: unknown; name?: unknown } }).cause;
+    const reason = inner?.message;
     // The node's bytes can reach this text (a parser's quote): no control character goes on.
     const details = escapeControls(reason ?? (cause as Error).message);
+    const malformed = !answered && isMalformedAnswer(inner);
     return {
       ok: false,
-      error: new SourceRequestError(url, "network", { details, cause, answered }),
+      error: new SourceRequestError(url, "network", { details, cause, answered, malformed }),
     };
   } finally {
     request.dispose();
   }
+}
+
+/**
+ * Whether fetch failed on bytes it could not read as an HTTP answer, not on the connection:
+ * llhttp's parse errors (`HPE_*`: not HTTP, a bad header), headers past the client's limit,
+ * and undici's assertion on a status line it cannot take (`HTTP/1.1 099`), whose only text is
+ * `false == true`. Told apart so that the message does not say the node cannot be reached.
+ */
+function isMalformedAnswer(inner: { code?: unknown; name?: unknown } | undefined): boolean {
+  const code = typeof inner?.code === "string" ? inner.code : "";
+  return (
+    code.startsWith("HPE_") ||
+    code === "UND_ERR_HEADERS_OVERFLOW" ||
+    (code === "ERR_ASSERTION" && inner?.name === "AssertionError")
+  );
 }
 
 /**

@@ -32,6 +32,8 @@ export class SourceRequestError extends BaseError {
       cause?: unknown;
       /** The node's status and headers had come: the body is what failed (`network`, `timeout`). */
       answered?: boolean;
+      /** Something answered, but not in HTTP the client can read (a bad status line, huge headers). */
+      malformed?: boolean;
     } = {},
   ) {
     const what =
@@ -45,7 +47,9 @@ export class SourceRequestError extends BaseError {
             ? `response from ${url} is larger than the cap of ${options.limit} bytes`
             : options.answered
               ? `the answer from ${url} broke off or could not be decoded`
-              : `cannot reach ${url}`;
+              : options.malformed
+                ? `the answer from ${url} is not HTTP the client can read`
+                : `cannot reach ${url}`;
     super(what, { details: options.details, cause: options.cause });
     this.url = url;
     this.kind = kind;
