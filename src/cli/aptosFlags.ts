@@ -25,7 +25,7 @@ export const APTOS_FLAGS_USAGE = `Limits of --source aptos:URL (see docs/sources
   --hedge-after-ms N       resend a request with no answer (headers, or body after them)
                            after N ms (default 500)
   --max-backoff-ms N       longest wait between retries (default 10000)
-  --max-retry-after-ms N   longest Retry-After honoured (default 60000)`;
+  --max-retry-after-ms N   longest Retry-After honoured (default 10000)`;
 
 type FlagValues = { [K in keyof typeof APTOS_FLAGS]?: string | boolean | undefined };
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { InvalidConfigError } from "../../src/core/errors.js";
+import { parseHandlerOptions } from "../../src/http/handlerOptions.js";
+import { resolveAptosRestOptions } from "../../src/sources/aptosRest/options.js";
 import { type AptosRestOptions, aptosRest } from "../../src/sources/aptosRest.js";
 
 /** The issues `aptosRest()` throws for `options` (none: `[]`). */
@@ -98,5 +100,18 @@ describe("aptosRest: a bad URL and bad options", () => {
     expect(optionIssues({}, "http://x/v1?q=1")).toEqual([
       { path: "url", message: "must not carry a query or fragment" },
     ]);
+  });
+});
+
+describe("aptosRest: defaults that work together", () => {
+  it("the longest Retry-After honoured leaves room under serve's staleness bound", () => {
+    // Blocks are handed on in order: one block's wait holds every block behind it, and a wait
+    // as long as the staleness bound turns one 429 into a 503 for the whole server.
+    const source = resolveAptosRestOptions("http://127.0.0.1:1/v1");
+    const handler = parseHandlerOptions();
+    expect(handler.maxStalenessMs).toBe(30_000);
+    expect(source.maxRetryAfterMs + source.timeoutMs).toBeLessThan(
+      handler.maxStalenessMs as number,
+    );
   });
 });

@@ -154,7 +154,10 @@ const shape = {
   /** Longest delay between two retries, in ms. @default 10000 */
   maxBackoffMs: msRange(1, 3_600_000).default(10_000),
   /** Longest `Retry-After` wait honoured, in ms (longer requests are cut to this). @default 60000 */
-  maxRetryAfterMs: msRange(0, 86_400_000).default(60_000),
+  // Below serve's default --max-staleness-ms (30 s) with room for the retry: blocks are handed
+  // on in order, so one block's wait holds every block behind it, and a single 429 asking for
+  // an hour answered 503 for 30 s at the 60 s this was.
+  maxRetryAfterMs: msRange(0, 86_400_000).default(10_000),
   /** Failed requests in a row after which `unreachable` is reported. @default 3 */
   unreachableAfter: wholeRange("requests", 1).default(3),
   /**
