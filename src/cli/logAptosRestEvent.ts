@@ -7,7 +7,8 @@ import type { LineLogger } from "./createLogLimiter.js";
 
 /**
  * A logger for the events of the live-node source: retries at debug, an unreachable or
- * rate-limiting node, a tip gone back or a block the node keeps refusing at warn, the rest at info, each with its
+ * rate-limiting node, a tip gone back, a block the node keeps refusing or a gas schedule that
+ * does not answer at warn, the rest at info, each with its
  * fields; `also` gets each event first (the metrics). Lines are rate-limited per event type: a node that changes epoch every block
  * costs a few lines every ten seconds, not one per block.
  *
@@ -23,7 +24,8 @@ export function logAptosRestEvent(log: LineLogger, also?: (event: AptosRestEvent
         : event.type === "unreachable" ||
             event.type === "tip_behind" ||
             event.type === "block_unavailable" ||
-            event.type === "rate_limited"
+            event.type === "rate_limited" ||
+            event.type === "min_gas_unit_price_pending"
           ? "warn"
           : "info";
     log[level](

@@ -314,6 +314,39 @@ describe("aptosRest: throughput under faults", () => {
     expect(paths.filter((p) => p.includes("GasScheduleV2"))).toHaveLength(2);
   });
 
+  it("hands blocks on while the gas schedule does not answer, and takes its minimum when it does", async () => {
+    // A gateway that lets blocks through but refuses the account resource (403): every block
+    // waited for that one read, for ever.
+    const node = await fakeNode({ blocks: 30, epochLength: 1_000 }); // one epoch (2, minimum 150)
+    node.inject({ kind: "status", status: 403 }, { route: "gas", times: 1_000_000 });
+    const { source$, events } = follow(node, { backfillBlocks: 3, timeoutMs: 500 });
+    const got: BlockSample[] = [];
+    const sub = source$.subscribe((b) => got.push(b));
+    try {
+      await until(() => expect(got.length).toBe(3));
+      // The configured minimum meanwhile: no block carries one.
+      expect(got.every((b) => b.minGasUnitPrice === undefined)).toBe(true);
+      expect(events.filter((e) => e.type === "min_gas_unit_price_pending")).toEqual([
+        {
+          type: "min_gas_unit_price_pending",
+          epoch: 2n,
+          height: got[0]!.height,
+          failures: 3,
+          using: undefined,
+        },
+      ]);
+      expect(events.some((e) => e.type === "min_gas_unit_price")).toBe(false);
+      node.clearFaults();
+      node.grow(20);
+      await until(() => expect(got.at(-1)!.minGasUnitPrice).toBe(150n));
+      const reads = events.flatMap((e) => (e.type === "min_gas_unit_price" ? [e] : []));
+      expect(reads).toHaveLength(1);
+      expect(reads[0]).toMatchObject({ epoch: 2n, value: 150n, previous: undefined });
+    } finally {
+      sub.unsubscribe();
+    }
+  });
+
   it("reads an epoch's schedule where it really begins, not where a bad answer claimed it early", async () => {
     // Epoch 54 runs 1060-1079 (minimum 150), 55 from 1080 (minimum 100). The node answers block
     // 1066 once as if it were epoch 55: the schedule read at 1066's version says 150 (it is

@@ -6,6 +6,19 @@ export interface EpochPrices {
   prefetch(epoch: bigint, version: bigint): void;
   /** `epoch`'s price at `version`: the read {@link prefetch} started there, or one started now. */
   read(epoch: bigint, version: bigint): Promise<bigint | undefined>;
+  /** The price the read of `epoch` at `version` answered, if it has (`undefined`: not yet). */
+  answered(epoch: bigint, version: bigint): { value: bigint | undefined } | undefined;
+  /**
+   * The read of `epoch` at `version` (started if it was not): its answer, or `undefined` once it
+   * has failed `failures` times without one and `ms` have passed (it goes on: see
+   * {@link answered}).
+   */
+  readOrGiveUp(
+    epoch: bigint,
+    version: bigint,
+    failures: number,
+    ms: number,
+  ): Promise<{ value: bigint | undefined } | undefined>;
   /** Drop the reads of every epoch not in `epochs`, aborting those still under way. */
   retain(epochs: ReadonlySet<bigint>): void;
   /** Reads held (one per epoch, or more where an epoch was seen starting at other versions). */
@@ -16,6 +29,12 @@ export interface EpochPrices {
 interface HeldRead {
   readonly epoch: bigint;
   readonly read: Promise<bigint | undefined>;
+  /** What the read answered, once it has. */
+  answer?: { value: bigint | undefined };
+  /** Its failed attempts so far. */
+  failures: number;
+  /** Called after each failed attempt. */
+  readonly onFailure: Set<() => void>;
   drop(): void;
 }
 
@@ -46,23 +65,68 @@ export function createEpochPrices(client: NodeClient, signal: AbortSignal): Epoc
     if (signal.aborted) controller.abort(signal.reason);
     else signal.addEventListener("abort", onAbort, { once: true });
     const detach = () => signal.removeEventListener("abort", onAbort);
-    const read = client.minGasUnitPrice(version, controller.signal);
-    // Awaited by `read` later, or dropped: either way the source's signal lets go of it.
-    read.then(detach, detach);
-    reads.set(key, {
+    const onFailure = new Set<() => void>();
+    const read = client.minGasUnitPrice(version, controller.signal, () => {
+      held.failures++;
+      for (const f of onFailure) f();
+    });
+    const held: HeldRead = {
       epoch,
       read,
+      failures: 0,
+      onFailure,
       drop() {
         detach();
         controller.abort(new DOMException("the gas schedule read was dropped", "AbortError"));
       },
-    });
+    };
+    // Awaited by `read` later, or dropped: either way the source's signal lets go of it.
+    read.then((value) => {
+      held.answer = { value };
+      detach();
+    }, detach);
+    reads.set(key, held);
   };
   return {
     prefetch,
     read(epoch, version) {
       prefetch(epoch, version);
       return reads.get(keyOf(epoch, version))!.read;
+    },
+    answered(epoch, version) {
+      return reads.get(keyOf(epoch, version))?.answer;
+    },
+    readOrGiveUp(epoch, version, failures, ms) {
+      prefetch(epoch, version);
+      const held = reads.get(keyOf(epoch, version))!;
+      if (held.answer) return Promise.resolve(held.answer);
+      return new Promise((resolve, reject) => {
+        let waited = false;
+        const done = () => {
+          clearTimeout(timer);
+          held.onFailure.delete(check);
+        };
+        const check = () => {
+          if (!waited || held.failures < failures) return;
+          done();
+          resolve(undefined);
+        };
+        const timer = setTimeout(() => {
+          waited = true;
+          check();
+        }, ms);
+        held.onFailure.add(check);
+        held.read.then(
+          (value) => {
+            done();
+            resolve({ value });
+          },
+          (error: unknown) => {
+            done();
+            reject(error);
+          },
+        );
+      });
     },
     get size() {
       return reads.size;

@@ -38,9 +38,13 @@ export interface NodeClient {
   /**
    * The minimum gas unit price from the gas schedule as of `version` (falling back to the latest
    * state when the node cannot answer for that version); `undefined` when the node has no
-   * `GasScheduleV2` at all.
+   * `GasScheduleV2` at all. `onFailure` is called after each failed attempt (it is retried).
    */
-  minGasUnitPrice(version: bigint, signal: AbortSignal): Promise<bigint | undefined>;
+  minGasUnitPrice(
+    version: bigint,
+    signal: AbortSignal,
+    onFailure?: () => void,
+  ): Promise<bigint | undefined>;
 }
 
 const GAS_SCHEDULE = "/v1/accounts/0x1/resource/0x1::gas_schedule::GasScheduleV2";
@@ -156,6 +160,7 @@ export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient 
     accept: readonly number[],
     priority: bigint,
     signal: AbortSignal,
+    onFailure?: () => void,
   ): Promise<Answer<T>> {
     const url = baseUrl + path;
     let failingNow = false;
@@ -171,6 +176,7 @@ export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient 
         if (!failingNow) failing++;
         failingNow = true;
         failed(url, r.error);
+        onFailure?.();
         // Retry-After may ask for more than the backoff, never for less: "0" or a past date
         // from an overloaded node must not turn the retries into a flood.
         const backoff = backoffDelay(n, options);
@@ -217,16 +223,24 @@ export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient 
       return r.status === 200 ? r.value! : "pruned";
     },
 
-    async minGasUnitPrice(version, signal) {
+    async minGasUnitPrice(version, signal, onFailure) {
       const at = await call(
         `${GAS_SCHEDULE}?ledger_version=${version}`,
         parseMinGasUnitPrice,
         [400, 404, 410],
         URGENT,
         signal,
+        onFailure,
       );
       if (at.status === 200) return at.value;
-      const latest = await call(GAS_SCHEDULE, parseMinGasUnitPrice, [404], URGENT, signal);
+      const latest = await call(
+        GAS_SCHEDULE,
+        parseMinGasUnitPrice,
+        [404],
+        URGENT,
+        signal,
+        onFailure,
+      );
       return latest.status === 200 ? latest.value : undefined;
     },
   };

@@ -128,6 +128,14 @@ export async function followChain(
   let epoch: bigint | undefined;
   let minPrice: bigint | undefined;
   const prices = createEpochPrices(client, signal);
+  const setMinPrice = (of: bigint, height: bigint, value: bigint | undefined) => {
+    onEvent({ type: "min_gas_unit_price", epoch: of, height, value, previous: minPrice });
+    minPrice = value;
+  };
+  // The read of the current epoch's gas schedule, while it has not answered: its blocks go on
+  // with the previous minimum (a node that refuses or stalls that one read, a gateway that
+  // only lets blocks through, held every block before).
+  let pendingPrice: { epoch: bigint; version: bigint } | undefined;
   // Epochs (and first versions) of fetched blocks from `next - 1` on: where `h - 1` and `h`
   // differ, an epoch begins at `h` and its gas schedule is read right away.
   const epochOf = new Map<bigint, { epoch: bigint; version: bigint }>();
@@ -285,21 +293,37 @@ export async function followChain(
       if (r.kind === "block") {
         unavailable.answered();
         if (r.epoch !== epoch) {
-          const value = await prices.read(r.epoch, r.block.firstVersion);
+          const version = r.block.firstVersion;
+          const answer = await prices.readOrGiveUp(
+            r.epoch,
+            version,
+            options.unreachableAfter,
+            options.timeoutMs,
+          );
           // Keep the reads of this epoch and of the epochs fetched ahead, nothing else: epochs
           // that go down block after block must not pile up reads.
           const ahead = new Set([r.epoch]);
           for (const b of epochOf.values()) ahead.add(b.epoch);
           prices.retain(ahead);
-          onEvent({
-            type: "min_gas_unit_price",
-            epoch: r.epoch,
-            height: r.block.height,
-            value,
-            previous: minPrice,
-          });
           epoch = r.epoch;
-          minPrice = value;
+          pendingPrice = undefined;
+          if (answer) setMinPrice(r.epoch, r.block.height, answer.value);
+          else {
+            pendingPrice = { epoch: r.epoch, version };
+            onEvent({
+              type: "min_gas_unit_price_pending",
+              epoch: r.epoch,
+              height: r.block.height,
+              failures: options.unreachableAfter,
+              using: minPrice,
+            });
+          }
+        } else if (pendingPrice) {
+          const answer = prices.answered(pendingPrice.epoch, pendingPrice.version);
+          if (answer) {
+            pendingPrice = undefined;
+            setMinPrice(r.epoch, r.block.height, answer.value);
+          }
         }
         const sample = toBlockSample(r.block, r.epoch, { chainId, minGasUnitPrice: minPrice });
         dating.date(sample);

@@ -73,6 +73,19 @@ export type AptosRestEvent =
       height: bigint;
       value: bigint | undefined;
       previous: bigint | undefined;
+    }
+  /**
+   * The gas schedule read of epoch `epoch`, for its first block `height`, failed `failures`
+   * times in a row (`unreachableAfter`), and `timeoutMs` went by: its blocks are handed on with the previous minimum,
+   * `using` (`undefined`: the configured one), while the read goes on; a `min_gas_unit_price`
+   * event follows when it answers.
+   */
+  | {
+      type: "min_gas_unit_price_pending";
+      epoch: bigint;
+      height: bigint;
+      failures: number;
+      using: bigint | undefined;
     };
 
 /**
