@@ -13,6 +13,7 @@ import {
   redisStream,
   redisStreamSink,
 } from "../../src/redis.js";
+import { encodeStreamEntry } from "../../src/sources/redis/streamEntry.js";
 import {
   freePort,
   redisSkipReason,
@@ -145,6 +146,20 @@ describe.skipIf(skip)("Redis Stream sink and source", () => {
     expect(source.events.filter((e) => e.type === "gap")).toEqual([
       { type: "gap", stream: STREAM, from: 21n, to: 25n },
     ]);
+  });
+
+  it("a warm start counts only blocks an engine fed the newer ones takes: another chain's do not", async () => {
+    // A second publisher on the wrong network wrote two heights first. The replicas that read
+    // the stream live reject them; a replica started later must end with as many good blocks.
+    const c = redis.client;
+    for (let h = 1; h <= 40; h++) {
+      const b = h === 30 || h === 35 ? { ...block(h), chainId: 5 } : block(h);
+      await c.xadd(STREAM, `${h}-0`, ...encodeStreamEntry(b));
+    }
+    const source = follow(redis.url, { warmStartBlocks: 12 });
+    await until(() => source.events.some((e) => e.type === "warm_start"));
+    const ours = source.got.filter((b) => b.chainId === 4).map((b) => Number(b.height));
+    expect(ours).toEqual([27, 28, 29, 31, 32, 33, 34, 36, 37, 38, 39, 40]);
   });
 
   it("a run of bad entries longer than the memory of recent ones is reported once each", async () => {

@@ -109,6 +109,23 @@ export async function followStream(
   async function warmStart(conn: RedisConnection): Promise<string> {
     const wanted = options.warmStartBlocks;
     lastGood = undefined;
+    // Read newest first, a block counts toward `wanted` only if an engine fed the newer ones
+    // takes it too: the newest block's chain, at or below the epoch of the newer blocks. A block
+    // of another chain (a second publisher on the wrong network) or a later epoch is handed on
+    // and refused by the engine; counted, it would leave this replica with fewer blocks than
+    // the replicas that read the stream live, and a different estimate.
+    let chain: number | undefined;
+    let epochAtMost: bigint | undefined;
+    const follows = (b: BlockSample) => {
+      if (epochAtMost === undefined) {
+        chain = b.chainId;
+        epochAtMost = b.epoch;
+        return true;
+      }
+      if (b.chainId !== chain || b.epoch > epochAtMost) return false;
+      epochAtMost = b.epoch;
+      return true;
+    };
     const newestFirst: [StreamEntry, DecodedStreamEntry][] = [];
     let valid = 0;
     let top: string | undefined;
@@ -125,7 +142,7 @@ export async function followStream(
         if (wanted === 0) break;
         const decoded = decodeStreamEntry(e[0], e[1]);
         newestFirst.push([e, decoded]);
-        if (decoded.ok && ++valid === wanted) break;
+        if (decoded.ok && follows(decoded.block) && ++valid === wanted) break;
       }
       const before = page.length === count ? previousId(page[page.length - 1]![0]) : undefined;
       if (before === undefined || wanted === 0) break;
