@@ -326,16 +326,25 @@ describe("aptosRest: throughput under faults", () => {
       await until(() => expect(got.length).toBe(3));
       // The configured minimum meanwhile: no block carries one.
       expect(got.every((b) => b.minGasUnitPrice === undefined)).toBe(true);
-      expect(events.filter((e) => e.type === "min_gas_unit_price_pending")).toEqual([
+      const pending = events.filter((e) => e.type === "min_gas_unit_price_pending");
+      expect(pending).toEqual([
         {
           type: "min_gas_unit_price_pending",
           epoch: 2n,
           height: got[0]!.height,
-          failures: 3,
+          failures: expect.any(Number),
           using: undefined,
         },
       ]);
+      expect(pending[0]!.failures).toBeGreaterThanOrEqual(3);
       expect(events.some((e) => e.type === "min_gas_unit_price")).toBe(false);
+      // The read was given up, not retried for ever: the node is not counted as failing (an
+      // outage told is told over), and no request keeps failing while no block comes.
+      const outage = events.filter((e) => e.type === "unreachable" || e.type === "recovered");
+      expect(outage.at(-1)?.type ?? "recovered").toBe("recovered");
+      const retried = events.filter((e) => e.type === "retrying").length;
+      await new Promise((r) => setTimeout(r, 300));
+      expect(events.filter((e) => e.type === "retrying")).toHaveLength(retried);
       node.clearFaults();
       node.grow(20);
       await until(() => expect(got.at(-1)!.minGasUnitPrice).toBe(150n));

@@ -1,24 +1,28 @@
 import type { NodeClient } from "./createNodeClient.js";
 
+/** What {@link EpochPrices.readOrGiveUp} found: the price, or how often the read failed. */
+export type PriceWait = { value: bigint | undefined } | { failures: number };
+
 /** The minimum gas unit price of each epoch, read once per epoch, possibly ahead of time. */
 export interface EpochPrices {
   /** Start reading `epoch`'s price at `version` (its first block's), unless started at that version. */
   prefetch(epoch: bigint, version: bigint): void;
   /** `epoch`'s price at `version`: the read {@link prefetch} started there, or one started now. */
   read(epoch: bigint, version: bigint): Promise<bigint | undefined>;
-  /** The price the read of `epoch` at `version` answered, if it has (`undefined`: not yet). */
-  answered(epoch: bigint, version: bigint): { value: bigint | undefined } | undefined;
   /**
-   * The read of `epoch` at `version` (started if it was not): its answer, or `undefined` once it
-   * has failed `failures` times without one and `ms` have passed (it goes on: see
-   * {@link answered}).
+   * The read of `epoch` at `version` (started if it was not): its answer, or, once it has failed
+   * `failures` times and `ms` went by, or `2 × ms` went by, how often it failed. The read is
+   * then given up (aborted: a request failing for good must not keep the source counted as
+   * failing); {@link probe} asks again, once at a time.
    */
-  readOrGiveUp(
-    epoch: bigint,
-    version: bigint,
-    failures: number,
-    ms: number,
-  ): Promise<{ value: bigint | undefined } | undefined>;
+  readOrGiveUp(epoch: bigint, version: bigint, failures: number, ms: number): Promise<PriceWait>;
+  /**
+   * For a read given up: ask once more (a single attempt, not counted as a failing request),
+   * unless an attempt is under way or the last began less than `everyMs` ago.
+   */
+  probe(epoch: bigint, version: bigint, everyMs: number): void;
+  /** The price read of `epoch` at `version` answered (a probe's included), if it has. */
+  answered(epoch: bigint, version: bigint): { value: bigint | undefined } | undefined;
   /** Drop the reads of every epoch not in `epochs`, aborting those still under way. */
   retain(epochs: ReadonlySet<bigint>): void;
   /** Reads held (one per epoch, or more where an epoch was seen starting at other versions). */
@@ -28,15 +32,23 @@ export interface EpochPrices {
 /** A read and what stops it: its own controller, aborted with the source or when dropped. */
 interface HeldRead {
   readonly epoch: bigint;
-  readonly read: Promise<bigint | undefined>;
-  /** What the read answered, once it has. */
+  readonly version: bigint;
+  read: Promise<bigint | undefined>;
+  controller: AbortController;
+  /** What the read (or a probe) answered, once it has. */
   answer?: { value: bigint | undefined };
-  /** Its failed attempts so far. */
+  /** Failed attempts of the read so far. */
   failures: number;
   /** Called after each failed attempt. */
   readonly onFailure: Set<() => void>;
-  drop(): void;
+  /** Given up: no read retries; probes ask. */
+  gaveUp: boolean;
+  /** When the last probe began (`-Infinity`: none), and whether one is under way. */
+  probedAt: number;
+  probing: boolean;
 }
+
+const dropped = () => new DOMException("the gas schedule read was dropped", "AbortError");
 
 /**
  * The gas schedule reads of the `aptosRest` source, keyed by epoch and the version read at (the
@@ -45,97 +57,128 @@ interface HeldRead {
  * for the epoch when it really came, much later, and that epoch was served the bad stretch's
  * minimum for its whole length. Starting a read as soon as a fetched block shows that a new epoch begins
  * there means the emission of that block does not wait for one more request. Each read has its
- * own signal, chained to `signal`: a read dropped by {@link EpochPrices.retain} is aborted, so
- * it stops retrying (a node failing it for good would otherwise be asked forever, and the
- * source would never count the node as back).
+ * own signal, chained to `signal`: a read dropped by {@link EpochPrices.retain} or given up is
+ * aborted, so it stops retrying (a node failing it for good would otherwise be asked forever,
+ * and the source would never count the node as back).
  *
  * @example
  * const prices = createEpochPrices(client, signal);
  * prices.prefetch(55n, firstVersionOfEpoch55);
  * const min = await prices.read(55n, firstVersionOfEpoch55); // the same read
  */
-export function createEpochPrices(client: NodeClient, signal: AbortSignal): EpochPrices {
+export function createEpochPrices(
+  client: NodeClient,
+  signal: AbortSignal,
+  now: () => number = performance.now.bind(performance),
+): EpochPrices {
   const reads = new Map<string, HeldRead>();
   const keyOf = (epoch: bigint, version: bigint) => `${epoch}@${version}`;
-  const prefetch = (epoch: bigint, version: bigint) => {
-    const key = keyOf(epoch, version);
-    if (reads.has(key)) return;
+  /** An abort controller chained to the source's signal, and its release. */
+  const chained = () => {
     const controller = new AbortController();
     const onAbort = () => controller.abort(signal.reason);
     if (signal.aborted) controller.abort(signal.reason);
     else signal.addEventListener("abort", onAbort, { once: true });
-    const detach = () => signal.removeEventListener("abort", onAbort);
+    return { controller, detach: () => signal.removeEventListener("abort", onAbort) };
+  };
+  const prefetch = (epoch: bigint, version: bigint) => {
+    const key = keyOf(epoch, version);
+    if (reads.has(key)) return;
+    const { controller, detach } = chained();
     const onFailure = new Set<() => void>();
-    const read = client.minGasUnitPrice(version, controller.signal, () => {
-      held.failures++;
-      for (const f of onFailure) f();
-    });
     const held: HeldRead = {
       epoch,
-      read,
+      version,
+      read: client.minGasUnitPrice(version, controller.signal, {
+        onFailure: () => {
+          held.failures++;
+          for (const f of onFailure) f();
+        },
+      }),
+      controller,
       failures: 0,
       onFailure,
-      drop() {
-        detach();
-        controller.abort(new DOMException("the gas schedule read was dropped", "AbortError"));
-      },
+      gaveUp: false,
+      probedAt: Number.NEGATIVE_INFINITY,
+      probing: false,
     };
     // Awaited by `read` later, or dropped: either way the source's signal lets go of it.
-    read.then((value) => {
-      held.answer = { value };
+    held.read.then((value) => {
+      held.answer ??= { value };
       detach();
     }, detach);
     reads.set(key, held);
   };
+  const held = (epoch: bigint, version: bigint) => {
+    prefetch(epoch, version);
+    return reads.get(keyOf(epoch, version))!;
+  };
   return {
     prefetch,
-    read(epoch, version) {
-      prefetch(epoch, version);
-      return reads.get(keyOf(epoch, version))!.read;
-    },
-    answered(epoch, version) {
-      return reads.get(keyOf(epoch, version))?.answer;
-    },
+    read: (epoch, version) => held(epoch, version).read,
     readOrGiveUp(epoch, version, failures, ms) {
-      prefetch(epoch, version);
-      const held = reads.get(keyOf(epoch, version))!;
-      if (held.answer) return Promise.resolve(held.answer);
-      return new Promise((resolve, reject) => {
-        let waited = false;
+      const h = held(epoch, version);
+      if (h.answer) return Promise.resolve(h.answer);
+      const started = now();
+      return new Promise<PriceWait>((resolve, reject) => {
         const done = () => {
-          clearTimeout(timer);
-          held.onFailure.delete(check);
+          clearTimeout(soon);
+          clearTimeout(late);
+          h.onFailure.delete(check);
         };
         const check = () => {
-          if (!waited || held.failures < failures) return;
+          const waited = now() - started;
+          if (waited < 2 * ms && (waited < ms || h.failures < failures)) return;
           done();
-          resolve(undefined);
+          h.gaveUp = true;
+          h.controller.abort(dropped());
+          resolve({ failures: h.failures });
         };
-        const timer = setTimeout(() => {
-          waited = true;
-          check();
-        }, ms);
-        held.onFailure.add(check);
-        held.read.then(
+        const soon = setTimeout(check, ms);
+        const late = setTimeout(check, 2 * ms);
+        h.onFailure.add(check);
+        h.read.then(
           (value) => {
             done();
             resolve({ value });
           },
           (error: unknown) => {
             done();
-            reject(error);
+            // Aborted by the give-up above: resolved already.
+            if (!h.gaveUp) reject(error);
           },
         );
       });
     },
+    probe(epoch, version, everyMs) {
+      const h = reads.get(keyOf(epoch, version));
+      if (!h?.gaveUp || h.answer || h.probing || now() - h.probedAt < everyMs) return;
+      h.probing = true;
+      h.probedAt = now();
+      const { controller, detach } = chained();
+      h.controller = controller;
+      client
+        .minGasUnitPrice(version, controller.signal, { once: true })
+        .then(
+          (value) => {
+            h.answer ??= { value };
+          },
+          () => undefined, // asked again after everyMs
+        )
+        .finally(() => {
+          h.probing = false;
+          detach();
+        });
+    },
+    answered: (epoch, version) => reads.get(keyOf(epoch, version))?.answer,
     get size() {
       return reads.size;
     },
     retain(epochs) {
-      for (const [key, held] of reads)
-        if (!epochs.has(held.epoch)) {
+      for (const [key, h] of reads)
+        if (!epochs.has(h.epoch)) {
           reads.delete(key);
-          held.drop();
+          h.controller.abort(dropped());
         }
     },
   };

@@ -38,16 +38,25 @@ export interface NodeClient {
   /**
    * The minimum gas unit price from the gas schedule as of `version` (falling back to the latest
    * state when the node cannot answer for that version); `undefined` when the node has no
-   * `GasScheduleV2` at all. `onFailure` is called after each failed attempt (it is retried).
+   * `GasScheduleV2` at all. `onFailure` is called after each failed attempt (it is retried);
+   * with `once`, a single attempt is made, not counted as a failing request, and its failure
+   * rejects.
    */
   minGasUnitPrice(
     version: bigint,
     signal: AbortSignal,
-    onFailure?: () => void,
+    mode?: CallMode,
   ): Promise<bigint | undefined>;
 }
 
 const GAS_SCHEDULE = "/v1/accounts/0x1/resource/0x1::gas_schedule::GasScheduleV2";
+
+/** How a request is made: retried until it answers (calling `onFailure` after each failure), or `once`. */
+export interface CallMode {
+  readonly onFailure?: () => void;
+  /** One attempt, outside the outage count (a probe of a read given up); its failure rejects. */
+  readonly once?: boolean;
+}
 
 /** Shortest time between two `rate_limited` events. */
 export const RATE_LIMIT_TELL_MS = 30_000;
@@ -160,9 +169,14 @@ export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient 
     accept: readonly number[],
     priority: bigint,
     signal: AbortSignal,
-    onFailure?: () => void,
+    mode: CallMode = {},
   ): Promise<Answer<T>> {
     const url = baseUrl + path;
+    if (mode.once) {
+      const r = await attempt(url, parse, accept, priority, signal);
+      if (r.ok) return r.answer;
+      throw r.error;
+    }
     let failingNow = false;
     try {
       for (let n = 1; ; n++) {
@@ -176,7 +190,7 @@ export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient 
         if (!failingNow) failing++;
         failingNow = true;
         failed(url, r.error);
-        onFailure?.();
+        mode.onFailure?.();
         // Retry-After may ask for more than the backoff, never for less: "0" or a past date
         // from an overloaded node must not turn the retries into a flood.
         const backoff = backoffDelay(n, options);
@@ -223,24 +237,17 @@ export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient 
       return r.status === 200 ? r.value! : "pruned";
     },
 
-    async minGasUnitPrice(version, signal, onFailure) {
+    async minGasUnitPrice(version, signal, mode) {
       const at = await call(
         `${GAS_SCHEDULE}?ledger_version=${version}`,
         parseMinGasUnitPrice,
         [400, 404, 410],
         URGENT,
         signal,
-        onFailure,
+        mode,
       );
       if (at.status === 200) return at.value;
-      const latest = await call(
-        GAS_SCHEDULE,
-        parseMinGasUnitPrice,
-        [404],
-        URGENT,
-        signal,
-        onFailure,
-      );
+      const latest = await call(GAS_SCHEDULE, parseMinGasUnitPrice, [404], URGENT, signal, mode);
       return latest.status === 200 ? latest.value : undefined;
     },
   };

@@ -132,9 +132,9 @@ export async function followChain(
     onEvent({ type: "min_gas_unit_price", epoch: of, height, value, previous: minPrice });
     minPrice = value;
   };
-  // The read of the current epoch's gas schedule, while it has not answered: its blocks go on
-  // with the previous minimum (a node that refuses or stalls that one read, a gateway that
-  // only lets blocks through, held every block before).
+  // The read of the current epoch's gas schedule, given up before it answered: its blocks go
+  // on with the previous minimum (a node that refuses or stalls that one read, a gateway that
+  // only lets blocks through, held every block before), and it is probed now and then.
   let pendingPrice: { epoch: bigint; version: bigint } | undefined;
   // Epochs (and first versions) of fetched blocks from `next - 1` on: where `h - 1` and `h`
   // differ, an epoch begins at `h` and its gas schedule is read right away.
@@ -294,7 +294,7 @@ export async function followChain(
         unavailable.answered();
         if (r.epoch !== epoch) {
           const version = r.block.firstVersion;
-          const answer = await prices.readOrGiveUp(
+          const found = await prices.readOrGiveUp(
             r.epoch,
             version,
             options.unreachableAfter,
@@ -307,18 +307,20 @@ export async function followChain(
           prices.retain(ahead);
           epoch = r.epoch;
           pendingPrice = undefined;
-          if (answer) setMinPrice(r.epoch, r.block.height, answer.value);
+          if ("value" in found) setMinPrice(r.epoch, r.block.height, found.value);
           else {
             pendingPrice = { epoch: r.epoch, version };
             onEvent({
               type: "min_gas_unit_price_pending",
               epoch: r.epoch,
               height: r.block.height,
-              failures: options.unreachableAfter,
+              failures: found.failures,
               using: minPrice,
             });
           }
         } else if (pendingPrice) {
+          // Asked once per maxBackoffMs at most, a single attempt outside the outage count.
+          prices.probe(pendingPrice.epoch, pendingPrice.version, options.maxBackoffMs);
           const answer = prices.answered(pendingPrice.epoch, pendingPrice.version);
           if (answer) {
             pendingPrice = undefined;

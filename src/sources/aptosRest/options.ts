@@ -75,10 +75,12 @@ export type AptosRestEvent =
       previous: bigint | undefined;
     }
   /**
-   * The gas schedule read of epoch `epoch`, for its first block `height`, failed `failures`
-   * times in a row (`unreachableAfter`), and `timeoutMs` went by: its blocks are handed on with the previous minimum,
-   * `using` (`undefined`: the configured one), while the read goes on; a `min_gas_unit_price`
-   * event follows when it answers.
+   * The gas schedule read of epoch `epoch`, for its first block `height`, was given up after
+   * `failures` failed attempts: it had failed `unreachableAfter` times and `timeoutMs` went by,
+   * or `2 × timeoutMs` went by. Its blocks are handed on with the previous minimum, `using`
+   * (`undefined`: the configured one); one attempt at a time asks again, at most once per
+   * `maxBackoffMs`, outside the outage count, and a `min_gas_unit_price` event follows when one
+   * answers.
    */
   | {
       type: "min_gas_unit_price_pending";
@@ -166,7 +168,7 @@ const shape = {
   initialBackoffMs: msRange(1, 600_000).default(200),
   /** Longest delay between two retries, in ms. @default 10000 */
   maxBackoffMs: msRange(1, 3_600_000).default(10_000),
-  /** Longest `Retry-After` wait honoured, in ms (longer requests are cut to this). @default 60000 */
+  /** Longest `Retry-After` wait honoured, in ms (longer requests are cut to this). @default 10000 */
   // Below serve's default --max-staleness-ms (30 s) with room for the retry: blocks are handed
   // on in order, so one block's wait holds every block behind it, and a single 429 asking for
   // an hour answered 503 for 30 s at the 60 s this was.
