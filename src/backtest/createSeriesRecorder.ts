@@ -57,7 +57,7 @@ export interface SeriesRecorder {
  * const backtest = createBacktest({ strategies: [{ strategy: aip34() }], onBlock: recorder.record });
  */
 export function createSeriesRecorder(options: SeriesRecorderOptions): SeriesRecorder {
-  if (typeof options !== "object" || options === null)
+  if (typeof options !== "object" || options === null || Array.isArray(options))
     throw new InvalidConfigError([
       { path: "", message: `must be { strategies, maxPoints? } (got ${describeValue(options)})` },
     ]);

@@ -201,8 +201,12 @@ export function suggestOuterFields(
   issues: readonly ValidationIssue[],
   outer: readonly string[],
 ): ValidationIssue[] {
+  // Only a top-level key shown as is: a quoted one (`["x y"]`) is kept as the inner check
+  // named it, not quoted again.
   return issues.map((issue) =>
-    issue.code === "unrecognized_keys" && issue.message === "unknown field"
+    issue.code === "unrecognized_keys" &&
+    issue.message === "unknown field" &&
+    PLAIN_KEY.test(issue.path)
       ? unknownFieldIssue(issue.path, outer)
       : issue,
   );

@@ -20,7 +20,7 @@ export function resolveEngineOptions(options: unknown): {
   now: () => number;
   strategy: Strategy;
 } {
-  if (typeof options !== "object" || options === null)
+  if (typeof options !== "object" || options === null || Array.isArray(options))
     throw new InvalidConfigError([
       {
         path: "",

@@ -1,5 +1,7 @@
 import { Counter, Gauge, type Registry } from "prom-client";
+import { describeValue } from "../core/describeValue.js";
 import { InvalidArgumentError } from "../core/errors.js";
+import { openOptions, unknownFieldIssues } from "../core/readOptions.js";
 
 /**
  * The state of a source or sink, one of:
@@ -110,7 +112,8 @@ export function registerFeedMetrics(
     },
   });
 
-  return (kind, probe = {}) => {
+  return (kind, given) => {
+    const probe = checkProbe(given);
     // One state series per kind: a second feed of it would overwrite the first one's state.
     if (feeds.has(kind))
       throw new InvalidArgumentError([
@@ -134,4 +137,27 @@ export function registerFeedMetrics(
       } else if (type === "rejected") invalid.inc(labels);
     };
   };
+}
+
+const PROBE_FIELDS = ["newestBlockMs", "completed"];
+
+/**
+ * A feed's probe, checked: an object of the two functions, each optional (`null` and
+ * `undefined`: none). A misspelt one (`newestBlock`) would replace the default probe with one
+ * that sees no block, so it is refused.
+ */
+function checkProbe(given: unknown): FeedProbe {
+  const opened = openOptions(given, "probe");
+  if (opened.issue) throw new InvalidArgumentError([opened.issue]);
+  const issues = unknownFieldIssues(opened.value, PROBE_FIELDS, "probe");
+  for (const key of PROBE_FIELDS) {
+    const f = opened.value[key];
+    if (f !== undefined && typeof f !== "function")
+      issues.push({
+        path: `probe.${key}`,
+        message: `must be a function (got ${describeValue(f)})`,
+      });
+  }
+  if (issues.length > 0) throw new InvalidArgumentError(issues);
+  return opened.value as FeedProbe;
 }

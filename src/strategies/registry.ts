@@ -1,6 +1,7 @@
 import { describeValue, thrownMessage } from "../core/describeValue.js";
 import { didYouMean } from "../core/didYouMean.js";
 import { InvalidArgumentError, InvalidConfigError } from "../core/errors.js";
+import { unknownFieldIssues } from "../core/readOptions.js";
 import type { StrategyFactory } from "../core/types.js";
 import { aip34 } from "./aip34.js";
 import type { CalibratedOptions } from "./calibrated/options.js";
@@ -125,13 +126,13 @@ export function resolveStrategy(name: string, settings: StrategySettings = {}): 
       },
     ]);
   }
-  checkSettings(settings);
-  if (BUILT_IN.has(name)) return maker(settings);
+  const checked = checkSettings(settings);
+  if (BUILT_IN.has(name)) return maker(checked);
   // A registered maker is the caller's code: what it throws, or returns that is no factory, is
   // named with the strategy's block, as a built-in's invalid options are.
   let factory: unknown;
   try {
-    factory = maker(settings);
+    factory = maker(checked);
   } catch (cause) {
     if (cause instanceof InvalidConfigError) throw cause;
     throw new InvalidConfigError([
@@ -156,20 +157,23 @@ export function resolveStrategy(name: string, settings: StrategySettings = {}): 
  * key that names no strategy (a strategy's option written at the top, a misspelt block) is
  * refused, not ignored.
  */
-function checkSettings(settings: unknown): void {
-  if (typeof settings !== "object" || settings === null || Array.isArray(settings))
+function checkSettings(settings: unknown): StrategySettings {
+  if (settings === undefined || settings === null) return {};
+  if (typeof settings !== "object" || Array.isArray(settings))
     throw new InvalidArgumentError([
       {
         path: "settings",
         message: `must be an object of strategy blocks such as { tdigest: { ... } } (got ${describeValue(settings)})`,
+        code: "invalid_type",
       },
     ]);
-  const unknown = Object.keys(settings).filter((k) => !BLOCKS.has(k) && !makers.has(k));
-  if (unknown.length > 0)
-    throw new InvalidArgumentError(
-      unknown.map((k) => ({
-        path: `settings.${k}`,
-        message: `names no strategy: settings hold one block per strategy (${[...new Set([...BLOCKS, ...makers.keys()])].join(", ")}), e.g. { tdigest: { compression: 200 } }`,
-      })),
-    );
+  const known = [...new Set([...BLOCKS, ...makers.keys()])];
+  const unknown = unknownFieldIssues(
+    settings,
+    known,
+    "settings",
+    `names no strategy: settings hold one block per strategy (${known.join(", ")}), e.g. { tdigest: { compression: 200 } }`,
+  );
+  if (unknown.length > 0) throw new InvalidArgumentError(unknown);
+  return settings as StrategySettings;
 }

@@ -122,6 +122,32 @@ describe("a misspelt option names the one it likely meant, wherever it is given"
     }
   });
 
+  it("a feed's probe of the metrics is checked like options (a misspelt one saw no block)", async () => {
+    const metrics = createMetrics({ engine, defaultMetrics: false });
+    expect(
+      await issuesOf(() => metrics.source("aptos", { newestBlock: () => 1 } as never)),
+    ).toEqual([typo("probe.newestBlock", "newestBlockMs")]);
+    expect(await issuesOf(() => metrics.sink("redis", { completed: true } as never))).toEqual([
+      { path: "probe.completed", message: "must be a function (got true)", code: "custom" },
+    ]);
+    expect(metrics.source("sim", null as never)).toBeTypeOf("function");
+  });
+
+  it("an array is no options object", async () => {
+    expect((await issuesOf(() => createSeriesRecorder([1, 2] as never)))[0]!.message).toMatch(
+      /^must be \{ strategies, maxPoints\? \}/,
+    );
+    expect((await issuesOf(() => createEngine([] as never)))[0]!.message).toMatch(
+      /^createEngine takes an options object/,
+    );
+  });
+
+  it("a key that is no plain name is quoted once, wherever the unknown field is found", async () => {
+    expect(await issuesOf(() => createServer(engine, { "x y": 1 } as never))).toEqual([
+      { path: '["x y"]', message: "unknown field", code: "unrecognized_keys" },
+    ]);
+  });
+
   it("a field too far from any option says what the function takes", async () => {
     expect(await issuesOf(() => listen(createServer(engine), { address: "::1" } as never))).toEqual(
       [

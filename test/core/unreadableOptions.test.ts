@@ -224,11 +224,17 @@ describe("the other public entries name what is wrong with their arguments", () 
   it("resolveStrategy refuses settings that name no strategy instead of ignoring them", async () => {
     // A strategy's option written at the top, and a misspelt block.
     const top = await thrown(() => resolveStrategy("tdigest", { compression: 1 } as never));
-    expect(top.message).toContain("settings.compression: names no strategy");
+    expect(top.message).toContain("settings.compression: unknown field (names no strategy");
     expect(top.message).toContain("e.g. { tdigest: { compression: 200 } }");
     expect(
-      (await thrown(() => resolveStrategy("geth", { gteh: { blocks: 5 } } as never))).message,
-    ).toContain("settings.gteh: names no strategy");
+      (await thrown(() => resolveStrategy("tdigest", { tdigst: { compression: 5 } } as never)))
+        .message,
+    ).toContain("settings.tdigst: unknown field (did you mean tdigest?)");
+    // null is no settings; a key no strategy has is shown escaped.
+    expect(typeof resolveStrategy("aip34", null as never)).toBe("function");
+    expect(
+      (await thrown(() => resolveStrategy("aip34", { "\u001b[2J": {} } as never))).message,
+    ).toContain('settings["\\u001b[2J"]: unknown field');
     expect((await thrown(() => resolveStrategy("aip34", 5 as never))).message).toContain(
       "settings: must be an object of strategy blocks",
     );

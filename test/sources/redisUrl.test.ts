@@ -40,6 +40,12 @@ describe("parseRedisUrl", () => {
     );
   });
 
+  it("refuses a / in a password, which ends the host, without quoting the rest of it", () => {
+    expect(refusal(`redis://u:123/${SECRET}@127.0.0.1:6379`)).toBe(
+      "invalid configuration: url: the path must be a database number, as in redis://host:6379/2 (a / in a password ends the host: percent-encode it as %2F)",
+    );
+  });
+
   it("refuses spaces and control characters the URL parser would drop without a word", () => {
     // A leading space or newline, a tab inside the host: each read otherwise than it looks.
     for (const url of [

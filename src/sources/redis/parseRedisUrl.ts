@@ -64,7 +64,11 @@ export function parseRedisUrl(url: string): RedisTarget {
   const path = parsed.pathname.replace(/^\//, "");
   if (path !== "" && !/^\d{1,9}$/.test(path))
     throw bad(
-      `the path must be a database number, as in redis://host:6379/2 (got ${describeValue(parsed.pathname)})`,
+      // An @ in the path: a password with a / in it ended the host early, and the rest of
+      // the password is the path, not to be quoted.
+      parsed.pathname.includes("@")
+        ? "the path must be a database number, as in redis://host:6379/2 (a / in a password ends the host: percent-encode it as %2F)"
+        : `the path must be a database number, as in redis://host:6379/2 (got ${describeValue(parsed.pathname)})`,
     );
   const username = decoded(parsed.username, "user name");
   const password = decoded(parsed.password, "password");
