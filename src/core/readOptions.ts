@@ -164,8 +164,8 @@ export function unknownFieldIssues(
 /**
  * The options object a function was given, read as every options reader reads it: `undefined`
  * and `null` are the defaults (`{}`); anything else that is not an object is one issue naming
- * it at `at`, and so is an object whose reading throws (a getter or a proxy trap, named by its
- * field).
+ * it (`options`, or `at` for an argument with a name of its own), and so is an object whose
+ * reading throws (a getter or a proxy trap, named by its field, under `at` when given).
  *
  * @example
  * openOptions(null); // { value: {} }
@@ -173,18 +173,18 @@ export function unknownFieldIssues(
  */
 export function openOptions(
   input: unknown,
-  at = "options",
+  at?: string,
 ): { value: Record<string, unknown>; issue?: undefined } | { issue: ValidationIssue } {
   if (input === undefined || input === null) return { value: {} };
   if (typeof input !== "object" || Array.isArray(input))
     return {
       issue: {
-        path: at,
+        path: at ?? "options",
         message: `must be an object (got ${describeValue(input)})`,
         code: "invalid_type",
       },
     };
-  const unreadable = unreadableOptions(input);
+  const unreadable = unreadableOptions(input, at === undefined ? [] : [at]);
   return unreadable ? { issue: unreadable } : { value: input as Record<string, unknown> };
 }
 

@@ -143,13 +143,16 @@ const PROBE_FIELDS = ["newestBlockMs", "completed"];
 
 /**
  * A feed's probe, checked: an object of the two functions, each optional (`null` and
- * `undefined`: none). A misspelt one (`newestBlock`) would replace the default probe with one
- * that sees no block, so it is refused.
+ * `undefined`: none). A misspelt one (`newestBlock`) in a plain object would replace the default
+ * probe with one that sees no block, so it is refused; an instance of a class may hold fields
+ * of its own (its methods are the probe's).
  */
 function checkProbe(given: unknown): FeedProbe {
   const opened = openOptions(given, "probe");
   if (opened.issue) throw new InvalidArgumentError([opened.issue]);
-  const issues = unknownFieldIssues(opened.value, PROBE_FIELDS, "probe");
+  const proto = Object.getPrototypeOf(opened.value);
+  const plain = proto === Object.prototype || proto === null;
+  const issues = plain ? unknownFieldIssues(opened.value, PROBE_FIELDS, "probe") : [];
   for (const key of PROBE_FIELDS) {
     const f = opened.value[key];
     if (f !== undefined && typeof f !== "function")

@@ -131,6 +131,23 @@ describe("a misspelt option names the one it likely meant, wherever it is given"
       { path: "probe.completed", message: "must be a function (got true)", code: "custom" },
     ]);
     expect(metrics.source("sim", null as never)).toBeTypeOf("function");
+    // A class's instance may hold fields of its own: its methods are the probe.
+    class Probe {
+      last = 5;
+      newestBlockMs() {
+        return this.last;
+      }
+    }
+    expect(metrics.source("mine", new Probe())).toBeTypeOf("function");
+    const getterThrows = Object.defineProperty({}, "completed", {
+      enumerable: true,
+      get() {
+        throw new Error("boom");
+      },
+    });
+    expect((await issuesOf(() => metrics.sink("x", getterThrows)))[0]!.path).toBe(
+      "probe.completed",
+    );
   });
 
   it("an array is no options object", async () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { BlockSample } from "../../src/core/blockSample.js";
 import { answerLimits, attemptRequest } from "../../src/sources/aptosRest/attemptRequest.js";
 import { createEpochPrices } from "../../src/sources/aptosRest/createEpochPrices.js";
-import type { NodeClient } from "../../src/sources/aptosRest/createNodeClient.js";
+import type { CallMode, NodeClient } from "../../src/sources/aptosRest/createNodeClient.js";
 import { pruneUnread } from "../../src/sources/aptosRest/pruneUnread.js";
 import { describeAptosRestEvent, InvalidResponseError } from "../../src/sources/aptosRest.js";
 import type { Fault } from "./fakeNode.js";
@@ -303,6 +303,37 @@ describe("createEpochPrices", () => {
     prices.retain(new Set([1n, 9n])); // the epoch in force and one fetched ahead
     expect(prices.size).toBe(2);
     expect(asked).toEqual([70n, 71n, 60n, 50n, 40n, 30n, 20n, 10n, 90n]);
+  });
+
+  /** A read that fails `failing` times at once, then never answers until it is aborted. */
+  const stuck = (failing: number) =>
+    ({
+      minGasUnitPrice: (_version: bigint, signal: AbortSignal, mode?: CallMode) =>
+        new Promise((_resolve, reject) => {
+          for (let i = 0; i < failing && !signal.aborted; i++) mode?.onFailure?.();
+          if (signal.aborted) reject(signal.reason);
+          else signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+        }),
+    }) as unknown as NodeClient;
+
+  it("gives a read up once it failed often enough and its time went by, or twice its time", async () => {
+    const prices = createEpochPrices(stuck(0), new AbortController().signal);
+    // Thirty stalled reads: each is given up at twice its time (a timer firing a fraction of a
+    // millisecond early, by the clock, left some waiting for a failure that never came).
+    const waits = Array.from({ length: 30 }, (_, i) => prices.readOrGiveUp(1n, BigInt(i), 3, 10));
+    expect(await Promise.all(waits)).toEqual(Array(30).fill({ failures: 0 }));
+    const failing = createEpochPrices(stuck(5), new AbortController().signal);
+    expect(await failing.readOrGiveUp(2n, 20n, 3, 10)).toEqual({ failures: 5 });
+  });
+
+  it("a read given up is not waited for again: an epoch start seen again goes on at once", async () => {
+    const prices = createEpochPrices(stuck(3), new AbortController().signal);
+    expect(await prices.readOrGiveUp(1n, 10n, 3, 10)).toEqual({ failures: 3 });
+    const again = await Promise.race([
+      prices.readOrGiveUp(1n, 10n, 3, 10_000),
+      new Promise((resolve) => setTimeout(() => resolve("still waiting"), 1_000)),
+    ]);
+    expect(again).toEqual({ failures: 3 });
   });
 });
 

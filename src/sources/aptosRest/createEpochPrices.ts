@@ -69,7 +69,7 @@ const dropped = () => new DOMException("the gas schedule read was dropped", "Abo
 export function createEpochPrices(
   client: NodeClient,
   signal: AbortSignal,
-  now: () => number = performance.now.bind(performance),
+  now: () => number = () => performance.now(),
 ): EpochPrices {
   const reads = new Map<string, HeldRead>();
   const keyOf = (epoch: bigint, version: bigint) => `${epoch}@${version}`;
@@ -85,23 +85,23 @@ export function createEpochPrices(
     const key = keyOf(epoch, version);
     if (reads.has(key)) return;
     const { controller, detach } = chained();
-    const onFailure = new Set<() => void>();
     const held: HeldRead = {
       epoch,
       version,
-      read: client.minGasUnitPrice(version, controller.signal, {
-        onFailure: () => {
-          held.failures++;
-          for (const f of onFailure) f();
-        },
-      }),
+      read: Promise.resolve(undefined),
       controller,
       failures: 0,
-      onFailure,
+      onFailure: new Set(),
       gaveUp: false,
       probedAt: Number.NEGATIVE_INFINITY,
       probing: false,
     };
+    held.read = client.minGasUnitPrice(version, controller.signal, {
+      onFailure: () => {
+        held.failures++;
+        for (const f of held.onFailure) f();
+      },
+    });
     // Awaited by `read` later, or dropped: either way the source's signal lets go of it.
     held.read.then((value) => {
       held.answer ??= { value };
@@ -119,23 +119,33 @@ export function createEpochPrices(
     readOrGiveUp(epoch, version, failures, ms) {
       const h = held(epoch, version);
       if (h.answer) return Promise.resolve(h.answer);
-      const started = now();
+      // Given up already (an epoch start seen again): its probes ask, nothing waits.
+      if (h.gaveUp) return Promise.resolve({ failures: h.failures });
       return new Promise<PriceWait>((resolve, reject) => {
+        // Set by the timers themselves: a timer may fire a fraction of a millisecond before
+        // a clock read would say its time had come, and nothing would check again.
+        let soonPassed = false;
+        let latePassed = false;
         const done = () => {
           clearTimeout(soon);
           clearTimeout(late);
           h.onFailure.delete(check);
         };
         const check = () => {
-          const waited = now() - started;
-          if (waited < 2 * ms && (waited < ms || h.failures < failures)) return;
+          if (!latePassed && (!soonPassed || h.failures < failures)) return;
           done();
           h.gaveUp = true;
           h.controller.abort(dropped());
           resolve({ failures: h.failures });
         };
-        const soon = setTimeout(check, ms);
-        const late = setTimeout(check, 2 * ms);
+        const soon = setTimeout(() => {
+          soonPassed = true;
+          check();
+        }, ms);
+        const late = setTimeout(() => {
+          latePassed = true;
+          check();
+        }, 2 * ms);
         h.onFailure.add(check);
         h.read.then(
           (value) => {

@@ -191,6 +191,8 @@ export function createNodeClient(options: ResolvedAptosRestOptions): NodeClient 
         failingNow = true;
         failed(url, r.error);
         mode.onFailure?.();
+        // Given up by what onFailure told (the gas schedule's wait): no retry is announced.
+        if (signal.aborted) throw signal.reason;
         // Retry-After may ask for more than the backoff, never for less: "0" or a past date
         // from an overloaded node must not turn the retries into a flood.
         const backoff = backoffDelay(n, options);

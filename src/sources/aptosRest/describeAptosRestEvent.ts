@@ -35,6 +35,6 @@ export function describeAptosRestEvent(event: AptosRestEvent): string {
         ? `no gas schedule on the node; epoch ${event.epoch} uses the configured minimum gas unit price`
         : `minimum gas unit price ${event.value} in epoch ${event.epoch} (from height ${event.height})`;
     case "min_gas_unit_price_pending":
-      return `the gas schedule read of epoch ${event.epoch} was given up after ${event.failures} failed attempts: its blocks go on from height ${event.height} with ${event.using === undefined ? "the configured minimum gas unit price" : `the previous minimum ${event.using}`}, and it is asked again now and then`;
+      return `the gas schedule read of epoch ${event.epoch} was given up without an answer (${event.failures} failed attempts): its blocks go on from height ${event.height} with ${event.using === undefined ? "the configured minimum gas unit price" : `the previous minimum ${event.using}`}, and it is asked again now and then`;
   }
 }
