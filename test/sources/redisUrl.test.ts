@@ -1,8 +1,11 @@
 // A Redis URL is read once, by us: the client gets the fields we checked, and no message or
 // crash shows the password, whatever the flag held.
+import type { AddressInfo } from "node:net";
+import { createServer as createNetServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { InvalidConfigError } from "../../src/index.js";
 import { hideCredentials, showUrl } from "../../src/sources/aptosRest/urlCredentials.js";
+import { connectRedis } from "../../src/sources/redis/connectRedis.js";
 import { parseRedisUrl } from "../../src/sources/redis/parseRedisUrl.js";
 import { runCli } from "../helpers/cli.js";
 
@@ -55,6 +58,38 @@ describe("parseRedisUrl", () => {
       `redis://user:${SECRET}@127.0.0.1:6379\n`,
     ])
       expect(refusal(url)).toContain("must not hold spaces, tabs, line breaks");
+  });
+});
+
+describe("rediss:// names the host it connects to (SNI)", () => {
+  it("sends the host name in the TLS hello, not an address", async () => {
+    // A managed Redis behind a proxy that routes by server name refuses a hello without one;
+    // Node sends none unless told. The hello is read here, no TLS is answered.
+    const hellos: Buffer[] = [];
+    const server = createNetServer((socket) => {
+      socket.on("error", () => {});
+      socket.once("data", (hello) => {
+        hellos.push(hello);
+        socket.destroy();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      for (const host of ["localhost", "127.0.0.1"])
+        await connectRedis(parseRedisUrl(`rediss://${host}:${port}`), {
+          timeoutMs: 2_000,
+          name: "sni-test",
+        }).then(
+          (c) => c.close(),
+          () => undefined,
+        );
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    expect(hellos).toHaveLength(2);
+    expect(hellos[0]!.includes(Buffer.from("localhost"))).toBe(true);
+    expect(hellos[1]!.includes(Buffer.from("127.0.0.1"))).toBe(false);
   });
 });
 

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import type { Redis } from "ioredis";
 import { BaseError } from "../../core/errors.js";
 import { commandFailure, RedisFeedError } from "./errors.js";
@@ -72,15 +73,18 @@ export async function connectRedis(
   options: ConnectRedisOptions,
 ): Promise<RedisConnection> {
   const Client = await loadIoredis();
+  const host = target.host.startsWith("[") ? target.host.slice(1, -1) : target.host;
   let lastError: Error | undefined;
   let closed = false;
   const client = new Client({
-    host: target.host.startsWith("[") ? target.host.slice(1, -1) : target.host,
+    host,
     port: target.port,
     db: target.db,
     ...(target.username === undefined ? {} : { username: target.username }),
     ...(target.password === undefined ? {} : { password: target.password }),
-    ...(target.tls ? { tls: {} } : {}),
+    // TLS names the host (SNI) unless it is an address: Node sends no server name of its own,
+    // and a managed Redis behind a proxy that routes by it refuses the handshake without one.
+    ...(target.tls ? { tls: isIP(host) === 0 ? { servername: host } : {} } : {}),
     lazyConnect: true,
     retryStrategy: () => null,
     enableOfflineQueue: false,
