@@ -169,9 +169,20 @@ function createCalibrated(settings: CalibratedConfig, config: GasConfig): Strate
       one[0] = clearing[(head - 1 + horizon) % horizon]!;
       // Each price relative to the minimum in force before its block (the floor a bid it could
       // include was made at): on a chain whose minimum moves every block, the windows follow it.
-      const ref = sawBlock ? ingestedMin : min;
-      for (let i = 0; i < EXPERTS.length; i++)
+      // A minimum that more than doubled or halved in one block is no base fee (EIP-1559's
+      // moves 12.5 % at most) but a new rule: prices relative to the old one say nothing of
+      // the new one (raised 10 times, they were served 10 times over for 17 blocks), so the
+      // relative windows start again, from this block at its own minimum.
+      const jumped =
+        sawBlock &&
+        min > 0n &&
+        ingestedMin > 0n &&
+        (min > 2n * ingestedMin || 2n * min < ingestedMin);
+      const ref = sawBlock && !jumped ? ingestedMin : min;
+      for (let i = 0; i < EXPERTS.length; i++) {
+        if (jumped && EXPERTS[i]!.relative) samples[i]!.clear();
         samples[i]!.push(EXPERTS[i]!.sample === "lowest" ? lowest : one, ref);
+      }
       const capWindow = samples[CAP_WINDOW]!;
       const cap = capWindow.at(capWindow.size - 1, 0n);
       for (const learner of learners) learner.settle(outcome, cap);
