@@ -146,6 +146,12 @@ describe.skipIf(skip)("Redis Stream sink and source", () => {
     expect(source.events.filter((e) => e.type === "gap")).toEqual([
       { type: "gap", stream: STREAM, from: 21n, to: 25n },
     ]);
+    // From height 0 too.
+    const fromZero = follow(redis.url, { startHeight: 0n });
+    await until(() => fromZero.got.length === 15);
+    expect(fromZero.events.filter((e) => e.type === "gap")).toEqual([
+      { type: "gap", stream: STREAM, from: 0n, to: 25n },
+    ]);
   });
 
   it("a warm start counts only blocks an engine fed the newer ones takes: another chain's do not", async () => {

@@ -51,10 +51,10 @@ export async function followStream(
   // The id of the last valid block handed on: for the `gap` events, and where to read on when
   // entries above it were deleted (see createFallWatch).
   let lastGood: string | undefined;
-  // Before the first block, with `startHeight`: the height before it, so that a first block
+  // Before the first block, with `startHeight`: the first height wanted, so that a first block
   // above it (the heights between trimmed away) is a `gap` too (record --append would leave
-  // a hole in its file without a word).
-  let gapFloor = start !== undefined && start > 0n ? entryId(start - 1n) : undefined;
+  // a hole in its file without a word). Height 0 included.
+  let gapFrom = start;
 
   const ring = createDeliveredRing(RING_SIZE);
   // The last valid block's digest on its own (its `block` field): entries that are not blocks
@@ -81,11 +81,11 @@ export async function followStream(
     // Heights with no valid block between the last one and this one: trimmed by the
     // publisher's MAXLEN before this replica read them (it fell behind by more than --retain),
     // never written, or written as entries that were rejected (and reported).
-    const before = lastGood ?? gapFloor;
-    const gap = before === undefined ? undefined : missing(before, id);
+    const gap =
+      lastGood !== undefined ? missing(lastGood, id) : gapFrom !== undefined && below(gapFrom, id);
     if (gap) onEvent({ type: "gap", stream, ...gap });
     lastGood = id;
-    gapFloor = undefined;
+    gapFrom = undefined;
     goodBlock = blockDigest(fields);
     if (entry.receivedAtMs !== undefined) noteArrival(entry.block, entry.receivedAtMs);
     emit(entry.block);
@@ -303,4 +303,10 @@ function missing(before: string, after: string): { from: bigint; to: bigint } | 
   const b = idHeight(after);
   if (a === undefined || b === undefined || b <= a + 1n) return undefined;
   return { from: a + 1n, to: b - 1n };
+}
+
+/** Heights from `from` to just below the entry `id`, when it lies above `from`. */
+function below(from: bigint, id: string): { from: bigint; to: bigint } | undefined {
+  const h = idHeight(id);
+  return h === undefined || h <= from ? undefined : { from, to: h - 1n };
 }
