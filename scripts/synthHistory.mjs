@@ -18,12 +18,15 @@
 //          the minimum price itself moves every block, like an EIP-1559 base fee: up to 12.5 %
 //          up after a block fuller than half, down after an emptier one, on a demand that
 //          drifts; 15 % of blocks full, clearing a little above their own minimum
+//   war    quiet stretches of 50-500 blocks that are not full (they clear at the minimum),
+//          between bidding wars of 20-120 full blocks, each clearing about 4 % above the last
+//          from 1.5-3 times the minimum, then a crash back to quiet
 //
 // A full block holds 250 transactions, its cheapest paying the clearing price; a block that is
 // not full holds 20-219 transactions near the minimum. Same arguments, same file.
 
 const [kind, blocksArg, seedArg] = process.argv.slice(2);
-const KINDS = ["trend", "shift", "heavy", "cycle", "tiny", "basefee"];
+const KINDS = ["trend", "shift", "heavy", "cycle", "tiny", "basefee", "war"];
 const blocks = Number(blocksArg);
 if (!KINDS.includes(kind) || !Number.isInteger(blocks) || blocks < 1) {
   process.stderr.write(`usage: node scripts/synthHistory.mjs ${KINDS.join("|")} BLOCKS [SEED]\n`);
@@ -44,6 +47,8 @@ function gauss() {
 let min = 100;
 let walk = 0;
 let level = 0;
+let war = true;
+let phaseEnd = 1;
 /** The log clearing price of block `t` and the chance that it is full. */
 function draw(t) {
   switch (kind) {
@@ -74,6 +79,16 @@ function draw(t) {
       );
       min = Math.max(100, Math.round(min * (1 + 0.125 * (used - 0.5) * 2)));
       return { log: Math.log(min) + 0.2 * Math.abs(gauss()), full: used >= 1 ? 1 : 0.15 };
+    }
+    case "war": {
+      if (t >= phaseEnd) {
+        war = !war;
+        phaseEnd = t + (war ? 20 + Math.floor(random() * 101) : 50 + Math.floor(random() * 451));
+        level = Math.log(1.5 + 1.5 * random());
+      }
+      if (!war) return { log: Math.log(min), full: 0 };
+      level += Math.log(1.04) + 0.01 * gauss();
+      return { log: Math.log(min) + level, full: 0.95 };
     }
     default:
       min = 1;
