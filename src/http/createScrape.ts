@@ -1,5 +1,5 @@
 import { describeValue } from "../core/describeValue.js";
-import { pick, responsePair } from "./responses.js";
+import { pick, type ResponsePair, responsePair } from "./responses.js";
 import type { HandlerLogger, HandlerMetrics, HandlerResponse } from "./types.js";
 
 /** An error answer of the handler (its chain-state headers when the snapshot can be read). */
@@ -14,9 +14,9 @@ type ErrorAnswer = (
  * The handler's metrics route: answer `GET`/`HEAD` with `metrics.scrape()`. Requests that arrive
  * while a scrape is being collected share it, as the metrics server's do: a client pipelining
  * thousands of `/metrics` requests costs one collection at a time, not one each, and cannot
- * starve the estimate. A scrape that throws before it returns a promise, rejects, or answers
+ * starve the estimate; they share its answer's bytes too. A scrape that throws before it returns a promise, rejects, or answers
  * something that is not a scrape is the documented 500 `internal_error` "collecting the metrics
- * failed", logged: its message never reaches the client.
+ * failed", logged once per collection: its message never reaches the client.
  *
  * @example
  * const scrape = createScrape(metrics, logger, { "X-Content-Type-Options": "nosniff" }, error);
@@ -28,39 +28,48 @@ export function createScrape(
   headers: Readonly<Record<string, string>>,
   error: ErrorAnswer,
 ): (head: boolean) => Promise<HandlerResponse> {
-  let collecting: Promise<unknown> | undefined;
-  function collect(): Promise<unknown> {
-    if (collecting !== undefined) return collecting;
-    let p: Promise<unknown>;
-    try {
-      p = Promise.resolve(metrics.scrape());
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    collecting = p;
-    const done = () => {
-      if (collecting === p) collecting = undefined;
-    };
-    p.then(done, done);
-    return p;
-  }
   const answerHeaders = { ...headers, "Cache-Control": "no-store" };
+  let answering: Promise<ResponsePair> | undefined;
+  /**
+   * The answer to the scrape being collected, shared by every request that arrives meanwhile:
+   * its body too, so a client that pipelines thousands of requests and never reads holds one
+   * body, not one each (a framework's server queues every answer it is given).
+   */
+  function answer(): Promise<ResponsePair> {
+    if (answering !== undefined) return answering;
+    let collected: Promise<unknown>;
+    try {
+      collected = Promise.resolve(metrics.scrape());
+    } catch (err) {
+      collected = Promise.reject(err);
+    }
+    const a = collected.then((result) => {
+      const { contentType, body } = (result ?? {}) as { contentType?: unknown; body?: unknown };
+      if (
+        typeof contentType !== "string" ||
+        !(typeof body === "string" || body instanceof Uint8Array)
+      )
+        throw new TypeError(
+          `scrape() must resolve to { contentType: string, body: string | Uint8Array }, got ${describeValue(result)}`,
+        );
+      return responsePair(200, answerHeaders, contentType, body);
+    });
+    answering = a;
+    a.then(
+      () => {
+        if (answering === a) answering = undefined;
+      },
+      (err: unknown) => {
+        if (answering === a) answering = undefined;
+        logger.error({ err }, "collecting the metrics failed");
+      },
+    );
+    return a;
+  }
 
   return (head) =>
-    collect()
-      .then((result) => {
-        const { contentType, body } = (result ?? {}) as { contentType?: unknown; body?: unknown };
-        if (
-          typeof contentType !== "string" ||
-          !(typeof body === "string" || body instanceof Uint8Array)
-        )
-          throw new TypeError(
-            `scrape() must resolve to { contentType: string, body: string | Uint8Array }, got ${describeValue(result)}`,
-          );
-        return pick(responsePair(200, answerHeaders, contentType, body), head);
-      })
-      .catch((err: unknown) => {
-        logger.error({ err }, "collecting the metrics failed");
-        return error(500, "internal_error", "collecting the metrics failed", head);
-      });
+    answer().then(
+      (pair) => pick(pair, head),
+      () => error(500, "internal_error", "collecting the metrics failed", head),
+    );
 }
