@@ -19,6 +19,12 @@ export interface MetricsServerOptions {
   /** `shutdown()` destroys connections still open this many ms after it was called. @default 2000 */
   closeTimeout?: number | undefined;
   /**
+   * A connection with an answer waiting to be sent, whose client has read nothing of it for this
+   * many ms, is destroyed: 16 clients that stop reading would otherwise hold every connection,
+   * and Prometheus would find the port full for as long as they liked. @default 10000
+   */
+  writeIdleTimeout?: number | undefined;
+  /**
    * Where a failed scrape is reported (`logger.error({ err }, "collecting the metrics failed")`,
    * as the handler does); pino fits. @default none: the scrape answers 500 and nothing is logged
    */
@@ -40,6 +46,7 @@ const LIMITS = {
   requestTimeout: [10_000, 1],
   keepAliveTimeout: [5_000, 1],
   closeTimeout: [2_000, 0],
+  writeIdleTimeout: [10_000, 1],
 } as const;
 
 /**
@@ -47,8 +54,9 @@ const LIMITS = {
  * (bind it to 127.0.0.1 or a private interface): `GET`/`HEAD` of `path` answers
  * `metrics.scrape()`, anything else the error object (404, or 405 for another method). Each
  * scrape is recorded as a request of route `path`. Head size, request time (408 at
- * `requestTimeout`), connections and requests per connection (100; node answers more 503 and
- * closes) are capped, and requests arriving while a scrape is collected share it.
+ * `requestTimeout`), connections, requests per connection (100; node answers more 503 and
+ * closes) and the time a client may leave an answer unread (`writeIdleTimeout`) are capped, and
+ * requests arriving while a scrape is collected share it.
  *
  * @throws {InvalidConfigError} listing every invalid option.
  * @example
@@ -106,9 +114,12 @@ export function createMetricsServer(
           error("method not allowed"),
         );
       const start = performance.now();
+      // Once this answer is out, node hands the socket to the next pipelined one and writes it.
+      res.on("finish", () => stalled(req.socket));
       scrape().then(
         ({ contentType, body }) => {
           reply(res, 200, { "Content-Type": contentType }, body, method === "HEAD");
+          stalled(req.socket);
           record(200, start);
         },
         (err: unknown) => {
@@ -150,6 +161,18 @@ export function createMetricsServer(
     }
     socket.destroy();
   });
+
+  /**
+   * What the kernel did not take of an answer waits in its socket: the client has until
+   * `writeIdleTimeout` to read some of it (node's socket timer counts each write that completes as
+   * activity, and with no listener of its own node destroys the socket when it fires). Until
+   * then node sets no timer at all: it waits for the answer to finish before it arms the
+   * keep-alive one, and the pipelined answers behind it wait too. Looked at when an answer is
+   * written and when one finishes (the next one has just been written then).
+   */
+  function stalled(socket: Socket) {
+    if (socket.writableLength > 0) socket.setTimeout(limits.writeIdleTimeout);
+  }
 
   function record(status: number, start: number) {
     try {

@@ -90,4 +90,31 @@ describe("createMetricsServer: limits", () => {
     await vi.waitFor(() => expect(big.closed).toBe(true), { timeout: 5_000 });
     expect(big.text.split("\r\n")[0]).toBe("HTTP/1.1 431 Request Header Fields Too Large");
   });
+
+  it("destroys a connection whose client stops reading, after writeIdleTimeout: 16 of them no longer lock Prometheus out", async () => {
+    // A scrape of 1 MB: a few pipelined answers are more than loopback's buffers take.
+    const body = `# ${"x".repeat(1 << 20)}\n`;
+    const server = createMetricsServer(
+      { observeRequest() {}, scrape: async () => ({ contentType: "text/plain", body }) },
+      { writeIdleTimeout: 300, maxConnections: 2 },
+    );
+    servers.push(server);
+    const { port } = await listen(server, { host: "127.0.0.1", port: 0 });
+    exchange(port, GET.repeat(20), false);
+    exchange(port, GET.repeat(20), false);
+    // Before, node armed no timer while an answer was stuck: the two held both places for as
+    // long as they stayed open, and every scrape was refused. (A client that reads nothing does
+    // not see its connection go: what tells is that Prometheus gets in.)
+    const scrape = async () => {
+      const client = exchange(port, GET.replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n"));
+      await vi.waitFor(() => expect(client.closed).toBe(true), { timeout: 5_000 });
+      return statuses(client.text);
+    };
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await scrape()).toEqual([]);
+    await vi.waitFor(async () => expect(await scrape()).toEqual(["200"]), {
+      timeout: 5_000,
+      interval: 100,
+    });
+  });
 });
