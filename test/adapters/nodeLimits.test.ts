@@ -340,6 +340,36 @@ describe("request bodies (issue 13, item 6)", () => {
     expect(sent).toBeLessThan(64 * 1024 * 1024);
   });
 
+  it.each([
+    ["a chunk-size line of endless zeros (decodes to nothing)", "0".repeat(4096)],
+    ["1-byte chunks with 4 KB extensions", `1;x=${"e".repeat(4_000)}\r\na\r\n`],
+  ])(
+    "closes the connection when a chunked body's framing alone grows past the cap: %s",
+    async (_, bytes) => {
+      // Only decoded bytes used to count: the server read such a body until requestTimeout, at
+      // whatever rate the client sent (199 MB in 30 s; 6.6 GB in 10 s on four connections).
+      const { server, port } = await start({ maxBodySize: 1000 });
+      const accepted: net.Socket[] = [];
+      server.on("connection", (s: net.Socket) => accepted.push(s));
+      const socket = await connect(port);
+      const reader = readResponses(socket);
+      socket.write(
+        "GET /v1/estimate_gas_price HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
+      );
+      expect((await reader.next()).status).toBe(200);
+      let sent = 0;
+      const pump = () => {
+        while (!socket.destroyed && sent < 256 * 1024 * 1024 && socket.write(bytes))
+          sent += bytes.length;
+      };
+      socket.on("drain", pump);
+      pump();
+      await reader.closed;
+      // What the server read: the cap (1,000 + maxHeaderSize), and the read it was found in.
+      expect(accepted[0]!.bytesRead).toBeLessThan(200_000);
+    },
+  );
+
   it("a body within maxBodySize is read and the connection kept", async () => {
     const { port } = await start({ maxBodySize: 1000 });
     const r = await exchange(

@@ -13,6 +13,8 @@ import { rawResponse } from "./rawResponse.js";
 
 /** How long a connection closed for an oversized body stays open, reading nothing (see `lingerClose`). */
 const LINGER_MS = 1000;
+/** How often the bytes read for a chunked body are looked at (see `capBody`). */
+const BODY_CHECK_MS = 50;
 
 /** What {@link createAnswerer} works with. */
 export interface AnswererContext {
@@ -197,22 +199,52 @@ export function createAnswerer(context: AnswererContext): Answerer {
     req.removeAllListeners("data");
     req.pause();
     socket.pause();
+    // node resumes the socket itself when the answer finishes (it drains a request body nobody
+    // read): keep it paused, or it reads on at whatever rate the client sends until the linger ends.
+    socket.on("resume", () => socket.pause());
     if (socket.writable) socket.end();
     const timer = setTimeout(() => socket.destroy(), LINGER_MS);
     timer.unref();
     socket.once("close", () => clearTimeout(timer));
   }
 
-  /** A chunked body: count its bytes as they are discarded; past the cap, close the connection. */
+  /**
+   * A chunked body: count its bytes as they are discarded, and what the connection reads meanwhile:
+   * framing is no body, and an endless chunk-size line of zeros, or 1-byte chunks with 16 KB
+   * extensions, decode to nothing or next to nothing (such a body used to be read until
+   * `requestTimeout`, at whatever rate the client sent: 199 MB in 30 s). Past `maxBodySize`
+   * decoded, or `maxBodySize + maxHeaderSize` read (framing and trailers), close the connection.
+   * The reads are looked at as they come: listening to the socket's data makes node hand them to
+   * its parser in JavaScript rather than C++ (for this connection only, and its parse is the
+   * same); and every {@link BODY_CHECK_MS} as well, should a node version not allow that.
+   */
   function capBody(req: http.IncomingMessage, c: TrackedConnection | undefined) {
+    const socket = req.socket;
+    const from = socket.bytesRead;
     let seen = 0;
-    req.on("data", (chunk: Buffer) => {
-      seen += chunk.length;
-      if (seen <= o.maxBodySize) return;
+    let timer: NodeJS.Timeout | undefined;
+    const stop = () => {
+      clearInterval(timer);
+      timer = undefined;
+      socket.removeListener("data", check);
+    };
+    function check() {
+      if (seen <= o.maxBodySize && socket.bytesRead - from <= o.maxBodySize + o.maxHeaderSize)
+        return;
+      stop();
       logger.debug({ url: req.url, limit: o.maxBodySize }, "request body over the cap: closing");
       closeAfter(c);
       lingerClose(req);
+    }
+    req.on("data", (chunk: Buffer) => {
+      seen += chunk.length;
+      check();
     });
+    req.once("end", stop);
+    req.once("close", stop);
+    socket.on("data", check);
+    timer = setInterval(check, BODY_CHECK_MS);
+    timer.unref();
   }
 
   /**
