@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Launcher: runs the built CLI. `npm install` builds it through the `prepare` script.
+// Launcher: runs the built CLI (dist/, which an installed package ships; in a checkout, `npm run
+// build` makes it, and `npm start` and `npm test` run the build first).
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 

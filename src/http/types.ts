@@ -85,8 +85,9 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 export interface Handler {
   (request: HandlerRequest): HandlerResponse;
   /**
-   * Whether `url` names one of the handler's routes (any method). Adapters that can pass a
-   * request on (Express `next()`, Koa) use it; the handler itself answers 404 otherwise.
+   * Whether `url` names one of the handler's routes (any method). An unknown path under
+   * `basePath` is not one (the handler answers it 404): adapters that pass requests on decide
+   * with {@link Handler.claims}.
    */
   owns(url: string): boolean;
   /**
