@@ -1,3 +1,4 @@
+import { escapeControls } from "../core/describeValue.js";
 import { type FrontierReading, type FrontierResult, reachesTarget } from "./frontierResult.js";
 import { HORIZONS } from "./types.js";
 
@@ -59,12 +60,14 @@ function table(frontier: FrontierResult, measure: Measure, title: string): strin
         .join("=");
     }),
   ];
-  const all = [header, ...rows, lowest];
+  // Strategy names are their modules' to choose: escaped, so none moves a terminal's cursor.
+  const all = [header, ...rows, lowest].map((r) => r.map(escapeControls));
   const widths = header.map((_, c) => Math.max(...all.map((r) => r[c]!.length)));
   const line = (r: string[]) =>
     r.map((v, c) => (c < 2 ? v.padEnd(widths[c]!) : v.padStart(widths[c]!))).join("  ");
   const rule = widths.map((w) => "-".repeat(w)).join("  ");
-  return `Frontier: ${title} at equal inclusion\n\n${line(header)}\n${rule}\n${rows.map(line).join("\n")}\n${rule}\n${line(lowest)}\n`;
+  const body = all.slice(1, -1).map(line).join("\n");
+  return `Frontier: ${title} at equal inclusion\n\n${line(all[0]!)}\n${rule}\n${body}\n${rule}\n${line(all[all.length - 1]!)}\n`;
 }
 
 /**

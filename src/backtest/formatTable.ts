@@ -1,3 +1,4 @@
+import { escapeControls } from "../core/describeValue.js";
 import { type BacktestResult, type SpikeResponse, TIERS, type TierResult } from "./types.js";
 
 /** Column headers of {@link formatTable} / {@link tableRows}, in order. */
@@ -100,7 +101,8 @@ export function describeResult(result: BacktestResult): string {
       lines.push(
         `${s.name} had no estimate before ${s.failures} blocks (no bid there)${s.firstFailure ? `; the first, before block ${s.firstFailure.height}: ${s.firstFailure.message}` : "."}`,
       );
-  return lines.join("\n");
+  // A strategy's name is its module's to choose: nothing in it may move a terminal's cursor.
+  return lines.map(escapeControls).join("\n");
 }
 
 /**
@@ -114,7 +116,7 @@ export function describeResult(result: BacktestResult): string {
  * process.stdout.write(formatTable(await runBacktest(history, options)));
  */
 export function formatTable(result: BacktestResult): string {
-  const rows = [TABLE_COLUMNS as string[], ...tableRows(result)];
+  const rows = [TABLE_COLUMNS as string[], ...tableRows(result)].map((r) => r.map(escapeControls));
   const widths = TABLE_COLUMNS.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
   const line = (r: string[]) =>
     r.map((cell, c) => (c < 2 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join("  ");

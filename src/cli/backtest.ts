@@ -9,6 +9,7 @@ import { planFrontier } from "../backtest/frontierPlan.js";
 import { frontierResult } from "../backtest/frontierResult.js";
 import { readHistory } from "../backtest/readHistory.js";
 import { renderReport } from "../backtest/renderReport.js";
+import { escapeControls } from "../core/describeValue.js";
 import { BaseError, BlockOrderError } from "../core/errors.js";
 import { strategyNames } from "../strategies/registry.js";
 import { type CliIo, UsageError } from "./io.js";
@@ -202,7 +203,7 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
       frontier,
     });
     await writeOutputFile(reportPath, html);
-    io.stderr.write(`report written to ${reportPath}\n`);
+    io.stderr.write(`report written to ${escapeControls(reportPath)}\n`);
   }
   return problems > 0 ? 2 : 0;
 }

@@ -76,7 +76,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     if (e instanceof OutputClosedError) return OUTPUT_CLOSED_EXIT;
     if (e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
       io.stderr.write(
-        `gasdigest ${name}: ${lines((e as Error).message)}${flagHint(e, command.usage)}\n\n${command.usage}\n`,
+        `gasdigest ${name}: ${oneMessage(e as Error)}${flagHint(e, command.usage)}\n\n${command.usage}\n`,
       );
       return 1;
     }
@@ -87,9 +87,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       return 1;
     }
     if (e instanceof BaseError) {
-      io.stderr.write(
-        `gasdigest ${name}: ${lines(e.shortMessage)}${e.details ? ` (${lines(e.details)})` : ""}\n`,
-      );
+      io.stderr.write(`gasdigest ${name}: ${oneMessage(e)}\n`);
       return 1;
     }
     throw e;
@@ -97,11 +95,21 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 }
 
 /**
- * `text` with no control character but its line breaks: a message can echo what a user or a
- * module handed in (a flag, a path, a strategy factory's error), and none of it may move the
- * terminal's cursor.
+ * `text` with no control character but its line breaks (an issue list, one issue a line): an
+ * issue can echo what a user or a module handed in, and none of it may move the terminal's cursor.
  */
 const lines = (text: string) => text.split("\n").map(escapeControls).join("\n");
+
+/**
+ * An error's message (and its details) on one line, every control character escaped, line breaks
+ * too: a message echoes flags, paths and what a module threw, and a path holding a newline
+ * (`--input $'x\ngasdigest replay: all good'`) must not print a line of its own.
+ */
+function oneMessage(e: Error): string {
+  if (!(e instanceof BaseError)) return escapeControls(e.message);
+  const details = e.details ? ` (${escapeControls(e.details)})` : "";
+  return `${escapeControls(e.shortMessage)}${details}`;
+}
 
 /** " (did you mean --port?)" for an unknown flag close to one the command's usage lists. */
 function flagHint(error: unknown, commandUsage: string): string {

@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import { MultiBar } from "cli-progress";
 import { concatMap, lastValueFrom, type Observable, take } from "rxjs";
 import { type BlockSample, serializeBlockSample } from "../core/blockSample.js";
+import { escapeControls } from "../core/describeValue.js";
 import { BaseError } from "../core/errors.js";
 import { U64_MAX } from "../core/u64.js";
 import { aptosRest, describeAptosRestEvent } from "../sources/aptosRest.js";
@@ -214,7 +215,7 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
   }
   if (writeError) throw await writeFailed(out, writeError);
   const range = first === undefined ? "" : ` (heights ${first}..${newest})`;
-  io.stderr.write(`wrote ${written} blocks${range} to ${out}\n`);
+  io.stderr.write(`wrote ${written} blocks${range} to ${escapeControls(out)}\n`);
   return 0;
 }
 

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
 import { serializeBlockSample } from "../core/blockSample.js";
+import { escapeControls } from "../core/describeValue.js";
 import { BaseError } from "../core/errors.js";
 import { SCENARIOS, type Scenario, simulateBlocks } from "../sources/simulator.js";
 import { type CliIo, LineWriter, OutputClosedError, UsageError } from "./io.js";
@@ -100,7 +101,7 @@ export async function simulate(argv: string[], io: CliIo): Promise<number> {
   }
   if (file)
     io.stderr.write(
-      `wrote ${written} blocks (scenario ${values.scenario}, seed ${seed}) to ${values.out}\n`,
+      `wrote ${written} blocks (scenario ${values.scenario}, seed ${seed}) to ${escapeControls(values.out!)}\n`,
     );
   return 0;
 }

@@ -8,6 +8,7 @@ import {
 import { readHistory } from "../backtest/readHistory.js";
 import { type GasConfig, parseGasConfig } from "../core/config.js";
 import { createBlockOrder } from "../core/createBlockOrder.js";
+import { escapeControls } from "../core/describeValue.js";
 import { BaseError, BlockOrderError } from "../core/errors.js";
 import type { CliIo } from "./io.js";
 import { createLineReport, duplicateLine, issueLine } from "./lineMessages.js";
@@ -80,7 +81,7 @@ async function collect(path: string, io: CliIo, config: GasConfig, named: boolea
   const stats = createHistoryStats(config);
   const order = createBlockOrder(config);
   // With --compare, each line says which file it is about.
-  const prefix = named ? `${path}: ` : "";
+  const prefix = named ? `${escapeControls(path)}: ` : "";
   const report = createLineReport(
     (text) => void io.stderr.write(`${prefix}${text}\n`),
     MAX_REPORTED,
@@ -165,7 +166,9 @@ export async function stats(argv: string[], io: CliIo): Promise<number> {
       }
       return cells;
     });
-    const header = right ? ["statistic", input, compare!, "difference"] : ["statistic", input];
+    const header = (
+      right ? ["statistic", input, compare!, "difference"] : ["statistic", input]
+    ).map(escapeControls);
     const all = [header, ...table];
     const widths = header.map((_, c) => Math.max(...all.map((r) => r[c]!.length)));
     const line = (r: string[]) =>
