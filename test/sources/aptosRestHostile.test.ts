@@ -38,7 +38,8 @@ describe("aptosRest: a node that changes chains", () => {
   it("refuses every answer whose X-Aptos-Chain-Id names another chain, and keeps the chain it follows", async () => {
     const node = await fakeNode({ blocks: 60 });
     node.inject(replace({ headers: { "x-aptos-chain-id": "5" } }), { route: "block", times: 3 });
-    node.inject(replace({ headers: { "x-aptos-chain-id": "four" } }), {
+    // U+009B is a terminal's CSI in one byte: echoed raw, it reached stderr and the logs.
+    node.inject(replace({ headers: { "x-aptos-chain-id": "four\u009b31m" } }), {
       route: "transactions",
       times: 1,
     });
@@ -61,7 +62,7 @@ describe("aptosRest: a node that changes chains", () => {
     expect(refused.find((e) => e.url.includes("/transactions?"))!.issues).toEqual([
       {
         path: "X-Aptos-Chain-Id",
-        message: 'must be a chain id 0..255 (got "four")',
+        message: 'must be a chain id 0..255 (got "four\\u009b31m")',
         code: "custom",
       },
     ]);

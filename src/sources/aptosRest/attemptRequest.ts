@@ -1,5 +1,5 @@
 import { checkJsonShape, type JsonShapeLimits } from "../../core/checkJsonShape.js";
-import { escapeControls, MAX_ECHO } from "../../core/describeValue.js";
+import { describeValue, escapeControls, MAX_ECHO } from "../../core/describeValue.js";
 import { InvalidJsonError } from "../../core/errors.js";
 import { parseRetryAfter } from "./backoff.js";
 import { discardBody } from "./discardBody.js";
@@ -212,7 +212,7 @@ function readChainHeader(
     !ids.every((t) => /^\d{1,3}$/.test(t) && Number(t) <= 255) ||
     new Set(ids.map(Number)).size !== 1
   )
-    return `must be a chain id 0..255 (got ${JSON.stringify(text.slice(0, MAX_ECHO))})`;
+    return `must be a chain id 0..255 (got ${describeValue(text)})`;
   const id = Number(ids[0]);
   return chainId === undefined || id === chainId
     ? id
