@@ -1,4 +1,4 @@
-import { headOf } from "../core/describeValue.js";
+import { describeValue } from "../core/describeValue.js";
 import type { Snapshot } from "../core/types.js";
 import { chainStateHeaders } from "./chainStateHeaders.js";
 import { encodeEstimateBcs, encodeEstimateJson } from "./encodeEstimate.js";
@@ -198,11 +198,12 @@ export function createChainRoutes(
     const raw = queryParam(query, "duration_secs");
     if (raw !== undefined) {
       if (!DURATION.test(raw) || Number(raw) > 4294967295) {
-        const shown = raw.length > 40 ? `${headOf(raw, 40)}…` : raw;
+        // Quoted as every echo is (a quote, a control or a bidirectional override in it is
+        // escaped; a long one cut): health-check bodies end up in monitoring logs.
         return error(
           400,
           "web_framework_error",
-          `invalid query parameter duration_secs: must be a whole number of seconds from 0 to 4294967295 (got "${shown}")`,
+          `invalid query parameter duration_secs: must be a whole number of seconds from 0 to 4294967295 (got ${describeValue(raw)})`,
           head,
         );
       }

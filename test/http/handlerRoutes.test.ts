@@ -82,12 +82,24 @@ describe("GET /v1/-/healthy", () => {
   it("a long bad duration_secs is cut in the message, never inside a character", () => {
     const s = setup();
     s.blocks(1, 1);
-    // 39 letters and an emoji (two UTF-16 units): cut at 40 units, the emoji would be halved.
-    const res = s.get(`/v1/-/healthy?duration_secs=${"a".repeat(39)}%F0%9F%98%80x`);
+    // Letters and emoji (two UTF-16 units each): cut anywhere by units, one would be halved.
+    const res = s.get(`/v1/-/healthy?duration_secs=${"a".repeat(39)}${"%F0%9F%98%80".repeat(40)}`);
     expect(res.status).toBe(400);
     const { message } = JSON.parse(text(res));
     expect(message.isWellFormed()).toBe(true);
-    expect(message).toContain(`(got "${"a".repeat(39)}…")`);
+    expect(message).toMatch(/\(got "a{39}(😀)+…" \(119 characters\)\)$/);
+  });
+
+  it("a bad duration_secs is echoed quoted, its controls and bidirectional overrides escaped", () => {
+    // It was echoed raw inside quotes: a quote closed them early, and U+009B (a terminal's
+    // CSI) or U+202E (which reverses what follows) reached the body and the monitoring logs.
+    const s = setup();
+    s.blocks(1, 1);
+    const res = s.get("/v1/-/healthy?duration_secs=1%22)%20%C2%9B2J%E2%80%AEdlrow");
+    const { message } = JSON.parse(text(res));
+    expect(message).toBe(
+      'invalid query parameter duration_secs: must be a whole number of seconds from 0 to 4294967295 (got "1\\") \\u009b2J\\u202edlrow")',
+    );
   });
 
   it("503 when the estimate itself would be 503 (stale) or fails", () => {
@@ -376,7 +388,7 @@ describe("options", () => {
       {
         path: "corsOrigin",
         message:
-          'must be "*", an origin such as "https://example.com", or false (got "example.com")',
+          'must be "*", one origin such as "https://example.com" (ASCII: an international name in its xn-- form), or false (got "example.com")',
         code: "custom",
       },
       {
@@ -402,6 +414,34 @@ describe("options", () => {
         /basePath: must not be \/spec\.(json|yaml): that is where the API document stays/,
       );
     expect(() => createHandler(s.engine, { basePath: "/v1/spec.json" })).not.toThrow();
+  });
+
+  it("corsOrigin is one ASCII origin: what node cannot send, or a browser would not match, is refused", () => {
+    // These passed the check, and node then threw on writing every answer (ERR_INVALID_CHAR):
+    // clients saw the connection closed, and nothing was logged above debug.
+    const s = setup();
+    for (const corsOrigin of [
+      "https://a\u007fb",
+      "https://例え.jp",
+      "https://aä.com",
+      "https://a,https://b",
+      'https://a"<script>',
+      "https://a.example/path",
+    ])
+      expect(() => createHandler(s.engine, { corsOrigin }), corsOrigin).toThrow(
+        /corsOrigin: must be "\*", one origin such as/,
+      );
+    for (const corsOrigin of [
+      "https://wallet.example",
+      "https://xn--r8jz45g.jp",
+      "http://127.0.0.1:8080",
+      "http://[::1]:3000",
+      "app-scheme://host",
+    ]) {
+      const handler = createHandler(s.engine, { corsOrigin });
+      const res = handler({ method: "GET", url: "/v1/estimate_gas_price", headers: {} });
+      expect(res.headers["Access-Control-Allow-Origin"]).toBe(corsOrigin);
+    }
   });
 
   it("owns() tells adapters which URLs are the handler's; errorResponse() builds an error object", () => {
