@@ -2,6 +2,9 @@
 // (objects, arrays, strings, finite numbers, booleans, null), where a YAML library would add
 // about 50 KB to every bundle of the handler for this one call.
 
+/** Longest key written on its value's line (YAML's limit for such a key is 1,024 characters). */
+const MAX_IMPLICIT_KEY = 1000;
+
 /** Words a YAML reader takes for something other than a string when left unquoted. */
 const RESERVED = /^(?:true|false|null|yes|no|on|off|y|n|~)$/i;
 
@@ -57,9 +60,13 @@ function block(value: object, pad: string, out: string[]): void {
   }
   for (const [key, v] of fields(value)) {
     const k = scalarText(key);
-    if (!isContainer(v) || isEmpty(v)) out.push(`${pad}${k}: ${inline(v)}`);
+    // YAML reads a key written before its `:` on one line only up to 1,024 characters (a
+    // `headerPrefix` of 1,100 made the document unreadable); a longer one is written as an
+    // explicit key, `? key` then `: value` on the next line.
+    const head = k.length > MAX_IMPLICIT_KEY ? `? ${k}\n${pad}:` : `${k}:`;
+    if (!isContainer(v) || isEmpty(v)) out.push(`${pad}${head} ${inline(v)}`);
     else {
-      out.push(`${pad}${k}:`);
+      out.push(`${pad}${head}`);
       block(v, `${pad}  `, out);
     }
   }

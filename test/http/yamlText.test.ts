@@ -41,6 +41,10 @@ describe("yamlText", () => {
         "|",
         ">",
         "?",
+        // Keys past YAML's 1,024 characters on one line: written as explicit keys.
+        "k".repeat(1000),
+        "k".repeat(1025),
+        "\u00e9".repeat(200),
       ),
     );
     const json = fc.letrec((tie) => ({
@@ -60,6 +64,13 @@ describe("yamlText", () => {
       }),
       fcParams(500),
     );
+  });
+
+  it("a header prefix of 1,100 characters: the document still reads back (its header names are keys)", () => {
+    const document = createOpenApiDocument({ headerPrefix: `${"A".repeat(1100)}-` });
+    const text = yamlText(document);
+    expect(parse(text)).toEqual(asJson(document));
+    expect(text).toMatch(/^ *\? A{1100}-Chain-Id\n *: *$/m);
   });
 
   it("writes the OpenAPI document in readable block style that reads back as it", () => {
