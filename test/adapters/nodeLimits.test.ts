@@ -349,6 +349,24 @@ describe("request bodies (issue 13, item 6)", () => {
     },
   );
 
+  it("a chunked body that ends in a read holding pipelined requests: every one is answered", async () => {
+    // The bytes read after the body are other requests, not the body: counted as the body's,
+    // they closed the connection and the requests already parsed went unanswered.
+    const { port } = await start({ maxBodySize: 1000, maxHeaderSize: 1024 });
+    const socket = await connect(port);
+    const reader = readResponses(socket);
+    socket.write(
+      "POST /v1/estimate_gas_price HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab",
+    );
+    await sleep(50);
+    const get = `GET /v1/estimate_gas_price HTTP/1.1\r\nHost: x\r\nX-Pad: ${"p".repeat(250)}\r\n\r\n`;
+    socket.write(`cde\r\n0\r\n\r\n${get.repeat(14)}`);
+    const statuses: number[] = [];
+    for (let i = 0; i < 15; i++) statuses.push((await reader.next()).status);
+    expect(statuses).toEqual([405, ...new Array(14).fill(200)]);
+    expect(socket.destroyed).toBe(false);
+  });
+
   it("a body within maxBodySize is read and the connection kept", async () => {
     const { port } = await start({ maxBodySize: 1000 });
     const r = await exchange(

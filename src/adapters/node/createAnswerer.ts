@@ -223,27 +223,39 @@ export function createAnswerer(context: AnswererContext): Answerer {
     const from = socket.bytesRead;
     let seen = 0;
     let timer: NodeJS.Timeout | undefined;
-    const stop = () => {
+    let done = false;
+    function stop() {
+      done = true;
       clearInterval(timer);
-      timer = undefined;
-      socket.removeListener("data", check);
-    };
-    function check() {
-      if (seen <= o.maxBodySize && socket.bytesRead - from <= o.maxBodySize + o.maxHeaderSize)
-        return;
+      socket.removeListener("data", onRead);
+    }
+    function close() {
+      if (done) return;
       stop();
       logger.debug({ url: req.url, limit: o.maxBodySize }, "request body over the cap: closing");
       closeAfter(c);
       lingerClose(req);
     }
+    // The bytes read for the body since its head: what the connection read, less what the pacer
+    // holds unparsed. Once the body is complete, what the same reads held is other requests.
+    function onRead() {
+      if (
+        !req.complete &&
+        socket.bytesRead - (c?.held ?? 0) - from > o.maxBodySize + o.maxHeaderSize
+      )
+        close();
+    }
+    // (Decoded bytes arrive in the middle of a parse, when the read may hold requests after it.)
     req.on("data", (chunk: Buffer) => {
       seen += chunk.length;
-      check();
+      if (seen > o.maxBodySize) close();
     });
     req.once("end", stop);
     req.once("close", stop);
-    socket.on("data", check);
-    timer = setInterval(check, BODY_CHECK_MS);
+    // node emits neither on a request already answered whose connection closes.
+    socket.once("close", stop);
+    socket.on("data", onRead);
+    timer = setInterval(onRead, BODY_CHECK_MS);
     timer.unref();
   }
 
