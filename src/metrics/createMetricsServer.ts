@@ -85,7 +85,15 @@ export function createMetricsServer(
       const done = () => {
         if (collecting === p) collecting = undefined;
       };
-      p.then(done, done);
+      // A failed collection is logged once, however many requests shared it (as the handler's).
+      p.then(done, (err: unknown) => {
+        done();
+        try {
+          logger?.error({ err }, "collecting the metrics failed");
+        } catch {
+          // a failing logger never fails the answer
+        }
+      });
     }
     return collecting;
   };
@@ -122,12 +130,7 @@ export function createMetricsServer(
           stalled(req.socket);
           record(200, start);
         },
-        (err: unknown) => {
-          try {
-            logger?.error({ err }, "collecting the metrics failed");
-          } catch {
-            // a failing logger never fails the answer
-          }
+        () => {
           reply(
             res,
             500,
@@ -146,6 +149,13 @@ export function createMetricsServer(
   // copy of the scrape per request. Prometheus sends one request per scrape interval and
   // reconnects.
   server.maxRequestsPerSocket = MAX_REQUESTS_PER_CONNECTION;
+  // A socket timed out: `writeIdleTimeout` with an answer stuck in it, or node's keep-alive timer
+  // on an idle connection. With a listener here node no longer destroys it by itself, so decide:
+  // an answer waiting, or no request open, is destroyed; a connection whose client read
+  // everything while its next (pipelined) scrape is still being collected is not.
+  server.on("timeout", (socket: Socket & { _httpMessage?: unknown }) => {
+    if (socket.writableLength > 0 || !socket._httpMessage) socket.destroy();
+  });
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
     if (socket.writable && err.code !== "ECONNRESET") {
       const [status, message] =

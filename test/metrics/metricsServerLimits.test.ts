@@ -117,4 +117,32 @@ describe("createMetricsServer: limits", () => {
       interval: 100,
     });
   });
+
+  it("a client that read everything is not cut off while its next pipelined scrape is collected", async () => {
+    // Its first answer (16 MB) waited unread for a while, which armed the timer; it fired
+    // during the second, slower collection and destroyed a connection with nothing unread.
+    let n = 0;
+    const server = createMetricsServer(
+      {
+        observeRequest() {},
+        scrape: async () => {
+          n++;
+          if (n === 1) return { contentType: "text/plain", body: "x".repeat(16 << 20) };
+          await new Promise((r) => setTimeout(r, 900));
+          return { contentType: "text/plain", body: "second\n" };
+        },
+      },
+      { writeIdleTimeout: 300 },
+    );
+    servers.push(server);
+    const { port } = await listen(server, { host: "127.0.0.1", port: 0 });
+    const client = exchange(port, GET, false);
+    await new Promise((r) => setTimeout(r, 200));
+    sockets.at(-1)!.write(GET.replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n"));
+    await new Promise((r) => setTimeout(r, 50));
+    sockets.at(-1)!.resume();
+    await vi.waitFor(() => expect(client.closed).toBe(true), { timeout: 5_000 });
+    expect(statuses(client.text)).toEqual(["200", "200"]);
+    expect(client.text.endsWith("second\n")).toBe(true);
+  });
 });
