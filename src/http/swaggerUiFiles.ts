@@ -7,28 +7,35 @@ import { type ExplorerAssets, SWAGGER_UI_FILES, type SwaggerUiFile } from "./exp
 import { shippedSwaggerUiBytes } from "./shippedSwaggerUi.js";
 
 /**
- * Each file's bytes, or why it cannot be read: a failure is kept too, so a server whose files
- * are missing (bundled into one file) answers each later request for them without looking on
- * disk again (an audit's 10 clients made it search the disk 10,800 times a second).
+ * Each file's bytes, or why it is not there: a server whose files are missing (bundled into one
+ * file) answers each later request for them without looking on disk again (an audit's 10
+ * clients made it search the disk 10,800 times a second). A failure that can pass (out of file
+ * descriptors, a read error) is not kept: the next request reads again.
  */
-const cache = new Map<SwaggerUiFile, Uint8Array | { failed: unknown }>();
-let folder: string | { failed: unknown } | undefined;
+const cache = new Map<SwaggerUiFile, Uint8Array | { missing: unknown }>();
+let folder: string | { missing: unknown } | undefined;
+
+/** Whether `err` says the file is not there, which no retry changes. */
+const isMissing = (err: unknown) =>
+  err instanceof BaseError ||
+  ["ENOENT", "ENOTDIR"].includes((err as { code?: string })?.code ?? "");
 
 function read(name: SwaggerUiFile): Uint8Array {
   let bytes = cache.get(name);
   if (bytes === undefined) {
     try {
       folder ??= swaggerUiFolder();
-      if (typeof folder !== "string") throw folder.failed;
+      if (typeof folder !== "string") throw folder.missing;
       // The build's copies are shipped already; swagger-ui-dist's (from the sources) are not.
       bytes = shippedSwaggerUiBytes(name, new Uint8Array(readFileSync(join(folder, name))));
     } catch (err) {
-      folder ??= { failed: err };
-      bytes = { failed: err };
+      if (!isMissing(err)) throw err;
+      if (folder === undefined) folder = { missing: err };
+      bytes = { missing: err };
     }
     cache.set(name, bytes);
   }
-  if (!(bytes instanceof Uint8Array)) throw bytes.failed;
+  if (!(bytes instanceof Uint8Array)) throw bytes.missing;
   return bytes;
 }
 
@@ -51,8 +58,8 @@ function swaggerUiFolder(): string {
 
 /**
  * The explorer's Swagger UI files (node only), as copied into the package at build time: each is
- * read on its first request and kept for the life of the process (a file that cannot be read
- * too: it is not looked for again). What the node server and the
+ * read on its first request and kept for the life of the process (a file that is not there
+ * too: it is not looked for again; a read that failed otherwise is tried again). What the node server and the
  * Express, Fastify and Koa adapters use when `explorerAssets` is left out.
  *
  * @throws nothing itself; a file that cannot be read throws on its first request (the handler
