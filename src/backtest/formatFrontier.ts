@@ -1,4 +1,3 @@
-import { escapeControls } from "../core/describeValue.js";
 import { type FrontierReading, type FrontierResult, reachesTarget } from "./frontierResult.js";
 import { HORIZONS } from "./types.js";
 
@@ -28,7 +27,12 @@ function cell(r: FrontierReading | undefined, measure: Measure): string {
   return v;
 }
 
-function table(frontier: FrontierResult, measure: Measure, title: string): string {
+function table(
+  frontier: FrontierResult,
+  measure: Measure,
+  title: string,
+  shown: (text: string) => string,
+): string {
   const strategies = [...new Set(frontier.curves.map((c) => c.strategy))];
   const columns = HORIZONS.flatMap((k) => frontier.targets.map((t) => ({ k, t })));
   const header = ["strategy", "knob", ...columns.map(({ k, t }) => `in ${k} @${pct(t)}`)];
@@ -60,8 +64,7 @@ function table(frontier: FrontierResult, measure: Measure, title: string): strin
         .join("=");
     }),
   ];
-  // Strategy names are their modules' to choose: escaped, so none moves a terminal's cursor.
-  const all = [header, ...rows, lowest].map((r) => r.map(escapeControls));
+  const all = [header, ...rows, lowest].map((r) => r.map(shown));
   const widths = header.map((_, c) => Math.max(...all.map((r) => r[c]!.length)));
   const line = (r: string[]) =>
     r.map((v, c) => (c < 2 ? v.padEnd(widths[c]!) : v.padStart(widths[c]!))).join("  ");
@@ -73,12 +76,17 @@ function table(frontier: FrontierResult, measure: Measure, title: string): strin
 /**
  * The frontier as two plain-text tables, the median overpayment and then the mean price paid:
  * one row per strategy, one column per horizon and inclusion target, each cell the measure at
- * that inclusion; a last row names the strategy that pays least in each column.
+ * that inclusion; a last row names the strategy that pays least in each column. `shown` writes
+ * each cell: for a terminal, `escapeControls` (a strategy's name is its module's to choose, and
+ * nothing in it may move the cursor); an HTML page escapes its own way.
  *
  * @example
- * process.stdout.write(formatFrontier(frontierResult(run.result(), plan)));
+ * process.stdout.write(formatFrontier(frontierResult(run.result(), plan), escapeControls));
  */
-export function formatFrontier(frontier: FrontierResult): string {
-  const tables = MEASURES.map((m) => table(frontier, m.key, m.title));
+export function formatFrontier(
+  frontier: FrontierResult,
+  shown: (text: string) => string = (text) => text,
+): string {
+  const tables = MEASURES.map((m) => table(frontier, m.key, m.title, shown));
   return `${tables.join("\n")}\n${FRONTIER_LEGEND}\n`;
 }

@@ -101,8 +101,7 @@ export function describeResult(result: BacktestResult): string {
       lines.push(
         `${s.name} had no estimate before ${s.failures} blocks (no bid there)${s.firstFailure ? `; the first, before block ${s.firstFailure.height}: ${s.firstFailure.message}` : "."}`,
       );
-  // A strategy's name is its module's to choose: nothing in it may move a terminal's cursor.
-  return lines.map(escapeControls).join("\n");
+  return lines.join("\n");
 }
 
 /**
@@ -121,5 +120,7 @@ export function formatTable(result: BacktestResult): string {
   const line = (r: string[]) =>
     r.map((cell, c) => (c < 2 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join("  ");
   const rule = widths.map((w) => "-".repeat(w)).join("  ");
-  return `${describeResult(result)}\n\n${line(rows[0]!)}\n${rule}\n${rows.slice(1).map(line).join("\n")}\n\n${TABLE_LEGEND}\n`;
+  // A strategy's name is its module's to choose: nothing in it may move a terminal's cursor.
+  const summary = describeResult(result).split("\n").map(escapeControls).join("\n");
+  return `${summary}\n\n${line(rows[0]!)}\n${rule}\n${rows.slice(1).map(line).join("\n")}\n\n${TABLE_LEGEND}\n`;
 }

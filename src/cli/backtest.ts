@@ -193,7 +193,7 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(`${JSON.stringify({ input: input, ...result, frontier }, null, 2)}\n`);
   else {
     io.stdout.write(formatTable(result));
-    if (frontier) io.stdout.write(`\n${formatFrontier(frontier)}`);
+    if (frontier) io.stdout.write(`\n${formatFrontier(frontier, escapeControls)}`);
   }
   if (reportPath && recorder) {
     const html = renderReport({

@@ -1,7 +1,7 @@
 // What the CLI prints of its inputs (paths, flag values, strategy names) moves no terminal and
 // starts no line of its own: an audit printed a screen-clearing escape through a file's path
 // and forged a "gasdigest replay: ..." line through a newline in --input.
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -77,5 +77,33 @@ describe("the CLI's echoes of its inputs", () => {
     expect(backtest.code, backtest.stderr).toBe(0);
     clean(backtest.stdout);
     clean(backtest.stderr);
+  });
+
+  it("the HTML report shows a name as written (it escapes its own way), the terminal escaped", async () => {
+    // (The tables name a module strategy by its path.)
+    const module = join(dir, "a\u200db.mjs");
+    writeFileSync(
+      module,
+      `export default () => ({ name: "joined", ingest() {}, estimate(min) { return { deprioritized: min, regular: min, prioritized: min }; }, reset() {} });\n`,
+    );
+    const report = join(dir, "joined.html");
+    const history = join(dir, "joined.ndjson");
+    copyFileSync(SPIKE, history);
+    const r = await runCli([
+      "backtest",
+      "--input",
+      history,
+      "--strategies",
+      `aip34,${module}`,
+      "--frontier",
+      "--report",
+      report,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("a\\u200db.mjs");
+    expect(r.stdout).not.toContain("a\u200db.mjs");
+    const html = readFileSync(report, "utf8");
+    expect(html).toContain("a\u200db.mjs");
+    expect(html).not.toContain("a\\u200db.mjs");
   });
 });
