@@ -228,6 +228,7 @@ export function createAnswerer(context: AnswererContext): Answerer {
       done = true;
       clearInterval(timer);
       socket.removeListener("data", onRead);
+      socket.removeListener("close", stop);
     }
     function close() {
       if (done) return;
