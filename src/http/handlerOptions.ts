@@ -29,13 +29,14 @@ function refined<T>(check: (v: unknown) => string | undefined): z.ZodType<T, T> 
 const PATH = /^(\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)*$/;
 const TOKEN = /^[A-Za-z0-9!#$%&'*+.^_`|~-]*$/;
 /**
- * One serialized origin, as a browser sends it: scheme, `://`, an ASCII host (a name, an IPv4
- * address or a bracketed IPv6 one; an international name in its `xn--` form) and an optional
- * port. Anything else (a comma list, a quote, DEL, a non-ASCII letter) is no origin a browser
- * matches, and node cannot send some of it: every answer would fail to be written.
+ * One serialized origin, as a browser sends it: scheme, `://`, an ASCII host (a name, `_` allowed
+ * as browsers keep it, an IPv4 address or a bracketed IPv6 one; an international name in its
+ * `xn--` form) and an optional port. Anything else (a comma list, a quote, DEL, a non-ASCII
+ * letter, a path) is no origin a browser matches, and node cannot send some of it: every
+ * answer would fail to be written.
  */
 const ORIGIN =
-  /^[A-Za-z][A-Za-z0-9+.-]*:\/\/(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+  /^[A-Za-z][A-Za-z0-9+.-]*:\/\/(?:[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
 const FILE_NAMES: readonly string[] = SWAGGER_UI_FILES;
 
@@ -130,7 +131,7 @@ const handlerOptionsShape = {
   corsOrigin: refined<string | false>((v) =>
     v === false || v === "*" || (typeof v === "string" && ORIGIN.test(v))
       ? undefined
-      : `must be "*", one origin such as "https://example.com" (ASCII: an international name in its xn-- form), or false (got ${describeValue(v)})`,
+      : `must be "*", one origin such as "https://example.com" (scheme://host[:port], no path; an ASCII host, an international name in its xn-- form), or false (got ${describeValue(v)})`,
   ).default("*"),
   /**
    * Where errors (details of 500s) and per-request debug lines go; pino works. A logger that

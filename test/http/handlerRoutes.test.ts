@@ -388,7 +388,7 @@ describe("options", () => {
       {
         path: "corsOrigin",
         message:
-          'must be "*", one origin such as "https://example.com" (ASCII: an international name in its xn-- form), or false (got "example.com")',
+          'must be "*", one origin such as "https://example.com" (scheme://host[:port], no path; an ASCII host, an international name in its xn-- form), or false (got "example.com")',
         code: "custom",
       },
       {
@@ -437,6 +437,9 @@ describe("options", () => {
       "http://127.0.0.1:8080",
       "http://[::1]:3000",
       "app-scheme://host",
+      "http://wallet_ui:3000",
+      "https://my_app.corp.example",
+      "http://localhost",
     ]) {
       const handler = createHandler(s.engine, { corsOrigin });
       const res = handler({ method: "GET", url: "/v1/estimate_gas_price", headers: {} });
