@@ -1,4 +1,5 @@
 import { once } from "node:events";
+import { stat } from "node:fs/promises";
 import { finished } from "node:stream/promises";
 import { parseArgs } from "node:util";
 import { MultiBar } from "cli-progress";
@@ -159,6 +160,10 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
     progress.stop();
     throw e;
   }
+  // What the file held before this run: a write error never cuts below it.
+  const before = await stat(out)
+    .then((st) => (st.isFile() ? st.size : 0))
+    .catch(() => 0);
   let writeError: Error | undefined;
   stream.on("error", (e) => {
     writeError ??= e;
@@ -213,7 +218,7 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
     stream.end();
     await finished(stream).catch(() => undefined);
   }
-  if (writeError) throw await writeFailed(out, writeError);
+  if (writeError) throw await writeFailed(out, writeError, before);
   const range = first === undefined ? "" : ` (heights ${first}..${newest})`;
   io.stderr.write(`wrote ${written} blocks${range} to ${escapeControls(out)}\n`);
   return 0;
@@ -223,8 +228,8 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
  * The error of a write that failed (a full disk, a file size limit): the file is cut back to its
  * last whole line first, and the error says which height it ends at, so `--append` continues it.
  */
-async function writeFailed(out: string, e: Error): Promise<BaseError> {
-  const kept = await cutToLastLine(out);
+async function writeFailed(out: string, e: Error, before: number): Promise<BaseError> {
+  const kept = await cutToLastLine(out, before);
   const left =
     kept === undefined
       ? ""

@@ -84,9 +84,11 @@ export async function openRecordFile(
 /**
  * After a write error (a full disk, a file size limit), cut `path` back to its last whole line,
  * so `--append` continues it: what is left is the newest height kept, `undefined` when no line
- * is left or the file could not be cut (a device or FIFO is not touched).
+ * is left or the file could not be cut (a device or FIFO is not touched). Never below `floor`,
+ * the size the file had before this run wrote to it: its last line may lack its newline (the
+ * run's first write, which failed, was to add it), and it is a block the file already held.
  */
-export async function cutToLastLine(path: string): Promise<bigint | undefined> {
+export async function cutToLastLine(path: string, floor = 0): Promise<bigint | undefined> {
   if (await writtenInPlace(path)) return undefined;
   try {
     const fh = await open(path, "r+");
@@ -105,6 +107,7 @@ export async function cutToLastLine(path: string): Promise<bigint | undefined> {
         }
         end -= n;
       }
+      if (keep < floor) keep = Math.min(floor, size);
       if (keep < size) await fh.truncate(keep);
     } finally {
       await fh.close();

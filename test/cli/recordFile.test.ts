@@ -68,6 +68,22 @@ describe("the file record writes", () => {
     expect(all).toEqual(Array.from({ length: kept.length + 5 }, (_, i) => i + 1));
   });
 
+  it("a write error on the first write of --append never cuts into what the file held", () => {
+    // The file's last line lacks its newline, and the file is at the size limit: the run's
+    // first write (that newline) fails, and the cut back to the last whole line used to remove
+    // the file's own last block.
+    const dir = tmp();
+    expect(sh("$G simulate --blocks 5 --out h.ndjson", dir).status).toBe(0);
+    const text = readFileSync(join(dir, "h.ndjson"), "utf8").trimEnd();
+    const padded = `${text.slice(0, -1)}${" ".repeat(8192 - Buffer.byteLength(text))}}`;
+    writeFileSync(join(dir, "h.ndjson"), padded);
+    const more = sh("ulimit -f 8; $G record --source sim --blocks 3 --out h.ndjson --append", dir);
+    expect(more.status).toBe(1);
+    expect(more.stderr).toContain("cannot write h.ndjson");
+    expect(readFileSync(join(dir, "h.ndjson"), "utf8")).toBe(padded);
+    expect(heights(join(dir, "h.ndjson"))).toEqual(["1", "2", "3", "4", "5"]);
+  });
+
   it("--append to a FIFO writes to it instead of waiting to read its last line", async () => {
     const dir = tmp();
     const fifo = join(dir, "fifo");
