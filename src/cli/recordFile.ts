@@ -10,9 +10,17 @@ import { writtenInPlace } from "./outputFile.js";
 // what is left of it after a write error.
 
 /**
- * The last block of an NDJSON file (`undefined` when the file is missing or empty, or is written
- * in place: a FIFO has no last line to read, and opening one to read it waits for a writer), and
- * whether the file ends with a newline.
+ * Whether `path` leads to a regular file, through links and descriptors: `/dev/stdout` under the
+ * shell's `>> h.ndjson` is that file, and has a last line to read and to cut back to.
+ */
+const isRegularFile = async (path: string) =>
+  (await stat(path).catch(() => undefined))?.isFile() === true;
+
+/**
+ * The last block of an NDJSON file (`undefined` when the file is missing or empty, or is not a
+ * regular file: a FIFO has no last line to read, and opening one to read it waits for a writer),
+ * and whether the file ends with a newline. `/dev/stdout` sent to a file (`--append --out
+ * /dev/stdout >> h.ndjson`) is that file: its heights were written twice before.
  *
  * @throws {BaseError} when the last line is not a valid block sample, or the file cannot be
  *   opened or read (`cannot read FILE`).
@@ -20,7 +28,9 @@ import { writtenInPlace } from "./outputFile.js";
 export async function readLastBlock(
   path: string,
 ): Promise<{ block: BlockSample; endsWithNewline: boolean } | undefined> {
-  if (await writtenInPlace(path)) return undefined;
+  const found = await stat(path).catch(() => undefined);
+  // (A directory goes on, to be refused as one that cannot be read.)
+  if (found !== undefined && !found.isFile() && !found.isDirectory()) return undefined;
   let last: Awaited<ReturnType<typeof readLastNdjsonLine>>;
   try {
     last = await readLastNdjsonLine(path);
@@ -84,12 +94,13 @@ export async function openRecordFile(
 /**
  * After a write error (a full disk, a file size limit), cut `path` back to its last whole line,
  * so `--append` continues it: what is left is the newest height kept, `undefined` when no line
- * is left or the file could not be cut (a device or FIFO is not touched). Never below `floor`,
+ * is left or the file could not be cut (a device or FIFO is not touched; `/dev/stdout` sent to a
+ * file is that file). Never below `floor`,
  * the size the file had before this run wrote to it: its last line may lack its newline (the
  * run's first write, which failed, was to add it), and it is a block the file already held.
  */
 export async function cutToLastLine(path: string, floor = 0): Promise<bigint | undefined> {
-  if (await writtenInPlace(path)) return undefined;
+  if (!(await isRegularFile(path))) return undefined;
   try {
     const fh = await open(path, "r+");
     try {

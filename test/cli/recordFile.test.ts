@@ -84,6 +84,28 @@ describe("the file record writes", () => {
     expect(heights(join(dir, "h.ndjson"))).toEqual(["1", "2", "3", "4", "5"]);
   });
 
+  it("--append --out /dev/stdout >> FILE continues FILE, and a write error there cuts it back too", () => {
+    // /dev/stdout sent to a file is that file: --append used to be ignored there (heights 1 2 3
+    // 1 2 3), and a write error left a torn last line.
+    const dir = tmp();
+    expect(sh("$G simulate --blocks 3 --out h.ndjson", dir).status).toBe(0);
+    const more = sh(
+      "$G record --source sim --blocks 2 --append --out /dev/stdout >> h.ndjson",
+      dir,
+    );
+    expect(more.status, more.stderr).toBe(0);
+    expect(heights(join(dir, "h.ndjson"))).toEqual(["1", "2", "3", "4", "5"]);
+    const full = sh(
+      "ulimit -f 64; $G record --source sim --blocks 5000 --append --out /dev/stdout >> h.ndjson",
+      dir,
+    );
+    expect(full.status).toBe(1);
+    const kept = heights(join(dir, "h.ndjson"));
+    expect(readFileSync(join(dir, "h.ndjson"), "utf8").endsWith("\n")).toBe(true);
+    expect(full.stderr).toContain(`is cut back to its last whole line, height ${kept.at(-1)}`);
+    expect(kept.map(Number)).toEqual(Array.from({ length: kept.length }, (_, i) => i + 1));
+  });
+
   it("--append to a FIFO writes to it instead of waiting to read its last line", async () => {
     const dir = tmp();
     const fifo = join(dir, "fifo");
