@@ -1,4 +1,5 @@
 import { once } from "node:events";
+import { statSync, type WriteStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { finished } from "node:stream/promises";
 import { parseArgs } from "node:util";
@@ -168,6 +169,14 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
   stream.on("error", (e) => {
     writeError ??= e;
   });
+  const watch = watchOtherWriters(stream, out, before);
+  // Lines added between reading the last one and opening the file are another writer's: going
+  // on from the height read would write heights it wrote too.
+  if (last && before !== last.size) {
+    progress.stop();
+    stream.destroy();
+    throw otherWriter(out, before - last.size, last.block.height);
+  }
   if (last && !last.endsWithNewline) stream.write("\n");
   let written = 0;
   let first: bigint | undefined;
@@ -196,7 +205,10 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
               { details: `${out} holds the blocks up to height ${after}` },
             );
           if (writeError) throw writeError;
-          if (!stream.write(`${serializeBlockSample(block)}\n`)) await once(stream, "drain");
+          const other = watch.found();
+          if (other !== undefined) throw otherWriter(out, other, newest ?? after);
+          if (!stream.write(`${serializeBlockSample(block)}\n`, watch.check))
+            await once(stream, "drain");
           written++;
           first ??= block.height;
           newest = block.height;
@@ -222,6 +234,43 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
   const range = first === undefined ? "" : ` (heights ${first}..${newest})`;
   io.stderr.write(`wrote ${written} blocks${range} to ${escapeControls(out)}\n`);
   return 0;
+}
+
+/** The error of a file that grew by `bytes` this run did not write, after `height`. */
+function otherWriter(out: string, bytes: number, height: bigint | undefined): BaseError {
+  return new BaseError(`another process writes ${out} too; stopped`, {
+    details: `it grew by ${bytes} bytes this run did not write, after height ${height ?? "none"}: two recorders on one file mix their lines (check it with gasdigest replay); record each file from one process`,
+  });
+}
+
+/**
+ * Watch a regular file `record` appends to for bytes it did not write: another process appending
+ * to it too (two `record --append` runs on one file each went on from the same height, and both
+ * ended 0 with the file's heights mixed). Each time everything this run wrote is in the file,
+ * its size must be what it held before plus that; less is a rotation that truncated it
+ * (`copytruncate`, which `record` goes on after), more is another writer: `found()` then gives
+ * how many bytes more.
+ */
+function watchOtherWriters(stream: WriteStream, path: string, before: number) {
+  let base = before;
+  let other: number | undefined;
+  return {
+    check: () => {
+      if (other !== undefined || stream.writableLength > 0) return;
+      let size: number;
+      try {
+        const st = statSync(path);
+        if (!st.isFile()) return;
+        size = st.size;
+      } catch {
+        return;
+      }
+      const expected = base + stream.bytesWritten;
+      if (size > expected) other = size - expected;
+      else if (size < expected) base = size - stream.bytesWritten;
+    },
+    found: () => other,
+  };
 }
 
 /**

@@ -27,7 +27,7 @@ const isRegularFile = async (path: string) =>
  */
 export async function readLastBlock(
   path: string,
-): Promise<{ block: BlockSample; endsWithNewline: boolean } | undefined> {
+): Promise<{ block: BlockSample; endsWithNewline: boolean; size: number } | undefined> {
   const found = await stat(path).catch(() => undefined);
   // (A directory goes on, to be refused as one that cannot be read.)
   if (found !== undefined && !found.isFile() && !found.isDirectory()) return undefined;
@@ -40,8 +40,8 @@ export async function readLastBlock(
     throw new BaseError(`cannot read ${path}`, { details: (e as Error).message, cause: e });
   }
   if (!last) return undefined;
-  const { entry, endsWithNewline } = last;
-  if (entry.ok) return { block: entry.block, endsWithNewline };
+  const { entry, endsWithNewline, size } = last;
+  if (entry.ok) return { block: entry.block, endsWithNewline, size };
   const [first] = entry.issues;
   if (first?.code === "invalid_json")
     throw new BaseError(`cannot append to ${path}: its last line is not JSON`, {

@@ -8,6 +8,8 @@ export interface LastNdjsonLine {
   readonly entry: NdjsonLine;
   /** Whether the file ends with a newline (an interrupted write may leave it without). */
   readonly endsWithNewline: boolean;
+  /** The file's size in bytes when it was read (a writer that appends later makes it larger). */
+  readonly size: number;
 }
 
 /** Bytes read per step, backwards from the end. */
@@ -80,7 +82,7 @@ export async function readLastNdjsonLine(
     }
     const bytes = Buffer.concat(parts.reverse()).subarray(0, end - start);
     const entry = parseNdjsonLine(bytes, 0, { fileStart: start === 0 });
-    return entry ? { entry, endsWithNewline } : undefined;
+    return entry ? { entry, endsWithNewline, size } : undefined;
   } finally {
     await fh.close();
   }

@@ -106,6 +106,35 @@ describe("the file record writes", () => {
     expect(kept.map(Number)).toEqual(Array.from({ length: kept.length }, (_, i) => i + 1));
   });
 
+  it("two record --append runs on one file: one stops, saying so; none ends 0 with the heights mixed", () => {
+    // Each went on from the same last height, and both ended 0: 19,982 heights written twice
+    // over 40,010 lines.
+    const dir = tmp();
+    expect(sh("$G record --source sim --blocks 10 --out c.ndjson", dir).status).toBe(0);
+    const both = sh(
+      "$G record --source sim --blocks 20000 --out c.ndjson --append --seed 1 2> a.err & a=$!; " +
+        "$G record --source sim --blocks 20000 --out c.ndjson --append --seed 2 2> b.err; b=$?; " +
+        'wait $a; echo "$? $b"; cat a.err b.err',
+      dir,
+    );
+    const [a, b] = both.stdout.split("\n")[0]!.split(" ").map(Number);
+    expect(both.stdout).toContain("another process writes c.ndjson too; stopped");
+    const all = heights(join(dir, "c.ndjson")).map(Number);
+    const increasing = all.every((h, i) => i === 0 || h > all[i - 1]!);
+    if (!increasing) expect([a, b]).toEqual([1, 1]);
+    else expect([a, b].sort()).toEqual([0, 1]);
+  });
+
+  it("a rotation that truncates the file under record (copytruncate) is not taken for another writer", () => {
+    const dir = tmp();
+    const r = sh(
+      "$G record --source sim --blocks 30000 --out r.ndjson & pid=$!; sleep 0.3; : > r.ndjson; wait $pid",
+      dir,
+    );
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain("wrote 30000 blocks");
+  });
+
   it("--append to a FIFO writes to it instead of waiting to read its last line", async () => {
     const dir = tmp();
     const fifo = join(dir, "fifo");
