@@ -1,5 +1,15 @@
 import { createWriteStream, unlinkSync } from "node:fs";
-import { access, chmod, constants, lstat, open, rename, stat, unlink } from "node:fs/promises";
+import {
+  access,
+  chmod,
+  chown,
+  constants,
+  lstat,
+  open,
+  rename,
+  stat,
+  unlink,
+} from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Writable } from "node:stream";
 import { BaseError } from "../core/errors.js";
@@ -75,11 +85,19 @@ export async function writtenInPlace(path: string): Promise<boolean> {
  */
 async function writeMode(
   path: string,
-): Promise<{ inPlace: true } | { inPlace: false; mode: number | undefined }> {
+): Promise<{ inPlace: true } | { inPlace: false; old: OldFile | undefined }> {
   const link = await lstat(path).catch(() => undefined);
-  if (link === undefined) return { inPlace: false, mode: undefined };
-  if (link.isFile()) return { inPlace: false, mode: link.mode & 0o7777 };
+  if (link === undefined) return { inPlace: false, old: undefined };
+  if (link.isFile())
+    return { inPlace: false, old: { mode: link.mode & 0o7777, uid: link.uid, gid: link.gid } };
   return { inPlace: true };
+}
+
+/** What the replaced file's successor keeps of it: its permissions and its owner. */
+interface OldFile {
+  readonly mode: number;
+  readonly uid: number;
+  readonly gid: number;
 }
 
 /**
@@ -133,6 +151,12 @@ export async function checkOutputPath(path: string, inputs: readonly string[] = 
 export async function openOutputFile(path: string): Promise<OutputFile> {
   const how = await writeMode(path);
   const inPlace = how.inPlace;
+  // A file the shell's `>` could not write is not replaced either (a rename needs only the
+  // folder's permission: a read-only file was replaced).
+  if (!how.inPlace && how.old !== undefined)
+    await access(path, constants.W_OK).catch((e: Error) => {
+      throw new BaseError(`cannot write ${path}`, { details: e.message, cause: e });
+    });
   const target = inPlace
     ? path
     : join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
@@ -142,11 +166,14 @@ export async function openOutputFile(path: string): Promise<OutputFile> {
   const stream = createWriteStream(target, { flags });
   await new Promise<void>((resolve, reject) => {
     stream.once("open", () => resolve());
-    // Named by the path asked for, not the temporary one beside it.
-    stream.once("error", (e) =>
+    // Named by the path asked for; a temporary file that cannot be made says where.
+    stream.once("error", (e: NodeJS.ErrnoException) =>
       reject(
         new BaseError(`cannot write ${path}`, {
-          details: e.message.replaceAll(target, path),
+          details:
+            inPlace || e.code === "ENOENT"
+              ? e.message.replaceAll(target, path)
+              : `${e.code ?? e.message}: no new file can be made in ${dirname(path)} (the output is written beside ${basename(path)} under a temporary name, then renamed over it)`,
           cause: e,
         }),
       ),
@@ -167,7 +194,13 @@ export async function openOutputFile(path: string): Promise<OutputFile> {
         stream.end((error?: Error | null) => (error ? reject(error) : resolve()));
       });
       if (!how.inPlace) {
-        if (how.mode !== undefined) await chmod(target, how.mode);
+        const old = how.old;
+        if (old !== undefined) {
+          // Its owner too, where this process may give it (root may; others keep their own).
+          if (old.uid !== process.getuid?.() || old.gid !== process.getgid?.())
+            await chown(target, old.uid, old.gid).catch(() => undefined);
+          await chmod(target, old.mode);
+        }
         await rename(target, path);
       }
       done = true;

@@ -2,7 +2,16 @@
 // production: a rotation that truncates it under the writer, the shell's `>>`, a full disk or a
 // file size limit, a FIFO.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -134,6 +143,54 @@ describe("the file record writes", () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toContain("wrote 30000 blocks");
   });
+
+  // Root replaces any file; a user is asked as the shell's `>` asks. Run as root, the tests use
+  // setpriv to be another user (nobody: 65534).
+  const asRoot = process.getuid?.() === 0 && spawnSync("setpriv", ["--help"]).status === 0;
+
+  it.skipIf(!asRoot)(
+    "simulate --out keeps a replaced file's owner, and refuses a file its user cannot write",
+    () => {
+      const dir = tmp();
+      chmodSync(dir, 0o777);
+      const theirs = join(dir, "theirs.ndjson");
+      writeFileSync(theirs, "precious\n");
+      chownSync(theirs, 65534, 65534);
+      chmodSync(theirs, 0o600);
+      // Root writing over nobody's file: the file stays nobody's, as with `>` (it became root's,
+      // and its owner could no longer read it).
+      expect(sh("$G simulate --blocks 2 --out theirs.ndjson", dir).status).toBe(0);
+      const st = statSync(theirs);
+      expect([st.uid, st.gid, st.mode & 0o777]).toEqual([65534, 65534, 0o600]);
+      // nobody writing over a read-only file of its own: refused, as `>` refuses (it was replaced).
+      const mine = join(dir, "mine.ndjson");
+      writeFileSync(mine, "precious\n");
+      chownSync(mine, 65534, 65534);
+      chmodSync(mine, 0o444);
+      const asNobody = sh(
+        "setpriv --reuid=65534 --regid=65534 --clear-groups $G simulate --blocks 2 --out mine.ndjson",
+        dir,
+      );
+      expect(asNobody.status).toBe(1);
+      expect(asNobody.stderr).toMatch(/^gasdigest simulate: cannot write mine\.ndjson \(EACCES/);
+      expect(readFileSync(mine, "utf8")).toBe("precious\n");
+      // A writable file in a folder that takes no new file: the error says the folder, not the
+      // file (it named the file, which nobody could write).
+      const locked = join(dir, "locked");
+      mkdirSync(locked, { mode: 0o755 });
+      const inLocked = join(locked, "w.ndjson");
+      writeFileSync(inLocked, "x\n");
+      chownSync(inLocked, 65534, 65534);
+      const folder = sh(
+        "setpriv --reuid=65534 --regid=65534 --clear-groups $G simulate --blocks 2 --out locked/w.ndjson",
+        dir,
+      );
+      expect(folder.status).toBe(1);
+      expect(folder.stderr).toContain(
+        "cannot write locked/w.ndjson (EACCES: no new file can be made in locked (the output is written beside w.ndjson under a temporary name, then renamed over it))",
+      );
+    },
+  );
 
   it("--append to a FIFO writes to it instead of waiting to read its last line", async () => {
     const dir = tmp();
