@@ -1,5 +1,5 @@
 import { once } from "node:events";
-import { statSync, type WriteStream } from "node:fs";
+import { fstatSync, type WriteStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { finished } from "node:stream/promises";
 import { parseArgs } from "node:util";
@@ -169,10 +169,11 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
   stream.on("error", (e) => {
     writeError ??= e;
   });
-  const watch = watchOtherWriters(stream, out, before);
+  const watch = watchOtherWriters(stream, before);
   // Lines added between reading the last one and opening the file are another writer's: going
   // on from the height read would write heights it wrote too.
-  if (last && before !== last.size) {
+  // (Smaller is a rotation: nobody's lines are lost by going on.)
+  if (last && before > last.size) {
     progress.stop();
     stream.destroy();
     throw otherWriter(out, before - last.size, last.block.height);
@@ -231,6 +232,9 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
     await finished(stream).catch(() => undefined);
   }
   if (writeError) throw await writeFailed(out, writeError, before);
+  // What another writer added after this run's last write (looked at as the stream finished).
+  const late = watch.found();
+  if (late !== undefined) throw otherWriter(out, late, newest ?? last?.block.height);
   const range = first === undefined ? "" : ` (heights ${first}..${newest})`;
   io.stderr.write(`wrote ${written} blocks${range} to ${escapeControls(out)}\n`);
   return 0;
@@ -251,15 +255,18 @@ function otherWriter(out: string, bytes: number, height: bigint | undefined): Ba
  * (`copytruncate`, which `record` goes on after), more is another writer: `found()` then gives
  * how many bytes more.
  */
-function watchOtherWriters(stream: WriteStream, path: string, before: number) {
+function watchOtherWriters(stream: WriteStream, before: number) {
   let base = before;
   let other: number | undefined;
-  return {
+  const watcher = {
     check: () => {
-      if (other !== undefined || stream.writableLength > 0) return;
+      // The file this run writes, by its descriptor: renamed away by a rotation, it is still
+      // that file, and a new one under its name is nobody's doing here.
+      const fd = (stream as WriteStream & { fd?: number | null }).fd;
+      if (other !== undefined || stream.writableLength > 0 || typeof fd !== "number") return;
       let size: number;
       try {
-        const st = statSync(path);
+        const st = fstatSync(fd);
         if (!st.isFile()) return;
         size = st.size;
       } catch {
@@ -271,6 +278,10 @@ function watchOtherWriters(stream: WriteStream, path: string, before: number) {
     },
     found: () => other,
   };
+  // Once more when everything is written, before the descriptor closes: the last write's check
+  // ran while nothing more was asked of the watcher.
+  stream.once("finish", watcher.check);
+  return watcher;
 }
 
 /**

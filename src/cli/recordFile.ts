@@ -118,7 +118,10 @@ export async function cutToLastLine(path: string, floor = 0): Promise<bigint | u
         }
         end -= n;
       }
-      if (keep < floor) keep = Math.min(floor, size);
+      // Nothing of this run got in (its first write, a newline the file's last line lacked,
+      // failed): the file is as it was, and its last line is a block it held. (A file truncated
+      // under the run and grown again is cut at its last newline, whatever it held before.)
+      if (keep < floor && size === floor) keep = size;
       if (keep < size) await fh.truncate(keep);
     } finally {
       await fh.close();
