@@ -1,15 +1,5 @@
-import { createWriteStream, unlinkSync } from "node:fs";
-import {
-  access,
-  chmod,
-  chown,
-  constants,
-  lstat,
-  open,
-  rename,
-  stat,
-  unlink,
-} from "node:fs/promises";
+import { createWriteStream, fchmodSync, fchownSync, fstatSync, unlinkSync } from "node:fs";
+import { access, constants, lstat, open, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Writable } from "node:stream";
 import { BaseError } from "../core/errors.js";
@@ -78,8 +68,8 @@ export async function writtenInPlace(path: string): Promise<boolean> {
 /**
  * How `path` is written: a regular file named directly (or a new one) is replaced whole, under a
  * temporary name beside it (`mode`: the permissions to keep, when it exists); anything else is
- * written in place: a device or FIFO (`/dev/stdout`, `/dev/full`), and a symbolic link, which is
- * written through like the shell's `>` does. Renaming over a link would replace the link itself:
+ * written in place: a device or FIFO (`/dev/stdout`, `/dev/full`), a symbolic link, which is
+ * written through like the shell's `>` does, and another user's file in a sticky folder. Renaming over a link would replace the link itself:
  * `--out /dev/stdout` with stdout sent to a file would swap the system's `/dev/stdout` (a link
  * to `/proc/self/fd/1`) for a plain file and leave the output nowhere it was sent.
  */
@@ -88,9 +78,15 @@ async function writeMode(
 ): Promise<{ inPlace: true } | { inPlace: false; old: OldFile | undefined }> {
   const link = await lstat(path).catch(() => undefined);
   if (link === undefined) return { inPlace: false, old: undefined };
-  if (link.isFile())
-    return { inPlace: false, old: { mode: link.mode & 0o7777, uid: link.uid, gid: link.gid } };
-  return { inPlace: true };
+  if (!link.isFile()) return { inPlace: true };
+  // Another user's file in a sticky folder (/tmp) cannot be renamed over, though `>` may write
+  // it: written in place, as `>` does (the rename failed at the end of the whole run).
+  const uid = process.getuid?.();
+  if (uid !== undefined && uid !== 0 && link.uid !== uid) {
+    const folder = await stat(dirname(path)).catch(() => undefined);
+    if (folder !== undefined && (folder.mode & 0o1000) !== 0) return { inPlace: true };
+  }
+  return { inPlace: false, old: { mode: link.mode & 0o7777, uid: link.uid, gid: link.gid } };
 }
 
 /** What the replaced file's successor keeps of it: its permissions and its owner. */
@@ -159,7 +155,8 @@ export async function openOutputFile(path: string): Promise<OutputFile> {
     });
   const target = inPlace
     ? path
-    : join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
+    : // (A name near the folder's limit of 255 bytes still leaves room for the suffix.)
+      join(dirname(path), `.${basename(path).slice(0, 180)}.${process.pid}.${Date.now()}.tmp`);
   // In place: appended to when it is the shell's descriptor, a device or a FIFO (`>>` kept);
   // emptied when it is a link to a file, as `>` through the link does.
   const flags = inPlace ? ((await writtenInPlace(path)) ? "a" : "w") : "wx";
@@ -189,20 +186,14 @@ export async function openOutputFile(path: string): Promise<OutputFile> {
   return {
     stream,
     async commit() {
+      // The old file's owner and permissions, given by the descriptor (a name in a folder others
+      // may write to can be swapped for a link before it is renamed).
+      if (!how.inPlace && how.old !== undefined) keepOwnerAndMode(stream, how.old);
       await new Promise<void>((resolve, reject) => {
         if (stream.errored) return reject(stream.errored);
         stream.end((error?: Error | null) => (error ? reject(error) : resolve()));
       });
-      if (!how.inPlace) {
-        const old = how.old;
-        if (old !== undefined) {
-          // Its owner too, where this process may give it (root may; others keep their own).
-          if (old.uid !== process.getuid?.() || old.gid !== process.getgid?.())
-            await chown(target, old.uid, old.gid).catch(() => undefined);
-          await chmod(target, old.mode);
-        }
-        await rename(target, path);
-      }
+      if (!how.inPlace) await rename(target, path);
       done = true;
       release();
     },
@@ -214,6 +205,28 @@ export async function openOutputFile(path: string): Promise<OutputFile> {
       if (!inPlace) await unlink(target).catch(() => undefined);
     },
   };
+}
+
+/**
+ * Give the temporary file behind `stream` the replaced file's owner, as far as this process may
+ * (root gives both; a member of the old group gives the group), and its permissions.
+ */
+function keepOwnerAndMode(stream: Writable, old: OldFile): void {
+  const fd = (stream as Writable & { fd?: number | null }).fd;
+  if (typeof fd !== "number") return;
+  const now = fstatSync(fd);
+  if (now.uid !== old.uid || now.gid !== old.gid) {
+    try {
+      fchownSync(fd, old.uid, old.gid);
+    } catch {
+      try {
+        if (now.gid !== old.gid) fchownSync(fd, -1, old.gid);
+      } catch {
+        // Neither is this process's to give: the file is its own, as a new file is.
+      }
+    }
+  }
+  fchmodSync(fd, old.mode);
 }
 
 /**

@@ -137,7 +137,8 @@ describe("the file record writes", () => {
   it("a rotation that truncates the file under record (copytruncate) is not taken for another writer", () => {
     const dir = tmp();
     const r = sh(
-      "$G record --source sim --blocks 30000 --out r.ndjson & pid=$!; sleep 0.3; : > r.ndjson; wait $pid",
+      "$G record --source sim --blocks 30000 --out r.ndjson & pid=$!; " +
+        "while [ ! -s r.ndjson ]; do sleep 0.01; done; : > r.ndjson; wait $pid",
       dir,
     );
     expect(r.status, r.stderr).toBe(0);
@@ -189,6 +190,33 @@ describe("the file record writes", () => {
       expect(folder.stderr).toContain(
         "cannot write locked/w.ndjson (EACCES: no new file can be made in locked (the output is written beside w.ndjson under a temporary name, then renamed over it))",
       );
+      // Another user's file, writable by nobody's group: replaced, it keeps its group (its
+      // owner is not nobody's to give), so the group keeps its access.
+      const shared = join(dir, "shared.ndjson");
+      writeFileSync(shared, "x\n");
+      chownSync(shared, 1234, 1000);
+      chmodSync(shared, 0o664);
+      const group = sh(
+        "setpriv --reuid=65534 --regid=65534 --groups=1000 $G simulate --blocks 2 --out shared.ndjson",
+        dir,
+      );
+      expect(group.status, group.stderr).toBe(0);
+      expect([statSync(shared).gid, statSync(shared).mode & 0o777]).toEqual([1000, 0o664]);
+      // Another user's file in a sticky folder (/tmp): no rename over it is allowed, and `>` may
+      // write it; written in place (the run failed at its end, after all its work).
+      const sticky = join(dir, "sticky");
+      mkdirSync(sticky);
+      chmodSync(sticky, 0o1777);
+      const rootFile = join(sticky, "f.ndjson");
+      writeFileSync(rootFile, "x\n");
+      chmodSync(rootFile, 0o666);
+      const inSticky = sh(
+        "setpriv --reuid=65534 --regid=65534 --clear-groups $G simulate --blocks 2 --out sticky/f.ndjson",
+        dir,
+      );
+      expect(inSticky.status, inSticky.stderr).toBe(0);
+      expect(heights(rootFile)).toEqual(["1", "2"]);
+      expect(statSync(rootFile).uid).toBe(0);
     },
   );
 
