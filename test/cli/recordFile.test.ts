@@ -154,66 +154,53 @@ describe("the file record writes", () => {
     () => {
       const dir = tmp();
       chmodSync(dir, 0o777);
-      const theirs = join(dir, "theirs.ndjson");
-      writeFileSync(theirs, "precious\n");
-      chownSync(theirs, 65534, 65534);
-      chmodSync(theirs, 0o600);
+      /** A file holding `text`, of `uid`:`gid` with `mode`. */
+      const file = (name: string, text: string, uid: number, gid: number, mode: number) => {
+        const path = join(dir, name);
+        writeFileSync(path, text);
+        chownSync(path, uid, gid);
+        chmodSync(path, mode);
+        return path;
+      };
+      /** `simulate --out NAME` as nobody (65534), with `groups` (none by default). */
+      const asNobody = (out: string, groups = "--clear-groups") =>
+        sh(
+          `setpriv --reuid=65534 --regid=65534 ${groups} $G simulate --blocks 2 --out ${out}`,
+          dir,
+        );
       // Root writing over nobody's file: the file stays nobody's, as with `>` (it became root's,
       // and its owner could no longer read it).
+      const theirs = file("theirs.ndjson", "precious\n", 65534, 65534, 0o600);
       expect(sh("$G simulate --blocks 2 --out theirs.ndjson", dir).status).toBe(0);
       const st = statSync(theirs);
       expect([st.uid, st.gid, st.mode & 0o777]).toEqual([65534, 65534, 0o600]);
       // nobody writing over a read-only file of its own: refused, as `>` refuses (it was replaced).
-      const mine = join(dir, "mine.ndjson");
-      writeFileSync(mine, "precious\n");
-      chownSync(mine, 65534, 65534);
-      chmodSync(mine, 0o444);
-      const asNobody = sh(
-        "setpriv --reuid=65534 --regid=65534 --clear-groups $G simulate --blocks 2 --out mine.ndjson",
-        dir,
-      );
-      expect(asNobody.status).toBe(1);
-      expect(asNobody.stderr).toMatch(/^gasdigest simulate: cannot write mine\.ndjson \(EACCES/);
+      const mine = file("mine.ndjson", "precious\n", 65534, 65534, 0o444);
+      const readOnly = asNobody("mine.ndjson");
+      expect(readOnly.status).toBe(1);
+      expect(readOnly.stderr).toMatch(/^gasdigest simulate: cannot write mine\.ndjson \(EACCES/);
       expect(readFileSync(mine, "utf8")).toBe("precious\n");
       // A writable file in a folder that takes no new file: the error says the folder, not the
       // file (it named the file, which nobody could write).
-      const locked = join(dir, "locked");
-      mkdirSync(locked, { mode: 0o755 });
-      const inLocked = join(locked, "w.ndjson");
-      writeFileSync(inLocked, "x\n");
-      chownSync(inLocked, 65534, 65534);
-      const folder = sh(
-        "setpriv --reuid=65534 --regid=65534 --clear-groups $G simulate --blocks 2 --out locked/w.ndjson",
-        dir,
-      );
+      mkdirSync(join(dir, "locked"), { mode: 0o755 });
+      file("locked/w.ndjson", "x\n", 65534, 65534, 0o644);
+      const folder = asNobody("locked/w.ndjson");
       expect(folder.status).toBe(1);
       expect(folder.stderr).toContain(
         "cannot write locked/w.ndjson (EACCES: no new file can be made in locked (the output is written beside w.ndjson under a temporary name, then renamed over it))",
       );
       // Another user's file, writable by nobody's group: replaced, it keeps its group (its
       // owner is not nobody's to give), so the group keeps its access.
-      const shared = join(dir, "shared.ndjson");
-      writeFileSync(shared, "x\n");
-      chownSync(shared, 1234, 1000);
-      chmodSync(shared, 0o664);
-      const group = sh(
-        "setpriv --reuid=65534 --regid=65534 --groups=1000 $G simulate --blocks 2 --out shared.ndjson",
-        dir,
-      );
+      const shared = file("shared.ndjson", "x\n", 1234, 1000, 0o664);
+      const group = asNobody("shared.ndjson", "--groups=1000");
       expect(group.status, group.stderr).toBe(0);
       expect([statSync(shared).gid, statSync(shared).mode & 0o777]).toEqual([1000, 0o664]);
       // Another user's file in a sticky folder (/tmp): no rename over it is allowed, and `>` may
       // write it; written in place (the run failed at its end, after all its work).
-      const sticky = join(dir, "sticky");
-      mkdirSync(sticky);
-      chmodSync(sticky, 0o1777);
-      const rootFile = join(sticky, "f.ndjson");
-      writeFileSync(rootFile, "x\n");
-      chmodSync(rootFile, 0o666);
-      const inSticky = sh(
-        "setpriv --reuid=65534 --regid=65534 --clear-groups $G simulate --blocks 2 --out sticky/f.ndjson",
-        dir,
-      );
+      mkdirSync(join(dir, "sticky"));
+      chmodSync(join(dir, "sticky"), 0o1777);
+      const rootFile = file("sticky/f.ndjson", "x\n", 0, 0, 0o666);
+      const inSticky = asNobody("sticky/f.ndjson");
       expect(inSticky.status, inSticky.stderr).toBe(0);
       expect(heights(rootFile)).toEqual(["1", "2"]);
       expect(statSync(rootFile).uid).toBe(0);
