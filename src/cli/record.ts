@@ -1,5 +1,4 @@
 import { once } from "node:events";
-import { fstatSync, type WriteStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { finished } from "node:stream/promises";
 import { parseArgs } from "node:util";
@@ -18,7 +17,13 @@ import { SOURCE_FLAG_NAMES, withFlagNames } from "./flagErrors.js";
 import type { CliIo } from "./io.js";
 import { OutputClosedError, UsageError } from "./io.js";
 import { requiredFileFlag } from "./outputFile.js";
-import { cutToLastLine, openRecordFile, readLastBlock } from "./recordFile.js";
+import {
+  cutToLastLine,
+  openRecordFile,
+  otherWriter,
+  readLastBlock,
+  watchOtherWriters,
+} from "./recordFile.js";
 import { intFlag, parseSourceSpec, showSource } from "./sourceSpec.js";
 
 export const RECORD_USAGE = `Usage: gasdigest record --source aptos:URL|redis://HOST:PORT|sim --blocks N --out FILE.ndjson [--append] [--force] [--seed S]
@@ -238,50 +243,6 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
   const range = first === undefined ? "" : ` (heights ${first}..${newest})`;
   io.stderr.write(`wrote ${written} blocks${range} to ${escapeControls(out)}\n`);
   return 0;
-}
-
-/** The error of a file that grew by `bytes` this run did not write, after `height`. */
-function otherWriter(out: string, bytes: number, height: bigint | undefined): BaseError {
-  return new BaseError(`another process writes ${out} too; stopped`, {
-    details: `it grew by ${bytes} bytes this run did not write, after height ${height ?? "none"}: two recorders on one file mix their lines (check it with gasdigest replay); record each file from one process`,
-  });
-}
-
-/**
- * Watch a regular file `record` appends to for bytes it did not write: another process appending
- * to it too (two `record --append` runs on one file each went on from the same height, and both
- * ended 0 with the file's heights mixed). Each time everything this run wrote is in the file,
- * its size must be what it held before plus that; less is a rotation that truncated it
- * (`copytruncate`, which `record` goes on after), more is another writer: `found()` then gives
- * how many bytes more.
- */
-function watchOtherWriters(stream: WriteStream, before: number) {
-  let base = before;
-  let other: number | undefined;
-  const watcher = {
-    check: () => {
-      // The file this run writes, by its descriptor: renamed away by a rotation, it is still
-      // that file, and a new one under its name is nobody's doing here.
-      const fd = (stream as WriteStream & { fd?: number | null }).fd;
-      if (other !== undefined || stream.writableLength > 0 || typeof fd !== "number") return;
-      let size: number;
-      try {
-        const st = fstatSync(fd);
-        if (!st.isFile()) return;
-        size = st.size;
-      } catch {
-        return;
-      }
-      const expected = base + stream.bytesWritten;
-      if (size > expected) other = size - expected;
-      else if (size < expected) base = size - stream.bytesWritten;
-    },
-    found: () => other,
-  };
-  // Once more when everything is written, before the descriptor closes: the last write's check
-  // ran while nothing more was asked of the watcher.
-  stream.once("finish", watcher.check);
-  return watcher;
 }
 
 /**

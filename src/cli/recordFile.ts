@@ -1,5 +1,5 @@
 import { once } from "node:events";
-import { createWriteStream, type WriteStream } from "node:fs";
+import { createWriteStream, fstatSync, type WriteStream } from "node:fs";
 import { open, stat, truncate } from "node:fs/promises";
 import type { BlockSample } from "../core/blockSample.js";
 import { BaseError, formatIssues } from "../core/errors.js";
@@ -131,4 +131,48 @@ export async function cutToLastLine(path: string, floor = 0): Promise<bigint | u
   } catch {
     return undefined;
   }
+}
+
+/** The error of a file that grew by `bytes` this run did not write, after `height`. */
+export function otherWriter(out: string, bytes: number, height: bigint | undefined): BaseError {
+  return new BaseError(`another process writes ${out} too; stopped`, {
+    details: `it grew by ${bytes} bytes this run did not write, after height ${height ?? "none"}: two recorders on one file mix their lines (check it with gasdigest replay); record each file from one process`,
+  });
+}
+
+/**
+ * Watch a regular file `record` appends to for bytes it did not write: another process appending
+ * to it too (two `record --append` runs on one file each went on from the same height, and both
+ * ended 0 with the file's heights mixed). Each time everything this run wrote is in the file,
+ * its size must be what it held before plus that; less is a rotation that truncated it
+ * (`copytruncate`, which `record` goes on after), more is another writer: `found()` then gives
+ * how many bytes more.
+ */
+export function watchOtherWriters(stream: WriteStream, before: number) {
+  let base = before;
+  let other: number | undefined;
+  const watcher = {
+    check: () => {
+      // The file this run writes, by its descriptor: renamed away by a rotation, it is still
+      // that file, and a new one under its name is nobody's doing here.
+      const fd = (stream as WriteStream & { fd?: number | null }).fd;
+      if (other !== undefined || stream.writableLength > 0 || typeof fd !== "number") return;
+      let size: number;
+      try {
+        const st = fstatSync(fd);
+        if (!st.isFile()) return;
+        size = st.size;
+      } catch {
+        return;
+      }
+      const expected = base + stream.bytesWritten;
+      if (size > expected) other = size - expected;
+      else if (size < expected) base = size - stream.bytesWritten;
+    },
+    found: () => other,
+  };
+  // Once more when everything is written, before the descriptor closes: the last write's check
+  // ran while nothing more was asked of the watcher.
+  stream.once("finish", watcher.check);
+  return watcher;
 }
