@@ -166,7 +166,7 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
     progress.stop();
     throw e;
   }
-  // What the file held before this run: a write error never cuts below it.
+  // What the file held before this run: a write error that let nothing in leaves it as it was.
   const before = await stat(out)
     .then((st) => (st.isFile() ? st.size : 0))
     .catch(() => 0);

@@ -95,9 +95,9 @@ export async function openRecordFile(
  * After a write error (a full disk, a file size limit), cut `path` back to its last whole line,
  * so `--append` continues it: what is left is the newest height kept, `undefined` when no line
  * is left or the file could not be cut (a device or FIFO is not touched; `/dev/stdout` sent to a
- * file is that file). Never below `floor`,
- * the size the file had before this run wrote to it: its last line may lack its newline (the
- * run's first write, which failed, was to add it), and it is a block the file already held.
+ * file is that file). A file of `floor` bytes, the size it had before this run wrote to it, is
+ * left as it was: nothing of the run got in, and its last line, which may lack its newline (the
+ * run's first write, which failed, was to add it), is a block the file already held.
  */
 export async function cutToLastLine(path: string, floor = 0): Promise<bigint | undefined> {
   if (!(await isRegularFile(path))) return undefined;
