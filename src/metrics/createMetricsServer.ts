@@ -149,10 +149,10 @@ export function createMetricsServer(
   // copy of the scrape per request. Prometheus sends one request per scrape interval and
   // reconnects.
   server.maxRequestsPerSocket = MAX_REQUESTS_PER_CONNECTION;
-  // A socket timed out: `writeIdleTimeout` with an answer stuck in it, or node's keep-alive timer
-  // on an idle connection. With a listener here node no longer destroys it by itself, so decide:
-  // an answer waiting, or no request open, is destroyed; a connection whose client read
-  // everything while its next (pipelined) scrape is still being collected is not.
+  // A socket timed out (node's keep-alive timer on an idle connection): with a listener here node
+  // no longer destroys it by itself, so decide: an answer waiting, or no request open, is
+  // destroyed; a connection whose client read everything while its next (pipelined) scrape is
+  // still being collected is not.
   server.on("timeout", (socket: Socket & { _httpMessage?: unknown }) => {
     if (socket.writableLength > 0 || !socket._httpMessage) socket.destroy();
   });
@@ -174,14 +174,34 @@ export function createMetricsServer(
 
   /**
    * What the kernel did not take of an answer waits in its socket: the client has until
-   * `writeIdleTimeout` to read some of it (node's socket timer counts each write that completes as
-   * activity, and with no listener of its own node destroys the socket when it fires). Until
-   * then node sets no timer at all: it waits for the answer to finish before it arms the
-   * keep-alive one, and the pipelined answers behind it wait too. Looked at when an answer is
-   * written and when one finishes (the next one has just been written then).
+   * `writeIdleTimeout` to read some of it, measured on the bytes the kernel takes (node's own
+   * socket timer counts each byte read as activity too: a client that never read but sent a blank
+   * line every 100 ms held its connection for ever, and node arms no timer at all while an
+   * answer is stuck). Looked at when an answer is written and when one finishes (the next one has
+   * just been written then); one watch per socket, until nothing waits in it.
    */
+  const watched = new WeakSet<Socket>();
   function stalled(socket: Socket) {
-    if (socket.writableLength > 0) socket.setTimeout(limits.writeIdleTimeout);
+    if (socket.writableLength === 0 || watched.has(socket)) return;
+    watched.add(socket);
+    // Bytes whose write completed (what `bytesWritten` counts, less what still waits).
+    const taken = () => socket.bytesWritten - socket.writableLength;
+    let mark = taken();
+    const stop = () => {
+      clearInterval(timer);
+      watched.delete(socket);
+    };
+    const timer = setInterval(() => {
+      if (socket.destroyed || socket.writableLength === 0) return stop();
+      if (taken() === mark) {
+        stop();
+        socket.destroy();
+        return;
+      }
+      mark = taken();
+    }, limits.writeIdleTimeout);
+    timer.unref();
+    socket.once("close", stop);
   }
 
   function record(status: number, start: number) {
