@@ -155,8 +155,7 @@ export async function openOutputFile(path: string): Promise<OutputFile> {
     });
   const target = inPlace
     ? path
-    : // (A name near the folder's limit of 255 bytes still leaves room for the suffix.)
-      join(dirname(path), `.${basename(path).slice(0, 180)}.${process.pid}.${Date.now()}.tmp`);
+    : join(dirname(path), `.${headBytes(basename(path), 180)}.${process.pid}.${Date.now()}.tmp`);
   // In place: appended to when it is the shell's descriptor, a device or a FIFO (`>>` kept);
   // emptied when it is a link to a file, as `>` through the link does.
   const flags = inPlace ? ((await writtenInPlace(path)) ? "a" : "w") : "wx";
@@ -167,10 +166,9 @@ export async function openOutputFile(path: string): Promise<OutputFile> {
     stream.once("error", (e: NodeJS.ErrnoException) =>
       reject(
         new BaseError(`cannot write ${path}`, {
-          details:
-            inPlace || e.code === "ENOENT"
-              ? e.message.replaceAll(target, path)
-              : `${e.code ?? e.message}: no new file can be made in ${dirname(path)} (the output is written beside ${basename(path)} under a temporary name, then renamed over it)`,
+          details: NO_NEW_FILE.includes(e.code ?? "")
+            ? `${e.code}: no new file can be made in ${dirname(path)} (the output is written beside ${basename(path)} under a temporary name, then renamed over it)`
+            : e.message.replaceAll(target, path),
           cause: e,
         }),
       ),
@@ -188,6 +186,7 @@ export async function openOutputFile(path: string): Promise<OutputFile> {
     async commit() {
       // The old file's owner and permissions, given by the descriptor (a name in a folder others
       // may write to can be swapped for a link before it is renamed).
+      if (stream.errored) throw stream.errored;
       if (!how.inPlace && how.old !== undefined) keepOwnerAndMode(stream, how.old);
       await new Promise<void>((resolve, reject) => {
         if (stream.errored) return reject(stream.errored);
@@ -205,6 +204,25 @@ export async function openOutputFile(path: string): Promise<OutputFile> {
       if (!inPlace) await unlink(target).catch(() => undefined);
     },
   };
+}
+
+/** Why a folder takes no new file (the temporary one beside the output). */
+const NO_NEW_FILE = ["EACCES", "EPERM", "EROFS", "ENOSPC", "EDQUOT"];
+
+/**
+ * The longest start of `name` that fits in `max` bytes of UTF-8, cut between characters: a
+ * temporary name beside a file whose name is near the folder's limit of 255 bytes (in any
+ * script: a CJK character is 3 bytes) still has room for its suffix.
+ */
+function headBytes(name: string, max: number): string {
+  let bytes = 0;
+  let end = 0;
+  for (const c of name) {
+    bytes += Buffer.byteLength(c);
+    if (bytes > max) break;
+    end += c.length;
+  }
+  return name.slice(0, end);
 }
 
 /**

@@ -207,6 +207,16 @@ describe("the file record writes", () => {
     },
   );
 
+  it("simulate --out writes a name near the folder's 255-byte limit, in any script", () => {
+    // 80 CJK characters are 240 bytes: the temporary name beside it, cut by characters, was
+    // past the limit, and the error blamed the folder.
+    const dir = tmp();
+    const name = `${"漢".repeat(80)}.ndjson`;
+    const r = sh(`$G simulate --blocks 3 --out ${name}`, dir);
+    expect(r.status, r.stderr).toBe(0);
+    expect(heights(join(dir, name))).toEqual(["1", "2", "3"]);
+  });
+
   it("--append to a FIFO writes to it instead of waiting to read its last line", async () => {
     const dir = tmp();
     const fifo = join(dir, "fifo");
