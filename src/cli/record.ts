@@ -1,5 +1,4 @@
 import { once } from "node:events";
-import { stat } from "node:fs/promises";
 import { finished } from "node:stream/promises";
 import { parseArgs } from "node:util";
 import { MultiBar } from "cli-progress";
@@ -22,6 +21,7 @@ import {
   openRecordFile,
   otherWriter,
   readLastBlock,
+  sizeOf,
   watchOtherWriters,
 } from "./recordFile.js";
 import { intFlag, parseSourceSpec, showSource } from "./sourceSpec.js";
@@ -167,9 +167,7 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
     throw e;
   }
   // What the file held before this run: a write error that let nothing in leaves it as it was.
-  const before = await stat(out)
-    .then((st) => (st.isFile() ? st.size : 0))
-    .catch(() => 0);
+  const before = sizeOf(stream);
   let writeError: Error | undefined;
   stream.on("error", (e) => {
     writeError ??= e;

@@ -133,6 +133,21 @@ export async function cutToLastLine(path: string, floor = 0): Promise<bigint | u
   }
 }
 
+/**
+ * The size of the regular file `stream` writes, by its descriptor (a rotation by rename between
+ * opening and asking does not change which file it is); 0 for anything else.
+ */
+export function sizeOf(stream: WriteStream): number {
+  const fd = (stream as WriteStream & { fd?: number | null }).fd;
+  if (typeof fd !== "number") return 0;
+  try {
+    const st = fstatSync(fd);
+    return st.isFile() ? st.size : 0;
+  } catch {
+    return 0;
+  }
+}
+
 /** The error of a file that grew by `bytes` this run did not write, after `height`. */
 export function otherWriter(out: string, bytes: number, height: bigint | undefined): BaseError {
   return new BaseError(`another process writes ${out} too; stopped`, {
