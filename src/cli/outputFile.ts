@@ -206,6 +206,12 @@ export async function openOutputFile(path: string): Promise<OutputFile> {
   };
 }
 
+/** The descriptor a file stream writes to, once open (`undefined` before, or once closed). */
+export function descriptorOf(stream: Writable): number | undefined {
+  const fd = (stream as Writable & { fd?: number | null }).fd;
+  return typeof fd === "number" ? fd : undefined;
+}
+
 /** Why a folder takes no new file (the temporary one beside the output). */
 const NO_NEW_FILE = ["EACCES", "EPERM", "EROFS", "ENOSPC", "EDQUOT"];
 
@@ -230,8 +236,8 @@ function headBytes(name: string, max: number): string {
  * (root gives both; a member of the old group gives the group), and its permissions.
  */
 function keepOwnerAndMode(stream: Writable, old: OldFile): void {
-  const fd = (stream as Writable & { fd?: number | null }).fd;
-  if (typeof fd !== "number") return;
+  const fd = descriptorOf(stream);
+  if (fd === undefined) return;
   const now = fstatSync(fd);
   if (now.uid !== old.uid || now.gid !== old.gid) {
     try {

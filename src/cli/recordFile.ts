@@ -4,7 +4,7 @@ import { open, stat, truncate } from "node:fs/promises";
 import type { BlockSample } from "../core/blockSample.js";
 import { BaseError, formatIssues } from "../core/errors.js";
 import { readLastNdjsonLine } from "../sources/readLastNdjsonLine.js";
-import { writtenInPlace } from "./outputFile.js";
+import { descriptorOf, writtenInPlace } from "./outputFile.js";
 
 // The file `gasdigest record` writes: where it continues (`--append`), how it is opened, and
 // what is left of it after a write error.
@@ -138,8 +138,8 @@ export async function cutToLastLine(path: string, floor = 0): Promise<bigint | u
  * opening and asking does not change which file it is); 0 for anything else.
  */
 export function sizeOf(stream: WriteStream): number {
-  const fd = (stream as WriteStream & { fd?: number | null }).fd;
-  if (typeof fd !== "number") return 0;
+  const fd = descriptorOf(stream);
+  if (fd === undefined) return 0;
   try {
     const st = fstatSync(fd);
     return st.isFile() ? st.size : 0;
@@ -170,8 +170,8 @@ export function watchOtherWriters(stream: WriteStream, before: number) {
     check: () => {
       // The file this run writes, by its descriptor: renamed away by a rotation, it is still
       // that file, and a new one under its name is nobody's doing here.
-      const fd = (stream as WriteStream & { fd?: number | null }).fd;
-      if (other !== undefined || stream.writableLength > 0 || typeof fd !== "number") return;
+      const fd = descriptorOf(stream);
+      if (other !== undefined || stream.writableLength > 0 || fd === undefined) return;
       let size: number;
       try {
         const st = fstatSync(fd);
