@@ -21,6 +21,15 @@ function clean(text: string) {
   expect(controls, text).toEqual([]);
 }
 
+/** A strategy module at `path` named `name`, serving the minimum; returns its path. */
+function strategyModule(path: string, name: string): string {
+  writeFileSync(
+    path,
+    `export default () => ({ name: ${JSON.stringify(name)}, ingest() {}, estimate(min) { return { deprioritized: min, regular: min, prioritized: min }; }, reset() {} });\n`,
+  );
+  return path;
+}
+
 describe("the CLI's echoes of its inputs", () => {
   it("an error message is one line, whatever the flag or path holds", async () => {
     const cases: [string[], string][] = [
@@ -60,11 +69,7 @@ describe("the CLI's echoes of its inputs", () => {
     const simulate = await runCli(["simulate", "--blocks", "3", "--out", join(odd, "s.ndjson")]);
     expect(simulate.code, simulate.stderr).toBe(0);
     clean(simulate.stderr);
-    const module = join(odd, "mine.mjs");
-    writeFileSync(
-      module,
-      `export default () => ({ name: "mine${ESC}[31m", ingest() {}, estimate(min) { return { deprioritized: min, regular: min, prioritized: min }; }, reset() {} });\n`,
-    );
+    const module = strategyModule(join(odd, "mine.mjs"), `mine${ESC}[31m`);
     const backtest = await runCli([
       "backtest",
       "--input",
@@ -81,11 +86,7 @@ describe("the CLI's echoes of its inputs", () => {
 
   it("the HTML report shows a name as written (it escapes its own way), the terminal escaped", async () => {
     // (The tables name a module strategy by its path.)
-    const module = join(dir, "a\u200db.mjs");
-    writeFileSync(
-      module,
-      `export default () => ({ name: "joined", ingest() {}, estimate(min) { return { deprioritized: min, regular: min, prioritized: min }; }, reset() {} });\n`,
-    );
+    const module = strategyModule(join(dir, "a\u200db.mjs"), "joined");
     const report = join(dir, "joined.html");
     const history = join(dir, "joined.ndjson");
     copyFileSync(SPIKE, history);
