@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // One temporary folder per run, removed when it ends (test/helpers/tempRoot.ts).
+    globalSetup: ["test/helpers/tempRoot.ts"],
   },
 });

@@ -8,6 +8,8 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: "forks",
+    // One temporary folder per run, removed when it ends (test/helpers/tempRoot.ts).
+    globalSetup: ["test/helpers/tempRoot.ts"],
     // Vitest leaves a core free by default: one worker on a 2-core machine. Most of the suite
     // waits on child processes and sockets, so two workers there take 3.7 min instead of 5.6.
     maxWorkers: Math.max(2, availableParallelism() - 1),

@@ -7,6 +7,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // One temporary folder per run, removed when it ends (test/helpers/tempRoot.ts).
+    globalSetup: ["test/helpers/tempRoot.ts"],
     // One runtime at a time: each is a whole server process on a 2-core machine.
     fileParallelism: false,
   },
