@@ -1,6 +1,8 @@
 import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
+import { parseGasConfig } from "../../src/core/config.js";
 import { InvalidConfigError } from "../../src/core/errors.js";
+import { blockFullness } from "../../src/core/fullness.js";
 import { resolveRedisStreamSinkOptions } from "../../src/sinks/redis/options.js";
 import { backoffDelay, parseRetryAfter } from "../../src/sources/aptosRest/backoff.js";
 import { requestSignal } from "../../src/sources/aptosRest/requestSignal.js";
@@ -106,20 +108,21 @@ describe("reading the node's answers", () => {
       gasUnitPrices: [100n],
       gasUsed: [59n],
       blockGasLimitReached: false,
-      majorityUseCaseFraction: 1,
+      // Its one user transaction calls 0x1: the platform's use case, no contract's.
+      majorityUseCaseFraction: 0,
     });
   });
 
   it("counts the majority contract over all user transactions, scripts included, one address however spelled", () => {
     const txns = [
       meta,
-      user(101, "100", "0x1::coin::transfer"),
+      user(101, "100", "0xBEEF::dex::swap"),
       user(
         102,
         "120",
-        "0x0000000000000000000000000000000000000000000000000000000000000001::aptos_account::transfer",
+        "0x000000000000000000000000000000000000000000000000000000000000beef::dex::add_liquidity",
       ),
-      user(103, "150", "0xBEEF::dex::swap"),
+      user(103, "150", "0xc0ffee::nft::mint"),
       user(104, "100"),
       { type: "validator_transaction", version: "105" },
       { type: "some_future_kind", version: "106", anything: [1] },
@@ -132,6 +135,29 @@ describe("reading the node's answers", () => {
     expect(s.majorityUseCaseFraction).toBe(0.5);
     expect(s.blockGasLimitReached).toBeUndefined();
     expect(s.minGasUnitPrice).toBeUndefined();
+  });
+
+  it("counts calls to the special addresses 0x0-0xf as the platform's, not as a contract's, as the node does", () => {
+    // 300 transfers through 0x1 and 0xa: to the node's gas estimation (and its use-case-aware
+    // shuffler) that is the platform's use case, so the majority rule does not apply and the
+    // block is full by its transaction count. Counted as one contract, it was "not full".
+    const txns: unknown[] = [meta];
+    for (let i = 0; i < 300; i++)
+      txns.push(
+        user(101 + i, "120", i % 3 ? "0x1::aptos_account::transfer" : "0x0a::coin::transfer"),
+      );
+    const r = parseBlock(block(txns), 5n);
+    if (!r.ok) throw new Error(JSON.stringify(r.issues));
+    const s = toBlockSample(r.value, 3n, { chainId: 4, minGasUnitPrice: 100n });
+    expect(s.majorityUseCaseFraction).toBe(0);
+    expect(blockFullness(s, parseGasConfig({}))).toEqual({ full: true, rule: "txn_count" });
+    // 0x10 is the first address that is not special: a contract like any other.
+    const past = [meta, ...[101, 102, 103].map((v) => user(v, "120", "0x10::m::f"))];
+    const p = parseBlock(block(past), 5n);
+    if (!p.ok) throw new Error(JSON.stringify(p.issues));
+    expect(toBlockSample(p.value, 3n, { chainId: 4, minGasUnitPrice: 100n })).toMatchObject({
+      majorityUseCaseFraction: 1,
+    });
   });
 
   it("takes either limit flag of the block epilogue as the block having hit its limit", () => {

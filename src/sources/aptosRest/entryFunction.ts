@@ -33,6 +33,20 @@ export function normaliseAddress(address: string): string {
 }
 
 /**
+ * Whether a normalised address is one of the framework's special addresses, `0x0` to `0xf`
+ * (AIP-40): the node's use-case-aware shuffler counts calls to their modules as the platform's
+ * use case (`0x1::aptos_account::transfer`, `0x3::token::...`), not as a contract's, and so does
+ * its gas estimation's majority rule.
+ *
+ * @example
+ * isSpecialAddress("0x1"); // true
+ * isSpecialAddress("0x10"); // false
+ */
+export function isSpecialAddress(normalised: string): boolean {
+  return normalised.length === 3;
+}
+
+/**
  * The contract address an entry function's `function` (`"0x1::coin::transfer"`) calls,
  * normalised. A value that is not a string of that shape, or whose module or function name is
  * longer than {@link MAX_IDENTIFIER_LENGTH}, is refused without running a pattern over it.

@@ -1,4 +1,5 @@
 import { type BlockSample, parseBlockSample } from "../../core/blockSample.js";
+import { isSpecialAddress } from "./entryFunction.js";
 import type { NodeBlock, NodeTxn } from "./transactions.js";
 
 /** What a block sample needs besides the block itself. */
@@ -20,11 +21,15 @@ export function blockEpoch(transactions: readonly NodeTxn[]): bigint | undefined
 
 /**
  * Share (0..1) of the user transactions that call the most common contract address through an
- * entry function. User transactions without an entry function (scripts, multisig) count in the
- * denominator only. `undefined` for a block without user transactions.
+ * entry function, as the node's gas estimation counts use cases: calls to the framework's
+ * special addresses `0x0`-`0xf` are the platform's use case, not a contract's, and user
+ * transactions without an entry function (scripts, multisig) are another; both count in the
+ * denominator only. (The node finds no fraction when its most common use case is not a
+ * contract; a contract over half of the block is the most common, so rule (a) decides alike.)
+ * `undefined` for a block without user transactions.
  *
  * @example
- * majorityUseCaseFraction(txns); // 0.75 when 3 of 4 user transactions call 0x1::...
+ * majorityUseCaseFraction(txns); // 0.75 when 3 of 4 user transactions call 0xbeef::dex::...
  */
 export function majorityUseCaseFraction(transactions: readonly NodeTxn[]): number | undefined {
   const counts = new Map<string, number>();
@@ -33,7 +38,7 @@ export function majorityUseCaseFraction(transactions: readonly NodeTxn[]): numbe
   for (const t of transactions) {
     if (t.type !== "user_transaction") continue;
     users++;
-    if (t.contract === undefined) continue;
+    if (t.contract === undefined || isSpecialAddress(t.contract)) continue;
     const n = (counts.get(t.contract) ?? 0) + 1;
     counts.set(t.contract, n);
     if (n > top) top = n;
