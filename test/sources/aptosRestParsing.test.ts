@@ -160,6 +160,32 @@ describe("reading the node's answers", () => {
     });
   });
 
+  it("counts an encrypted transaction decrypted to an entry function by its module, as the node does", () => {
+    const encrypted = (version: number, decrypted?: unknown) => ({
+      ...user(version, "120"),
+      payload: {
+        type: "encrypted_transaction_payload",
+        payload_hash: "0x1234",
+        encrypted_state: decrypted ? "decrypted" : "encrypted",
+        ...(decrypted ? { decrypted_payload: decrypted } : {}),
+      },
+    });
+    const swap = { type: "entry_function_payload", function: "0xBEEF::dex::swap" };
+    const txns = [
+      meta,
+      encrypted(101, swap),
+      encrypted(102, swap),
+      user(103, "120", "0xbeef::dex::swap"),
+      encrypted(104), // still encrypted: no contract
+      encrypted(105, { type: "entry_function_payload", function: 7 }), // not readable: none
+    ];
+    const r = parseBlock(block(txns), 5n);
+    if (!r.ok) throw new Error(JSON.stringify(r.issues));
+    const s = toBlockSample(r.value, 3n, { chainId: 4, minGasUnitPrice: 100n });
+    expect(s.gasUnitPrices).toHaveLength(5);
+    expect(s.majorityUseCaseFraction).toBe(0.6);
+  });
+
   it("takes either limit flag of the block epilogue as the block having hit its limit", () => {
     const end = (gas: boolean, output: boolean) => ({
       type: "block_epilogue_transaction",

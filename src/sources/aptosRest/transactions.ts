@@ -47,7 +47,11 @@ const metadata = z.object({ epoch: u64String });
 const user = z.object({
   gas_unit_price: u64String,
   gas_used: u64String,
-  payload: z.object({ type: z.string(), function: z.unknown().optional() }),
+  payload: z.object({
+    type: z.string(),
+    function: z.unknown().optional(),
+    decrypted_payload: z.unknown().optional(),
+  }),
 });
 /**
  * The epilogue's two counters, which the source does not read: a JSON integer as nodes write
@@ -100,7 +104,8 @@ export function parseTransaction(
         const called = contractOf(u.value.payload.function);
         if (!called.ok) return issue([...parent, index, "payload", "function"], called.message);
         contract = called.address;
-      }
+      } else if (u.value.payload.type === "encrypted_transaction_payload")
+        contract = decryptedContract(u.value.payload.decrypted_payload);
       return {
         ok: true,
         value: {
@@ -124,6 +129,20 @@ export function parseTransaction(
     default:
       return { ok: true, value: { type: "other", version } };
   }
+}
+
+/**
+ * The contract an encrypted transaction called, once the block decrypted it: the node counts its
+ * use case by the decrypted entry function's module address, as for a plain entry function. A
+ * payload still encrypted, or decrypted to anything else, calls no contract (the node's
+ * `Others`); nothing in it refuses the block, since nothing else of it is read.
+ */
+function decryptedContract(payload: unknown): string | undefined {
+  if (typeof payload !== "object" || payload === null) return undefined;
+  const p = payload as { type?: unknown; function?: unknown };
+  if (p.type !== "entry_function_payload") return undefined;
+  const called = contractOf(p.function);
+  return called.ok ? called.address : undefined;
 }
 
 /** Run a zod schema on `parent[index]`; the path array is built only for an error. */
