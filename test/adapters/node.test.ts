@@ -424,6 +424,21 @@ describe("graceful shutdown details", () => {
     await expect(server.shutdown()).resolves.toBeUndefined();
   });
 
+  it("shut down while it is still starting to listen, it never listens, and listen() says so", async () => {
+    // A SIGTERM during start-up: the listen was left to bind, and the server listened for ever
+    // (answering 503 from its closed engine), while listen() never settled.
+    for (const host of ["127.0.0.1", "localhost"]) {
+      const server = createServer(createEngine({ strategy: aip34() }));
+      const listening = listen(server, { host, port: 0 });
+      await server.shutdown();
+      await expect(listening).rejects.toThrow(
+        `the server was closed before it listened on ${host}:0`,
+      );
+      await new Promise((r) => setTimeout(r, 50));
+      expect(server.listening).toBe(false);
+    }
+  });
+
   it("refuses to listen again once shut down (its engine is closed), by name", async () => {
     const server = createServer(createEngine({ strategy: aip34() }));
     await listenLocal(server);

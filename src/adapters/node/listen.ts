@@ -1,6 +1,7 @@
 import type http from "node:http";
 import type { AddressInfo } from "node:net";
 import {
+  BaseError,
   describeValue,
   hasMethods,
   InvalidArgumentError,
@@ -44,21 +45,31 @@ export function listen(server: http.Server, options: ListenOptions = {}): Promis
   }
   const { host = "127.0.0.1", port = 8080 } = checked;
   return new Promise((resolve, reject) => {
-    const onError = (err: Error) => {
+    const done = () => {
+      server.off("error", onError);
       server.off("listening", onListening);
+      server.off("close", onClose);
+    };
+    const onError = (err: Error) => {
+      done();
       reject(err);
     };
     const onListening = () => {
-      server.off("error", onError);
+      done();
       resolve(server.address() as AddressInfo);
+    };
+    // Closed (shut down) while it was still binding: node cancels the listen and says only this.
+    const onClose = () => {
+      done();
+      reject(new BaseError(`the server was closed before it listened on ${host}:${port}`));
     };
     server.once("error", onError);
     server.once("listening", onListening);
+    server.once("close", onClose);
     try {
       server.listen(port, host);
     } catch (err) {
-      server.off("error", onError);
-      server.off("listening", onListening);
+      done();
       reject(err);
     }
   });
