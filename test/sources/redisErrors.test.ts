@@ -1,5 +1,9 @@
+import { once } from "node:events";
+import net from "node:net";
 import { describe, expect, it } from "vitest";
+import { connectRedis } from "../../src/sources/redis/connectRedis.js";
 import { commandFailure, RedisFeedError, tooLargeToRead } from "../../src/sources/redis/errors.js";
+import { parseRedisUrl } from "../../src/sources/redis/parseRedisUrl.js";
 
 describe("tooLargeToRead", () => {
   const url = "redis://127.0.0.1:6379";
@@ -25,5 +29,36 @@ describe("tooLargeToRead", () => {
   it("leaves every other failure as it is", () => {
     const other = commandFailure(url, new Error("NOPERM this user has no permissions"));
     expect(tooLargeToRead(url, "s", "1-0", other)).toBe(other);
+  });
+});
+
+describe("connectRedis", () => {
+  const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+
+  it("leaves no timer behind when the connection is refused or the peer answers nothing", async () => {
+    // ioredis destroys a disconnected socket after `disconnectTimeout` (2 s) unless it closes
+    // first; one already gone never does, and the timer kept the process alive after close().
+    const gone = net.createServer();
+    gone.listen(0, "127.0.0.1");
+    await once(gone, "listening");
+    const refused = (gone.address() as net.AddressInfo).port;
+    gone.close();
+    const silent = net.createServer(() => {}); // accepts, never answers nor closes
+    silent.listen(0, "127.0.0.1");
+    await once(silent, "listening");
+    const mute = (silent.address() as net.AddressInfo).port;
+    try {
+      for (const port of [refused, mute]) {
+        const before = timers();
+        await expect(
+          connectRedis(parseRedisUrl(`redis://127.0.0.1:${port}`), { timeoutMs: 300, name: "t" }),
+        ).rejects.toThrow();
+        await new Promise((r) => setTimeout(r, 50));
+        expect(timers()).toBeLessThanOrEqual(before);
+      }
+    } finally {
+      silent.close();
+      (silent as net.Server & { closeAllConnections?: () => void }).closeAllConnections?.();
+    }
   });
 });

@@ -91,6 +91,10 @@ export async function connectRedis(
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
     connectTimeout: options.timeoutMs,
+    // On disconnect, ioredis ends the socket and destroys it after this long unless it closes
+    // first: a socket already gone (a refused connect) or a peer that ignores the FIN never
+    // closes, and the timer (2 s by default) kept the process alive after close().
+    disconnectTimeout: 0,
     connectionName: options.name,
     disableClientInfo: true,
     protocol: 2,
