@@ -1,4 +1,5 @@
 import type { GasConfig } from "../core/config.js";
+import { parseCalibratedOptions } from "../strategies/calibrated/options.js";
 import { type GethOptions, parseGethOptions } from "../strategies/geth.js";
 import type { StrategySettings } from "../strategies/registry.js";
 import { parseTDigestOptions } from "../strategies/tdigestOptions.js";
@@ -31,7 +32,8 @@ interface ConfigBlocks {
  * Blocks the configured windows need to be full: the largest window (AIP-34's
  * `aggressiveBlockHistory`, the `tdigest` tiers' `windowBlocks`, `geth`'s blocks, the
  * `calibrated` strategy's `calibratedBlocks`: {@link CALIBRATED_WARM_START} from a stream,
- * {@link CALIBRATED_NODE_WARM_START} from a node), plus the newest block when `skipLatestBlock`
+ * {@link CALIBRATED_NODE_WARM_START} from a node, and twice its `anchorBlocks`, after which its
+ * replicas agree), plus the newest block when `skipLatestBlock`
  * leaves it out. With a strategy name, only that strategy's windows count; without one (a
  * publisher sizing the stream), every window the config file sets.
  *
@@ -49,8 +51,11 @@ export function largestWindow(
   const every = strategyName === undefined;
   if (strategyName === "geth" || (every && geth !== undefined))
     blocks = Math.max(blocks, parseGethOptions((geth ?? {}) as GethOptions).blocks);
-  if (strategyName === "calibrated" || (every && file.strategies.calibrated !== undefined))
-    blocks = Math.max(blocks, calibratedBlocks);
+  if (strategyName === "calibrated" || (every && file.strategies.calibrated !== undefined)) {
+    // With `anchorBlocks`, a replica serves what the others serve once it has read twice that.
+    const { anchorBlocks } = parseCalibratedOptions(file.strategies.calibrated, ["calibrated"]);
+    blocks = Math.max(blocks, calibratedBlocks, 2 * (anchorBlocks ?? 0));
+  }
   if (tdigest !== undefined && (every || strategyName === "tdigest"))
     for (const tier of Object.values(parseTDigestOptions(tdigest, ["tdigest"]).tiers))
       blocks = Math.max(blocks, tier.windowBlocks ?? 0);

@@ -7,6 +7,7 @@ import { blockLowestPrices } from "../core/lowestPrices.js";
 import { strategyBuilder } from "../core/strategyBuilder.js";
 import { TIERS, type Tier } from "../core/tiers.js";
 import type { GasEstimate, PromiseRecord, Strategy, StrategyFactory } from "../core/types.js";
+import { anchored } from "./calibrated/anchored.js";
 import { createTierLearner, type TierLearner } from "./calibrated/createTierLearner.js";
 import {
   type CalibratedConfig,
@@ -79,7 +80,11 @@ export const calibrated: (options?: CalibratedOptions) => StrategyFactory = stra
   "calibrated",
   (options: CalibratedOptions = {}) => {
     const settings: CalibratedConfig = parseCalibratedOptions(options);
-    return (config) => createCalibrated(settings, config);
+    const every = settings.anchorBlocks;
+    return (config) =>
+      every === undefined
+        ? createCalibrated(settings, config)
+        : anchored(() => createCalibrated(settings, config), BigInt(every));
   },
 );
 

@@ -26,6 +26,16 @@ describe("largestWindow: the blocks a warm start or a backfill reads", () => {
     expect(largestWindow(file, "aip34")).toBe(121);
   });
 
+  it("reads twice calibrated's anchorBlocks, after which its replicas agree", () => {
+    const file = { ...defaults, strategies: { calibrated: { anchorBlocks: 8_000 } } };
+    expect(largestWindow(file, "calibrated")).toBe(16_001);
+    expect(largestWindow(file, "calibrated", CALIBRATED_NODE_WARM_START)).toBe(16_001);
+    expect(largestWindow(file)).toBe(16_001);
+    const small = { ...defaults, strategies: { calibrated: { anchorBlocks: 500 } } };
+    expect(largestWindow(small, "calibrated")).toBe(10_001);
+    expect(largestWindow(small, "calibrated", CALIBRATED_NODE_WARM_START)).toBe(2_001);
+  });
+
   it("counts a longer tdigest window, only for tdigest or a publisher", () => {
     const file = {
       ...defaults,

@@ -71,6 +71,7 @@ describe("calibrated: options", () => {
         },
         learningRate: 0,
         epochReset: "sometimes" as "all",
+        anchorBlocks: 99,
       });
     } catch (e) {
       error = e;
@@ -84,6 +85,7 @@ describe("calibrated: options", () => {
         "tiers.deprioritised: unknown field (did you mean deprioritized?)",
         "learningRate: must be a number above 0 and at most 0.5, got 0",
         'epochReset: must be "windows" or "all", got "sometimes"',
+        "anchorBlocks: must be a whole number of blocks from 100 to 10,000,000, got 99",
       ]),
     );
   });
