@@ -2,7 +2,14 @@
 // misbehaves: entries that are not blocks, newest entries deleted, replies that are not Redis's.
 import { from } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { aip34, createEngine, createHandler, type HandlerResponse } from "../../src/index.js";
+import {
+  aip34,
+  calibrated,
+  createEngine,
+  createHandler,
+  type HandlerResponse,
+  simulateBlocks,
+} from "../../src/index.js";
 import {
   describeRedisEvent,
   describeRedisSinkEvent,
@@ -284,6 +291,31 @@ describe.skipIf(skip)("replicas and publishers against a misbehaving stream", ()
     expect(results.map((r) => r.height)).toEqual([3n, 4n, 5n]);
     expect(results.filter((r) => r.outcome === "refused")).toEqual([]);
     expect(await streamHeights(redis)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it("calibrated replicas with anchorBlocks serve the same estimates from one stream, whenever they started", async () => {
+    // A spiky chain; the learning of a replica that read all of it and of one warm-started
+    // with 2K + 1 entries would differ for good without anchorBlocks.
+    const chain = [...simulateBlocks({ scenario: "mixed", seed: 5, blocks: 3_000 })];
+    await publish(redis.url, chain.slice(0, 2_500), { retain: 10_000 });
+    const replica = (warmStartBlocks: number) => {
+      const engine = createEngine({ strategy: calibrated({ anchorBlocks: 500 }) });
+      cleanup.push(() => engine.close());
+      engine.connect(redisStream(redis.url, { warmStartBlocks, initialBackoffMs: 20 }));
+      return engine;
+    };
+    const old = replica(10_000);
+    const young = replica(1_001);
+    await publish(redis.url, chain.slice(2_500), { retain: 10_000 });
+    const tip = chain.at(-1)!.height;
+    await until(() => old.snapshot()?.ledger.blockHeight === tip);
+    await until(() => young.snapshot()?.ledger.blockHeight === tip);
+    const shown = (e: typeof old) =>
+      JSON.stringify({ e: e.snapshot()!.estimate, p: e.snapshot()!.promises }, (_, v) =>
+        typeof v === "bigint" ? String(v) : v,
+      );
+    expect(young.counters().accepted).toBeLessThan(old.counters().accepted);
+    expect(shown(young)).toBe(shown(old));
   });
 });
 
