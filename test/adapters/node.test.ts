@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import { createRequire } from "node:module";
@@ -437,6 +438,24 @@ describe("graceful shutdown details", () => {
       await new Promise((r) => setTimeout(r, 50));
       expect(server.listening).toBe(false);
     }
+  });
+
+  it("adds no listener when listening, so a port in use still fails as node's own does", async () => {
+    // A listener of its own on 'error' made the server's handler take the error as handled:
+    // EADDRINUSE on server.listen() was swallowed and the server never listened.
+    const taken = net.createServer();
+    taken.listen(0, "127.0.0.1");
+    await once(taken, "listening");
+    const port = (taken.address() as net.AddressInfo).port;
+    const server = createServer(createEngine({ strategy: aip34() }));
+    const counts = () => ["error", "listening", "close"].map((e) => server.listenerCount(e));
+    const before = counts();
+    server.listen(port, "127.0.0.1");
+    expect(counts()).toEqual(before);
+    const [err] = (await once(server, "error")) as [NodeJS.ErrnoException];
+    expect(err.code).toBe("EADDRINUSE");
+    taken.close();
+    await server.shutdown();
   });
 
   it("refuses to listen again once shut down (its engine is closed), by name", async () => {

@@ -65,8 +65,6 @@ export function createServer(engine: HandlerEngine, options?: NodeServerOptions)
   const budget = createTurnBudget(REQUESTS_PER_TURN);
   let draining = false;
   let closing: Promise<void> | undefined;
-  /** A listen() is under way (node binds after a host lookup): shutdown() must cancel it. */
-  let listenPending = false;
 
   const checkEveryMs = Math.min(1000, Math.max(50, Math.floor(o.requestTimeout / 4)));
   const server = http.createServer(
@@ -178,9 +176,10 @@ export function createServer(engine: HandlerEngine, options?: NodeServerOptions)
       closeTimeout: o.closeTimeout,
       logger,
       now: Date.now,
-      // node's close() also cancels a listen still under way (it was left to bind, and the
-      // server listened for ever, answering 503 from the closed engine).
-      stopAccepting: server.listening || listenPending ? stopAccepting : undefined,
+      // Also when it is not listening yet: node's close() cancels a listen still under way (it
+      // was left to bind, and the server listened for ever, answering 503 from the closed
+      // engine), and calls back at once when there is none.
+      stopAccepting,
     });
     return closing;
   };
@@ -208,18 +207,6 @@ export function createServer(engine: HandlerEngine, options?: NodeServerOptions)
       throw new BaseError(
         "this server was shut down: make a new one with createServer() to listen again",
       );
-    if (!listenPending) {
-      listenPending = true;
-      const settled = () => {
-        listenPending = false;
-        server.off("listening", settled);
-        server.off("error", settled);
-        server.off("close", settled);
-      };
-      server.on("listening", settled);
-      server.on("error", settled);
-      server.on("close", settled);
-    }
     return (listenOnce as (...a: unknown[]) => http.Server).apply(this, args);
   } as typeof server.listen;
 
