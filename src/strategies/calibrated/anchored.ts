@@ -1,6 +1,13 @@
 import type { BlockSample } from "../../core/blockSample.js";
-import type { Tier } from "../../core/tiers.js";
+import { TIERS, type Tier } from "../../core/tiers.js";
 import type { GasEstimate, PromiseRecord, Strategy } from "../../core/types.js";
+
+interface Counts {
+  bids: number;
+  included: number;
+  includedAtMinimum: number;
+}
+const ZERO: Counts = { bids: 0, included: 0, includedAtMinimum: 0 };
 
 /**
  * A strategy whose state depends on the whole history (what `calibrated` learned) served so that
@@ -10,37 +17,74 @@ import type { GasEstimate, PromiseRecord, Strategy } from "../../core/types.js";
  * learning) is served; at the next multiple it is dropped and the younger one takes its place.
  * An instance's state is a function of the blocks since its start alone, so a replica that has
  * read blocks from before the second-newest multiple holds exactly the instance every other
- * replica serves. Until then (a replica that started later), it serves an instance started with
- * its own first block. At most three instances at once; each is told every block, every
- * estimate asked (so each learns from its own bids) and every epoch change.
+ * replica serves. Until then (a replica that started later, or a chain started again at a lower
+ * height), it serves an instance started with its own first block. Two instances at most; each
+ * is told every block, every estimate asked (so each learns from its own bids) and every epoch
+ * change.
+ *
+ * The promise records count what this replica served: the served instance's outcomes from the
+ * moment it is served on, added to those of the instances served before it (its own count
+ * includes the bids it made while it was not served), so the counts only grow.
  *
  * @example
  * const strategy = anchored(() => createCalibrated(settings, config), 5_000n);
  */
 export function anchored(make: () => Strategy, every: bigint): Strategy {
   /** Started at the newest multiples of `every` crossed, oldest first (at most two). */
-  const aligned: Strategy[] = [];
-  /** Started with the first block; dropped once two aligned instances run. */
+  let aligned: Strategy[] = [];
+  /** Started with the first block (or after the heights fell); dropped once one is aligned. */
   let first: Strategy | undefined = make();
-  let lastMultiple: bigint | undefined;
+  let lastHeight: bigint | undefined;
+  const name = first.name;
   const served = () => (aligned.length === 2 || !first ? aligned[0]! : first);
   const all = () => (first ? [first, ...aligned] : aligned);
-  const name = first.name;
+
+  // What earlier served instances counted, and the served one's counts when it began serving.
+  let current = served();
+  const earlier = new Map<Tier, Counts>(TIERS.map((t) => [t, ZERO]));
+  let startedAt = new Map<Tier, Counts>(TIERS.map((t) => [t, ZERO]));
+  const countsOf = (s: Strategy) => s.promises?.() ?? undefined;
+  /** After a change of instances: carry the counts over if another one is served now. */
+  function follow() {
+    const next = served();
+    if (next === current) return;
+    const was = countsOf(current);
+    const now = countsOf(next);
+    for (const t of TIERS) {
+      const e = earlier.get(t)!;
+      const start = startedAt.get(t)!;
+      const r = pick(was?.[t] ?? ZERO);
+      earlier.set(t, {
+        bids: e.bids + r.bids - start.bids,
+        included: e.included + r.included - start.included,
+        includedAtMinimum: e.includedAtMinimum + r.includedAtMinimum - start.includedAtMinimum,
+      });
+    }
+    startedAt = new Map(TIERS.map((t) => [t, pick(now?.[t] ?? ZERO)]));
+    current = next;
+  }
 
   return {
     name,
     ingest(block: BlockSample) {
+      // A chain started again (a resync to a lower height): learning starts over, as it does
+      // for every replica that meets the new chain.
+      if (lastHeight !== undefined && block.height <= lastHeight) {
+        aligned = [];
+        first = make();
+        lastHeight = undefined;
+      }
       const multiple = block.height / every;
-      // A first block at a multiple starts an instance too, as a replica running before it did.
+      // A first block at a multiple starts an aligned instance, as a replica running before it did.
       const crossed =
-        lastMultiple === undefined ? block.height % every === 0n : multiple > lastMultiple;
+        lastHeight === undefined ? block.height % every === 0n : multiple > lastHeight / every;
       if (crossed) {
         aligned.push(make());
         if (aligned.length > 2) aligned.shift();
-        if (aligned.length === 2) first = undefined;
-        else if (lastMultiple === undefined) first = undefined; // the aligned one is as old
+        if (aligned.length === 2 || lastHeight === undefined) first = undefined;
       }
-      lastMultiple = multiple;
+      lastHeight = block.height;
+      follow();
       for (const s of all()) s.ingest(block);
     },
     estimate(min: bigint): GasEstimate {
@@ -56,7 +100,29 @@ export function anchored(make: () => Strategy, every: bigint): Strategy {
       for (const s of all()) s.reset();
     },
     promises(): Readonly<Record<Tier, PromiseRecord>> {
-      return served().promises!();
+      const records = served().promises!();
+      const out = {} as Record<Tier, PromiseRecord>;
+      for (const t of TIERS) {
+        const r = records[t];
+        const c = pick(r);
+        const e = earlier.get(t)!;
+        const start = startedAt.get(t)!;
+        const bids = e.bids + c.bids - start.bids;
+        const included = e.included + c.included - start.included;
+        out[t] = {
+          ...r,
+          bids,
+          included,
+          includedAtMinimum: e.includedAtMinimum + c.includedAtMinimum - start.includedAtMinimum,
+          rate: bids > 0 ? included / bids : null,
+        };
+      }
+      return out;
     },
   };
+}
+
+/** The counts of a record (a copy: the record object may be reused). */
+function pick(r: Pick<PromiseRecord, "bids" | "included" | "includedAtMinimum">): Counts {
+  return { bids: r.bids, included: r.included, includedAtMinimum: r.includedAtMinimum ?? 0 };
 }
