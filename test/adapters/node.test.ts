@@ -4,6 +4,7 @@ import http from "node:http";
 import { createRequire } from "node:module";
 import net from "node:net";
 import { dirname, join } from "node:path";
+import { setTimeout as setTimeoutP } from "node:timers/promises";
 import { Subject } from "rxjs";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -456,6 +457,34 @@ describe("graceful shutdown details", () => {
     expect(err.code).toBe("EADDRINUSE");
     taken.close();
     await server.shutdown();
+  });
+
+  it("a server handed its sockets (never listening) still drains them before shutdown resolves", async () => {
+    // Another server accepts and hands each socket over: shutdown must wait for the
+    // connection (closing it after closeTimeout), not resolve at once with it still open.
+    const server = createServer(createEngine({ strategy: aip34() }), {
+      keepAliveTimeout: 5_000,
+      closeTimeout: 300,
+    });
+    const front = net.createServer((socket) => server.emit("connection", socket));
+    front.listen(0, "127.0.0.1");
+    await once(front, "listening");
+    const client = net.connect((front.address() as net.AddressInfo).port, "127.0.0.1");
+    await once(client, "connect");
+    client.write("GET /v1/estimate_gas_price HTTP/1.1\r\nHost: x\r\n"); // a head never ended
+    client.on("error", () => {});
+    let clientClosed = false;
+    client.on("close", () => {
+      clientClosed = true;
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    await server.shutdown();
+    // Destroyed on the server's side when shutdown resolved: the client hears of it at once.
+    // (Resolved before the drain, it stayed open for good.)
+    if (!clientClosed) await Promise.race([once(client, "close"), setTimeoutP(1_000)]);
+    expect(clientClosed).toBe(true);
+    client.destroy();
+    front.close();
   });
 
   it("refuses to listen again once shut down (its engine is closed), by name", async () => {

@@ -65,6 +65,8 @@ export function createServer(engine: HandlerEngine, options?: NodeServerOptions)
   const budget = createTurnBudget(REQUESTS_PER_TURN);
   let draining = false;
   let closing: Promise<void> | undefined;
+  /** listen() was called and the server has not been listening since (it may be binding). */
+  let listenCalled = false;
 
   const checkEveryMs = Math.min(1000, Math.max(50, Math.floor(o.requestTimeout / 4)));
   const server = http.createServer(
@@ -176,10 +178,11 @@ export function createServer(engine: HandlerEngine, options?: NodeServerOptions)
       closeTimeout: o.closeTimeout,
       logger,
       now: Date.now,
-      // Also when it is not listening yet: node's close() cancels a listen still under way (it
-      // was left to bind, and the server listened for ever, answering 503 from the closed
-      // engine), and calls back at once when there is none.
-      stopAccepting,
+      // Also while a listen may be binding: node's close() cancels it (it was left to bind, and
+      // the server listened for ever, answering 503 from the closed engine). A server that was
+      // never told to listen (sockets handed to it) is left out: node's close() would call back
+      // at once, before its connections are drained.
+      stopAccepting: server.listening || listenCalled ? stopAccepting : undefined,
     });
     return closing;
   };
@@ -207,6 +210,9 @@ export function createServer(engine: HandlerEngine, options?: NodeServerOptions)
       throw new BaseError(
         "this server was shut down: make a new one with createServer() to listen again",
       );
+    // No listener of ours on 'error': node's own handler throws an error nobody listens for
+    // (EADDRINUSE) only when it is the sole listener.
+    listenCalled = true;
     return (listenOnce as (...a: unknown[]) => http.Server).apply(this, args);
   } as typeof server.listen;
 
