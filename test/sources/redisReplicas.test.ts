@@ -320,6 +320,8 @@ describe.skipIf(skip)("replicas and publishers against a misbehaving stream", ()
       );
     };
     expect(young.counters().accepted).toBeLessThan(old.counters().accepted);
+    const bids = (e: typeof old) => e.snapshot()!.promises!.regular.bids;
+    expect(bids(young)).toBeLessThan(bids(old));
     expect(shown(young)).toBe(shown(old));
   });
 });

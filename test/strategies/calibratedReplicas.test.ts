@@ -76,9 +76,24 @@ describe("calibrated replicas of one stream", () => {
     const resynced = 3_500 + 9;
     const through = estimates(run(options, restarted, 0, resynced));
     expect(estimates(run(options, restarted, 3_300, resynced))).toEqual(through);
+    // The counters go on growing through it.
+    const counts = run(options, restarted, 0, 0).map((x) => x.promises!.regular.bids);
+    expect(counts.every((n, i) => i === 0 || n >= counts[i - 1]!)).toBe(true);
     // One started on the new chain agrees once it has read 2K + 1 blocks of it.
     const from = 3_500 + 2 * K + 1;
     expect(estimates(run(options, restarted, 3_500, from))).toEqual(through.slice(from - resynced));
+  });
+
+  it("start over together where heights skip two multiples or more (a gap, another chain ahead)", () => {
+    const jumped = blocks.slice(0, 6_000).map((b, i) => {
+      if (i < 3_500) return b;
+      const wire = JSON.parse(serializeBlockSample(b));
+      return parseBlockSample({ ...wire, height: String(b.height + 7_000n) });
+    });
+    const options = { anchorBlocks: K };
+    // From the block after the jump on (the engine hands a block over when the next arrives).
+    const through = estimates(run(options, jumped, 0, 3_501));
+    expect(estimates(run(options, jumped, 3_500, 3_501))).toEqual(through);
   });
 
   it("counts what each replica served: its promise counters never go down", () => {

@@ -23,8 +23,9 @@ const ZERO: Counts = { bids: 0, included: 0, includedAtMinimum: 0 };
  * change.
  *
  * The promise records count what this replica served: the served instance's outcomes from the
- * moment it is served on, added to those of the instances served before it (its own count
- * includes the bids it made while it was not served), so the counts only grow.
+ * moment it is served on, added to those of the instances served before it, so the counts only
+ * grow. Around each change they are off by a horizon's worth: the bids a dropped instance served
+ * last never settle, and as many the new one made just before it was served are counted.
  *
  * @example
  * const strategy = anchored(() => createCalibrated(settings, config), 5_000n);
@@ -67,9 +68,13 @@ export function anchored(make: () => Strategy, every: bigint): Strategy {
   return {
     name,
     ingest(block: BlockSample) {
-      // A chain started again (a resync to a lower height): learning starts over, as it does
-      // for every replica that meets the new chain.
-      if (lastHeight !== undefined && block.height <= lastHeight) {
+      // A chain started again (a resync to a lower height), or heights that skip two multiples
+      // or more (a resync to another chain ahead, or a gap of K heights: every instance is of
+      // another stretch): learning starts over, as it does for every replica meeting the block.
+      if (
+        lastHeight !== undefined &&
+        (block.height <= lastHeight || block.height / every - lastHeight / every >= 2n)
+      ) {
         aligned = [];
         first = make();
         lastHeight = undefined;
@@ -109,13 +114,16 @@ export function anchored(make: () => Strategy, every: bigint): Strategy {
         const start = startedAt.get(t)!;
         const bids = e.bids + c.bids - start.bids;
         const included = e.included + c.included - start.included;
-        out[t] = {
-          ...r,
-          bids,
-          included,
-          includedAtMinimum: e.includedAtMinimum + c.includedAtMinimum - start.includedAtMinimum,
-          rate: bids > 0 ? included / bids : null,
-        };
+        const counted = { ...r, bids, included, rate: bids > 0 ? included / bids : null };
+        // A count the inner record does not keep is not made up.
+        out[t] =
+          r.includedAtMinimum === undefined
+            ? counted
+            : {
+                ...counted,
+                includedAtMinimum:
+                  e.includedAtMinimum + c.includedAtMinimum - start.includedAtMinimum,
+              };
       }
       return out;
     },
