@@ -459,33 +459,36 @@ describe("graceful shutdown details", () => {
     await server.shutdown();
   });
 
-  it("a server handed its sockets (never listening) still drains them before shutdown resolves", async () => {
-    // Another server accepts and hands each socket over: shutdown must wait for the
-    // connection (closing it after closeTimeout), not resolve at once with it still open.
-    const server = createServer(createEngine({ strategy: aip34() }), {
-      keepAliveTimeout: 5_000,
-      closeTimeout: 300,
+  for (const listening of [false, true])
+    it(`a server handed sockets drains them before shutdown resolves (${listening ? "listening too" : "never listening"})`, async () => {
+      // Another server accepts and hands each socket over: shutdown must wait for the
+      // connection (closing it after closeTimeout), not resolve at once with it still open
+      // (node's close() calls back without waiting for sockets it did not accept itself).
+      const server = createServer(createEngine({ strategy: aip34() }), {
+        keepAliveTimeout: 5_000,
+        closeTimeout: 300,
+      });
+      if (listening) await listen(server, { port: 0 });
+      const front = net.createServer((socket) => server.emit("connection", socket));
+      front.listen(0, "127.0.0.1");
+      await once(front, "listening");
+      const client = net.connect((front.address() as net.AddressInfo).port, "127.0.0.1");
+      await once(client, "connect");
+      client.write("GET /v1/estimate_gas_price HTTP/1.1\r\nHost: x\r\n"); // a head never ended
+      client.on("error", () => {});
+      let clientClosed = false;
+      client.on("close", () => {
+        clientClosed = true;
+      });
+      await setTimeoutP(50);
+      await server.shutdown();
+      // Destroyed on the server's side when shutdown resolved: the client hears of it at once.
+      // (Resolved before the drain, it stayed open for good.)
+      if (!clientClosed) await Promise.race([once(client, "close"), setTimeoutP(1_000)]);
+      expect(clientClosed).toBe(true);
+      client.destroy();
+      front.close();
     });
-    const front = net.createServer((socket) => server.emit("connection", socket));
-    front.listen(0, "127.0.0.1");
-    await once(front, "listening");
-    const client = net.connect((front.address() as net.AddressInfo).port, "127.0.0.1");
-    await once(client, "connect");
-    client.write("GET /v1/estimate_gas_price HTTP/1.1\r\nHost: x\r\n"); // a head never ended
-    client.on("error", () => {});
-    let clientClosed = false;
-    client.on("close", () => {
-      clientClosed = true;
-    });
-    await new Promise((r) => setTimeout(r, 50));
-    await server.shutdown();
-    // Destroyed on the server's side when shutdown resolved: the client hears of it at once.
-    // (Resolved before the drain, it stayed open for good.)
-    if (!clientClosed) await Promise.race([once(client, "close"), setTimeoutP(1_000)]);
-    expect(clientClosed).toBe(true);
-    client.destroy();
-    front.close();
-  });
 
   it("refuses to listen again once shut down (its engine is closed), by name", async () => {
     const server = createServer(createEngine({ strategy: aip34() }));

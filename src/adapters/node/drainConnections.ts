@@ -16,7 +16,8 @@ export interface DrainOptions {
   /**
    * Stop accepting connections and call `done` once the listener and every connection it
    * accepted have closed. Left out when the server never listened (it only received sockets
-   * handed to it): the drain then ends when the table is empty.
+   * handed to it). Either way the drain ends only when the table is empty too: node's callback
+   * does not wait for sockets handed to the server (`server.emit("connection", socket)`).
    */
   stopAccepting?: (done: () => void) => void;
 }
@@ -43,6 +44,9 @@ export function drainConnections(
   const { keepAliveTimeout, closeTimeout, logger, now, stopAccepting } = options;
   return new Promise<void>((resolve) => {
     let done = false;
+    // Whether the listener has closed (at once without one): the drain ends once it has and
+    // the table is empty.
+    let stopped = stopAccepting === undefined;
     const finish = () => {
       if (done) return;
       done = true;
@@ -62,7 +66,7 @@ export function drainConnections(
       for (const c of connections)
         if (connections.isIdle(c) ? t - c.idleSince >= keepAliveTimeout : stalled(c, t))
           c.socket.destroy();
-      if (!stopAccepting && connections.size === 0) finish();
+      if (stopped && connections.size === 0) finish();
     };
     const poll = setInterval(closeLongIdle, POLL_MS);
     const force = setTimeout(() => {
@@ -71,10 +75,13 @@ export function drainConnections(
         "destroying connections still open after closeTimeout",
       );
       for (const c of connections) c.socket.destroy();
-      if (!stopAccepting) finish();
+      if (stopped) finish();
     }, closeTimeout);
     force.unref();
-    stopAccepting?.(finish);
+    stopAccepting?.(() => {
+      stopped = true;
+      if (connections.size === 0) finish();
+    });
     closeLongIdle();
   });
 }
