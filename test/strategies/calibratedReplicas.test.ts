@@ -94,6 +94,24 @@ describe("calibrated replicas of one stream", () => {
     // From the block after the jump on (the engine hands a block over when the next arrives).
     const through = estimates(run(options, jumped, 0, 3_501));
     expect(estimates(run(options, jumped, 3_500, 3_501))).toEqual(through);
+    // The edge: from just below a multiple to just past the next one skips two (3,999 to
+    // 5,001); to just past the first (3,999 to 4,001) is a crossing, and the running replica
+    // serves its learner of before the gap until the next multiple.
+    const gap = (to: bigint) =>
+      blocks.slice(0, 5_000).map((b, i) => {
+        if (i < 3_999) return b;
+        const wire = JSON.parse(serializeBlockSample(b));
+        return parseBlockSample({ ...wire, height: String(to + BigInt(i - 3_999)) });
+      });
+    const skipTwo = gap(5_001n);
+    expect(skipTwo[3_998]!.height).toBe(3_999n);
+    expect(estimates(run(options, skipTwo, 3_999, 4_000))).toEqual(
+      estimates(run(options, skipTwo, 0, 4_000)),
+    );
+    const skipOne = gap(4_001n);
+    const a = estimates(run(options, skipOne, 0, 4_000));
+    const b = estimates(run(options, skipOne, 3_999, 4_000));
+    expect(a.filter((x, i) => x !== b[i]).length).toBeGreaterThan(0);
   });
 
   it("counts what each replica served: its promise counters never go down", () => {
