@@ -490,6 +490,33 @@ describe("graceful shutdown details", () => {
       front.close();
     });
 
+  it("shutdown resolves when a socket handed over had already closed, with a client still open", async () => {
+    // A closed socket stayed in the table for good: the drain, waiting for it to empty, never
+    // ended and kept the process alive.
+    const server = createServer(createEngine({ strategy: aip34() }), {
+      keepAliveTimeout: 5_000,
+      closeTimeout: 300,
+    });
+    const { port } = await listen(server, { port: 0 });
+    const front = net.createServer(async (socket) => {
+      socket.destroy();
+      await once(socket, "close");
+      server.emit("connection", socket);
+    });
+    front.listen(0, "127.0.0.1");
+    await once(front, "listening");
+    const gone = net.connect((front.address() as net.AddressInfo).port, "127.0.0.1");
+    gone.on("error", () => {});
+    await once(gone, "close");
+    const idle = net.connect(port, "127.0.0.1"); // a keep-alive client that stays
+    idle.on("error", () => {});
+    await once(idle, "connect");
+    const done = server.shutdown().then(() => "resolved");
+    expect(await Promise.race([done, setTimeoutP(3_000).then(() => "hung")])).toBe("resolved");
+    idle.destroy();
+    front.close();
+  });
+
   it("refuses to listen again once shut down (its engine is closed), by name", async () => {
     const server = createServer(createEngine({ strategy: aip34() }));
     await listenLocal(server);

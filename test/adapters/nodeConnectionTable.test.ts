@@ -75,3 +75,17 @@ describe("the connection table at the cap", () => {
     expect(table.evictable(1000)).toBe(c);
   });
 });
+
+describe("the connection table's bookkeeping", () => {
+  it("does not keep a socket that closed before it was added (one handed over late)", () => {
+    const table = createConnectionTable(() => 0);
+    const gone = Object.assign(new EventEmitter(), { remoteAddress: "127.0.0.1", closed: true });
+    table.add(gone as unknown as Socket);
+    expect(table.size).toBe(0);
+    const open = Object.assign(new EventEmitter(), { remoteAddress: "127.0.0.1", closed: false });
+    table.add(open as unknown as Socket);
+    expect(table.size).toBe(1);
+    open.emit("close");
+    expect(table.size).toBe(0);
+  });
+});

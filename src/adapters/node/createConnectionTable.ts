@@ -161,6 +161,9 @@ export function createConnectionTable(now: () => number): ConnectionTable {
       socket.once("close", () => {
         if (connections.get(socket) === connection) forget(socket);
       });
+      // A socket already destroyed (one handed to the server after its client went) may have
+      // emitted 'close' already: tracked, it stayed for good and held a shutdown's drain.
+      if (socket.closed) forget(socket);
       return connection;
     },
     get: (socket) => connections.get(socket),

@@ -47,6 +47,8 @@ export function drainConnections(
     // Whether the listener has closed (at once without one): the drain ends once it has and
     // the table is empty.
     let stopped = stopAccepting === undefined;
+    // Every connection was destroyed at closeTimeout: the drain no longer waits for the table.
+    let forced = false;
     const finish = () => {
       if (done) return;
       done = true;
@@ -75,12 +77,13 @@ export function drainConnections(
         "destroying connections still open after closeTimeout",
       );
       for (const c of connections) c.socket.destroy();
+      forced = true;
       if (stopped) finish();
     }, closeTimeout);
     force.unref();
     stopAccepting?.(() => {
       stopped = true;
-      if (connections.size === 0) finish();
+      if (forced || connections.size === 0) finish();
     });
     closeLongIdle();
   });
