@@ -517,6 +517,40 @@ describe("graceful shutdown details", () => {
     front.close();
   });
 
+  it("a socket handed over dead at the cap closes no live connection to make room", async () => {
+    const engine = createEngine({ strategy: aip34() });
+    engine.ingest(block(1));
+    engine.ingest(block(2));
+    const server = createServer(engine, { maxConnections: 1 });
+    const { port } = await listen(server, { port: 0 });
+    // A kept-alive client, answered, then idle past the time after which the cap may close it.
+    const live = net.connect(port, "127.0.0.1");
+    live.on("error", () => {});
+    let liveClosed = false;
+    live.on("close", () => {
+      liveClosed = true;
+    });
+    await once(live, "connect");
+    live.write("GET /v1/estimate_gas_price HTTP/1.1\r\nHost: x\r\n\r\n");
+    await once(live, "data");
+    await setTimeoutP(1_200);
+    const front = net.createServer(async (socket) => {
+      socket.destroy();
+      await once(socket, "close");
+      server.emit("connection", socket);
+    });
+    front.listen(0, "127.0.0.1");
+    await once(front, "listening");
+    const gone = net.connect((front.address() as net.AddressInfo).port, "127.0.0.1");
+    gone.on("error", () => {});
+    await once(gone, "close");
+    await setTimeoutP(100);
+    expect(liveClosed).toBe(false);
+    live.destroy();
+    front.close();
+    await server.shutdown();
+  });
+
   it("refuses to listen again once shut down (its engine is closed), by name", async () => {
     const server = createServer(createEngine({ strategy: aip34() }));
     await listenLocal(server);

@@ -83,6 +83,8 @@ export function drainConnections(
     force.unref();
     stopAccepting?.(() => {
       stopped = true;
+      // Past closeTimeout: what came in since the forced destroy (a socket handed over) goes too.
+      if (forced) for (const c of connections) c.socket.destroy();
       if (forced || connections.size === 0) finish();
     });
     closeLongIdle();

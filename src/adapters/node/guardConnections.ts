@@ -170,6 +170,9 @@ export function guardConnections(
   }
 
   server.on("connection", (socket: Socket) => {
+    // A socket handed over after its client went (`server.emit("connection", s)`): nothing to
+    // track, and no live connection to close to make room for it.
+    if (socket.closed) return;
     const peer = peerKey(socket.remoteAddress);
     if (connections.size >= maxConnections) {
       const victim = connections.evictable(EVICT_AFTER_MS) ?? connections.crowding(peer);
