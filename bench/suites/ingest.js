@@ -24,6 +24,9 @@ export default async function run({ quick }) {
     "tdigest paid": tdigest({ tiers: paid })(config),
     "tdigest paid, weighted by gas_used": tdigest({ tiers: paid, weightByGasUsed: true })(config),
     calibrated: calibrated()(config),
+    // Two learners side by side (replicas that agree); the blocks' heights repeat every cycle,
+    // which starts the learning over there too.
+    "calibrated, anchorBlocks 500": calibrated({ anchorBlocks: 500 })(config),
   };
   const window = [];
   const byValue = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
@@ -70,6 +73,14 @@ export default async function run({ quick }) {
         unit: "samples/s",
         ratio: rate("calibrated") / rate("aip34"),
         note: `baseline: aip34 on the same blocks; <1 = calibrated is slower; by CPU time ${(cpu.calibrated / 1e6).toFixed(2)} M/s vs ${(cpu.aip34 / 1e6).toFixed(2)} M/s; target: calibrated >= 2 M/s`,
+      },
+      {
+        name: "calibrated with anchorBlocks vs without: ingest + estimate",
+        ours: rate("calibrated, anchorBlocks 500"),
+        baseline: rate("calibrated"),
+        unit: "samples/s",
+        ratio: rate("calibrated, anchorBlocks 500") / rate("calibrated"),
+        note: `baseline: calibrated alone on the same blocks; <1 = slower (two learners); by CPU time ${(cpu["calibrated, anchorBlocks 500"] / 1e6).toFixed(2)} M/s vs ${(cpu.calibrated / 1e6).toFixed(2)} M/s; target: >= 2 M/s`,
       },
       ...Object.keys(strategies).map((name) => ({
         name: `${name}: ingest + estimate`,
