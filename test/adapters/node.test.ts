@@ -314,6 +314,25 @@ describe("createServer over a real socket", () => {
   });
 });
 
+/**
+ * A front server that hands `server` one socket already closed (its client gone), as a proxy
+ * handing sockets over late would; resolves once its client is gone (the hand-over follows
+ * when the front server sees its side close). Close the front server afterwards.
+ */
+async function handOverDead(server: http.Server): Promise<net.Server> {
+  const front = net.createServer(async (socket) => {
+    socket.destroy();
+    await once(socket, "close");
+    server.emit("connection", socket);
+  });
+  front.listen(0, "127.0.0.1");
+  await once(front, "listening");
+  const gone = net.connect((front.address() as net.AddressInfo).port, "127.0.0.1");
+  gone.on("error", () => {});
+  await once(gone, "close");
+  return front;
+}
+
 describe("graceful shutdown details", () => {
   it("answers requests arriving on kept-alive connections during the drain, with Connection: close", async () => {
     // The drain closes a connection only once it has been idle for keepAliveTimeout (the idle
@@ -498,16 +517,7 @@ describe("graceful shutdown details", () => {
       closeTimeout: 300,
     });
     const { port } = await listen(server, { port: 0 });
-    const front = net.createServer(async (socket) => {
-      socket.destroy();
-      await once(socket, "close");
-      server.emit("connection", socket);
-    });
-    front.listen(0, "127.0.0.1");
-    await once(front, "listening");
-    const gone = net.connect((front.address() as net.AddressInfo).port, "127.0.0.1");
-    gone.on("error", () => {});
-    await once(gone, "close");
+    const front = await handOverDead(server);
     const idle = net.connect(port, "127.0.0.1"); // a keep-alive client that stays
     idle.on("error", () => {});
     await once(idle, "connect");
@@ -534,16 +544,7 @@ describe("graceful shutdown details", () => {
     live.write("GET /v1/estimate_gas_price HTTP/1.1\r\nHost: x\r\n\r\n");
     await once(live, "data");
     await setTimeoutP(1_200);
-    const front = net.createServer(async (socket) => {
-      socket.destroy();
-      await once(socket, "close");
-      server.emit("connection", socket);
-    });
-    front.listen(0, "127.0.0.1");
-    await once(front, "listening");
-    const gone = net.connect((front.address() as net.AddressInfo).port, "127.0.0.1");
-    gone.on("error", () => {});
-    await once(gone, "close");
+    const front = await handOverDead(server);
     await setTimeoutP(100);
     expect(liveClosed).toBe(false);
     live.destroy();
