@@ -8,7 +8,13 @@ import {
 } from "./centroids.js";
 import { compressCentroids } from "./compressCentroids.js";
 import { radixSort } from "./radixSort.js";
-import { checkFinite, checkWeight, MAX_TOTAL_WEIGHT, SketchError } from "./sketchError.js";
+import {
+  checkFinite,
+  checkValues,
+  checkWeight,
+  MAX_TOTAL_WEIGHT,
+  SketchError,
+} from "./sketchError.js";
 import type { TDigest, TDigestJSON } from "./tdigest.js";
 
 /**
@@ -59,24 +65,10 @@ export class MergingDigest implements TDigest {
   }
 
   addMany(values: ArrayLike<number>, weights?: ArrayLike<number>): this {
-    if (typeof values !== "object" || values === null || typeof values.length !== "number")
-      throw new SketchError("values", `must be an array of numbers, got ${describeValue(values)}`);
+    checkValues(values, weights);
     const n = values.length;
-    for (let i = 0; i < n; i++) {
-      const v = values[i];
-      if (typeof v !== "number" || v - v !== 0) checkFinite(`values[${i}]`, v);
-    }
-    if (weights === undefined) {
-      for (let i = 0; i < n; i++) this.push(values[i]!, 1);
-      return this;
-    }
-    if (typeof weights !== "object" || weights === null || weights.length !== n)
-      throw new SketchError(
-        "weights",
-        `must be an array with one weight per value (${n}), got ${weights === null || typeof weights !== "object" ? describeValue(weights) : `${weights.length} entries`}`,
-      );
-    for (let i = 0; i < n; i++) checkWeight(`weights[${i}]`, weights[i]);
-    for (let i = 0; i < n; i++) this.push(values[i]!, weights[i]!);
+    if (weights === undefined) for (let i = 0; i < n; i++) this.push(values[i]!, 1);
+    else for (let i = 0; i < n; i++) this.push(values[i]!, weights[i]!);
     return this;
   }
 

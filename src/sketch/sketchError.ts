@@ -39,6 +39,40 @@ export function checkWeight(field: string, weight: unknown): asserts weight is n
 }
 
 /**
+ * Throw unless `values` is an array of finite numbers and `weights`, when given, holds one
+ * weight per value, each accepted by {@link checkWeight}: what a digest's `addMany` takes.
+ */
+export function checkValues(
+  values: unknown,
+  weights: unknown,
+): asserts values is ArrayLike<number> {
+  if (
+    typeof values !== "object" ||
+    values === null ||
+    typeof (values as ArrayLike<unknown>).length !== "number"
+  )
+    throw new SketchError("values", `must be an array of numbers, got ${describeValue(values)}`);
+  const list = values as ArrayLike<unknown>;
+  const n = list.length;
+  for (let i = 0; i < n; i++) {
+    const v = list[i];
+    if (typeof v !== "number" || v - v !== 0) checkFinite(`values[${i}]`, v);
+  }
+  if (weights === undefined) return;
+  if (
+    typeof weights !== "object" ||
+    weights === null ||
+    (weights as ArrayLike<unknown>).length !== n
+  )
+    throw new SketchError(
+      "weights",
+      `must be an array with one weight per value (${n}), got ${weights === null || typeof weights !== "object" ? describeValue(weights) : `${(weights as ArrayLike<unknown>).length} entries`}`,
+    );
+  const w = weights as ArrayLike<unknown>;
+  for (let i = 0; i < n; i++) checkWeight(`weights[${i}]`, w[i]);
+}
+
+/**
  * Largest weight of one added value: weights are counts. With {@link MAX_TOTAL_WEIGHT} no sum
  * of them (a digest's total, a window's) can overflow to Infinity, which would turn every
  * quantile into NaN.
