@@ -8,7 +8,7 @@ import {
 } from "./centroids.js";
 import { maxCentroids } from "./compressCentroids.js";
 import { emptyList, mergeCentroidLists } from "./mergeCentroidLists.js";
-import { checkFinite, checkOptionKeys, SketchError } from "./sketchError.js";
+import { checkFinite, checkOptionKeys, checkValues, SketchError } from "./sketchError.js";
 import { createTDigest, type TDigest } from "./tdigest.js";
 
 /** Options of {@link createSlidingDigest}. */
@@ -31,6 +31,14 @@ export interface SlidingDigestOptions {
  * Quantiles over the newest blocks of a stream, in bounded memory. The window covers the newest
  * `N` blocks with `windowBlocks <= N < windowBlocks + chunkBlocks` once that many blocks have
  * arrived (`N = windowBlocks` exactly when `chunkBlocks` is 1).
+ *
+ * Each block has a height: the one given, or the previous block's plus one (0 for the first).
+ * Chunks are cut at heights that are multiples of `chunkBlocks`, and the window's summaries are
+ * rebuilt at chunk indices fixed by the heights too, so what a window answers depends only on
+ * the blocks it holds: two windows fed the same blocks (with their heights) from different
+ * starts answer alike once the later one has dropped the first chunk it read. A window of
+ * chunks (`chunkBlocks > 1`) counts heights: it covers the newest `N` heights, and blocks
+ * missing from them are not made up for by older ones.
  */
 export interface SlidingDigest {
   /** Blocks the window covers at least, once that many have arrived. */
@@ -43,15 +51,21 @@ export interface SlidingDigest {
   readonly count: number;
   /**
    * Add one block: its values (and weights), plus `deferred` weight for a value only known at
-   * query time (see `quantile`). Call once per block; an empty block still moves the window.
-   * Everything is checked first; on error nothing changes.
+   * query time (see `quantile`), at `height` (a whole number above the previous block's; by
+   * default the previous block's plus one). Call once per block; an empty block still moves the
+   * window. Everything is checked first; on error nothing changes.
    */
-  addBlock(values: ArrayLike<number>, weights?: ArrayLike<number>, deferred?: number): void;
+  addBlock(
+    values: ArrayLike<number>,
+    weights?: ArrayLike<number>,
+    deferred?: number,
+    height?: bigint | number,
+  ): void;
   /**
    * Add one block given as a digest (or centroid list) of its values: several windows fed the
    * same block can share one sort. Same rules as {@link SlidingDigest.addBlock}.
    */
-  addBlockDigest(block: TDigest | Centroids, deferred?: number): void;
+  addBlockDigest(block: TDigest | Centroids, deferred?: number, height?: bigint | number): void;
   /**
    * The q-quantile of the window (same convention as the t-digest: with every centroid exact it
    * is the element at index `floor(q * count)` of the sorted window). The window's deferred
@@ -74,6 +88,10 @@ interface Chunk {
   blocks: number;
   /** Deferred weight: of this chunk alone in the back stack, of the suffix in the front stack. */
   deferred: number;
+  /** The chunk's index: its blocks' height divided by the chunk size. */
+  index: bigint;
+  /** Height of the chunk's newest block. */
+  last: bigint;
 }
 
 function wholeNumber(field: string, value: unknown, min: number): number {
@@ -113,6 +131,12 @@ export function createSlidingDigest(given: SlidingDigestOptions): SlidingDigest 
   const perChunk = maxCentroids(compression);
   const maxChunks = Math.ceil(windowBlocks / chunkBlocks);
   const maxCentroidCount = (maxChunks + 2) * perChunk;
+  const chunkSize = BigInt(chunkBlocks);
+  const windowHeights = BigInt(windowBlocks);
+  // Chunks per rebuild of the front stack (see flip): when the window drops its oldest chunk,
+  // the newest block is at least this many chunks above it, so every chunk the rebuild takes
+  // has arrived.
+  const rebuildChunks = BigInt(Math.floor(windowBlocks / chunkBlocks));
 
   let front: (Chunk | undefined)[] = [];
   let frontStart = 0;
@@ -122,6 +146,9 @@ export function createSlidingDigest(given: SlidingDigestOptions): SlidingDigest 
   let backDeferred = 0;
   let partialBlocks = 0;
   let partialDeferred = 0;
+  let partialIndex = 0n;
+  /** Height of the newest block; `undefined` before the first (and after a reset). */
+  let newest: bigint | undefined;
   // Query cache: the three lists merged, plus the deferred point mass.
   const cache = emptyList();
   const scratch = emptyList();
@@ -133,17 +160,19 @@ export function createSlidingDigest(given: SlidingDigestOptions): SlidingDigest 
 
   const covered = () => frontBlocks + backBlocks + partialBlocks;
 
-  /** Close the partial chunk (or push a ready one-block chunk) onto the back stack. */
-  function seal(ready?: Centroids, readyDeferred = 0): void {
+  /** Close the partial chunk (or push a ready one-block chunk at `height`) onto the back stack. */
+  function seal(ready?: Centroids, readyDeferred = 0, height = 0n): void {
     const chunk: Chunk = ready
-      ? { centroids: ready, blocks: 1, deferred: readyDeferred }
+      ? { centroids: ready, blocks: 1, deferred: readyDeferred, index: height, last: height }
       : {
           centroids: copyCentroids(partial.centroids()),
           blocks: partialBlocks,
           deferred: partialDeferred,
+          index: partialIndex,
+          last: newest!,
         };
     back.push(chunk);
-    if (chunk.centroids.length > 0) backAgg.merge(chunk.centroids);
+    addTo(backAgg, chunk.centroids);
     backBlocks += chunk.blocks;
     backDeferred += chunk.deferred;
     if (!ready) {
@@ -153,41 +182,93 @@ export function createSlidingDigest(given: SlidingDigestOptions): SlidingDigest 
     }
   }
 
-  /** Move the back stack to the front, as suffix merges (oldest entry = whole front). */
+  /**
+   * Move the oldest chunks of the back stack to the front, as suffix merges (oldest entry =
+   * whole front): those below the first multiple of `rebuildChunks` above the oldest's index.
+   * Where the stacks part is then fixed by the heights, not by when the window started, and so
+   * is every merge: a suffix is merged from its newest chunk down, the back stack's running
+   * merge from its oldest up. It is called when the oldest chunk is dropped, and the newest
+   * block is then `rebuildChunks` chunks above it or more (the window spans `windowBlocks`
+   * heights after it): no chunk below the part can arrive later.
+   */
   function flip(): void {
-    const k = back.length;
+    const end = (back[0]!.index / rebuildChunks + 1n) * rebuildChunks;
+    let k = 1;
+    while (k < back.length && back[k]!.index < end) k++;
     const next: Chunk[] = new Array(k);
     backAgg.reset();
     let deferred = 0;
+    let blocks = 0;
     for (let i = k - 1; i >= 0; i--) {
       const chunk = back[i]!;
       backAgg.merge(chunk.centroids);
       deferred += chunk.deferred;
-      next[i] = { centroids: copyCentroids(backAgg.centroids()), blocks: chunk.blocks, deferred };
+      blocks += chunk.blocks;
+      next[i] = { ...chunk, centroids: copyCentroids(backAgg.centroids()), deferred };
     }
-    backAgg.reset();
     front = next;
     frontStart = 0;
-    frontBlocks = backBlocks;
-    back = [];
+    frontBlocks = blocks;
+    back = back.slice(k);
+    backAgg.reset();
     backBlocks = 0;
     backDeferred = 0;
+    for (const chunk of back) {
+      addTo(backAgg, chunk.centroids);
+      backBlocks += chunk.blocks;
+      backDeferred += chunk.deferred;
+    }
+  }
+
+  /** Whether the window still covers `windowBlocks` without its oldest chunk. */
+  function full(oldest: Chunk): boolean {
+    return chunkBlocks === 1
+      ? covered() - oldest.blocks >= windowBlocks
+      : newest! - oldest.last >= windowHeights;
   }
 
   function evict(): void {
     for (;;) {
-      const oldest =
-        frontStart < front.length
-          ? front[frontStart]!.blocks
-          : back.length > 0
-            ? back[0]!.blocks
-            : 0;
-      if (oldest === 0 || covered() - oldest < windowBlocks) return;
+      const oldest = frontStart < front.length ? front[frontStart] : back[0];
+      if (!oldest || !full(oldest)) return;
       if (frontStart === front.length) flip();
       front[frontStart] = undefined;
       frontStart++;
-      frontBlocks -= oldest;
+      frontBlocks -= oldest.blocks;
     }
+  }
+
+  /** The height of the next block: `given`, checked, or the previous block's plus one. */
+  function heightOf(given: unknown): bigint {
+    if (given === undefined) return newest === undefined ? 0n : newest + 1n;
+    let height: bigint;
+    if (typeof given === "bigint") height = given;
+    else if (typeof given === "number" && Number.isSafeInteger(given)) height = BigInt(given);
+    else
+      throw new SketchError(
+        "height",
+        `must be a whole number (a safe integer or a bigint), got ${describeValue(given)}`,
+      );
+    if (height < 0n) throw new SketchError("height", `must be 0 or more, got ${height}`);
+    if (newest !== undefined && height <= newest)
+      throw new SketchError(
+        "height",
+        `must be above the previous block's height ${newest}, got ${height}`,
+      );
+    return height;
+  }
+
+  /** Start the chunk of the block at `height` (closing the partial one if it is another's). */
+  function enter(height: bigint): void {
+    const index = height / chunkSize;
+    if (partialBlocks > 0 && index !== partialIndex) seal();
+    partialIndex = index;
+    newest = height;
+  }
+
+  /** The block at `height` is in the partial chunk: close it if that was its last height. */
+  function leave(height: bigint): void {
+    if (partialBlocks === chunkBlocks || (height + 1n) % chunkSize === 0n) seal();
   }
 
   function merged(deferredValue: number | undefined): Centroids {
@@ -238,16 +319,19 @@ export function createSlidingDigest(given: SlidingDigestOptions): SlidingDigest 
       const fromTop = top ? top.centroids.count + top.deferred : 0;
       return fromTop + backAgg.count + backDeferred + partial.count + partialDeferred;
     },
-    addBlock(values, weights, deferred = 0) {
+    addBlock(values, weights, deferred = 0, height) {
       checkDeferred(deferred);
-      partial.addMany(values, weights);
+      checkValues(values, weights);
+      const at = heightOf(height);
+      enter(at);
+      partial.addMany(values, weights).centroids(); // compressed now: see addTo
       partialDeferred += deferred;
       partialBlocks++;
-      if (partialBlocks === chunkBlocks) seal();
+      leave(at);
       evict();
       cacheValid = false;
     },
-    addBlockDigest(block, deferred = 0) {
+    addBlockDigest(block, deferred = 0, height) {
       checkDeferred(deferred);
       let list: Centroids;
       if (isTDigest(block)) list = block.centroids();
@@ -255,12 +339,16 @@ export function createSlidingDigest(given: SlidingDigestOptions): SlidingDigest 
         checkCentroids("block", block);
         list = block;
       }
-      if (chunkBlocks === 1) seal(immutableCentroids(list), deferred);
-      else {
-        if (list.length > 0) partial.merge(list);
+      const at = heightOf(height);
+      if (chunkBlocks === 1) {
+        newest = at;
+        seal(immutableCentroids(list), deferred, at);
+      } else {
+        enter(at);
+        addTo(partial, list);
         partialDeferred += deferred;
         partialBlocks++;
-        if (partialBlocks === chunkBlocks) seal();
+        leave(at);
       }
       evict();
       cacheValid = false;
@@ -287,9 +375,21 @@ export function createSlidingDigest(given: SlidingDigestOptions): SlidingDigest 
       partial.reset();
       partialBlocks = 0;
       partialDeferred = 0;
+      partialIndex = 0n;
+      newest = undefined;
       cacheValid = false;
     },
   };
+}
+
+/**
+ * Merge `list` into `digest` and compress it at once. A digest compresses what it buffered
+ * whenever it is read, and the result depends on when that was: compressing after every block
+ * leaves a window's digests the same whenever (and whether) it was queried, so two windows fed
+ * the same blocks answer alike. The engine queries after every block anyway.
+ */
+function addTo(digest: TDigest, list: Centroids): void {
+  if (list.length > 0) digest.merge(list).centroids();
 }
 
 function isTDigest(value: unknown): value is TDigest {

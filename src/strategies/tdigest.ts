@@ -118,9 +118,14 @@ function createTDigestStrategy(options: TDigestStrategyConfig, config: GasConfig
   let prices = new Float64Array(256);
   let gas = new Float64Array(256);
 
-  function feedClearing(block: BlockSample): void {
+  // The height each window files the block under. Windows cut their chunks by height, so replicas
+  // of one stream agree (docs/operations.md); a block whose height does not increase (an engine
+  // never hands one over, a caller of `ingest` might) is filed as the next height.
+  let newest: bigint | undefined;
+
+  function feedClearing(block: BlockSample, height: bigint): void {
     const price = minInclusionPrice(block, config);
-    if (price === undefined) for (const d of clearing) d.addBlock(NONE, undefined, 1);
+    if (price === undefined) for (const d of clearing) d.addBlock(NONE, undefined, 1, height);
     else {
       // One single-value summary per block, shared by every clearing window (no sort each).
       const v = Number(price);
@@ -134,11 +139,11 @@ function createTDigestStrategy(options: TDigestStrategyConfig, config: GasConfig
         min: v,
         max: v,
       });
-      for (const d of clearing) d.addBlockDigest(list);
+      for (const d of clearing) d.addBlockDigest(list, 0, height);
     }
   }
 
-  function feedPaid(block: BlockSample): void {
+  function feedPaid(block: BlockSample, height: bigint): void {
     const txs = block.gasUnitPrices;
     const n = txs.length;
     const used = weighted ? block.gasUsed : undefined;
@@ -149,7 +154,7 @@ function createTDigestStrategy(options: TDigestStrategyConfig, config: GasConfig
         for (const g of used) sum += gasWeight(g);
         deferred = sum / n;
       }
-      for (const d of paid) d.addBlock(NONE, undefined, deferred);
+      for (const d of paid) d.addBlock(NONE, undefined, deferred, height);
       return;
     }
     if (prices.length < n) {
@@ -169,12 +174,14 @@ function createTDigestStrategy(options: TDigestStrategyConfig, config: GasConfig
     }
     blockDigest.reset().addMany(values, weights);
     const list = copyCentroids(blockDigest.centroids());
-    for (const d of paid) d.addBlockDigest(list);
+    for (const d of paid) d.addBlockDigest(list, 0, height);
   }
 
   function feed(block: BlockSample): void {
-    if (clearing.length > 0) feedClearing(block);
-    if (paid.length > 0) feedPaid(block);
+    const height = newest === undefined || block.height > newest ? block.height : newest + 1n;
+    if (clearing.length > 0) feedClearing(block, height);
+    if (paid.length > 0) feedPaid(block, height);
+    newest = height;
   }
 
   function tierValue(i: number, deferredValue: number): bigint {
@@ -206,6 +213,7 @@ function createTDigestStrategy(options: TDigestStrategyConfig, config: GasConfig
       );
     },
     reset() {
+      newest = undefined;
       for (const w of all) w.digest.reset();
     },
     centroidCount() {
