@@ -30,7 +30,8 @@ interface ConfigBlocks {
 
 /**
  * Blocks the configured windows need to be full: the largest window (AIP-34's
- * `aggressiveBlockHistory`, the `tdigest` tiers' `windowBlocks`, `geth`'s blocks, the
+ * `aggressiveBlockHistory`, the `tdigest` tiers' `windowBlocks` and one chunk more, after which
+ * a replica's windows are the others' (see `tdigestFirstChunk`), `geth`'s blocks, the
  * `calibrated` strategy's `calibratedBlocks`: {@link CALIBRATED_WARM_START} from a stream,
  * {@link CALIBRATED_NODE_WARM_START} from a node, and twice its `anchorBlocks`, after which its
  * replicas agree), plus the newest block when `skipLatestBlock`
@@ -56,8 +57,26 @@ export function largestWindow(
     const { anchorBlocks } = parseCalibratedOptions(file.strategies.calibrated, ["calibrated"]);
     blocks = Math.max(blocks, calibratedBlocks, 2 * (anchorBlocks ?? 0));
   }
-  if (tdigest !== undefined && (every || strategyName === "tdigest"))
-    for (const tier of Object.values(parseTDigestOptions(tdigest, ["tdigest"]).tiers))
-      blocks = Math.max(blocks, tier.windowBlocks ?? 0);
+  if (tdigest !== undefined && (every || strategyName === "tdigest")) {
+    const options = parseTDigestOptions(tdigest, ["tdigest"]);
+    for (const tier of Object.values(options.tiers)) {
+      const windowBlocks = tier.windowBlocks ?? 0;
+      blocks = Math.max(blocks, windowBlocks + tdigestFirstChunk(windowBlocks, options));
+    }
+  }
   return blocks + (file.gas.skipLatestBlock ? 1 : 0);
+}
+
+/**
+ * Blocks past a `tdigest` window after which a replica serves what the others serve: it must
+ * have dropped the first chunk it read (which may have started mid-chunk), one block for a
+ * window of single blocks, a chunk's `ceil(windowBlocks / chunks)` for a longer one
+ * (`SlidingDigest.chunkBlocks`).
+ */
+function tdigestFirstChunk(
+  windowBlocks: number,
+  options: { exactUpTo: number; chunks: number },
+): number {
+  if (windowBlocks === 0) return 0;
+  return windowBlocks <= options.exactUpTo ? 1 : Math.ceil(windowBlocks / options.chunks);
 }
