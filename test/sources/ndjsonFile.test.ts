@@ -162,6 +162,42 @@ describe("ndjsonFile", () => {
     }
   });
 
+  it("lets the event loop take turns while it replays a file as fast as it goes", async () => {
+    // 300 lines, one chunk of the file; each block takes the subscriber 1 ms. Every line of a
+    // chunk used to come in one turn: a server fed by the replay answered nothing for 300 ms.
+    const path = file(Array.from({ length: 300 }, (_, i) => at(i + 1, BigInt(i))));
+    let sinceTurn = 0;
+    let most = 0;
+    let turns = 0;
+    let ticking = true;
+    const tick = () => {
+      most = Math.max(most, sinceTurn);
+      sinceTurn = 0;
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const blocks = await new Promise<number>((resolve, reject) => {
+      let n = 0;
+      ndjsonFile(path).subscribe({
+        next() {
+          const until = performance.now() + 1;
+          while (performance.now() < until);
+          sinceTurn++;
+          n++;
+        },
+        complete: () => resolve(n),
+        error: reject,
+      });
+    });
+    ticking = false;
+    most = Math.max(most, sinceTurn);
+    expect(blocks).toBe(300);
+    // About REPLAY_TURN_MS (5) blocks a turn; far fewer than the 300 of one chunk.
+    expect(most).toBeLessThanOrEqual(30);
+    expect(turns).toBeGreaterThanOrEqual(10);
+  });
+
   it("refuses a speed that is not a positive number, at call time", () => {
     for (const speed of [0, -2, Number.NaN, "2" as unknown as number]) {
       let error: unknown;
