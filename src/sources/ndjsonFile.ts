@@ -1,19 +1,13 @@
-import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Observable } from "rxjs";
 import type { BlockSample } from "../core/blockSample.js";
 import { InvalidBlockSampleError } from "../core/errors.js";
 import { guarded } from "../core/guarded.js";
 import { MAX_TIMER_MS } from "../core/maxTimerMs.js";
 import type { U64Input } from "../core/u64.js";
+import { createTurnPacer } from "./createTurnPacer.js";
 import { checkNdjsonArguments, ndjsonFileShape } from "./ndjsonOptions.js";
 import { readNdjson } from "./readNdjson.js";
-
-/**
- * Longest stretch of reading (parsing lines, and the subscriber's work on each block) before the
- * replay lets the event loop take a turn. The file is read in 1 MiB chunks whose lines all come
- * without one: replaying a file as fast as it goes held a server's requests up to 40-150 ms.
- */
-export const REPLAY_TURN_MS = 5;
 
 /** A rejected line of an NDJSON file. */
 export class InvalidLineError extends InvalidBlockSampleError {
@@ -73,7 +67,7 @@ export interface NdjsonFileOptions {
  * A source that replays an NDJSON block file as fast as the subscriber takes it (or paced by
  * the recorded timestamps with `speed`, no wait longer than `maxWaitMs`), streaming the file
  * (never loading it whole), and completes at the end of the file. It lets the event loop take
- * a turn at least every {@link REPLAY_TURN_MS} ms, so a server fed by it keeps answering. Bad lines are reported
+ * a turn at least every `SOURCE_TURN_MS` (5) ms, so a server fed by it keeps answering. Bad lines are reported
  * through `onInvalidLine` and skipped; a file that cannot be read errors the Observable.
  *
  * @throws {InvalidConfigError} at call time when the path or an option is invalid (`speed` not a
@@ -98,17 +92,14 @@ export function ndjsonFile(path: string, options: NdjsonFileOptions = {}): Obser
     let prev: { usec: bigint; dueMs: number } | undefined;
     const dueOf = (usec: bigint) => anchor!.ms + Number(usec - anchor!.usec) / 1000 / speed!;
     (async () => {
-      let turnStart = performance.now();
+      const pace = createTurnPacer();
       for await (const entry of readNdjson(path, {
         signal: abort.signal,
         maxLineBytes: o.maxLineBytes,
       })) {
         if (subscriber.closed) return;
-        if (performance.now() - turnStart > REPLAY_TURN_MS) {
-          await nextTurn(undefined, { signal: abort.signal });
-          if (subscriber.closed) return;
-          turnStart = performance.now();
-        }
+        await pace();
+        if (subscriber.closed) return;
         if (!entry.ok) {
           onInvalidLine(new InvalidLineError(entry.line, entry.issues));
           continue;

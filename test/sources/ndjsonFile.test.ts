@@ -15,6 +15,7 @@ import {
   type WaitCutEvent,
 } from "../../src/sources/ndjsonFile.js";
 import { block } from "../helpers/blocks.js";
+import { busy, watchTurns } from "../helpers/turns.js";
 import { until } from "../helpers/until.js";
 
 const fixture = (name: string) => join(import.meta.dirname, "..", "fixtures", name);
@@ -166,36 +167,24 @@ describe("ndjsonFile", () => {
     // 300 lines, one chunk of the file; each block takes the subscriber 1 ms. Every line of a
     // chunk used to come in one turn: a server fed by the replay answered nothing for 300 ms.
     const path = file(Array.from({ length: 300 }, (_, i) => at(i + 1, BigInt(i))));
-    let sinceTurn = 0;
-    let most = 0;
-    let turns = 0;
-    let ticking = true;
-    const tick = () => {
-      most = Math.max(most, sinceTurn);
-      sinceTurn = 0;
-      turns++;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
+    const turns = watchTurns();
     const blocks = await new Promise<number>((resolve, reject) => {
       let n = 0;
       ndjsonFile(path).subscribe({
         next() {
-          const until = performance.now() + 1;
-          while (performance.now() < until);
-          sinceTurn++;
+          busy(1);
+          turns.block();
           n++;
         },
         complete: () => resolve(n),
         error: reject,
       });
     });
-    ticking = false;
-    most = Math.max(most, sinceTurn);
+    const { most, turns: count } = turns.stop();
     expect(blocks).toBe(300);
-    // About REPLAY_TURN_MS (5) blocks a turn; far fewer than the 300 of one chunk.
+    // About SOURCE_TURN_MS (5) blocks a turn; far fewer than the 300 of one chunk.
     expect(most).toBeLessThanOrEqual(30);
-    expect(turns).toBeGreaterThanOrEqual(10);
+    expect(count).toBeGreaterThanOrEqual(10);
   });
 
   it("refuses a speed that is not a positive number, at call time", () => {

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { noteArrival } from "../../core/blockArrival.js";
 import type { BlockSample } from "../../core/blockSample.js";
+import { createTurnPacer } from "../createTurnPacer.js";
 import { checkStreamKey } from "./checkStreamKey.js";
 import { connectRedis, type RedisConnection } from "./connectRedis.js";
 import { blockDigest, createDeliveredRing } from "./createDeliveredRing.js";
@@ -101,6 +102,8 @@ export async function followStream(
   // that cannot arrive within the timeout (a slow link, large blocks) would fail the same way
   // on every retry; the next attempt reads pages half as large.
   let pageSize = options.batchSize;
+  // Hand blocks over a few ms of work at a time, so a server fed by this replica keeps answering.
+  const pace = createTurnPacer();
   function onPageFailure(e: unknown, count: number): never {
     if (e instanceof RedisFeedError && e.kind === "timeout" && count > 1)
       pageSize = Math.max(1, Math.floor(count / 2));
@@ -140,6 +143,7 @@ export async function followStream(
       top ??= page[0]?.[0];
       for (const e of page) {
         if (wanted === 0) break;
+        await pace();
         const decoded = decodeStreamEntry(e[0], e[1]);
         newestFirst.push([e, decoded]);
         if (decoded.ok && follows(decoded.block) && ++valid === wanted) break;
@@ -156,6 +160,8 @@ export async function followStream(
     let to: bigint | undefined;
     let blocks = 0;
     for (let i = newestFirst.length - 1; i >= 0; i--) {
+      await pace();
+      if (signal.aborted) return top;
       const [raw, decoded] = newestFirst[i]!;
       const block = deliver(raw, decoded);
       if (!block) continue;
@@ -276,6 +282,8 @@ export async function followStream(
           continue;
         }
         for (const entry of entries) {
+          await pace();
+          if (signal.aborted) break;
           const decoded = decodeStreamEntry(entry[0], entry[1]);
           if (decoded.ok) await readSkipped(conn, entry[0]);
           deliver(entry, decoded);
