@@ -2,7 +2,7 @@ import type { GasConfig } from "../core/config.js";
 import { parseCalibratedOptions } from "../strategies/calibrated/options.js";
 import { type GethOptions, parseGethOptions } from "../strategies/geth.js";
 import type { StrategySettings } from "../strategies/registry.js";
-import { parseTDigestOptions } from "../strategies/tdigestOptions.js";
+import { parseTDigestOptions, tdigestWindows } from "../strategies/tdigestOptions.js";
 
 /**
  * Blocks the `calibrated` strategy is warm-started with from a stream. Its price windows are
@@ -57,10 +57,9 @@ export function largestWindow(
     const { anchorBlocks } = parseCalibratedOptions(file.strategies.calibrated, ["calibrated"]);
     blocks = Math.max(blocks, calibratedBlocks, 2 * (anchorBlocks ?? 0));
   }
-  if (tdigest !== undefined && (every || strategyName === "tdigest")) {
-    const options = parseTDigestOptions(tdigest, ["tdigest"]);
-    for (const tier of Object.values(options.tiers)) {
-      const windowBlocks = tier.windowBlocks ?? 0;
+  if (strategyName === "tdigest" || (every && tdigest !== undefined)) {
+    const options = parseTDigestOptions(tdigest ?? {}, ["tdigest"]);
+    for (const windowBlocks of Object.values(tdigestWindows(options, file.gas))) {
       blocks = Math.max(blocks, windowBlocks + tdigestFirstChunk(windowBlocks, options));
     }
   }
@@ -77,6 +76,5 @@ function tdigestFirstChunk(
   windowBlocks: number,
   options: { exactUpTo: number; chunks: number },
 ): number {
-  if (windowBlocks === 0) return 0;
   return windowBlocks <= options.exactUpTo ? 1 : Math.ceil(windowBlocks / options.chunks);
 }

@@ -8,78 +8,18 @@ import {
 } from "./centroids.js";
 import { maxCentroids } from "./compressCentroids.js";
 import { emptyList, mergeCentroidLists } from "./mergeCentroidLists.js";
-import { checkFinite, checkOptionKeys, checkValues, SketchError } from "./sketchError.js";
+import { nextHeight } from "./nextHeight.js";
+import {
+  checkFinite,
+  checkOptionKeys,
+  checkValues,
+  MAX_TOTAL_WEIGHT,
+  SketchError,
+} from "./sketchError.js";
+import type { SlidingDigest, SlidingDigestOptions } from "./slidingDigestTypes.js";
 import { createTDigest, type TDigest } from "./tdigest.js";
 
-/** Options of {@link createSlidingDigest}. */
-export interface SlidingDigestOptions {
-  /** Number of newest blocks the window covers (a whole number >= 1). */
-  windowBlocks: number;
-  /**
-   * Most chunks a long window is cut into: a window longer than `exactUpTo` blocks uses chunks
-   * of `ceil(windowBlocks / chunks)` blocks, so memory depends on `chunks` and the compression
-   * only. @default 32
-   */
-  chunks?: number | undefined;
-  /** Windows of at most this many blocks keep one summary per block and cover exactly `windowBlocks` blocks. @default 1024 */
-  exactUpTo?: number | undefined;
-  /** Compression of every digest in the window. @default 500 */
-  compression?: number | undefined;
-}
-
-/**
- * Quantiles over the newest blocks of a stream, in bounded memory. The window covers the newest
- * `N` blocks with `windowBlocks <= N < windowBlocks + chunkBlocks` once that many blocks have
- * arrived (`N = windowBlocks` exactly when `chunkBlocks` is 1).
- *
- * Each block has a height: the one given, or the previous block's plus one (0 for the first).
- * Chunks are cut at heights that are multiples of `chunkBlocks`, and the window's summaries are
- * rebuilt at chunk indices fixed by the heights too, so what a window answers depends only on
- * the blocks it holds: two windows fed the same blocks (with their heights) from different
- * starts answer alike once the later one has dropped the first chunk it read. A window of
- * chunks (`chunkBlocks > 1`) counts heights: it covers the newest `N` heights, and blocks
- * missing from them are not made up for by older ones.
- */
-export interface SlidingDigest {
-  /** Blocks the window covers at least, once that many have arrived. */
-  readonly windowBlocks: number;
-  /** Blocks per chunk: 1 when `windowBlocks <= exactUpTo`, else `ceil(windowBlocks / chunks)`. */
-  readonly chunkBlocks: number;
-  /** Blocks currently covered. */
-  readonly blocks: number;
-  /** Total weight in the window, deferred weight included. */
-  readonly count: number;
-  /**
-   * Add one block: its values (and weights), plus `deferred` weight for a value only known at
-   * query time (see `quantile`), at `height` (a whole number above the previous block's; by
-   * default the previous block's plus one). Call once per block; an empty block still moves the
-   * window. Everything is checked first; on error nothing changes.
-   */
-  addBlock(
-    values: ArrayLike<number>,
-    weights?: ArrayLike<number>,
-    deferred?: number,
-    height?: bigint | number,
-  ): void;
-  /**
-   * Add one block given as a digest (or centroid list) of its values: several windows fed the
-   * same block can share one sort. Same rules as {@link SlidingDigest.addBlock}.
-   */
-  addBlockDigest(block: TDigest | Centroids, deferred?: number, height?: bigint | number): void;
-  /**
-   * The q-quantile of the window (same convention as the t-digest: with every centroid exact it
-   * is the element at index `floor(q * count)` of the sorted window). The window's deferred
-   * weight counts as a point mass at `deferredValue`, required when there is any. `NaN` when
-   * the window is empty.
-   */
-  quantile(q: number, deferredValue?: number): number;
-  /** Centroids held in the chunk summaries and the two live digests (the memory bound's unit). */
-  centroidCount(): number;
-  /** The most centroids {@link centroidCount} can reach with these options. */
-  readonly maxCentroidCount: number;
-  /** Forget every block (the options stay). */
-  reset(): void;
-}
+export type { SlidingDigest, SlidingDigestOptions } from "./slidingDigestTypes.js";
 
 interface Chunk {
   /** The chunk's centroids (a suffix aggregate once moved to the front stack). */
@@ -192,9 +132,19 @@ export function createSlidingDigest(given: SlidingDigestOptions): SlidingDigest 
    * heights after it): no chunk below the part can arrive later.
    */
   function flip(): void {
-    const end = (back[0]!.index / rebuildChunks + 1n) * rebuildChunks;
+    const lo = back[0]!.index;
+    const end = (lo / rebuildChunks + 1n) * rebuildChunks;
     let k = 1;
     while (k < back.length && back[k]!.index < end) k++;
+    // A window of single blocks drops them by count, and on a stream with few blocks per height
+    // (a sampled recording, a peer's made-up heights) the part would hold few of them, and the
+    // running merge of the many left be rebuilt at every flip: O(window) merges a block. Where
+    // the part spans half its heights or more and holds under an eighth of the stack, all of it
+    // goes (as it did before heights): at most 8 merges a block. Such windows started apart may
+    // then differ; never on a stream where a block comes at every other height or more often
+    // (the part then holds a quarter of the stack or more).
+    if (chunkBlocks === 1 && k * 8 < back.length && (end - lo) * 2n >= rebuildChunks)
+      k = back.length;
     const next: Chunk[] = new Array(k);
     backAgg.reset();
     let deferred = 0;
@@ -238,26 +188,6 @@ export function createSlidingDigest(given: SlidingDigestOptions): SlidingDigest 
     }
   }
 
-  /** The height of the next block: `given`, checked, or the previous block's plus one. */
-  function heightOf(given: unknown): bigint {
-    if (given === undefined) return newest === undefined ? 0n : newest + 1n;
-    let height: bigint;
-    if (typeof given === "bigint") height = given;
-    else if (typeof given === "number" && Number.isSafeInteger(given)) height = BigInt(given);
-    else
-      throw new SketchError(
-        "height",
-        `must be a whole number (a safe integer or a bigint), got ${describeValue(given)}`,
-      );
-    if (height < 0n) throw new SketchError("height", `must be 0 or more, got ${height}`);
-    if (newest !== undefined && height <= newest)
-      throw new SketchError(
-        "height",
-        `must be above the previous block's height ${newest}, got ${height}`,
-      );
-    return height;
-  }
-
   /** Start the chunk of the block at `height` (closing the partial one if it is another's). */
   function enter(height: bigint): void {
     const index = height / chunkSize;
@@ -298,6 +228,12 @@ export function createSlidingDigest(given: SlidingDigestOptions): SlidingDigest 
     return cache;
   }
 
+  /** The weight the window's digests hold (its deferred weight is no digest's). */
+  function digestWeight(): number {
+    const top = frontStart < front.length ? front[frontStart]! : undefined;
+    return (top ? top.centroids.count : 0) + backAgg.count + partial.count;
+  }
+
   function checkDeferred(deferred: unknown): number {
     if (typeof deferred !== "number" || !(deferred >= 0) || deferred === Number.POSITIVE_INFINITY)
       throw new SketchError(
@@ -322,7 +258,7 @@ export function createSlidingDigest(given: SlidingDigestOptions): SlidingDigest 
     addBlock(values, weights, deferred = 0, height) {
       checkDeferred(deferred);
       checkValues(values, weights);
-      const at = heightOf(height);
+      const at = nextHeight(height, newest);
       enter(at);
       partial.addMany(values, weights).centroids(); // compressed now: see addTo
       partialDeferred += deferred;
@@ -339,7 +275,14 @@ export function createSlidingDigest(given: SlidingDigestOptions): SlidingDigest 
         checkCentroids("block", block);
         list = block;
       }
-      const at = heightOf(height);
+      // No merge this block leads to may pass a digest's bound: checked here, before any change.
+      const held = digestWeight();
+      if (held + list.count > MAX_TOTAL_WEIGHT)
+        throw new SketchError(
+          "block",
+          `would bring the window's total weight to ${held + list.count}, past 2^128 (it holds ${held})`,
+        );
+      const at = nextHeight(height, newest);
       if (chunkBlocks === 1) {
         newest = at;
         seal(immutableCentroids(list), deferred, at);

@@ -4,7 +4,7 @@ import { InvalidConfigError } from "../core/errors.js";
 import { defaultEstimate, servedEstimate } from "../core/estimate.js";
 import { blockFullness, minInclusionPrice } from "../core/fullness.js";
 import { strategyBuilder } from "../core/strategyBuilder.js";
-import { TIERS, type Tier } from "../core/tiers.js";
+import { TIERS } from "../core/tiers.js";
 import type { GasEstimate, Strategy, StrategyFactory } from "../core/types.js";
 import { U64_MAX } from "../core/u64.js";
 import { copyCentroids } from "../sketch/centroids.js";
@@ -15,6 +15,7 @@ import {
   parseTDigestOptions,
   type TDigestStrategyConfig,
   type TDigestStrategyOptions,
+  tdigestWindows,
 } from "./tdigestOptions.js";
 
 /** The `tdigest` strategy: a {@link Strategy} that can also report its memory in centroids. */
@@ -75,16 +76,11 @@ export const tdigest: (options?: TDigestStrategyOptions) => StrategyFactory = st
 export const MAX_WINDOW_CENTROIDS = 2 ** 22;
 
 function createTDigestStrategy(options: TDigestStrategyConfig, config: GasConfig): TDigestStrategy {
-  // AIP-34's windows, in its own names: low, market, aggressive.
-  const history: Record<Tier, number> = {
-    deprioritized: config.lowBlockHistory,
-    regular: config.marketBlockHistory,
-    prioritized: config.aggressiveBlockHistory,
-  };
+  const sizes = tdigestWindows(options, config);
   const windows = new Map<string, Window>();
   const tiers = TIERS.map((name) => {
     const tier = options.tiers[name];
-    const windowBlocks = tier.windowBlocks ?? history[name];
+    const windowBlocks = sizes[name];
     const key = `${tier.sample}:${windowBlocks}`;
     let window = windows.get(key);
     if (!window) {
@@ -120,7 +116,9 @@ function createTDigestStrategy(options: TDigestStrategyConfig, config: GasConfig
 
   // The height each window files the block under. Windows cut their chunks by height, so replicas
   // of one stream agree (docs/operations.md); a block whose height does not increase (an engine
-  // never hands one over, a caller of `ingest` might) is filed as the next height.
+  // never hands one over, a caller of `ingest` might) is filed as the next height, and so are
+  // the blocks after it until their heights pass it: the windows take every block, as `aip34`
+  // does, but a replica that did not see that block then files the same blocks at other heights.
   let newest: bigint | undefined;
 
   function feedClearing(block: BlockSample, height: bigint): void {

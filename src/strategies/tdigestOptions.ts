@@ -1,6 +1,8 @@
 import * as z from "zod";
+import type { GasConfig } from "../core/config.js";
 import { describeValue } from "../core/describeValue.js";
 import { InvalidConfigError } from "../core/errors.js";
+import type { Tier } from "../core/tiers.js";
 import { validateShape } from "../core/validate.js";
 
 // A bad value is echoed in at most 80 characters, whatever its size.
@@ -82,4 +84,22 @@ export function parseTDigestOptions(
   const r = validateShape(tdigestOptionsShape, input ?? {}, () => [], prefix);
   if (!r.ok) throw new InvalidConfigError(r.issues);
   return r.value as TDigestStrategyConfig;
+}
+
+/**
+ * Blocks in each `tdigest` tier's window: its `windowBlocks`, or AIP-34's history of that tier
+ * (`lowBlockHistory`, `marketBlockHistory`, `aggressiveBlockHistory`).
+ *
+ * @example
+ * tdigestWindows(parseTDigestOptions({}), DEFAULT_GAS_CONFIG); // { deprioritized: 10, regular: 30, prioritized: 120 }
+ */
+export function tdigestWindows(
+  options: TDigestStrategyConfig,
+  config: Pick<GasConfig, "lowBlockHistory" | "marketBlockHistory" | "aggressiveBlockHistory">,
+): Record<Tier, number> {
+  return {
+    deprioritized: options.tiers.deprioritized.windowBlocks ?? config.lowBlockHistory,
+    regular: options.tiers.regular.windowBlocks ?? config.marketBlockHistory,
+    prioritized: options.tiers.prioritized.windowBlocks ?? config.aggressiveBlockHistory,
+  };
 }

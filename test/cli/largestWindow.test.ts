@@ -52,4 +52,14 @@ describe("largestWindow: the blocks a warm start or a backfill reads", () => {
     };
     expect(largestWindow(exact, "tdigest")).toBe(5_002);
   });
+
+  it("counts a tdigest tier's default window (AIP-34's) and the block after it, with or without a tdigest block", () => {
+    const gas = parseGasConfig({ skipLatestBlock: false });
+    expect(largestWindow({ gas, strategies: {} }, "tdigest")).toBe(121);
+    expect(largestWindow({ gas, strategies: { tdigest: {} } }, "tdigest")).toBe(121);
+    expect(largestWindow({ gas, strategies: {} }, "aip34")).toBe(120);
+    // A default window longer than exactUpTo: 2,000 blocks in chunks of 63.
+    const long = parseGasConfig({ aggressiveBlockHistory: 2_000 });
+    expect(largestWindow({ gas: long, strategies: {} }, "tdigest")).toBe(2_064);
+  });
 });

@@ -1,5 +1,6 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { MergingDigest } from "../../src/sketch/mergingDigest.js";
 import { SketchError } from "../../src/sketch/sketchError.js";
 import { createSlidingDigest, type SlidingDigest } from "../../src/sketch/slidingDigest.js";
 import { fcParams } from "../helpers/fcSeed.js";
@@ -196,6 +197,51 @@ describe("createSlidingDigest: heights", () => {
       // Height 40 is 11 above the newest: a window of chunks (heights) keeps only the new block,
       // a window of 5 single blocks keeps the 4 before it (29 · 3 = 87 the highest value).
       expect([w.blocks, w.quantile(1, 3)]).toEqual(exactUpTo === 0 ? [1, 7] : [5, 87]);
+    }
+  });
+
+  it("a window of single blocks on a stream with few blocks per height does a few merges a block, not a window's", () => {
+    // Heights 1,024 apart: each part of the front stack (1,024 heights) would hold one block, and
+    // the running merge of the other 256 was rebuilt at every block (14 ms a block at W = 1,024).
+    const merge = vi.spyOn(MergingDigest.prototype, "merge");
+    try {
+      for (const step of [1, 3, 1024]) {
+        const w = createSlidingDigest({ windowBlocks: 256, compression: 20 });
+        for (let i = 0; i < 500; i++) w.addBlock([i, i * 1.5], undefined, 0, i * step);
+        merge.mockClear();
+        for (let i = 500; i < 2500; i++) {
+          w.addBlock([i, i * 1.5], undefined, 0, i * step);
+          w.quantile(0.5);
+        }
+        expect(merge.mock.calls.length / 2000, `height step ${step}`).toBeLessThan(6);
+      }
+    } finally {
+      merge.mockRestore();
+    }
+  });
+
+  it("refuses a block that would take the window past 2^128 in weight before it changes anything", () => {
+    const heavy = (v: number) => ({
+      means: Float64Array.of(v),
+      weights: Float64Array.of(2 ** 127),
+      exact: Uint8Array.of(1),
+      length: 1,
+      count: 2 ** 127,
+      min: v,
+      max: v,
+    });
+    for (const exactUpTo of [1024, 0]) {
+      const w = createSlidingDigest({ windowBlocks: 8, chunks: 2, exactUpTo, compression: 10 });
+      w.addBlockDigest(heavy(1), 0, 8);
+      w.addBlockDigest(heavy(2), 0, 9);
+      const before = [...answers(w), w.centroidCount()];
+      expect(() => w.addBlockDigest(heavy(3), 0, 10)).toThrow(
+        "block would bring the window's total weight to 5.104235503814077e+38, past 2^128 (it holds 3.402823669209385e+38)",
+      );
+      expect([...answers(w), w.centroidCount()]).toEqual(before);
+      // The height was not used up: a block of ordinary weight goes in at it.
+      w.addBlockDigest({ ...heavy(4), weights: Float64Array.of(1), count: 1 }, 0, 10);
+      expect(w.quantile(1, 3)).toBe(4);
     }
   });
 
