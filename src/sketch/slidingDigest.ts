@@ -34,6 +34,9 @@ interface Chunk {
   last: bigint;
 }
 
+/** See `flip`: how many of its parts a window of single blocks may span before it stops aligning them. */
+const SPARSE_PARTS = 16n;
+
 function wholeNumber(field: string, value: unknown, min: number): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > 2 ** 40)
     throw new SketchError(
@@ -136,15 +139,15 @@ export function createSlidingDigest(given: SlidingDigestOptions): SlidingDigest 
     const end = (lo / rebuildChunks + 1n) * rebuildChunks;
     let k = 1;
     while (k < back.length && back[k]!.index < end) k++;
-    // A window of single blocks drops them by count, and on a stream with few blocks per height
-    // (a sampled recording, a peer's made-up heights) the part would hold few of them, and the
-    // running merge of the many left be rebuilt at every flip: O(window) merges a block. Where
-    // the part spans half its heights or more and holds under an eighth of the stack, all of it
-    // goes (as it did before heights): at most 8 merges a block. Such windows started apart may
-    // then differ; never on a stream where a block comes at every other height or more often
-    // (the part then holds a quarter of the stack or more).
-    if (chunkBlocks === 1 && k * 8 < back.length && (end - lo) * 2n >= rebuildChunks)
-      k = back.length;
+    // A window of single blocks drops them by count, so on a stream with few blocks per height
+    // (a sampled recording, a peer's made-up heights) a part holds few of them, and the running
+    // merge of the many left is rebuilt at every flip: O(window) merges a block. A flip happens
+    // at most once per part, and the stack spans fewer than SPARSE_PARTS parts (it holds the
+    // window): at most SPARSE_PARTS + 2 merges a block. A stack that spans more takes all of
+    // it at once, as before heights, and windows started apart may then differ: only while the
+    // window spans SPARSE_PARTS times its length in heights (an outage that long, or fewer
+    // than one block in SPARSE_PARTS heights).
+    if (chunkBlocks === 1 && newest! - lo >= SPARSE_PARTS * rebuildChunks) k = back.length;
     const next: Chunk[] = new Array(k);
     backAgg.reset();
     let deferred = 0;
