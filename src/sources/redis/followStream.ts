@@ -206,6 +206,8 @@ export async function followStream(
       // below the read position by a repair, is refused either way: it is not reported twice.
       for (const skipped of page) {
         if (ring.has(skipped)) continue;
+        await pace();
+        if (signal.aborted) return;
         const decoded = decodeStreamEntry(skipped[0], skipped[1]);
         if (decoded.ok) deliver(skipped, decoded);
       }
@@ -286,6 +288,7 @@ export async function followStream(
           if (signal.aborted) break;
           const decoded = decodeStreamEntry(entry[0], entry[1]);
           if (decoded.ok) await readSkipped(conn, entry[0]);
+          if (signal.aborted) break;
           deliver(entry, decoded);
         }
       }
