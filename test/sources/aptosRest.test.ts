@@ -176,7 +176,10 @@ describe("aptosRest against the fake node", () => {
   it("serves the same estimates as replaying the chain, through a fault storm", async () => {
     const node = await fakeNode({ blocks: 150, seed: 5, pageSize: 16 });
     node.grow(4, 1);
-    node.storm({ rate: 0.3, seed: 11 });
+    // Not on the gas schedule: a read of it given up (after 2 × timeoutMs, which a loaded machine
+    // reaches) hands the epoch's blocks on with the previous minimum, as documented, and the
+    // estimates then differ from the replay's for a reason this test is not about.
+    node.storm({ rate: 0.3, seed: 11, routes: ["ledger", "block", "transactions", "other"] });
     const { source$, events, from } = follow(node, { backfillBlocks: 121, timeoutMs: 250 });
     const engine = createEngine({ strategy: aip34() });
     const lines: string[] = [];
@@ -201,6 +204,7 @@ describe("aptosRest against the fake node", () => {
     ])
       expect(outcomes).toContain(kind);
     expect(engine.counters()).toMatchObject({ accepted: 221, duplicate: 0, rejected: 0 });
+    expect(events.filter((e) => e.type === "min_gas_unit_price_pending")).toEqual([]);
 
     const dir = mkdtempSync(join(tmpdir(), "gasdigest-aptos-"));
     const file = join(dir, "chain.ndjson");

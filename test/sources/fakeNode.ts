@@ -47,7 +47,11 @@ export interface FakeNode {
   /** Forget the faults injected and not used yet, and end a storm. */
   clearFaults(): void;
   /** Answer a share `rate` of all requests with a fault drawn from `kinds` (seeded); `undefined` calms. */
-  storm(options: { rate: number; seed?: number; kinds?: readonly Fault[] } | undefined): void;
+  storm(
+    options:
+      | { rate: number; seed?: number; kinds?: readonly Fault[]; routes?: readonly Route[] }
+      | undefined,
+  ): void;
   /** Add `blocks` blocks every `everyMs` until {@link stopGrowing} or close. */
   grow(everyMs: number, blocks?: number): void;
   stopGrowing(): void;
@@ -72,7 +76,9 @@ export async function startFakeNode(options: FakeNodeOptions = {}): Promise<Fake
   const pageSize = options.pageSize ?? 10_000;
   const requests: RequestRecord[] = [];
   const queued: { fault: Fault; route: Route | undefined; times: number }[] = [];
-  let stormState: { rate: number; kinds: readonly Fault[]; next: () => number } | undefined;
+  let stormState:
+    | { rate: number; kinds: readonly Fault[]; routes?: readonly Route[]; next: () => number }
+    | undefined;
   let growTimer: NodeJS.Timeout | undefined;
   let server: Server | undefined;
   const sockets = new Set<Socket>();
@@ -89,7 +95,11 @@ export async function startFakeNode(options: FakeNodeOptions = {}): Promise<Fake
       if (--q.times <= 0) queued.splice(i, 1);
       return q.fault;
     }
-    if (stormState && stormState.next() < stormState.rate)
+    if (
+      stormState &&
+      stormState.routes?.includes(route) !== false &&
+      stormState.next() < stormState.rate
+    )
       return stormState.kinds[Math.floor(stormState.next() * stormState.kinds.length)];
     return undefined;
   }
@@ -277,7 +287,7 @@ export async function startFakeNode(options: FakeNodeOptions = {}): Promise<Fake
         s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
         return s / 4294967296;
       };
-      stormState = { rate: o.rate, kinds: o.kinds ?? STORM_FAULTS, next };
+      stormState = { rate: o.rate, kinds: o.kinds ?? STORM_FAULTS, routes: o.routes, next };
     },
     grow(everyMs, blocks = 1) {
       clearInterval(growTimer);
