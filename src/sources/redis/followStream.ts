@@ -102,7 +102,8 @@ export async function followStream(
   // that cannot arrive within the timeout (a slow link, large blocks) would fail the same way
   // on every retry; the next attempt reads pages half as large.
   let pageSize = options.batchSize;
-  // Hand blocks over a few ms of work at a time, so a server fed by this replica keeps answering.
+  // Read pages and hand new blocks over a few ms of work at a time, so a server fed by this
+  // replica keeps answering (but for the warm start's blocks: see warmStart).
   const pace = createTurnPacer();
   function onPageFailure(e: unknown, count: number): never {
     if (e instanceof RedisFeedError && e.kind === "timeout" && count > 1)
@@ -159,9 +160,9 @@ export async function followStream(
     let from: bigint | undefined;
     let to: bigint | undefined;
     let blocks = 0;
+    // Handed over in one turn (not paced): a server this replica feeds answers from all of them
+    // or from none, never from the oldest few with its windows part empty.
     for (let i = newestFirst.length - 1; i >= 0; i--) {
-      await pace();
-      if (signal.aborted) return top;
       const [raw, decoded] = newestFirst[i]!;
       const block = deliver(raw, decoded);
       if (!block) continue;
