@@ -102,6 +102,8 @@ export function createSlidingDigest(given: SlidingDigestOptions): SlidingDigest 
   let cacheDeferredValue = Number.NaN;
 
   const covered = () => frontBlocks + backBlocks + partialBlocks;
+  /** The front stack's oldest entry: the merge of every chunk left in it. */
+  const frontTop = () => (frontStart < front.length ? front[frontStart] : undefined);
 
   /** Close the partial chunk (or push a ready one-block chunk at `height`) onto the back stack. */
   function seal(ready?: Centroids, readyDeferred = 0, height = 0n): void {
@@ -182,7 +184,7 @@ export function createSlidingDigest(given: SlidingDigestOptions): SlidingDigest 
 
   function evict(): void {
     for (;;) {
-      const oldest = frontStart < front.length ? front[frontStart] : back[0];
+      const oldest = frontTop() ?? back[0];
       if (!oldest || !full(oldest)) return;
       if (frontStart === front.length) flip();
       front[frontStart] = undefined;
@@ -205,7 +207,7 @@ export function createSlidingDigest(given: SlidingDigestOptions): SlidingDigest 
   }
 
   function merged(deferredValue: number | undefined): Centroids {
-    const top = frontStart < front.length ? front[frontStart]! : undefined;
+    const top = frontTop();
     const deferred = (top ? top.deferred : 0) + backDeferred + partialDeferred;
     if (deferred > 0) {
       if (deferredValue === undefined)
@@ -233,7 +235,7 @@ export function createSlidingDigest(given: SlidingDigestOptions): SlidingDigest 
 
   /** The weight the window's digests hold (its deferred weight is no digest's). */
   function digestWeight(): number {
-    const top = frontStart < front.length ? front[frontStart]! : undefined;
+    const top = frontTop();
     return (top ? top.centroids.count : 0) + backAgg.count + partial.count;
   }
 
@@ -254,7 +256,7 @@ export function createSlidingDigest(given: SlidingDigestOptions): SlidingDigest 
       return covered();
     },
     get count() {
-      const top = frontStart < front.length ? front[frontStart]! : undefined;
+      const top = frontTop();
       const fromTop = top ? top.centroids.count + top.deferred : 0;
       return fromTop + backAgg.count + backDeferred + partial.count + partialDeferred;
     },
