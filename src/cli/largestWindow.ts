@@ -36,10 +36,12 @@ interface ConfigBlocks {
  * {@link CALIBRATED_NODE_WARM_START} from a node, and twice its `anchorBlocks`, after which its
  * replicas agree), plus the newest block when `skipLatestBlock`
  * leaves it out. With a strategy name, only that strategy's windows count; without one (a
- * publisher sizing the stream), every window the config file sets.
+ * publisher sizing the stream), every window the config file sets, and the default `tdigest`
+ * windows' one block more, which any replica may run.
  *
  * @example
  * largestWindow({ gas: DEFAULT_GAS_CONFIG, strategies: {} }, "aip34"); // 121
+ * largestWindow({ gas: DEFAULT_GAS_CONFIG, strategies: {} }); // 122, a publisher's backfill
  * largestWindow(file, "calibrated", CALIBRATED_NODE_WARM_START); // 2001
  */
 export function largestWindow(
@@ -57,7 +59,9 @@ export function largestWindow(
     const { anchorBlocks } = parseCalibratedOptions(file.strategies.calibrated, ["calibrated"]);
     blocks = Math.max(blocks, calibratedBlocks, 2 * (anchorBlocks ?? 0));
   }
-  if (strategyName === "tdigest" || (every && tdigest !== undefined)) {
+  // A publisher sizes for a `tdigest` replica even without a block: its default windows are
+  // AIP-34's, and it agrees with the others one block later than `aip34` does.
+  if (strategyName === "tdigest" || every) {
     const options = parseTDigestOptions(tdigest ?? {}, ["tdigest"]);
     for (const windowBlocks of Object.values(tdigestWindows(options, file.gas))) {
       blocks = Math.max(blocks, windowBlocks + tdigestFirstChunk(windowBlocks, options));

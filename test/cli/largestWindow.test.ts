@@ -9,9 +9,11 @@ import { DEFAULT_GAS_CONFIG, parseGasConfig } from "../../src/core/config.js";
 const defaults = { gas: DEFAULT_GAS_CONFIG, strategies: {} };
 
 describe("largestWindow: the blocks a warm start or a backfill reads", () => {
-  it("is AIP-34's history plus the skipped newest block, for aip34 and a default publisher", () => {
+  it("is AIP-34's history plus the skipped newest block for aip34, one more for a default publisher", () => {
     expect(largestWindow(defaults, "aip34")).toBe(121);
-    expect(largestWindow(defaults)).toBe(121);
+    // A publisher with no tdigest block backfills what a default tdigest replica reads.
+    expect(largestWindow(defaults)).toBe(largestWindow(defaults, "tdigest"));
+    expect(largestWindow(defaults)).toBe(122);
     const noSkip = { gas: parseGasConfig({ skipLatestBlock: false }), strategies: {} };
     expect(largestWindow(noSkip, "aip34")).toBe(120);
   });
