@@ -438,12 +438,30 @@ describe("reading the node's answers", () => {
       type: "x",
       data: { feature_version: "40", entries },
     });
+    const MAX = { key: "txn.max_price_per_gas_unit", val: "10000000000" };
     expect(
-      parseMinGasUnitPrice(schedule([{ key: "txn.min_price_per_gas_unit", val: "100" }])),
+      parseMinGasUnitPrice(schedule([{ key: "txn.min_price_per_gas_unit", val: "100" }, MAX])),
     ).toEqual({
       ok: true,
       value: 100n,
     });
+    // A schedule without its maximum cannot be checked: 2^64 - 1 would be every tier's price.
+    expect(
+      parseMinGasUnitPrice(
+        schedule([{ key: "txn.min_price_per_gas_unit", val: "18446744073709551615" }]),
+      ),
+    ).toEqual({
+      ok: false,
+      issues: [{ path: "data.entries", message: 'has no "txn.max_price_per_gas_unit" entry' }],
+    });
+    expect(
+      parseMinGasUnitPrice(
+        schedule([
+          { key: "txn.min_price_per_gas_unit", val: "18446744073709551615" },
+          { key: "txn.max_price_per_gas_unit", val: "lots" },
+        ]),
+      ),
+    ).toMatchObject({ ok: false, issues: [{ path: "data.entries[1].val" }] });
     expect(parseMinGasUnitPrice(schedule([{ key: "other", val: "1" }]))).toEqual({
       ok: false,
       issues: [{ path: "data.entries", message: 'has no "txn.min_price_per_gas_unit" entry' }],

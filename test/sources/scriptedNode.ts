@@ -42,7 +42,10 @@ export const gasSchedule = (price = 100) =>
   json(200, {
     data: {
       feature_version: "1",
-      entries: [{ key: "txn.min_price_per_gas_unit", val: String(price) }],
+      entries: [
+        { key: "txn.min_price_per_gas_unit", val: String(price) },
+        { key: "txn.max_price_per_gas_unit", val: "10000000000" },
+      ],
     },
   });
 

@@ -226,33 +226,40 @@ const gasScheduleSchema = z.object({
 });
 
 /**
- * Parse `0x1::gas_schedule::GasScheduleV2` and return its minimum gas unit price. A minimum
- * above the same schedule's maximum (`txn.max_price_per_gas_unit`, when it has one) is an
- * issue: no transaction could be made, and every tier would be served that minimum for the
- * whole epoch.
+ * Parse `0x1::gas_schedule::GasScheduleV2` and return its minimum gas unit price. The schedule
+ * must have both `txn.min_price_per_gas_unit` and `txn.max_price_per_gas_unit` (every Aptos
+ * schedule has), and the minimum must not be above the maximum: such a minimum would be every
+ * tier's price for the whole epoch, and a schedule that leaves its maximum out cannot be checked
+ * (an audit's fake node served 2^64 − 1 that way).
  */
 export function parseMinGasUnitPrice(value: unknown): Parsed<bigint> {
   const r = parseWith(gasScheduleSchema, value);
   if (!r.ok) return r;
   const entries = r.value.data.entries;
-  const i = entries.findIndex((e) => e.key === MIN_PRICE_KEY);
-  if (i === -1)
-    return {
-      ok: false,
-      issues: [{ path: "data.entries", message: `has no "${MIN_PRICE_KEY}" entry` }],
-    };
-  const price = parseWith(u64String, entries[i]!.val, ["data", "entries", i, "val"]);
-  if (!price.ok) return price;
-  const min = BigInt(price.value);
-  const m = entries.findIndex((e) => e.key === MAX_PRICE_KEY);
-  const max = m === -1 ? undefined : parseWith(u64String, entries[m]!.val);
-  if (max?.ok && min > BigInt(max.value))
+  const entry = (key: string) => {
+    const at = entries.findIndex((e) => e.key === key);
+    if (at === -1)
+      return {
+        at,
+        parsed: {
+          ok: false as const,
+          issues: [{ path: "data.entries", message: `has no "${key}" entry` }],
+        },
+      };
+    return { at, parsed: parseWith(u64String, entries[at]!.val, ["data", "entries", at, "val"]) };
+  };
+  const low = entry(MIN_PRICE_KEY);
+  if (!low.parsed.ok) return low.parsed;
+  const high = entry(MAX_PRICE_KEY);
+  if (!high.parsed.ok) return high.parsed;
+  const min = BigInt(low.parsed.value);
+  if (min > BigInt(high.parsed.value))
     return {
       ok: false,
       issues: [
         {
-          path: `data.entries[${i}].val`,
-          message: `must not exceed ${MAX_PRICE_KEY} (${max.value}) of the same schedule, got ${min}`,
+          path: `data.entries[${low.at}].val`,
+          message: `must not exceed ${MAX_PRICE_KEY} (${high.parsed.value}) of the same schedule, got ${min}`,
         },
       ],
     };

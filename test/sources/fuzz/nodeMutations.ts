@@ -171,11 +171,13 @@ function requiredFields(route: Route, body: unknown): Path[] {
   if (route === "gas") {
     const entries = (body as { data?: { entries?: { key: string }[] } }).data?.entries ?? [];
     const min = entries.findIndex((e) => e.key === "txn.min_price_per_gas_unit");
+    const max = entries.findIndex((e) => e.key === "txn.max_price_per_gas_unit");
     return [
       u64("data"),
       u64("data", "feature_version"),
       u64("data", "entries"),
       u64("data", "entries", min, "val"),
+      ...(max === -1 ? [] : [u64("data", "entries", max, "val")]),
     ];
   }
   return [];
