@@ -170,7 +170,10 @@ function createCalibrated(settings: CalibratedConfig, config: GasConfig): Strate
       const min = effectiveMinPrice(block, config);
       clearing[head] = clearingPrice(block, config);
       head = (head + 1) % horizon;
-      blockLowestPrices(block, config, LOWEST, min, lowest);
+      // A price under the minimum counts as the minimum, as in the block's clearing price: left
+      // out, a full block's dearest few were read as its lowest (an audit served 127 times the
+      // going price for 20 blocks on a history whose minimum was raised over its prices).
+      blockLowestPrices(block, config, LOWEST, min, lowest, "floor");
       one[0] = clearing[(head - 1 + horizon) % horizon]!;
       // Each price relative to the minimum in force before its block (the floor a bid it could
       // include was made at): on a chain whose minimum moves every block, the windows follow it.

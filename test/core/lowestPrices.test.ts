@@ -16,6 +16,15 @@ describe("lowestPrices", () => {
     expect(out).toEqual([200n, 500n]);
   });
 
+  it("counts a price under the floor as the floor when asked, as a block's clearing price does", () => {
+    // A full block whose minimum was raised over most of its prices: left out, they made its
+    // dearest two read as its lowest.
+    const prices = [4n, 4n, 5n, 21n, 3000n];
+    expect(lowestPrices(prices, 3, 12n)).toEqual([21n, 3000n]);
+    expect(lowestPrices(prices, 3, 12n, [], "floor")).toEqual([12n, 12n, 12n]);
+    expect(lowestPrices(prices, 40, 12n, [], "floor")).toEqual([12n, 12n, 12n, 21n, 3000n]);
+  });
+
   it("equals sorting the prices at or above the floor and taking the first k", () => {
     fc.assert(
       fc.property(
@@ -27,11 +36,14 @@ describe("lowestPrices", () => {
         fc.oneof(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 30, max: 300 })),
         fc.bigInt({ min: 0n, max: 1000n }),
         (prices, k, floor) => {
-          const kept = prices
-            .filter((p) => p >= floor)
-            .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+          const order = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
+          const kept = prices.filter((p) => p >= floor).sort(order);
           const expected = kept.length > 0 ? kept.slice(0, k) : [floor];
           expect(lowestPrices(prices, k, floor)).toEqual(expected);
+          // Counted as the floor, a price under it is one more price at the floor.
+          const raised = prices.map((p) => (p < floor ? floor : p)).sort(order);
+          const atFloor = raised.length > 0 ? raised.slice(0, k) : [floor];
+          expect(lowestPrices(prices, k, floor, [], "floor")).toEqual(atFloor);
         },
       ),
       fcParams(300),
