@@ -79,6 +79,30 @@ export type { U64Input } from "./u64.js";
 
 const optional = <T extends z.ZodType>(schema: T) => schema.nullish();
 
+/**
+ * Most user transactions one block sample may hold: 100 times the largest Aptos block (about
+ * 10,000) and some 700 times Ethereum's. A block is about 70 bytes a transaction once parsed, so
+ * this bounds one block at some 70 MB; without it, a peer's valid block of 12 million prices
+ * (48 MB of JSON, 800 MB parsed) was taken, and 30 of them in a Redis stream took every replica
+ * started after them down with the heap.
+ */
+export const MAX_BLOCK_TRANSACTIONS = 1_000_000;
+
+/** A block's list of transactions: at most {@link MAX_BLOCK_TRANSACTIONS}, checked before any entry. */
+const txnArray = z
+  .unknown()
+  .transform((v, ctx) => {
+    if (Array.isArray(v) && v.length > MAX_BLOCK_TRANSACTIONS) {
+      ctx.addIssue({
+        code: "custom",
+        message: `must hold at most ${MAX_BLOCK_TRANSACTIONS} transactions, got ${v.length}`,
+      });
+      return z.NEVER;
+    }
+    return v;
+  })
+  .pipe(u64Array);
+
 /** A share of the block's transactions, 0 to 1. */
 const fraction = z
   .number({
@@ -114,8 +138,8 @@ export const blockSampleSchema = z
     last_version: optional(u64),
     chain_id: optional(chainId),
     min_gas_unit_price: optional(u64),
-    gas_unit_prices: u64Array,
-    gas_used: optional(u64Array),
+    gas_unit_prices: txnArray,
+    gas_used: optional(txnArray),
     block_gas_limit_reached: optional(z.boolean()),
     block_gas_limit: optional(u64),
     majority_use_case_fraction: optional(fraction),
@@ -158,7 +182,7 @@ function fieldOf(name: string, schema: z.ZodType): BlockField {
   const kind: BlockFieldKind | undefined =
     inner === u64 || inner === chainId
       ? "u64"
-      : inner === u64Array
+      : inner === txnArray
         ? "u64s"
         : inner instanceof z.ZodBoolean
           ? "flag"

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { isBlockSample } from "../../src/core/blockSample.js";
+import { isBlockSample, MAX_BLOCK_TRANSACTIONS } from "../../src/core/blockSample.js";
 import {
   InvalidBlockSampleError,
   parseBlockSample,
   parseJsonLossless,
   serializeBlockSample,
 } from "../../src/index.js";
+import { parseNdjsonLine } from "../../src/sources/parseNdjsonLine.js";
 
 function issuesOf(input: unknown) {
   try {
@@ -138,8 +139,14 @@ describe("a sparse array of prices (a structured clone from a peer)", () => {
     const prices: string[] = [];
     prices.length = 2 ** 32 - 1;
     const block = structuredClone({ height: "2", epoch: "1", gas_unit_prices: prices });
+    // At that length the cap on a block's transactions refuses it before any entry is read.
     expect(issuesOf(block)).toEqual([
-      "gas_unit_prices[0]: must not have holes: a sparse array of length 4294967295, no entry here",
+      "gas_unit_prices: must hold at most 1000000 transactions, got 4294967295",
+    ]);
+    const holes: string[] = [];
+    holes.length = MAX_BLOCK_TRANSACTIONS;
+    expect(issuesOf({ height: "2", epoch: "1", gas_unit_prices: holes })).toEqual([
+      "gas_unit_prices[0]: must not have holes: a sparse array of length 1000000, no entry here",
     ]);
     const late = ["100", "150"];
     late[9] = "200";
@@ -150,6 +157,28 @@ describe("a sparse array of prices (a structured clone from a peer)", () => {
     expect(() =>
       parseBlockSample({ height: "2", epoch: "1", gas_unit_prices: ["100"] }),
     ).not.toThrow();
+  });
+});
+
+describe("a block's transactions are capped", () => {
+  it("refuses more than MAX_BLOCK_TRANSACTIONS prices, from an object or an NDJSON line, naming the count", () => {
+    // A peer's valid block of 12 million prices was taken whole (800 MB parsed); 30 of them in a
+    // Redis stream took every replica started after them down with the heap.
+    const prices = (n: number) => Array.from({ length: n }, () => 100);
+    expect(issuesOf({ height: "2", epoch: "1", gas_unit_prices: prices(1_000_001) })).toEqual([
+      "gas_unit_prices: must hold at most 1000000 transactions, got 1000001",
+    ]);
+    expect(
+      issuesOf({ height: "2", epoch: "1", gas_unit_prices: [1], gas_used: prices(1_000_001) }),
+    ).toEqual(["gas_used: must hold at most 1000000 transactions, got 1000001"]);
+    const line = (n: number) =>
+      Buffer.from(JSON.stringify({ height: "2", epoch: "1", gas_unit_prices: prices(n) }));
+    const over = parseNdjsonLine(line(1_000_001), 7)!;
+    expect(over.ok ? [] : over.issues.map((i) => `${i.path}: ${i.message}`)).toEqual([
+      "gas_unit_prices: must hold at most 1000000 transactions, got 1000001",
+    ]);
+    const at = parseNdjsonLine(line(MAX_BLOCK_TRANSACTIONS), 8)!;
+    expect(at.ok && at.block.gasUnitPrices.length).toBe(MAX_BLOCK_TRANSACTIONS);
   });
 });
 

@@ -26,7 +26,15 @@ function fileAround(name: string, body: string): string {
   return path;
 }
 
-const invalidPrices = fileAround("invalid.ndjson", `[${Array(N).fill('"x"').join(",")}]`);
+// As many as a block may hold (10^6): each is checked, and the issues are capped.
+const invalidPrices = fileAround(
+  "invalid.ndjson",
+  `[${Array(N / 2)
+    .fill('"x"')
+    .join(",")}]`,
+);
+// Twice that, valid: refused by their count, before any is read as a price.
+const tooMany = fileAround("toomany.ndjson", `[${Array(N).fill("100").join(",")}]`);
 const deep = fileAround("deep.ndjson", `${"[".repeat(N)}${"]".repeat(N)}`);
 const objects = fileAround("objects.ndjson", `[${Array(N).fill("{}").join(",")}]`);
 const keys = join(dir, "keys.ndjson");
@@ -52,14 +60,26 @@ done({ code, heights: o.trim().split("\\n").map((l) => JSON.parse(l).height), li
 `);
 
 describe("one huge bad NDJSON line: clear errors, nothing good lost, bounded memory", () => {
-  it("replay: 2·10^6 invalid prices", async () => {
+  it("replay: 10^6 invalid prices", async () => {
     const { value, maxRssMB } = await replayChild(invalidPrices);
     expect(value).toMatchObject({
       code: 2,
       heights: ["1", "3", "4"],
       lines: 21,
       first: 'line 2: gas_unit_prices[0]: must be a decimal u64 string of digits only (got "x")',
-      last: "line 2: and 1999980 more issues (not listed)",
+      last: "line 2: and 999980 more issues (not listed)",
+    });
+    expect(maxRssMB).toBeLessThan(LIMIT_MB);
+    report(expect.getState().currentTestName, maxRssMB);
+  });
+
+  it("replay: 2·10^6 valid prices, more than a block may hold", async () => {
+    const { value, maxRssMB } = await replayChild(tooMany);
+    expect(value).toMatchObject({
+      code: 2,
+      heights: ["1", "3", "4"],
+      lines: 1,
+      first: "line 2: gas_unit_prices: must hold at most 1000000 transactions, got 2000000",
     });
     expect(maxRssMB).toBeLessThan(LIMIT_MB);
     report(expect.getState().currentTestName, maxRssMB);
