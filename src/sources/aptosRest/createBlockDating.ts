@@ -19,9 +19,10 @@ export interface BlockDating {
  * between the local and chain clocks; a block made after that tip is dated by its own read.
  *
  * Not dated: a block without a time, one made after the tip read (both then arrived when they
- * were read), and one dated before the block dated before it. A chain's block times never go
- * back, and a 1970 timestamp from a node's bogus answer would have made every fresh block look
- * decades stale.
+ * were read), and one dated before the last block dated. A chain's block times never go back,
+ * and a 1970 timestamp from a node's bogus answer would have made every fresh block look
+ * decades stale. A block made after the tip read is not a reference for the blocks after it:
+ * one claiming a time an hour ahead would otherwise have left every later block undated.
  *
  * @example
  * const dating = createBlockDating(Date.now, info);
@@ -29,7 +30,8 @@ export interface BlockDating {
  */
 export function createBlockDating(now: () => number, info: LedgerInfo): BlockDating {
   let tipClock = { timestampUsec: info.timestampUsec, atMs: now() };
-  // The latest block time seen: a block dated before it is not dated.
+  // The latest time of a block made no later than the tip read then: a block dated before it
+  // is not dated. Never above a tip's timestamp, so a block's absurd time cannot raise it.
   let lastMade: bigint | undefined;
   return {
     readTip(i) {
@@ -38,9 +40,13 @@ export function createBlockDating(now: () => number, info: LedgerInfo): BlockDat
     date(sample) {
       const made = sample.timestampUsec;
       if (made === undefined) return;
-      if (made <= tipClock.timestampUsec && (lastMade === undefined || made >= lastMade))
-        noteArrival(sample, tipClock.atMs - Number(tipClock.timestampUsec - made) / 1000);
-      if (lastMade === undefined || made > lastMade) lastMade = made;
+      // Made after the tip: arrived when read, and no reference for the blocks after it (a
+      // block an hour ahead of what the node says is now would otherwise leave every block
+      // after it undated, for the life of the process).
+      if (made > tipClock.timestampUsec) return;
+      if (lastMade !== undefined && made < lastMade) return;
+      noteArrival(sample, tipClock.atMs - Number(tipClock.timestampUsec - made) / 1000);
+      lastMade = made;
     },
   };
 }
