@@ -25,6 +25,8 @@ export function describeRedisEvent(event: RedisStreamEvent | RedisConnectionEven
     case "warm_start":
       if (event.blocks === 0)
         return `warm start: no valid block among the ${event.wanted === 1 ? "newest entry" : "newest entries"} read from stream ${event.stream} (each one skipped is listed); serving nothing until a valid block comes`;
+      if (event.transactions !== undefined)
+        return `warm start: only ${event.blocks} of the ${event.wanted} blocks wanted (heights ${event.from}..${event.to}) from stream ${event.stream}: they hold ${event.transactions} transactions, and the next older block would have taken the warm start past warmStartTransactions; until the windows fill the estimate may differ from replicas that read more`;
       return event.blocks < event.wanted
         ? `warm start: only ${event.blocks} of the ${event.wanted} blocks wanted (heights ${event.from}..${event.to}) from stream ${event.stream}; the stream holds no more (a young stream, or one Redis lost), so until the windows fill the estimate may differ from replicas that read the missing blocks`
         : `warm start: ${event.blocks} blocks (heights ${event.from}..${event.to}) from stream ${event.stream}`;

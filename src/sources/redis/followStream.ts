@@ -132,6 +132,9 @@ export async function followStream(
     };
     const newestFirst: [StreamEntry, DecodedStreamEntry][] = [];
     let valid = 0;
+    // Transactions of the valid blocks held; past `warmStartTransactions` no older one is taken.
+    let held = 0;
+    let cut = false;
     let top: string | undefined;
     let end = "+";
     const budget = Math.max(1, wanted * WARM_START_SCAN);
@@ -146,11 +149,17 @@ export async function followStream(
         if (wanted === 0) break;
         await pace();
         const decoded = decodeStreamEntry(e[0], e[1]);
-        newestFirst.push([e, decoded]);
-        if (decoded.ok && follows(decoded.block) && ++valid === wanted) break;
+        if (decoded.ok && follows(decoded.block)) {
+          const txns = decoded.block.gasUnitPrices.length;
+          cut = valid > 0 && held + txns > options.warmStartTransactions;
+          if (cut) break;
+          held += txns;
+          newestFirst.push([e, decoded]);
+          if (++valid === wanted) break;
+        } else newestFirst.push([e, decoded]);
       }
       const before = page.length === count ? previousId(page[page.length - 1]![0]) : undefined;
-      if (before === undefined || wanted === 0) break;
+      if (before === undefined || wanted === 0 || cut) break;
       end = before;
     }
     if (top === undefined) {
@@ -175,7 +184,15 @@ export async function followStream(
     if (wanted > 0)
       onEvent(
         blocks > 0
-          ? { type: "warm_start", stream, blocks, wanted, from, to }
+          ? {
+              type: "warm_start",
+              stream,
+              blocks,
+              wanted,
+              from,
+              to,
+              ...(cut ? { transactions: held } : {}),
+            }
           : { type: "warm_start", stream, blocks, wanted },
       );
     return top;

@@ -29,6 +29,11 @@ export type RedisStreamEvent =
       stream: string;
       blocks: number;
       wanted: number;
+      /**
+       * Present when `warmStartTransactions` cut the warm start short: the transactions the
+       * blocks fed hold, the next older block would have taken them past that budget.
+       */
+      transactions?: number;
       /** First and last height fed; absent when no entry read was a valid block (`blocks` 0). */
       from?: bigint;
       to?: bigint;
@@ -65,6 +70,12 @@ const shape = {
    * the largest window of the strategy, plus one with `skipLatestBlock`. @default 121
    */
   warmStartBlocks: wholeRange("blocks", 0).default(121),
+  /**
+   * Most transactions the warm start's blocks may hold together (they are all held, parsed, at
+   * about 70 bytes a transaction, before the first is fed): the newest block always, then older
+   * ones while they fit. 10,001 blocks of 250 transactions are 2.5 million. @default 5000000
+   */
+  warmStartTransactions: wholeRange("transactions", 1).default(5_000_000),
   /** Read every entry from this height on instead of the warm start (e.g. to resume a recording). @default undefined */
   startHeight: u64Option.optional(),
   /** How long one `XREAD BLOCK` waits for new entries, in ms. @default 5000 */

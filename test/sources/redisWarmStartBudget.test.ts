@@ -1,0 +1,62 @@
+// A warm start holds its blocks, parsed, until it feeds them in one turn: how many transactions
+// they may hold together is bounded (`warmStartTransactions`), so a stream of large blocks
+// cannot take a replica down at start. Thirty valid blocks of 12 million prices each did, with
+// the heap, on every restart.
+import { describe, expect, it } from "vitest";
+import { describeRedisEvent } from "../../src/redis.js";
+import { redisSkipReason, type TestRedis, useSharedRedis } from "../helpers/redisServer.js";
+import { until } from "../helpers/until.js";
+import { block, follow, publish, STREAM } from "./redisHelpers.js";
+
+const skip = redisSkipReason();
+const hundred = (height: number) =>
+  block(
+    height,
+    Array.from({ length: 100 }, () => 100 + height),
+  );
+
+describe.skipIf(skip)("Redis warm start: a budget of transactions", () => {
+  let redis: TestRedis;
+  useSharedRedis((r) => {
+    redis = r;
+  });
+
+  it("takes the newest blocks that fit, says so, and reads on from the top", async () => {
+    await publish(
+      redis.url,
+      Array.from({ length: 10 }, (_, i) => hundred(i + 1)),
+    );
+    const source = follow(redis.url, { warmStartBlocks: 10, warmStartTransactions: 450 });
+    await until(() => source.events.some((e) => e.type === "warm_start"));
+    const start = source.events.find((e) => e.type === "warm_start")!;
+    expect(start).toEqual({
+      type: "warm_start",
+      stream: STREAM,
+      blocks: 4,
+      wanted: 10,
+      from: 7n,
+      to: 10n,
+      transactions: 400,
+    });
+    expect(describeRedisEvent(start)).toBe(
+      `warm start: only 4 of the 10 blocks wanted (heights 7..10) from stream ${STREAM}: they hold 400 transactions, and the next older block would have taken the warm start past warmStartTransactions; until the windows fill the estimate may differ from replicas that read more`,
+    );
+    expect(source.heights()).toEqual([7, 8, 9, 10]);
+    await publish(redis.url, [hundred(11)]);
+    await until(() => source.got.length === 5);
+    expect(source.heights()).toEqual([7, 8, 9, 10, 11]);
+  });
+
+  it("always takes the newest block, whatever it holds", async () => {
+    await publish(redis.url, [hundred(1), hundred(2)]);
+    const source = follow(redis.url, { warmStartBlocks: 5, warmStartTransactions: 10 });
+    await until(() => source.events.some((e) => e.type === "warm_start"));
+    expect(source.events.find((e) => e.type === "warm_start")).toMatchObject({
+      blocks: 1,
+      from: 2n,
+      to: 2n,
+      transactions: 100,
+    });
+    expect(source.heights()).toEqual([2]);
+  });
+});
