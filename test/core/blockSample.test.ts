@@ -7,6 +7,7 @@ import {
   serializeBlockSample,
 } from "../../src/index.js";
 import { parseNdjsonLine } from "../../src/sources/parseNdjsonLine.js";
+import { scanBlockLine } from "../../src/sources/scanBlockLine.js";
 
 function issuesOf(input: unknown) {
   try {
@@ -176,6 +177,15 @@ describe("a block's transactions are capped", () => {
     const over = parseNdjsonLine(line(1_000_001), 7)!;
     expect(over.ok ? [] : over.issues.map((i) => `${i.path}: ${i.message}`)).toEqual([
       "gas_unit_prices: must hold at most 1000000 transactions, got 1000001",
+    ]);
+    // The general parser says the same; the byte scanner makes no number past the cap (the
+    // rest are counted, as holes), so such a line is refused without being parsed twice.
+    expect(parseNdjsonLine(line(1_000_001), 7, { fastPath: false })).toEqual(over);
+    const scanned = scanBlockLine(line(1_000_003))!.gas_unit_prices as bigint[];
+    expect(scanned.length).toBe(1_000_003);
+    expect([MAX_BLOCK_TRANSACTIONS - 1 in scanned, MAX_BLOCK_TRANSACTIONS in scanned]).toEqual([
+      true,
+      false,
     ]);
     const at = parseNdjsonLine(line(MAX_BLOCK_TRANSACTIONS), 8)!;
     expect(at.ok && at.block.gasUnitPrices.length).toBe(MAX_BLOCK_TRANSACTIONS);
