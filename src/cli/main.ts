@@ -103,9 +103,13 @@ const lines = (text: string) => text.split("\n").map(escapeControls).join("\n");
 /**
  * An error's message (and its details) on one line, every control character escaped, line breaks
  * too: a message echoes flags, paths and what a module threw, and a path holding a newline
- * (`--input $'x\ngasdigest replay: all good'`) must not print a line of its own.
+ * (`--input $'x\ngasdigest replay: all good'`) must not print a line of its own. The one
+ * exception is parseArgs' "argument is ambiguous" (`--seed -1`): three sentences on three lines
+ * of Node's own, quoting only the command's own option names, joined with spaces.
  */
 function oneMessage(e: Error): string {
+  if ((e as { code?: string }).code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE")
+    return e.message.split("\n").map(escapeControls).join(" ");
   if (!(e instanceof BaseError)) return escapeControls(e.message);
   const details = e.details ? ` (${escapeControls(e.details)})` : "";
   return `${escapeControls(e.shortMessage)}${details}`;

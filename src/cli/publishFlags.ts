@@ -125,6 +125,9 @@ export async function parsePublishFlags(argv: string[]) {
     intFlag("backfill", values.backfill, 0) ??
     largestWindow(file, undefined, CALIBRATED_NODE_WARM_START);
   const keepBlocks = intFlag("keep-blocks", values["keep-blocks"], 0);
+  // The sink would keep only --retain of them: more is a flag that does not do what it says.
+  if (keepBlocks !== undefined && keepBlocks > retain)
+    throw new UsageError(`--keep-blocks must be at most --retain (${retain}), got ${keepBlocks}`);
   const stream = values.stream;
   // Every flag, the source and the sink's options fail now (an empty --stream, a seed out of
   // range, an ndjson: file that cannot be read), not once Redis answers: with Redis away that

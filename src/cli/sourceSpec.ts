@@ -1,5 +1,6 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { BaseError, ValidationError } from "../core/errors.js";
+import { parseNodeUrl } from "../sources/aptosRest/nodeUrl.js";
 import { showUrl } from "../sources/aptosRest/urlCredentials.js";
 import { parseRedisUrl } from "../sources/redis/parseRedisUrl.js";
 import { UsageError } from "./io.js";
@@ -48,6 +49,8 @@ export function parseSourceSpec(value: string): SourceSpec {
     }
     if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
       throw new UsageError(`--source aptos:URL needs an http or https URL (got "${showUrl(url)}")`);
+    // What the node source would refuse (a query, a ':' in the user name) is a bad flag too.
+    flagValue("source", () => parseNodeUrl(url));
     return { kind: "aptos", url };
   }
   // Any case, as the URL parser reads a scheme (publish --to REDIS://... is taken too).
@@ -59,14 +62,24 @@ export function parseSourceSpec(value: string): SourceSpec {
 
 /** Check a `redis://HOST:PORT[/DB]` flag value; returns it unchanged. */
 export function redisUrlFlag(name: string, value: string): string {
+  flagValue(name, () => parseRedisUrl(value));
+  return value;
+}
+
+/**
+ * Run `check` on the value of flag `--name`; what it refuses (a `ValidationError`) is a usage
+ * error naming the flag: `--source: must not carry a query or fragment`.
+ *
+ * @throws {UsageError} naming the flag, or whatever else `check` threw.
+ */
+function flagValue(name: string, check: () => unknown): void {
   try {
-    parseRedisUrl(value);
+    check();
   } catch (e) {
     if (e instanceof ValidationError)
       throw new UsageError(`--${name}: ${e.issues.map((i) => i.message).join("; ")}`);
     throw e;
   }
-  return value;
 }
 
 /** Parse a whole-number flag value within bounds. */

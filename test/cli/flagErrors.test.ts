@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { parsePublishFlags } from "../../src/cli/publishFlags.js";
 import { runCli } from "../helpers/cli.js";
 
 // Nothing listens on port 1: a command that waited for Redis there would never finish.
@@ -84,6 +85,77 @@ describe("flag errors name the flag, whichever layer finds them", () => {
     expect(typo.code).toBe(1);
     expect(typo.stderr).toContain('gasdigest: unknown command "serv" (did you mean "serve"?)');
     expect((await runCli(["help", "serve", "extra"])).code).toBe(1);
+  });
+
+  it("an aptos: URL the node source refuses is a bad --source, with the usage: serve, record, publish", async () => {
+    const cases: [string, string][] = [
+      ["aptos:http://node/v1?x=1", "--source: must not carry a query or fragment"],
+      ["aptos:http://node/v1#top", "--source: must not carry a query or fragment"],
+      [
+        "aptos:http://a%3Ab:s3cret@node/v1",
+        "--source: the user name must not contain ':' once percent-decoded (Basic authentication splits user and password at the first ':')",
+      ],
+    ];
+    const commands: [string, string[]][] = [
+      ["serve", []],
+      ["record", ["--blocks", "3", "--out", "/tmp/never-written.ndjson"]],
+      ["publish", ["--to", NO_REDIS]],
+    ];
+    for (const [source, message] of cases)
+      for (const [command, rest] of commands) {
+        const r = await runCli([command, "--source", source, ...rest]);
+        expect(r.code, `${command} ${source}`).toBe(1);
+        expect(firstLine(r.stderr)).toBe(`gasdigest ${command}: ${message}`);
+        expect(r.stderr).toContain(`\n\nUsage: gasdigest ${command}`);
+        expect(r.stderr).not.toContain("s3cret");
+        expect(r.stdout, "nothing logged: the command never started").toBe("");
+      }
+  });
+
+  it("a negative number after a space is Node's ambiguous-argument message, readable on one line", async () => {
+    const cases: [string[], string][] = [
+      [["simulate", "-n", "3", "--seed", "-1"], "--seed"],
+      [["replay", "-i", "f.ndjson", "--max-reported", "-1"], "--max-reported"],
+    ];
+    for (const [argv, flag] of cases) {
+      const r = await runCli(argv);
+      expect(r.code, argv.join(" ")).toBe(1);
+      expect(firstLine(r.stderr)).toBe(
+        `gasdigest ${argv[0]}: Option '${flag}' argument is ambiguous. Did you forget to specify the option argument for '${flag}'? To specify an option argument starting with a dash use '${flag}=-XYZ'.`,
+      );
+      expect(r.stderr).not.toContain("\\u000a");
+      expect(r.stderr).toContain(`\n\nUsage: gasdigest ${argv[0]}`);
+    }
+    // A line break the user typed into a flag name is still escaped: it starts no line.
+    const forged = await runCli(["replay", "--x\ngasdigest replay: all good"]);
+    expect(forged.code).toBe(1);
+    expect(firstLine(forged.stderr)).toBe(
+      "gasdigest replay: Unknown option '--x\\u000agasdigest replay: all good'",
+    );
+  });
+
+  it("publish: --keep-blocks above --retain is refused naming both, before Redis is asked", async () => {
+    const cases: [string[], string][] = [
+      [["--keep-blocks", "20000"], "--keep-blocks must be at most --retain (10001), got 20000"],
+      [
+        ["--retain", "500", "--keep-blocks", "501"],
+        "--keep-blocks must be at most --retain (500), got 501",
+      ],
+    ];
+    for (const [flags, message] of cases) {
+      const argv = ["--source", "sim", "--to", NO_REDIS, ...flags];
+      // Refused by the flags' check itself (a publisher that started would wait for Redis).
+      await expect(parsePublishFlags(argv)).rejects.toThrow(message);
+      const r = await runCli(["publish", ...argv]);
+      expect(r.code, flags.join(" ")).toBe(1);
+      expect(firstLine(r.stderr)).toBe(`gasdigest publish: ${message}`);
+      expect(r.stderr).toContain("\n\nUsage: gasdigest publish");
+      expect(r.stdout, "nothing logged: the command never started").toBe("");
+    }
+    // Up to --retain is taken as given.
+    const same = ["--retain", "20000", "--keep-blocks", "20000"];
+    const flags = await parsePublishFlags(["--source", "sim", "--to", NO_REDIS, ...same]);
+    expect(flags).toMatchObject({ retain: 20000, keepBlocks: 20000 });
   });
 
   it("record: what the source refuses names the flag, and --blocks for the count", async () => {
