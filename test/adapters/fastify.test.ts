@@ -165,6 +165,27 @@ describe("Fastify plugin with inject()", () => {
     engine.close();
   });
 
+  it("two plugins on one instance need their own prefix and their own decorator, as adapters.md says", async () => {
+    const refused = async (a: object, b: object) => {
+      const app = Fastify();
+      try {
+        await app.register(gasdigest, { engine: engineWithBlocks(), ...a });
+        await app.register(gasdigest, { engine: engineWithBlocks(), ...b });
+        await app.ready();
+        return "ready";
+      } catch (e) {
+        return (e as { code?: string }).code;
+      } finally {
+        await app.close().catch(() => {});
+      }
+    };
+    expect(await refused({ prefix: "/a" }, { prefix: "/b" })).toBe("FST_ERR_DEC_ALREADY_PRESENT");
+    expect(await refused({ basePath: "/v1" }, { basePath: "/v2", decorator: "b" })).toBe(
+      "FST_ERR_DUPLICATED_ROUTE",
+    );
+    expect(await refused({ prefix: "/a" }, { prefix: "/b", decorator: "b" })).toBe("ready");
+  });
+
   it('with basePath "", unknown paths go to the app\'s not-found handler', async () => {
     const app = Fastify();
     app.setNotFoundHandler((_req, reply) => reply.code(404).send("app not found"));
