@@ -111,29 +111,35 @@ describe("aptosRest: a 410 with an oldest height nobody made", () => {
   });
 });
 
+/**
+ * Blocks 1..10 of a node whose tip is at 2,000,000 µs and whose blocks are made at 1,000,000 +
+ * height µs, but for the block times `timeOf` gives (undefined: the block's own).
+ */
+async function blocksWithTimes(timeOf: (height: number) => string | undefined) {
+  const fetch = async (input: string | URL | Request) => {
+    const url = new URL(String(input));
+    if (url.pathname === "/v1") {
+      const body = (await ledger(10).json()) as Record<string, unknown>;
+      return json(200, { ...body, ledger_timestamp: "2000000" });
+    }
+    const h = heightOf(url);
+    if (h === undefined) return gasSchedule();
+    if (h > 10) return json(404, { error_code: "block_not_found" });
+    const body = (await block(h, 1, 10 * h).json()) as Record<string, unknown>;
+    return json(200, { ...body, block_timestamp: timeOf(h) ?? body.block_timestamp });
+  };
+  const got = await firstValueFrom(
+    aptosRest("http://node.invalid", { ...fast, startHeight: 1, fetch }).pipe(take(10), toArray()),
+  );
+  expect(got.map((b) => b.height)).toEqual(Array.from({ length: 10 }, (_, i) => BigInt(i + 1)));
+  return got;
+}
+
 describe("aptosRest: block times that go back", () => {
   it("a block dated before the one before it is not dated for staleness (it arrived when read)", async () => {
-    // The tip's time is 2,000,000 µs; blocks are made at 1,000,000 + height µs, but block 6
-    // says 1970 (1,000 µs): dated by it, it would look about 2 s older than its neighbours.
-    const fetch = async (input: string | URL | Request) => {
-      const url = new URL(String(input));
-      if (url.pathname === "/v1") {
-        const body = (await ledger(10).json()) as Record<string, unknown>;
-        return json(200, { ...body, ledger_timestamp: "2000000" });
-      }
-      const h = heightOf(url);
-      if (h === undefined) return gasSchedule();
-      if (h > 10) return json(404, { error_code: "block_not_found" });
-      const body = (await block(h, 1, 10 * h).json()) as Record<string, unknown>;
-      return json(200, { ...body, block_timestamp: h === 6 ? "1000" : body.block_timestamp });
-    };
-    const got = await firstValueFrom(
-      aptosRest("http://node.invalid", { ...fast, startHeight: 1, fetch }).pipe(
-        take(10),
-        toArray(),
-      ),
-    );
-    expect(got.map((b) => b.height)).toEqual(Array.from({ length: 10 }, (_, i) => BigInt(i + 1)));
+    // Block 6 says 1970 (1,000 µs): dated by it, it would look about 2 s older than its
+    // neighbours.
+    const got = await blocksWithTimes((h) => (h === 6 ? "1000" : undefined));
     // Blocks 5 and 7 are dated from their times, 2 µs apart; block 6 is not dated at all.
     expect(arrivalOf(got[4]!)).toBeDefined();
     expect(arrivalOf(got[6]!)).toBeDefined();
@@ -141,32 +147,10 @@ describe("aptosRest: block times that go back", () => {
   });
 
   it("a block made after the tip does not stop the dating of the blocks after it", async () => {
-    // The tip's time is 2,000,000 µs; blocks are made at 1,000,000 + height µs, but blocks 1
-    // and 4 say an hour after the tip: taken as the newest block time, they would have left
-    // every block after them undated (served as current, a backfill included) for good.
+    // Blocks 1 and 4 say an hour after the tip: taken as the newest block time, they would have
+    // left every block after them undated (served as current, a backfill included) for good.
     const hourAhead = String(2_000_000 + 3_600_000_000);
-    const fetch = async (input: string | URL | Request) => {
-      const url = new URL(String(input));
-      if (url.pathname === "/v1") {
-        const body = (await ledger(10).json()) as Record<string, unknown>;
-        return json(200, { ...body, ledger_timestamp: "2000000" });
-      }
-      const h = heightOf(url);
-      if (h === undefined) return gasSchedule();
-      if (h > 10) return json(404, { error_code: "block_not_found" });
-      const body = (await block(h, 1, 10 * h).json()) as Record<string, unknown>;
-      return json(200, {
-        ...body,
-        block_timestamp: h === 1 || h === 4 ? hourAhead : body.block_timestamp,
-      });
-    };
-    const got = await firstValueFrom(
-      aptosRest("http://node.invalid", { ...fast, startHeight: 1, fetch }).pipe(
-        take(10),
-        toArray(),
-      ),
-    );
-    expect(got.map((b) => b.height)).toEqual(Array.from({ length: 10 }, (_, i) => BigInt(i + 1)));
+    const got = await blocksWithTimes((h) => (h === 1 || h === 4 ? hourAhead : undefined));
     // Blocks 1 and 4 arrived when read; every other block is dated about 1 s before the tip read.
     expect(arrivalOf(got[0]!)).toBeUndefined();
     expect(arrivalOf(got[3]!)).toBeUndefined();
