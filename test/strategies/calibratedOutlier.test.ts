@@ -40,17 +40,23 @@ function withOutlier(blocks: readonly BlockSample[], at: number, price: bigint):
   return copy;
 }
 
+/** The real Ethereum history's first `n` blocks (wei) and its config, each block changed by `over`. */
+function ethHistory(n: number, over: object = {}) {
+  const dir = "test/fixtures/eth-2017-12";
+  const config = JSON.parse(readFileSync(`${dir}/wei.config.json`, "utf8")) as GasConfigInput;
+  const chain = readFileSync(`${dir}/blocks-4710000-4719999.ndjson`, "utf8")
+    .split("\n", n)
+    .map((line) => parseBlockSample({ ...JSON.parse(line), ...over }));
+  return { config, chain };
+}
+
 describe("calibrated: a few blocks far above the rest, scattered", () => {
   it("two outliers 300 blocks apart on the real Ethereum history do not set the top tier's price", () => {
     // The fixture's first 4,000 blocks (wei), with blocks 3,000 and 3,300 replaced by blocks
     // clearing at 10^18 wei. With only one block trimmed from the 500-block window's top, the
     // second outlier became its top: the top tier served about 10^18 for 106 of the next 700
     // blocks, where the same chain without them is served some 10^10.
-    const dir = "test/fixtures/eth-2017-12";
-    const config = JSON.parse(readFileSync(`${dir}/wei.config.json`, "utf8")) as GasConfigInput;
-    const chain = readFileSync(`${dir}/blocks-4710000-4719999.ndjson`, "utf8")
-      .split("\n", 4_000)
-      .map((line) => parseBlockSample(JSON.parse(line)));
+    const { config, chain } = ethHistory(4_000);
     const plain = served(chain, config);
     const hit = served(
       withOutlier(withOutlier(chain, 3_000, 10n ** 18n), 3_300, 10n ** 18n),
@@ -117,11 +123,7 @@ describe("calibrated: full blocks holding prices under their own minimum", () =>
     // Left out, the prices under it made a block's dearest two or three (21 and 3,000 gwei)
     // its "lowest", and a 99.9 % top tier served up to 14 times the highest price any of the
     // previous 100 blocks cleared at (127 times on the whole history, an audit found).
-    const dir = "test/fixtures/eth-2017-12";
-    const config = JSON.parse(readFileSync(`${dir}/wei.config.json`, "utf8")) as GasConfigInput;
-    const chain = readFileSync(`${dir}/blocks-4710000-4719999.ndjson`, "utf8")
-      .split("\n", 3_000)
-      .map((line) => parseBlockSample({ ...JSON.parse(line), min_gas_unit_price: "12000000000" }));
+    const { config, chain } = ethHistory(3_000, { min_gas_unit_price: "12000000000" });
     const engine = createEngine({
       strategy: calibrated({ tiers: { prioritized: { withinBlocks: 1, probability: 0.999 } } }),
       config,
