@@ -3,13 +3,17 @@ import type { StreamEntry } from "./streamReplies.js";
 
 /** The newest entries a replica handed on (or skipped), remembered by id and content digest. */
 export interface DeliveredRing {
-  /** Remember an entry just handed on; the oldest is forgotten past the ring's size. */
-  add(entry: StreamEntry): void;
+  /**
+   * Remember an entry just handed on (its digest given when its fields are no longer held:
+   * {@link entryDigest}); the oldest is forgotten past the ring's size.
+   */
+  add(entry: StreamEntry, digest?: string): void;
   /** Whether `entry` is one of the remembered ones, with the same fields. */
   has(entry: StreamEntry): boolean;
 }
 
-function digest([, fields]: StreamEntry): string {
+/** The digest the ring remembers an entry by: of all its fields. */
+export function entryDigest([, fields]: StreamEntry): string {
   const hash = createHash("sha256");
   for (const field of fields) hash.update(field).update("\0");
   return hash.digest("base64");
@@ -45,14 +49,14 @@ export function blockDigest(fields: readonly string[]): string | undefined {
 export function createDeliveredRing(size: number): DeliveredRing {
   const digests = new Map<string, string>();
   return {
-    add(entry) {
+    add(entry, digest = entryDigest(entry)) {
       digests.delete(entry[0]);
-      digests.set(entry[0], digest(entry));
+      digests.set(entry[0], digest);
       if (digests.size > size) digests.delete(digests.keys().next().value as string);
     },
     has(entry) {
       const known = digests.get(entry[0]);
-      return known !== undefined && known === digest(entry);
+      return known !== undefined && known === entryDigest(entry);
     },
   };
 }

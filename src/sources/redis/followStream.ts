@@ -4,9 +4,10 @@ import type { BlockSample } from "../../core/blockSample.js";
 import { createTurnPacer } from "../createTurnPacer.js";
 import { checkStreamKey } from "./checkStreamKey.js";
 import { connectRedis, type RedisConnection } from "./connectRedis.js";
-import { blockDigest, createDeliveredRing } from "./createDeliveredRing.js";
+import { blockDigest, createDeliveredRing, entryDigest } from "./createDeliveredRing.js";
 import { createFallWatch } from "./createFallWatch.js";
 import { createOutageTracker } from "./createOutageTracker.js";
+import { createPageSizer } from "./createPageSizer.js";
 import { RedisFeedError, tooLargeToRead } from "./errors.js";
 import type { ResolvedRedisStreamOptions } from "./options.js";
 import { readStreamTopId } from "./redisStreamTop.js";
@@ -63,7 +64,12 @@ export async function followStream(
   // find it; a stream restored by another publisher holds it with another `received_at_ms`.
   let goodBlock: string | undefined;
 
-  const deliver = (raw: StreamEntry, decoded?: DecodedStreamEntry): BlockSample | undefined => {
+  /** Hand on (or report) an entry; `digest` is its ring digest when its fields were let go. */
+  const deliver = (
+    raw: StreamEntry,
+    decoded?: DecodedStreamEntry,
+    digest?: string,
+  ): BlockSample | undefined => {
     const [id, fields] = raw;
     lastId = id;
     read = true;
@@ -73,7 +79,7 @@ export async function followStream(
     // had is fed (a block written after a far-ahead one was deleted); a warm start (at start, or
     // after a real rewrite) feeds from scratch.
     if (lastGood !== undefined && !idBefore(lastGood, id) && ring.has(raw)) return undefined;
-    ring.add(raw);
+    ring.add(raw, digest);
     const entry = decoded ?? decodeStreamEntry(id, fields);
     if (!entry.ok) {
       onEvent({ type: "rejected", id, issues: entry.issues });
@@ -98,18 +104,12 @@ export async function followStream(
    * between them are reported and do not count, so every replica starts from as many blocks),
    * reading at most WARM_START_SCAN entries per block wanted; returns the top id.
    */
-  // Entries per page (warm start and XREAD): `batchSize`, halved after a page timed out. A page
-  // that cannot arrive within the timeout (a slow link, large blocks) would fail the same way
-  // on every retry; the next attempt reads pages half as large.
-  let pageSize = options.batchSize;
+  // Entries per page (warm start, XRANGE and XREAD): at most `batchSize`, fewer where entries
+  // are large, halved after a page timed out (see createPageSizer).
+  const pages = createPageSizer(options.batchSize);
   // Read pages and hand new blocks over a few ms of work at a time, so a server fed by this
   // replica keeps answering (but for the warm start's blocks: see warmStart).
   const pace = createTurnPacer();
-  function onPageFailure(e: unknown, count: number): never {
-    if (e instanceof RedisFeedError && e.kind === "timeout" && count > 1)
-      pageSize = Math.max(1, Math.floor(count / 2));
-    throw e;
-  }
   async function warmStart(conn: RedisConnection): Promise<string> {
     const wanted = options.warmStartBlocks;
     lastGood = undefined;
@@ -130,7 +130,9 @@ export async function followStream(
       epochAtMost = b.epoch;
       return true;
     };
-    const newestFirst: [StreamEntry, DecodedStreamEntry][] = [];
+    // An entry that is not a block is held by its id, issues and ring digest, not its fields:
+    // thirty of 48 MB each, held until the warm start's end, were 1.4 GB.
+    const newestFirst: [StreamEntry, DecodedStreamEntry, string?][] = [];
     let valid = 0;
     // Transactions of the valid blocks held; past `warmStartTransactions` no older one is taken.
     let held = 0;
@@ -139,11 +141,12 @@ export async function followStream(
     let end = "+";
     const budget = Math.max(1, wanted * WARM_START_SCAN);
     while (newestFirst.length < budget && (valid < wanted || top === undefined)) {
-      const count = Math.max(1, Math.min(wanted - valid, pageSize));
+      const count = pages.count(Math.max(1, wanted - valid));
       const reply: unknown = await conn
         .call((c) => c.xrevrange(stream, end, "-", "COUNT", count))
-        .catch((e: unknown) => onPageFailure(e, count));
+        .catch((e: unknown) => pages.failed(e, count));
       const page = streamEntries(url, "XREVRANGE", reply);
+      pages.observe(page);
       top ??= page[0]?.[0];
       for (const e of page) {
         if (wanted === 0) break;
@@ -156,7 +159,8 @@ export async function followStream(
           held += txns;
           newestFirst.push([e, decoded]);
           if (++valid === wanted) break;
-        } else newestFirst.push([e, decoded]);
+        } else if (decoded.ok) newestFirst.push([e, decoded]);
+        else newestFirst.push([[e[0], []], decoded, entryDigest(e)]);
       }
       const before = page.length === count ? previousId(page[page.length - 1]![0]) : undefined;
       if (before === undefined || wanted === 0 || cut) break;
@@ -172,8 +176,8 @@ export async function followStream(
     // Handed over in one turn (not paced): a server this replica feeds answers from all of them
     // or from none, never from the oldest few with its windows part empty.
     for (let i = newestFirst.length - 1; i >= 0; i--) {
-      const [raw, decoded] = newestFirst[i]!;
-      const block = deliver(raw, decoded);
+      const [raw, decoded, digest] = newestFirst[i]!;
+      const block = deliver(raw, decoded, digest);
       if (!block) continue;
       from ??= block.height;
       to = block.height;
@@ -213,11 +217,12 @@ export async function followStream(
     let from = nextId(lastGood);
     const to = previousId(id);
     while (from !== undefined && to !== undefined && !idBefore(to, from)) {
-      const count = pageSize;
+      const count = pages.count();
       const reply: unknown = await conn
         .call((c) => c.xrange(stream, from!, to, "COUNT", count))
-        .catch((e: unknown) => onPageFailure(e, count));
+        .catch((e: unknown) => pages.failed(e, count));
       const page = streamEntries(url, "XRANGE", reply);
+      pages.observe(page);
       // Only blocks: no valid block lies between the last one handed on and `id` (it would be
       // the last one), so these are blocks never read. An entry that is not one was read in
       // order and reported then (a run longer than the ring is no longer in it), or, written
@@ -269,14 +274,15 @@ export async function followStream(
       while (!signal.aborted) {
         const after: string = lastId;
         const asked = Date.now();
-        const count = pageSize;
+        const count = pages.count();
         const reply: unknown = await conn
           .call(
             (c) => c.xread("COUNT", count, "BLOCK", options.blockMs, "STREAMS", stream, after),
             options.blockMs,
           )
-          .catch((e: unknown) => onPageFailure(tooLargeToRead(url, stream, after, e), count));
+          .catch((e: unknown) => pages.failed(tooLargeToRead(url, stream, after, e), count));
         const entries = xreadEntries(url, reply);
+        if (entries) pages.observe(entries);
         outage.succeeded();
         if (signal.aborted) continue;
         if (!entries) {
