@@ -101,6 +101,12 @@ const shape = {
    * (`stream_lost`), they are written again before any newer block. `0` keeps none. @default 10000
    */
   keepBlocks: wholeRange("blocks", 0).default(10_000),
+  /**
+   * The most bytes of entries `keepBlocks` keeps: past it the oldest are forgotten (the newest
+   * is kept whatever its size). Blocks of 250 transactions are about 3 KiB, so 10,000 of them
+   * fit many times over; blocks of 100,000 would hold 14 GB. @default 268435456 (256 MiB)
+   */
+  keepBytes: wholeRange("bytes", 0).default(256 * 1024 * 1024),
   /** Most `XADD`s sent in one round trip (a pipeline) when blocks are waiting. @default 100 */
   batchSize: wholeRange("entries", 1, 10_000).default(100),
   /** Receives {@link RedisSinkEvent}s (log them); exceptions it throws are ignored. @default ignore */

@@ -44,7 +44,10 @@ export async function publishBlocks(
   // Whether `stream_differs` was reported since a height was last found written alike.
   let warnedDiffers = false;
   // The newest height Redis acknowledged, and the newest entries, to write again if it loses them.
-  const written = createWrittenRing(Math.min(options.keepBlocks, options.retain));
+  const written = createWrittenRing(
+    Math.min(options.keepBlocks, options.retain),
+    options.keepBytes,
+  );
   const lost: LossReport = { to: undefined };
   // The stream's top as last decoded: a foreign entry read on every retry is decoded once.
   const topMemo: StreamTopMemo = {};
