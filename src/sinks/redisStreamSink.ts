@@ -28,12 +28,12 @@ export { resolveRedisStreamSinkOptions } from "./redis/options.js";
  * past that height without it (with a `stream_ahead` event). The stream keeps at least `retain`
  * entries (`MAXLEN ~`).
  *
- * Blocks wait in order while Redis is unreachable (at most `maxPending`, the oldest dropped
- * beyond, with a `dropped` event) and are written, up to `batchSize` per round trip, when it is
+ * Blocks wait in order while Redis is unreachable (at most `maxPending` blocks and
+ * `maxPendingTransactions` transactions, the oldest dropped beyond, with a `dropped` event) and are written, up to `batchSize` per round trip, when it is
  * back; the connection is retried forever with capped exponential backoff (`retrying`,
  * `unreachable`, `recovered`). When Redis comes back without entries it had acknowledged
  * (restarted from an older snapshot, or without persistence), a `stream_lost` event says which
- * heights, and the newest ones the sink kept (`keepBlocks`, 10,000) are written again before
+ * heights, and the newest ones the sink kept (`keepBlocks`, 10,000, at most `keepBytes`) are written again before
  * any newer block, so the stream has no hole. When the input completes, the operator completes once every
  * waiting block is written; an input error is passed on after that. Unsubscribing closes the
  * connection at once. A value that is not a valid block is skipped with a `rejected` event.
@@ -59,7 +59,7 @@ export function redisStreamSink(
   return (source$) =>
     new Observable<RedisPublishResult>((subscriber) => {
       const abort = new AbortController();
-      const queue = createPendingQueue(resolved.maxPending);
+      const queue = createPendingQueue(resolved.maxPending, resolved.maxPendingTransactions);
       let inputError: { error: unknown } | undefined;
       const input = source$.subscribe({
         next(value) {

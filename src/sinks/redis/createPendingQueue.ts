@@ -18,15 +18,26 @@ export interface PendingQueue {
 
 /**
  * A bounded FIFO of blocks for the sink: O(1) push and shift (a head index, compacted now and
- * then), the oldest blocks dropped beyond `limit`.
+ * then), the oldest blocks dropped beyond `limit` blocks or `maxTransactions` transactions
+ * (the newest block is kept whatever it holds).
  *
  * @example
- * const queue = createPendingQueue(100_000);
+ * const queue = createPendingQueue(100_000, 10_000_000);
  * queue.push(block); await queue.wait(); const batch = queue.take(100);
  */
-export function createPendingQueue(limit: number): PendingQueue {
+export function createPendingQueue(
+  limit: number,
+  maxTransactions = Number.POSITIVE_INFINITY,
+): PendingQueue {
   let items: BlockSample[] = [];
   let head = 0;
+  // Transactions of the blocks waiting.
+  let txns = 0;
+  const count = (blocks: readonly BlockSample[]) => {
+    let n = 0;
+    for (const b of blocks) n += b.gasUnitPrices.length;
+    return n;
+  };
   let ended = false;
   let waiter: (() => void) | undefined;
   const wake = () => {
@@ -43,10 +54,15 @@ export function createPendingQueue(limit: number): PendingQueue {
   return {
     push(block) {
       items.push(block);
+      txns += block.gasUnitPrices.length;
       let dropped: { count: number; from: bigint; to: bigint } | undefined;
-      const over = items.length - head - limit;
+      let over = Math.max(0, items.length - head - limit);
+      let left = txns - count(items.slice(head, head + over));
+      while (left > maxTransactions && head + over < items.length - 1)
+        left -= items[head + over++]!.gasUnitPrices.length;
       if (over > 0) {
         dropped = { count: over, from: items[head]!.height, to: items[head + over - 1]!.height };
+        txns = left;
         head += over;
         compact();
       }
@@ -56,11 +72,13 @@ export function createPendingQueue(limit: number): PendingQueue {
     take(n) {
       const out = items.slice(head, head + n);
       head += out.length;
+      txns -= count(out);
       compact();
       return out;
     },
     putBack(blocks) {
       if (blocks.length === 0) return;
+      txns += count(blocks);
       if (head >= blocks.length) {
         head -= blocks.length;
         for (let i = 0; i < blocks.length; i++) items[head + i] = blocks[i]!;

@@ -96,6 +96,12 @@ const shape = {
   /** Blocks held while Redis is unreachable; beyond it the oldest are dropped (`dropped`). @default 100000 */
   maxPending: wholeRange("blocks", 1).default(100_000),
   /**
+   * Transactions held by the blocks waiting while Redis is unreachable (parsed, about 70 bytes
+   * each); beyond it the oldest are dropped (`dropped`), the newest kept whatever it holds.
+   * 100,000 blocks of 250 transactions are 25 million. @default 10000000
+   */
+  maxPendingTransactions: wholeRange("transactions", 1).default(10_000_000),
+  /**
    * The newest entries written kept in memory (the NDJSON lines already sent, about 3 KiB per
    * block of 250 transactions), at most `retain`: when Redis comes back without them
    * (`stream_lost`), they are written again before any newer block. `0` keeps none. @default 10000
