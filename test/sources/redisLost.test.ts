@@ -168,6 +168,32 @@ describe.skipIf(skip)("a publisher whose Redis lost entries it had acknowledged"
     expect(await streamHeights(redis)).toEqual(Array.from({ length: 11 }, (_, i) => i + 1));
   });
 
+  it("a repair Redis refuses by a last id set ahead is a failure naming the XSETID that mends it, the loss reported once", async () => {
+    // Something else wrote `XADD key MAXLEN 0 * ...`: the stream is empty and its last id a
+    // time in ms. The rewrites of the kept blocks were refused, taken for another publisher's,
+    // and the loss reported again on every retry, the heights never written.
+    const redis = await startRedis();
+    cleanup.push(() => redis.close());
+    const { write, events, lost } = handSink(redis.url, { maxBackoffMs: 50 });
+    await write(1, 10);
+    await redis.client.xadd(STREAM, "MAXLEN", "0", "*", "foo", "bar");
+    const writing = write(11, 11);
+    await until(() => events.filter((e) => e.type === "retrying").length >= 4);
+    expect(lost()).toHaveLength(1);
+    // Block 11 refused first, then the repair on the new connection.
+    const retries = events.flatMap((e) => (e.type === "retrying" ? [e.error.message] : []));
+    expect(retries[0]).toBe(
+      `Redis refuses height 11 of stream ${STREAM}, whose newest entry is none (the stream is empty): the stream's last id was set past its entries\n\nDetails: set it back (XSETID ${STREAM} 0-0); the blocks wait in memory meanwhile`,
+    );
+    expect(retries.at(-1)).toBe(
+      `Redis refuses heights 1..10 of stream ${STREAM}, which this publisher kept to write again, above its newest entry (none: the stream is empty): the stream's last id was set past its entries\n\nDetails: set it back below them (XSETID ${STREAM} 0-0); the blocks wait in memory meanwhile`,
+    );
+    await redis.client.call("XSETID", STREAM, "0-0");
+    await writing;
+    expect(lost()).toHaveLength(1);
+    expect(await streamHeights(redis)).toEqual(Array.from({ length: 11 }, (_, i) => i + 1));
+  });
+
   it("a height found written by the other publisher is written again as the stream held it", async () => {
     const redis = await startRedis();
     cleanup.push(() => redis.close());

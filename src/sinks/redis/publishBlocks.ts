@@ -177,7 +177,8 @@ export async function publishBlocks(
           ) {
             failure = new RedisFeedError(url, "command", {
               message: `Redis refuses height ${b.height} of stream ${stream}, whose newest entry is ${top?.id ?? "none (the stream is empty)"}: the stream's last id was set past its entries`,
-              details: `set it back (XSETID ${stream} ${top?.id ?? entryId(b.height - 1n)}); the blocks wait in memory meanwhile`,
+              // An empty stream: back below the oldest block kept, which the repair writes again.
+              details: `set it back (XSETID ${stream} ${top?.id ?? entryId((written.above(0n)[0]?.height ?? b.height) - 1n)}); the blocks wait in memory meanwhile`,
             });
             break;
           }

@@ -1,7 +1,7 @@
 import type { RedisConnection } from "../../sources/redis/connectRedis.js";
-import { commandFailure } from "../../sources/redis/errors.js";
+import { commandFailure, RedisFeedError } from "../../sources/redis/errors.js";
 import { readStreamTopId } from "../../sources/redis/redisStreamTop.js";
-import { idHeight } from "../../sources/redis/streamEntry.js";
+import { entryId, idHeight } from "../../sources/redis/streamEntry.js";
 import type { WrittenRing } from "./createWrittenRing.js";
 import type { ResolvedRedisStreamSinkOptions } from "./options.js";
 import { REFUSED, writeEntries } from "./writeEntries.js";
@@ -59,12 +59,27 @@ export async function restoreLostEntries(
     });
   }
   const retain = String(options.retain);
+  let refused: bigint | undefined;
   for (let i = 0; i < kept.length; i += options.batchSize) {
     const replies = await writeEntries(conn, stream, retain, kept.slice(i, i + options.batchSize));
     for (let j = 0; j < Math.min(options.batchSize, kept.length - i); j++) {
       const [error] = replies?.[j] ?? [new Error("no answer in the pipeline")];
       if (error && !error.message.includes(REFUSED)) throw commandFailure(conn.url, error);
+      if (error) refused ??= kept[i + j]!.height;
     }
+  }
+  // A refused height is fine when the stream now stands at or above it (the other publisher
+  // was first). Refused with no entry at or above it, Redis refused it by the stream's last id,
+  // set past its entries (`XADD ... MAXLEN 0`, XSETID): the repair did not happen. Said as a
+  // failure (retried with backoff, the loss not reported again), with the id to set it back to.
+  if (refused !== undefined) {
+    const now = await readStreamTopId(conn, stream);
+    const nowHeight = now === undefined ? 0n : idHeight(now);
+    if (nowHeight !== undefined && nowHeight < refused)
+      throw new RedisFeedError(conn.url, "command", {
+        message: `Redis refuses heights ${refused}..${newest} of stream ${stream}, which this publisher kept to write again, above its newest entry ${now ?? "(none: the stream is empty)"}: the stream's last id was set past its entries`,
+        details: `set it back below them (XSETID ${stream} ${now ?? entryId(refused - 1n)}); the blocks wait in memory meanwhile`,
+      });
   }
   reported.to = undefined;
 }
