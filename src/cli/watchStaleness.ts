@@ -30,6 +30,10 @@ export function watchStaleness(
   // already said that blocks keep coming.
   let seenAt: number | undefined;
   let arrivingSaid = false;
+  // When this stale spell began: only blocks seen since say that blocks keep coming. A replica's
+  // warm start (old blocks, all seen at once, then nothing: its publisher had stopped) was
+  // taken for blocks still arriving, and the warning blamed the publisher's clock.
+  let staleSince: number | undefined;
   const check = () => {
     const s = engine.snapshot();
     if (s === undefined) return;
@@ -40,13 +44,16 @@ export function watchStaleness(
     // Stale by the block's own arrival time (a replica counts from the publisher's clock),
     // though blocks keep reaching this server: say so, once, or the operator looks for an
     // outage that is not there.
+    if (isStale) staleSince ??= t;
+    else staleSince = undefined;
     const seenMs = seenAt === undefined ? undefined : Math.round(t - seenAt);
-    const arriving = isStale && seenMs !== undefined && seenMs <= maxStalenessMs;
+    const arriving =
+      isStale && seenAt !== undefined && seenAt >= staleSince! && seenMs! <= maxStalenessMs;
     if (isStale && (!stale || (arriving && !arrivingSaid))) {
       const fields = { height, ageMs: Math.round(ageMs), maxStalenessMs };
       log.warn(
         arriving ? { ...fields, seenMs } : fields,
-        `stale: the newest block (height ${height}) arrived ${Math.round(ageMs)} ms ago, more than --max-staleness-ms ${maxStalenessMs}: the estimate and the health check answer 503 until a block arrives${arriving ? `. Yet blocks still reach this server (the last ${seenMs} ms ago), stamped that old by their source (received_at_ms): its clock is behind this one's, or it sends old blocks` : ""}`,
+        `stale: the newest block (height ${height}) arrived ${Math.round(ageMs)} ms ago, more than --max-staleness-ms ${maxStalenessMs}: the estimate and the health check answer 503 until a block arrives${arriving ? `. Yet blocks still reach this server (the last ${seenMs} ms ago), stamped that old by their source (received_at_ms): a backlog being read (a replica catching up), a source whose clock is behind this one's, or one that sends old blocks` : ""}`,
       );
       arrivingSaid = arriving;
     } else if (!isStale && stale) {

@@ -70,11 +70,31 @@ describe("watchStaleness", () => {
       await until(() => log.lines.length === 2, 2_000, "the skew warning");
       expect(log.lines[1]).toEqual({
         level: "warn",
-        msg: "stale: the newest block (height 2) arrived 45000 ms ago, more than --max-staleness-ms 30000: the estimate and the health check answer 503 until a block arrives. Yet blocks still reach this server (the last 0 ms ago), stamped that old by their source (received_at_ms): its clock is behind this one's, or it sends old blocks",
+        msg: "stale: the newest block (height 2) arrived 45000 ms ago, more than --max-staleness-ms 30000: the estimate and the health check answer 503 until a block arrives. Yet blocks still reach this server (the last 0 ms ago), stamped that old by their source (received_at_ms): a backlog being read (a replica catching up), a source whose clock is behind this one's, or one that sends old blocks",
       });
       engine.ingest(arrivedAt(idleBlock(3), clock - 45_000));
       await new Promise((r) => setTimeout(r, 50)); // said once per stale spell
       expect(log.lines).toHaveLength(2);
+    } finally {
+      stop();
+    }
+  });
+
+  it("does not take blocks seen before it went stale (a replica's warm start) for blocks still arriving", async () => {
+    // A replica warm-started from a stream whose publisher had stopped: old blocks, all seen at
+    // once, then nothing. The warning blamed the publisher's clock.
+    let clock = 1_000_000;
+    const now = () => clock;
+    const engine = createEngine({ strategy: aip34(), now, config: { skipLatestBlock: false } });
+    const log = logger();
+    const stop = watchStaleness(engine, log, 30_000, now, 10);
+    try {
+      engine.ingest(arrivedAt(idleBlock(1), clock - 20_000));
+      clock += 11_000;
+      await until(() => log.lines.length === 1, 2_000, "the stale warning");
+      expect(log.lines[0]!.msg).toBe(
+        "stale: the newest block (height 1) arrived 31000 ms ago, more than --max-staleness-ms 30000: the estimate and the health check answer 503 until a block arrives",
+      );
     } finally {
       stop();
     }
