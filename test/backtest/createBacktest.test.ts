@@ -321,6 +321,16 @@ describe("createBacktest: input and options", () => {
   });
 });
 
+describe("the table's counts read as English", () => {
+  it("an 11-block history made 1 bid a tier, 12 blocks 2 bids", async () => {
+    const strategies = [{ strategy: aip34() }];
+    const one = await runBacktest(history(Array(11).fill(100)), { strategies });
+    expect(formatTable(one)).toContain("every block but the first: 1 bid each; the last 9");
+    const two = await runBacktest(history(Array(12).fill(100)), { strategies });
+    expect(formatTable(two)).toContain("every block but the first: 2 bids each; the last 9");
+  });
+});
+
 describe("memory does not grow with the history", () => {
   it("200,000 blocks: pending bids and chart points stay bounded", () => {
     // 30 blocks at the minimum, then a 10-block spike at 500, repeated.
