@@ -279,7 +279,7 @@ describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", (
     await until(() => absent.logs.text().includes('"event":"stream_empty"'));
     expect(absent.logs.lines().find((l) => l.event === "stream_empty")).toMatchObject({
       level: 40,
-      msg: `stream gasdigest:blockz at redis://127.0.0.1:${redis.port}/0 is empty or absent; waiting for the first entry (is the stream key right?)`,
+      msg: `stream gasdigest:blockz at redis://127.0.0.1:${redis.port}/0 is empty or absent; waiting for the first entry (is the stream key right? A stream emptied, by a chain reset or a Redis restarted without persistence, waits for its publisher the same way)`,
     });
     expect((await estimate(absent.handle)).status).toBe(503);
 

@@ -31,7 +31,7 @@ export function describeRedisEvent(event: RedisStreamEvent | RedisConnectionEven
         ? `warm start: only ${event.blocks} of the ${event.wanted} blocks wanted (heights ${event.from}..${event.to}) from stream ${event.stream}; the stream holds no more (a young stream, or one Redis lost), so until the windows fill the estimate may differ from replicas that read the missing blocks`
         : `warm start: ${event.blocks} blocks (heights ${event.from}..${event.to}) from stream ${event.stream}`;
     case "stream_empty":
-      return `stream ${event.stream} at ${event.url} is empty or absent; waiting for the first entry (is the stream key right?)`;
+      return `stream ${event.stream} at ${event.url} is empty or absent; waiting for the first entry (is the stream key right? A stream emptied, by a chain reset or a Redis restarted without persistence, waits for its publisher the same way)`;
     case "stream_rewound":
       return `stream ${event.stream} now ends at entry ${event.to}, below entry ${event.from} read before (deleted and written again?): reading it again from its newest entries`;
     case "resumed":
