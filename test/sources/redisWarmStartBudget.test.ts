@@ -3,6 +3,7 @@
 // cannot take a replica down at start. Thirty valid blocks of 12 million prices each did, with
 // the heap, on every restart.
 import { describe, expect, it } from "vitest";
+import { parseBlockSample } from "../../src/index.js";
 import { describeRedisEvent } from "../../src/redis.js";
 import { redisSkipReason, type TestRedis, useSharedRedis } from "../helpers/redisServer.js";
 import { until } from "../helpers/until.js";
@@ -45,6 +46,27 @@ describe.skipIf(skip)("Redis warm start: a budget of transactions", () => {
     await publish(redis.url, [hundred(11)]);
     await until(() => source.got.length === 5);
     expect(source.heights()).toEqual([7, 8, 9, 10, 11]);
+  });
+
+  it("counts the blocks of another chain it holds too (handed on, the engine refuses them)", async () => {
+    // Nine blocks of chain 5 under the newest, of chain 4: they were held outside the budget,
+    // 9,000 transactions against 150, and read on up to 10 entries per block wanted.
+    const other = (height: number) =>
+      parseBlockSample({
+        height: String(height),
+        epoch: "1",
+        chain_id: 5,
+        gas_unit_prices: Array.from({ length: 1_000 }, () => "100"),
+      });
+    await publish(redis.url, [...Array.from({ length: 9 }, (_, i) => other(i + 1)), hundred(10)]);
+    const source = follow(redis.url, { warmStartBlocks: 10, warmStartTransactions: 150 });
+    await until(() => source.events.some((e) => e.type === "warm_start"));
+    expect(source.events.find((e) => e.type === "warm_start")).toMatchObject({
+      blocks: 1,
+      from: 10n,
+      transactions: 100,
+    });
+    expect(source.heights()).toEqual([10]);
   });
 
   it("always takes the newest block, whatever it holds", async () => {

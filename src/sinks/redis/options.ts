@@ -109,7 +109,7 @@ const shape = {
   keepBlocks: wholeRange("blocks", 0).default(10_000),
   /**
    * The most bytes of entries `keepBlocks` keeps: past it the oldest are forgotten (the newest
-   * is kept whatever its size). Blocks of 250 transactions are about 3 KiB, so 10,000 of them
+   * is kept whatever its size, so `0` keeps one; `keepBlocks: 0` keeps none). Blocks of 250 transactions are about 3 KiB, so 10,000 of them
    * fit many times over; blocks of 100,000 would hold 14 GB. @default 268435456 (256 MiB)
    */
   keepBytes: wholeRange("bytes", 0).default(256 * 1024 * 1024),

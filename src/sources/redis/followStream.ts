@@ -134,7 +134,8 @@ export async function followStream(
     // thirty of 48 MB each, held until the warm start's end, were 1.4 GB.
     const newestFirst: [StreamEntry, DecodedStreamEntry, string?][] = [];
     let valid = 0;
-    // Transactions of the valid blocks held; past `warmStartTransactions` no older one is taken.
+    // Blocks held and their transactions; past `warmStartTransactions` no older one is taken.
+    let blocksHeld = 0;
     let held = 0;
     let cut = false;
     let top: string | undefined;
@@ -152,15 +153,17 @@ export async function followStream(
         if (wanted === 0) break;
         await pace();
         const decoded = decodeStreamEntry(e[0], e[1]);
-        if (decoded.ok && follows(decoded.block)) {
+        // Every block held counts toward the budget, one of another chain or a later epoch
+        // (handed on, and refused by the engine) as much as one that counts toward `wanted`.
+        if (decoded.ok) {
           const txns = decoded.block.gasUnitPrices.length;
-          cut = valid > 0 && held + txns > options.warmStartTransactions;
+          cut = blocksHeld > 0 && held + txns > options.warmStartTransactions;
           if (cut) break;
           held += txns;
+          blocksHeld++;
           newestFirst.push([e, decoded]);
-          if (++valid === wanted) break;
-        } else if (decoded.ok) newestFirst.push([e, decoded]);
-        else newestFirst.push([[e[0], []], decoded, entryDigest(e)]);
+          if (follows(decoded.block) && ++valid === wanted) break;
+        } else newestFirst.push([[e[0], []], decoded, entryDigest(e)]);
       }
       const before = page.length === count ? previousId(page[page.length - 1]![0]) : undefined;
       if (before === undefined || wanted === 0 || cut) break;
