@@ -23,19 +23,29 @@ function logger() {
   };
 }
 
+/**
+ * An engine on a clock of its own (`clock.ms`), watched with a threshold of 30 s; `before` gets
+ * the engine ahead of the watch (its blocks are not seen by it).
+ */
+function watched(before?: (engine: ReturnType<typeof createEngine>) => void) {
+  const clock = { ms: 1_000_000 };
+  const now = () => clock.ms;
+  const engine = createEngine({ strategy: aip34(), now, config: { skipLatestBlock: false } });
+  before?.(engine);
+  const log = logger();
+  const stop = watchStaleness(engine, log, 30_000, now, 10);
+  return { clock, engine, log, stop };
+}
+
 describe("watchStaleness", () => {
   it("warns once when the newest block gets older than the threshold, and tells the recovery at once", async () => {
-    let clock = 1_000_000;
-    const now = () => clock;
-    const engine = createEngine({ strategy: aip34(), now, config: { skipLatestBlock: false } });
-    const log = logger();
-    const stop = watchStaleness(engine, log, 30_000, now, 10);
+    const { clock, engine, log, stop } = watched();
     try {
       engine.ingest(idleBlock(1));
-      clock += 29_000;
+      clock.ms += 29_000;
       await new Promise((r) => setTimeout(r, 50));
       expect(log.lines).toEqual([]);
-      clock += 2_000;
+      clock.ms += 2_000;
       await until(() => log.lines.length === 1, 2_000, "the stale warning");
       await new Promise((r) => setTimeout(r, 50)); // told once, not every check
       expect(log.lines).toEqual([
@@ -55,24 +65,20 @@ describe("watchStaleness", () => {
   });
 
   it("says so when blocks keep arriving stamped too old (a source's clock behind this one's)", async () => {
-    let clock = 1_000_000;
-    const now = () => clock;
-    const engine = createEngine({ strategy: aip34(), now, config: { skipLatestBlock: false } });
-    engine.ingest(idleBlock(1)); // seen before the watch: not a block seen since
-    const log = logger();
-    const stop = watchStaleness(engine, log, 30_000, now, 10);
+    // Block 1 is seen before the watch: not a block seen since.
+    const { clock, engine, log, stop } = watched((e) => e.ingest(idleBlock(1)));
     try {
-      clock += 31_000;
+      clock.ms += 31_000;
       await until(() => log.lines.length === 1, 2_000, "the stale warning");
       expect(log.lines[0]!.msg).not.toContain("reached this server");
       // A replica's blocks carry their publisher's arrival time: 45 s behind this clock.
-      engine.ingest(arrivedAt(idleBlock(2), clock - 45_000));
+      engine.ingest(arrivedAt(idleBlock(2), clock.ms - 45_000));
       await until(() => log.lines.length === 2, 2_000, "the skew warning");
       expect(log.lines[1]).toEqual({
         level: "warn",
         msg: "stale: the newest block (height 2) arrived 45000 ms ago, more than --max-staleness-ms 30000: the estimate and the health check answer 503 until a block arrives. Yet blocks still reach this server (the last 0 ms ago), stamped that old by their source (received_at_ms): a backlog being read (a replica catching up), a source whose clock is behind this one's, or one that sends old blocks",
       });
-      engine.ingest(arrivedAt(idleBlock(3), clock - 45_000));
+      engine.ingest(arrivedAt(idleBlock(3), clock.ms - 45_000));
       await new Promise((r) => setTimeout(r, 50)); // said once per stale spell
       expect(log.lines).toHaveLength(2);
     } finally {
@@ -83,14 +89,10 @@ describe("watchStaleness", () => {
   it("does not take blocks seen before it went stale (a replica's warm start) for blocks still arriving", async () => {
     // A replica warm-started from a stream whose publisher had stopped: old blocks, all seen at
     // once, then nothing. The warning blamed the publisher's clock.
-    let clock = 1_000_000;
-    const now = () => clock;
-    const engine = createEngine({ strategy: aip34(), now, config: { skipLatestBlock: false } });
-    const log = logger();
-    const stop = watchStaleness(engine, log, 30_000, now, 10);
+    const { clock, engine, log, stop } = watched();
     try {
-      engine.ingest(arrivedAt(idleBlock(1), clock - 20_000));
-      clock += 11_000;
+      engine.ingest(arrivedAt(idleBlock(1), clock.ms - 20_000));
+      clock.ms += 11_000;
       await until(() => log.lines.length === 1, 2_000, "the stale warning");
       expect(log.lines[0]!.msg).toBe(
         "stale: the newest block (height 1) arrived 31000 ms ago, more than --max-staleness-ms 30000: the estimate and the health check answer 503 until a block arrives",
