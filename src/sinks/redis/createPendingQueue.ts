@@ -56,13 +56,15 @@ export function createPendingQueue(
       items.push(block);
       txns += block.gasUnitPrices.length;
       let dropped: { count: number; from: bigint; to: bigint } | undefined;
-      let over = Math.max(0, items.length - head - limit);
-      let left = txns - count(items.slice(head, head + over));
-      while (left > maxTransactions && head + over < items.length - 1)
-        left -= items[head + over++]!.gasUnitPrices.length;
+      // The oldest go while too many blocks wait, or too many transactions but for the newest.
+      let over = 0;
+      while (
+        items.length - head - over > limit ||
+        (txns > maxTransactions && head + over < items.length - 1)
+      )
+        txns -= items[head + over++]!.gasUnitPrices.length;
       if (over > 0) {
         dropped = { count: over, from: items[head]!.height, to: items[head + over - 1]!.height };
-        txns = left;
         head += over;
         compact();
       }
