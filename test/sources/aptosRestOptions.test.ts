@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { MAX_BLOCK_TRANSACTIONS } from "../../src/core/blockSample.js";
 import type { InvalidConfigError } from "../../src/core/errors.js";
 import { parseHandlerOptions } from "../../src/http/handlerOptions.js";
 import { resolveAptosRestOptions } from "../../src/sources/aptosRest/options.js";
@@ -15,6 +16,7 @@ function optionIssues(options: AptosRestOptions, url = "http://127.0.0.1:1/v1") 
 }
 
 const V8 = " (V8's longest string: an answer is read as one)";
+const SAMPLE = " (the most user transactions a block sample holds)";
 
 describe("aptosRest: the range of every numeric option", () => {
   // [option, what, min, max (undefined: 2^53-1), extra reason after the range]
@@ -23,7 +25,7 @@ describe("aptosRest: the range of every numeric option", () => {
     ["pollIntervalMs", "a number of milliseconds", 0, 3_600_000, ""],
     ["concurrency", "a whole number of requests", 1, 64, ""],
     ["lookaheadBlocks", "a whole number of blocks", 1, 4096, ""],
-    ["maxBlockTransactions", "a whole number of transactions", 1, 10_000_000, ""],
+    ["maxBlockTransactions", "a whole number of transactions", 1, 1_000_000, SAMPLE],
     ["timeoutMs", "a number of milliseconds", 1, 600_000, ""],
     ["hedgeAfterMs", "a number of milliseconds", 1, 600_000, ""],
     ["maxResponseBytes", "a whole number of bytes", 1024, 536_870_888, V8],
@@ -70,7 +72,8 @@ describe("aptosRest: the range of every numeric option", () => {
       },
       {
         path: "maxBlockTransactions",
-        message: "must be a whole number of transactions from 1 to 10000000, got 20000000",
+        message:
+          "must be a whole number of transactions from 1 to 1000000 (the most user transactions a block sample holds), got 20000000",
       },
     ]);
     expect(optionIssues({ lookaheadBlocks: 2.5 })).toEqual([
@@ -113,5 +116,25 @@ describe("aptosRest: defaults that work together", () => {
     expect(source.maxRetryAfterMs + source.timeoutMs).toBeLessThan(
       handler.maxStalenessMs as number,
     );
+  });
+});
+
+describe("aptosRest: maxBlockTransactions and the block sample", () => {
+  it("lets no block through that the block sample would refuse (one ended the source for good)", () => {
+    // A block spans its metadata transaction and its user transactions: with the option at its
+    // maximum, a block holds at most MAX_BLOCK_TRANSACTIONS - 1 user transactions. Above it, a
+    // node's block of 1,000,001 user transactions (paged in, 10,001 pages) made toBlockSample
+    // throw and the Observable error: no fault of a node may end the stream.
+    const max = resolveAptosRestOptions("http://127.0.0.1:1/v1", {
+      maxBlockTransactions: MAX_BLOCK_TRANSACTIONS,
+    }).maxBlockTransactions;
+    expect(max).toBe(MAX_BLOCK_TRANSACTIONS);
+    expect(optionIssues({ maxBlockTransactions: MAX_BLOCK_TRANSACTIONS + 2 })).toEqual([
+      {
+        path: "maxBlockTransactions",
+        message:
+          "must be a whole number of transactions from 1 to 1000000 (the most user transactions a block sample holds), got 1000002",
+      },
+    ]);
   });
 });

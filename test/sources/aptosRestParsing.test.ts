@@ -611,7 +611,7 @@ describe("aptosRest options", () => {
       maxBlockTransactions: 100_000,
     });
     expect(() => resolveAptosRestOptions("http://node", { maxBlockTransactions: 0 })).toThrow(
-      "maxBlockTransactions: must be a whole number of transactions from 1 to 10000000, got 0",
+      "maxBlockTransactions: must be a whole number of transactions from 1 to 1000000 (the most user transactions a block sample holds), got 0",
     );
     expect(resolveAptosRestOptions("http://h:1/prefix/v1").baseUrl).toBe("http://h:1/prefix");
   });

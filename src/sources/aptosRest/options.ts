@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { backoffIssues, optionGiven } from "../../core/backoffOptions.js";
+import { MAX_BLOCK_TRANSACTIONS } from "../../core/blockSample.js";
 import type { ValidationIssue } from "../../core/errors.js";
 import { guarded } from "../../core/guarded.js";
 import { fnOption, u64Option } from "../../core/optionSchemas.js";
@@ -134,11 +135,16 @@ const shape = {
    * spanning more is invalid, like any answer that does not fit, and retried. Aptos blocks hold
    * at most about 10,000. Also sets how much the lookahead holds: fetched blocks wait for their
    * turn until they hold `concurrency + 4` times this many transactions in all, then only the
-   * next block to emit is fetched. @default 100000
+   * next block to emit is fetched. At most `MAX_BLOCK_TRANSACTIONS` (10^6), what one block sample
+   * holds: a block of more user transactions could not be handed on, and ended the source.
+   * @default 100000
    */
-  maxBlockTransactions: wholeRange("transactions", 1, 10_000_000).default(
-    DEFAULT_MAX_BLOCK_TRANSACTIONS,
-  ),
+  maxBlockTransactions: wholeRange(
+    "transactions",
+    1,
+    MAX_BLOCK_TRANSACTIONS,
+    " (the most user transactions a block sample holds)",
+  ).default(DEFAULT_MAX_BLOCK_TRANSACTIONS),
   /** Per-request timeout (headers and body), in ms. @default 10000 */
   timeoutMs: msRange(1, 600_000).default(10_000),
   /**
