@@ -369,6 +369,16 @@ describe("reading the node's answers", () => {
           "must be a u64 as a decimal string (got a JSON number, about 1.84467e+19, beyond 2^53 and so not exact)",
       },
     ]);
+    // A huge negative number is an integer to JavaScript, but no u64 at any precision.
+    const negative = parseBlock(block([meta, { ...user(101, "1"), gas_unit_price: -1.5e300 }]), 5n);
+    const said = negative.ok ? "" : (negative.issues[0]?.message ?? "");
+    expect(said).toMatch(/^must be a u64 as a decimal string \(got /);
+    expect(said).not.toContain("not exact");
+    // 1e400 in the node's text is Infinity once parsed: no number of digits at all.
+    const endless = parseBlock(block([meta, { ...user(101, "1"), gas_unit_price: Infinity }]), 5n);
+    expect(endless.ok ? "" : endless.issues[0]?.message).toBe(
+      "must be a u64 as a decimal string (got Infinity)",
+    );
   });
 
   it("reads the ledger info, refusing another chain or an oldest height above the tip", () => {

@@ -9,8 +9,10 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; issues: Validation
 
 function u64Message(input: unknown): string {
   if (input === undefined) return "required";
-  // A JSON number past 2^53 was rounded by JSON.parse: its digits are not the node's.
-  if (typeof input === "number" && !Number.isSafeInteger(input) && Number.isInteger(input))
+  // A JSON number past 2^53 was rounded by JSON.parse: its digits are not the node's. (A
+  // negative one is no u64 whatever its digits, nor is `1e400`, read as Infinity: described as
+  // they are, below.)
+  if (typeof input === "number" && Number.isFinite(input) && input > Number.MAX_SAFE_INTEGER)
     return `must be a u64 as a decimal string (got a JSON number, about ${input.toPrecision(6)}, beyond 2^53 and so not exact)`;
   if (typeof input !== "string")
     return `must be a u64 as a decimal string (got ${describeValue(input)})`;
