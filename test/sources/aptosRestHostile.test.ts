@@ -106,6 +106,10 @@ describe("aptosRest: an answer that is not HTTP", () => {
       "a status line the client cannot take": "HTTP/1.1 099 low\r\nContent-Length: 0\r\n\r\n",
       "no HTTP at all": "hello there\r\n\r\n",
       "a header line of 1 MiB": `HTTP/1.1 200 OK\r\nX-Big: ${"a".repeat(MIB)}\r\n\r\n`,
+      "2,000 informational answers": `${"HTTP/1.1 100 Continue\r\n\r\n".repeat(2_000)}HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}`,
+      "a protocol switch nobody asked for":
+        "HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: upgrade\r\n\r\n",
+      "2,000 content codings": `HTTP/1.1 200 OK\r\nContent-Encoding: ${Array(2_000).fill("gzip").join(", ")}\r\nContent-Length: 2\r\n\r\n{}`,
     };
     for (const [what, text] of Object.entries(answers)) {
       const server = createNetServer((socket) => {

@@ -184,15 +184,24 @@ export async function attemptRequest<T>(
 /**
  * Whether fetch failed on bytes it could not read as an HTTP answer, not on the connection:
  * llhttp's parse errors (`HPE_*`: not HTTP, a bad header), headers past the client's limit,
- * and undici's assertion on a status line it cannot take (`HTTP/1.1 099`), whose only text is
- * `false == true`. Told apart so that the message does not say the node cannot be reached.
+ * undici's assertion on a status line it cannot take (`HTTP/1.1 099`), whose only text is
+ * `false == true`, and the answers undici refuses by a message alone: informational answers
+ * (`100 Continue`) that never end in a final one (`bad response`), a `101 Switching Protocols`
+ * nobody asked for (`bad upgrade`), more `Content-Encoding`s than it decodes. Told apart so that
+ * the message does not say the node cannot be reached (an undici whose words differ falls back
+ * to that message: the cause is quoted either way).
  */
-function isMalformedAnswer(inner: { code?: unknown; name?: unknown } | undefined): boolean {
+function isMalformedAnswer(
+  inner: { code?: unknown; name?: unknown; message?: unknown } | undefined,
+): boolean {
   const code = typeof inner?.code === "string" ? inner.code : "";
+  const message = typeof inner?.message === "string" ? inner.message : "";
   return (
     code.startsWith("HPE_") ||
     code === "UND_ERR_HEADERS_OVERFLOW" ||
-    (code === "ERR_ASSERTION" && inner?.name === "AssertionError")
+    (code === "ERR_ASSERTION" && inner?.name === "AssertionError") ||
+    (code === "UND_ERR_SOCKET" && (message === "bad response" || message === "bad upgrade")) ||
+    message.startsWith("too many content-encodings")
   );
 }
 
