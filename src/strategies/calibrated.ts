@@ -180,12 +180,15 @@ function createCalibrated(settings: CalibratedConfig, config: GasConfig): Strate
       // A minimum that more than doubled or halved in one block is no base fee (EIP-1559's
       // moves 12.5 % at most) but a new rule: prices relative to the old one say nothing of
       // the new one (raised 10 times, they were served 10 times over for 17 blocks), so the
-      // relative windows start again, from this block at its own minimum.
+      // relative windows start again, from this block at its own minimum. A minimum of 0 is
+      // compared on the `+ 1` scale the relative prices are brought on: from 0 to 1 doubles,
+      // from 0 to more than 1 (or back) jumps (left out, a minimum raised from 0 to 100 had
+      // the old prices served 101 times over, about 80 times the going price).
       const jumped =
         sawBlock &&
-        min > 0n &&
-        ingestedMin > 0n &&
-        (min > 2n * ingestedMin || 2n * min < ingestedMin);
+        (min === 0n || ingestedMin === 0n
+          ? min + ingestedMin > 1n
+          : min > 2n * ingestedMin || 2n * min < ingestedMin);
       const ref = sawBlock && !jumped ? ingestedMin : min;
       for (let i = 0; i < EXPERTS.length; i++) {
         if (jumped && EXPERTS[i]!.relative) samples[i]!.clear();

@@ -142,6 +142,21 @@ describe("calibrated: options", () => {
       "calibrated.tiers.regular: promises less than the deprioritized tier (90 % in 20 blocks against 90 % in 10 blocks)",
     );
   });
+
+  it("refuses anchorBlocks not above a tier's withinBlocks: the learner served would settle few of its bids, or none", () => {
+    // Accepted before, anchorBlocks 100 under a 300-block promise served a learner dropped
+    // before any of its bids settled: the tier served its prior for ever, its record at 0 bids.
+    const long = { deprioritized: { withinBlocks: 300 } };
+    expect(() => calibrated({ anchorBlocks: 100, tiers: long })).toThrow(
+      "anchorBlocks: must be more than every tier's withinBlocks (tiers.deprioritized: 300), got 100",
+    );
+    expect(() => calibrated({ anchorBlocks: 300, tiers: long })).toThrow(InvalidConfigError);
+    expect(() =>
+      resolveStrategy("calibrated", { calibrated: { anchorBlocks: 100, tiers: long } }),
+    ).toThrow("calibrated.anchorBlocks: must be more than every tier's withinBlocks");
+    expect(() => calibrated({ anchorBlocks: 301, tiers: long })).not.toThrow();
+    expect(() => calibrated({ anchorBlocks: 100 })).not.toThrow();
+  });
 });
 
 describe("calibrated: what it serves", () => {

@@ -51,4 +51,12 @@ describe("calibrated: a minimum that jumps inside an epoch", () => {
     const ratios = afterTheChange(1_000, 100);
     expect(Math.max(...ratios)).toBeLessThan(3);
   });
+
+  it("raised from 0 (no minimum): the same, though no ratio of the raw minimums exists", () => {
+    // Read as no jump, the relative experts brought the old prices (about 1,000 over a minimum
+    // of 0) to a minimum of 100, 101 times over, and the top tier served about 80 times the
+    // going price for 2 blocks.
+    expect(Math.max(...afterTheChange(0, 100))).toBeLessThan(3);
+    expect(Math.max(...afterTheChange(0, 1_000))).toBeLessThan(3);
+  });
 });

@@ -154,6 +154,29 @@ function tierOrderIssues(fields: { tiers?: unknown }): ValidationIssue[] {
 }
 
 /**
+ * With `anchorBlocks`, a learner is served from `anchorBlocks` to twice as many blocks after its
+ * start, then dropped, and a bid settles `withinBlocks` blocks after it is made (one more with
+ * `skipLatestBlock`). A promise as long as `anchorBlocks` leaves the served learner few of its
+ * bids settled; one of twice `anchorBlocks` or more, none: the tier would serve its prior for
+ * ever, with an empty record. So `anchorBlocks` must exceed every tier's `withinBlocks`.
+ */
+function anchorIssues(fields: { tiers?: unknown; anchorBlocks?: unknown }): ValidationIssue[] {
+  const tiers = fields.tiers as CalibratedConfig["tiers"] | undefined;
+  const every = fields.anchorBlocks as number | undefined;
+  if (tiers === undefined || every === undefined) return [];
+  let longest: Tier = ORDER[0];
+  for (const t of ORDER) if (tiers[t].withinBlocks > tiers[longest].withinBlocks) longest = t;
+  const within = tiers[longest].withinBlocks;
+  if (every > within) return [];
+  return [
+    {
+      path: "anchorBlocks",
+      message: `must be more than every tier's withinBlocks (tiers.${longest}: ${within}), got ${every}: each learner is served for anchorBlocks to twice as many blocks, and a bid settles withinBlocks blocks after it is made, so that tier would learn from few of its bids or none`,
+    },
+  ];
+}
+
+/**
  * Validate the `calibrated` strategy's options and fill in the defaults.
  *
  * @param prefix path prepended to every issue, e.g. `["calibrated"]` for a config file block.
@@ -166,7 +189,12 @@ export function parseCalibratedOptions(
   input: unknown = {},
   prefix: readonly PropertyKey[] = [],
 ): CalibratedConfig {
-  const r = validateShape(calibratedOptionsShape, input ?? {}, tierOrderIssues, prefix);
+  const r = validateShape(
+    calibratedOptionsShape,
+    input ?? {},
+    (fields) => [...tierOrderIssues(fields), ...anchorIssues(fields)],
+    prefix,
+  );
   if (!r.ok) throw new InvalidConfigError(r.issues);
   return r.value as CalibratedConfig;
 }
