@@ -49,8 +49,9 @@ Options:
   --config FILE.json    the replicas' estimator configuration (sets the defaults of --retain
                         and --backfill)
   --backfill N          aptos: blocks read back from the tip when the stream is empty
-                        (default: the largest window plus one, 121 with the defaults;
-                        2001 when --config has a calibrated block)
+                        (default: the largest window plus one, and one block more, which a
+                        default tdigest replica reads: 122 with the defaults; 2001 when
+                        --config has a calibrated block)
   --poll-ms N           aptos: wait between looks at the tip (default 500)
   --seed N              sim: seed (default 1); two publishers of one seed write different
                         chains (times come from the wall clock, and each starts its draws

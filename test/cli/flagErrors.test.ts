@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parsePublishFlags } from "../../src/cli/publishFlags.js";
+import { PUBLISH_USAGE, parsePublishFlags } from "../../src/cli/publishFlags.js";
 import { runCli } from "../helpers/cli.js";
 
 // Nothing listens on port 1: a command that waited for Redis there would never finish.
@@ -172,5 +172,15 @@ describe("flag errors name the flag, whichever layer finds them", () => {
     ]);
     expect(r.code).toBe(1);
     expect(firstLine(r.stderr)).toBe("gasdigest record: --stream must not be empty");
+  });
+
+  it("publish --help gives the --backfill default that publish uses", async () => {
+    const aptos = ["--source", "aptos:http://127.0.0.1:1/v1", "--to", NO_REDIS];
+    const plain = await parsePublishFlags(aptos);
+    // Sized for a default tdigest replica too: one block more than aip34's 121.
+    expect(plain.sourceFlags.backfill).toBe(122);
+    const usage = PUBLISH_USAGE.replace(/\s+/g, " ");
+    expect(usage).toContain(`${plain.sourceFlags.backfill} with the defaults`);
+    expect(usage).not.toContain("121 with the defaults");
   });
 });
