@@ -599,11 +599,15 @@ describe("options and listen", () => {
     await expect(bad).rejects.toBeInstanceOf(InvalidConfigError);
     await expect(bad).rejects.toMatchObject({
       issues: [
-        { path: "hots", message: "unknown field (listen takes host and port)" },
+        { path: "hots", message: "unknown field (did you mean host?)" },
         { path: "host", message: 'must be a non-empty string (got "")' },
         { path: "port", message: 'must be a whole number from 0 to 65535 (got "8080")' },
       ],
     });
+    // A key close to no option gets the hint instead.
+    await expect(listen(server, { xyzzy: 1 } as never)).rejects.toThrow(
+      "xyzzy: unknown field (listen takes host and port)",
+    );
     await expect(listen(server, { port: 65536 })).rejects.toThrow(
       "port: must be a whole number from 0 to 65535 (got 65536)",
     );

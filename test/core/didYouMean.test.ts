@@ -11,8 +11,21 @@ describe("a mistyped command or flag gets a suggestion", () => {
     expect(didYouMean("--inptu", flags)).toBe("--input");
     expect(didYouMean("--hots", flags)).toBe("--host");
     expect(didYouMean("--xyzzy", flags)).toBeUndefined();
-    // Short words need closer matches: one edit in a 3-letter word is a third of it.
+    // Short words need closer matches: one edit in a 2-letter word is half of it.
     expect(didYouMean("ab", ["abc"])).toBeUndefined();
+    // Two edits in five letters is another word, not a typo ("--count" is no "--out").
+    expect(didYouMean("--count", ["--out", "--blocks"])).toBeUndefined();
+    expect(didYouMean("--cuont", ["--count"])).toBe("--count");
+  });
+
+  it("suggests the plural or singular of a flag that one command names one way and another the other", async () => {
+    expect(didYouMean("--strategy", ["--strategies", "--input"])).toBe("--strategies");
+    expect(didYouMean("--strategies", ["--strategy"])).toBe("--strategy");
+    const r = await runCli(["backtest", "--strategy", "aip34"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.split("\n")[0]).toBe(
+      "gasdigest backtest: Unknown option '--strategy' (did you mean --strategies?)",
+    );
   });
 
   it("the CLI says it on the error line, for a command and for a flag", async () => {
