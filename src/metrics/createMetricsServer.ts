@@ -39,6 +39,12 @@ export interface MetricsServer extends http.Server {
 
 /** Requests one connection may make before it is closed. */
 const MAX_REQUESTS_PER_CONNECTION = 100;
+/**
+ * A connection whose request carries a body is closed after its answer, reading nothing more:
+ * it stays open this long once the answer is out, so that closing does not reset the connection
+ * before the client has read it.
+ */
+const LINGER_MS = 1000;
 
 const PATH = /^(\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)+$/;
 const LIMITS = {
@@ -109,6 +115,10 @@ export function createMetricsServer(
       ),
     },
     (req, res) => {
+      // No route reads a body: answer, then close, reading none of it. node would read and
+      // discard the body for as long as it lasts (until requestTimeout: gigabytes on loopback),
+      // at the cost of the whole process, the main port's requests included.
+      if (hasBody(req)) closeUnread(req, res);
       const url = req.url ?? "/";
       const q = url.indexOf("?");
       const method = req.method ?? "GET";
@@ -226,6 +236,33 @@ export function createMetricsServer(
     return closing;
   };
   return server;
+}
+
+/** Whether a request announces a body (`Transfer-Encoding`, or a `Content-Length` other than 0). */
+function hasBody(req: http.IncomingMessage): boolean {
+  const length = req.headers["content-length"];
+  return (
+    req.headers["transfer-encoding"] !== undefined || (length !== undefined && Number(length) !== 0)
+  );
+}
+
+/**
+ * Answer `req` with `Connection: close` and read nothing more from its socket: the body stays
+ * unread (node resumes the socket to discard it once the answer is out: it is paused again),
+ * and the connection is destroyed {@link LINGER_MS} after the answer was handed to it.
+ */
+function closeUnread(req: http.IncomingMessage, res: http.ServerResponse) {
+  const socket = req.socket;
+  res.setHeader("Connection", "close");
+  socket.pause();
+  socket.on("resume", () => socket.pause());
+  // What node calls once a `Connection: close` answer is out.
+  socket.destroySoon = () => {
+    if (socket.writable) socket.end();
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    timer.unref();
+    socket.once("close", () => clearTimeout(timer));
+  };
 }
 
 function error(
