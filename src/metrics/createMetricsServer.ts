@@ -5,12 +5,17 @@ import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
 import { hasMethods, openOptions, unknownFieldIssues } from "../core/readOptions.js";
 import { encodeErrorObject } from "../http/encodeErrorObject.js";
 import type { HandlerLogger, HandlerMetrics } from "../http/types.js";
+import { createPlaces } from "./createPlaces.js";
 
 /** Options of {@link createMetricsServer}. Every field has a default. */
 export interface MetricsServerOptions {
   /** Path of the scrape; every other path answers 404. @default "/metrics" */
   path?: string | undefined;
-  /** Connections open at once; more are refused (Prometheus uses one per target). @default 16 */
+  /**
+   * Connections open at once (Prometheus uses one per target). A connection past it takes the
+   * place of the one without a request in progress for the longest (kept alive, or its request
+   * head still arriving); it is refused only while every one has a request in progress. @default 16
+   */
   maxConnections?: number | undefined;
   /** A request must arrive completely within this many ms, else 408. @default 10000 */
   requestTimeout?: number | undefined;
@@ -60,8 +65,8 @@ const LIMITS = {
  * (bind it to 127.0.0.1 or a private interface): `GET`/`HEAD` of `path` answers
  * `metrics.scrape()`, anything else the error object (404, or 405 for another method). Each
  * scrape is recorded as a request of route `path`. Head size, request time (408 at
- * `requestTimeout`), connections, requests per connection (100; node answers more 503 and
- * closes) and the time a client may leave an answer unread (`writeIdleTimeout`) are capped, and
+ * `requestTimeout`), connections (a newcomer past `maxConnections` takes the place of the one
+ * idle longest), requests per connection (100; node answers more 503 and closes) and the time a client may leave an answer unread (`writeIdleTimeout`) are capped, and
  * requests arriving while a scrape is collected share it.
  *
  * @throws {InvalidConfigError} listing every invalid option.
@@ -119,6 +124,7 @@ export function createMetricsServer(
       // discard the body for as long as it lasts (until requestTimeout: gigabytes on loopback),
       // at the cost of the whole process, the main port's requests included.
       if (hasBody(req)) closeUnread(req, res);
+      res.once("close", places.begin(req.socket));
       const url = req.url ?? "/";
       const q = url.indexOf("?");
       const method = req.method ?? "GET";
@@ -152,7 +158,12 @@ export function createMetricsServer(
       );
     },
   ) as MetricsServer;
-  server.maxConnections = limits.maxConnections;
+  // Places are given by `createPlaces`, not node's maxConnections, which refuses every newcomer
+  // once full, whoever holds the places and however little they do with them.
+  const places = createPlaces(limits.maxConnections);
+  server.on("connection", (socket: Socket) => {
+    if (!places.admit(socket)) socket.destroy();
+  });
   server.keepAliveTimeout = limits.keepAliveTimeout;
   // A connection is closed after this many requests (node answers more 503 and closes): a
   // client pipelining requests without reading the answers holds a few scrapes' worth, not one

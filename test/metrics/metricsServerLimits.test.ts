@@ -184,6 +184,26 @@ describe("createMetricsServer: limits", () => {
     10_000,
   );
 
+  it("a scrape gets in while every place is held by a request head trickling in", async () => {
+    // A review found 16 clients sending a header byte every half second (reconnecting when the
+    // 408 closed them) left Prometheus 10 of 148 scrapes: node refused every newcomer.
+    const { port } = await start({ maxConnections: 2 });
+    const slow = [0, 1].map(() => exchange(port, "GET /metrics HTTP/1.1\r\nX-Slow: "));
+    const trickle = setInterval(() => {
+      for (const s of sockets.slice(0, 2)) if (!s.destroyed) s.write("a");
+    }, 100);
+    onTestFinished(() => clearInterval(trickle));
+    await new Promise((r) => setTimeout(r, 300));
+    for (const scrape of [1, 2, 3]) {
+      const client = exchange(port, GET.replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n"));
+      await vi.waitFor(() => expect(client.closed).toBe(true), { timeout: 5_000 });
+      expect(statuses(client.text), `scrape ${scrape}`).toEqual(["200"]);
+    }
+    // The oldest trickler gave way to the first scrape; the next ones took the place it left
+    // (closed after its answer), and the second trickler kept its own.
+    expect(slow.map((s) => s.closed)).toEqual([true, false]);
+  });
+
   it("a client that read everything is not cut off while its next pipelined scrape is collected", async () => {
     // Its first answer (16 MB) waited unread for a while, which armed the timer; it fired
     // during the second, slower collection and destroyed a connection with nothing unread.
