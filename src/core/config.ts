@@ -24,7 +24,7 @@ import { validateShape } from "./validate.js";
 export const MAX_BLOCK_HISTORY = 100_000;
 
 const history = z
-  .int({ error: "must be a whole number of blocks" })
+  .int({ error: wholeNumberError("blocks") })
   .min(1, "must be at least 1")
   .max(MAX_BLOCK_HISTORY, `must be at most ${MAX_BLOCK_HISTORY}`);
 /** `staticOverride` in the node's names, and in the tiers' (what the validated config holds). */

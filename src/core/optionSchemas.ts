@@ -1,5 +1,6 @@
 import * as z from "zod";
 import type { U64Input } from "./blockSample.js";
+import { describeValue } from "./describeValue.js";
 import { u64Schema } from "./u64Schema.js";
 
 // The zod pieces the option shapes are built from, so that a callback or a u64 is checked, and
@@ -18,8 +19,35 @@ export function wholeNumberError(what: string): (issue: z.core.$ZodRawIssue) => 
   return (issue) => {
     if (issue.code === "too_big") return `must be at most ${String(issue.maximum)}`;
     if (issue.code === "too_small") return `must be at least ${String(issue.minimum)}`;
-    return `must be a whole number of ${what}`;
+    return `must be a whole number of ${what}, got ${describeNumber(issue.input)}`;
   };
+}
+
+/** Digits of an integer shown in full in {@link describeNumber}; longer ones are cut. */
+const MAX_DIGITS_SHOWN = 40;
+
+/**
+ * A value echoed in a numeric option's message. A config file's bare integer past 2^53 - 1
+ * arrives as a string of its digits (`parseJsonLossless` keeps it exact, for the u64 fields):
+ * said as the number it was written as, and too large (too small when negative), not as a
+ * string the user never wrote. Only digits past 2^53 - 1 are read so (fewer are a string the
+ * user wrote: `parseJsonLossless` leaves such an integer a number), and the echo is as short as
+ * `describeValue`'s: a file's integer of a million digits is cut, with its count of digits.
+ *
+ * @example
+ * describeNumber("99999999999999999999"); // "99999999999999999999, too large"
+ */
+export function describeNumber(input: unknown): string {
+  if (typeof input !== "string" || !/^-?[1-9][0-9]{15,}$/.test(input)) return describeValue(input);
+  const negative = input.startsWith("-");
+  const digits = negative ? input.slice(1) : input;
+  if (digits.length === 16 && digits <= String(Number.MAX_SAFE_INTEGER))
+    return describeValue(input);
+  const shown =
+    digits.length <= MAX_DIGITS_SHOWN
+      ? input
+      : `${negative ? "-" : ""}${digits.slice(0, 20)}… (${digits.length} digits)`;
+  return `${shown}, too ${negative ? "small" : "large"}`;
 }
 
 /**

@@ -4,6 +4,8 @@ import { describeValue } from "./describeValue.js";
 // The numeric options of the sources and sinks: every message, whatever the check that failed (not a
 // number, a fraction, below the minimum, above the maximum), says the whole range and echoes the
 // value (in at most 80 characters), so `concurrency: 65` is not told it is not a whole number.
+// These options come from code and flags, never from a config file's `parseJsonLossless`: a
+// string of digits here is a string, echoed as one (not `describeNumber`'s "too large").
 
 type Message = (issue: { input?: unknown }) => string;
 

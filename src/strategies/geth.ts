@@ -4,6 +4,7 @@ import type { GasConfig } from "../core/config.js";
 import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
 import { defaultEstimate, effectiveMinPrice, servedEstimate } from "../core/estimate.js";
 import { blockLowestPrices } from "../core/lowestPrices.js";
+import { wholeNumberError } from "../core/optionSchemas.js";
 import { strategyBuilder } from "../core/strategyBuilder.js";
 import type { GasEstimate, Strategy, StrategyFactory } from "../core/types.js";
 import { validateShape } from "../core/validate.js";
@@ -44,12 +45,12 @@ const MAX_WINDOW_PRICES = 100_000;
 
 const shape = {
   blocks: z
-    .int({ error: "must be a whole number of blocks" })
+    .int({ error: wholeNumberError("blocks") })
     .min(1, "must be at least 1")
     .max(100_000, "must be at most 100000")
     .default(20),
   samplesPerBlock: z
-    .int({ error: "must be a whole number of transactions" })
+    .int({ error: wholeNumberError("transactions") })
     .min(1, "must be at least 1")
     .max(10_000, "must be at most 10000")
     .default(3),

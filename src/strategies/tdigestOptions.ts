@@ -2,6 +2,7 @@ import * as z from "zod";
 import type { GasConfig } from "../core/config.js";
 import { describeValue } from "../core/describeValue.js";
 import { InvalidConfigError } from "../core/errors.js";
+import { describeNumber } from "../core/optionSchemas.js";
 import type { Tier } from "../core/tiers.js";
 import { validateShape } from "../core/validate.js";
 
@@ -10,7 +11,7 @@ import { validateShape } from "../core/validate.js";
 /** A number field with a range; every message says what it got. */
 function ranged(what: string, min: number, max: number, int: boolean) {
   const message = (iss: { input?: unknown }) =>
-    `must be ${what} from ${min} to ${max}, got ${describeValue(iss.input)}`;
+    `must be ${what} from ${min} to ${max}, got ${describeNumber(iss.input)}`;
   const base = int ? z.int({ error: message }) : z.number({ error: message });
   return base.min(min, { error: message }).max(max, { error: message });
 }

@@ -42,6 +42,27 @@ describe("--config FILE", () => {
     expect(stderr).toContain("geth.blocks:");
   });
 
+  it("an integer too long for a JSON number is said to be too large, not to be no whole number", async () => {
+    // Kept exact for the u64 fields, such a number reaches the others as its digits: they said
+    // "must be a whole number of heights" of a whole number.
+    const stderr = await refused(
+      "huge.json",
+      '{"maxHeightJump": 18446744073709551615, "fullBlockTxns": 99999999999999999999, "geth": {"blocks": 99999999999999999999}, "calibrated": {"anchorBlocks": 99999999999999999999}}',
+    );
+    expect(stderr).toContain(
+      "maxHeightJump: must be a whole number of heights, got 18446744073709551615, too large",
+    );
+    expect(stderr).toContain(
+      "fullBlockTxns: must be a whole number of transactions, got 99999999999999999999, too large",
+    );
+    expect(stderr).toContain(
+      "geth.blocks: must be a whole number of blocks, got 99999999999999999999, too large",
+    );
+    expect(stderr).toContain(
+      "calibrated.anchorBlocks: must be a whole number of blocks from 100 to 10,000,000, got 99999999999999999999, too large",
+    );
+  });
+
   it("names a typo'd key with the key it likely meant, and a switch or an override by the values they take", async () => {
     const stderr = await refused(
       "words.json",

@@ -52,7 +52,7 @@ describe("config", () => {
     ]);
     expect(problems({ fullBlockTxns: 2e6, resyncAfterBlocks: 1.5 })).toEqual([
       "fullBlockTxns: must be at most 1000000",
-      "resyncAfterBlocks: must be a whole number of blocks",
+      "resyncAfterBlocks: must be a whole number of blocks, got 1.5",
     ]);
   });
 
@@ -128,7 +128,7 @@ describe("config", () => {
       "aggressiveBlockHistory: must be at least 1",
     );
     expect(problems({ fullBlockTxns: 2.5 })).toEqual([
-      "fullBlockTxns: must be a whole number of transactions",
+      "fullBlockTxns: must be a whole number of transactions, got 2.5",
     ]);
     // The default marketBlockHistory (30) is checked too.
     expect(problems({ lowBlockHistory: 20, aggressiveBlockHistory: 10 })).toEqual([

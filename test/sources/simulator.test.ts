@@ -317,7 +317,11 @@ describe("simulateBlocks", () => {
         message: 'must be one of "quiet", "busy", "spike", "mixed", "congested"',
         code: "invalid_value",
       },
-      { path: "blocks", message: "must be a whole number of blocks", code: "invalid_type" },
+      {
+        path: "blocks",
+        message: "must be a whole number of blocks, got 2.5",
+        code: "invalid_type",
+      },
       { path: "intervalMs", message: "must not be negative", code: "too_small" },
       { path: "blockCapacity", message: "must be at least 1", code: "too_small" },
       {
@@ -325,7 +329,11 @@ describe("simulateBlocks", () => {
         message: 'must be a decimal u64 string of digits only (got "x")',
         code: "custom",
       },
-      { path: "epochLength", message: "must be a whole number of blocks", code: "invalid_type" },
+      {
+        path: "epochLength",
+        message: "must be a whole number of blocks, got 1.5",
+        code: "invalid_type",
+      },
       { path: "clock", message: 'must be "synthetic" or "wall"', code: "invalid_value" },
       { path: "chainId", message: "must be a chain id from 0 to 255", code: "too_big" },
       { path: "colour", message: "unknown field", code: "unrecognized_keys" },

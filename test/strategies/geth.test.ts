@@ -107,7 +107,7 @@ describe("geth: options", () => {
       { path: "blocks", message: "must be at least 1", code: "too_small" },
       {
         path: "samplesPerBlock",
-        message: "must be a whole number of transactions",
+        message: "must be a whole number of transactions, got 2.5",
         code: "invalid_type",
       },
       {

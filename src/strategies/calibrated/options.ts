@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { describeValue } from "../../core/describeValue.js";
 import { InvalidConfigError, type ValidationIssue } from "../../core/errors.js";
+import { describeNumber } from "../../core/optionSchemas.js";
 import type { Tier } from "../../core/tiers.js";
 import { validateShape } from "../../core/validate.js";
 
@@ -10,7 +11,7 @@ import { validateShape } from "../../core/validate.js";
 export const MAX_WITHIN_BLOCKS = 1000;
 
 const withinBlocks = z
-  .int({ error: (iss) => `must be a whole number of blocks, got ${describeValue(iss.input)}` })
+  .int({ error: (iss) => `must be a whole number of blocks, got ${describeNumber(iss.input)}` })
   .min(1, { error: (iss) => `must be at least 1 block, got ${describeValue(iss.input)}` })
   .max(MAX_WITHIN_BLOCKS, {
     error: (iss) => `must be at most ${MAX_WITHIN_BLOCKS} blocks, got ${describeValue(iss.input)}`,
@@ -59,7 +60,7 @@ function promise(within: number, p: number) {
 export const MIN_ANCHOR_BLOCKS = 100;
 export const MAX_ANCHOR_BLOCKS = 10_000_000;
 const anchorMessage = (input: unknown) =>
-  `must be a whole number of blocks from ${MIN_ANCHOR_BLOCKS} to ${MAX_ANCHOR_BLOCKS.toLocaleString("en-US")}, got ${describeValue(input)}`;
+  `must be a whole number of blocks from ${MIN_ANCHOR_BLOCKS} to ${MAX_ANCHOR_BLOCKS.toLocaleString("en-US")}, got ${describeNumber(input)}`;
 
 /** zod shape of the `calibrated` strategy's options (the config file's `calibrated` block). */
 export const calibratedOptionsShape = {
