@@ -314,7 +314,7 @@ describe("simulateBlocks", () => {
       { path: "seed", message: "must be an integer from 0 to 2^53-1", code: "custom" },
       {
         path: "scenario",
-        message: 'must be one of "quiet", "busy", "spike", "mixed", "congested"',
+        message: 'must be one of "quiet", "busy", "spike", "mixed", "congested", got "calm"',
         code: "invalid_value",
       },
       {

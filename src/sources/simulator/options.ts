@@ -1,5 +1,6 @@
 import * as z from "zod";
 import type { U64Input } from "../../core/blockSample.js";
+import { describeValue } from "../../core/describeValue.js";
 import { InvalidConfigError, type ValidationIssue } from "../../core/errors.js";
 import { wholeNumberError } from "../../core/optionSchemas.js";
 import { u64Schema as u64 } from "../../core/u64Schema.js";
@@ -94,7 +95,8 @@ const shape = {
     .default(1),
   scenario: z
     .enum(SCENARIOS as [Scenario, ...Scenario[]], {
-      error: `must be one of ${SCENARIOS.map((s) => `"${s}"`).join(", ")}`,
+      error: (iss) =>
+        `must be one of ${SCENARIOS.map((s) => `"${s}"`).join(", ")}, got ${describeValue(iss.input)}`,
     })
     .default("mixed"),
   blocks: count("blocks").min(0, "must not be negative").optional(),
