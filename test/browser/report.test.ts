@@ -190,6 +190,51 @@ describe("the backtest report in a headless browser", () => {
     await page.close();
   });
 
+  it("widens a price axis to its tick labels: a wei history's 100,000,000,000 is not cut off", async () => {
+    // The first 300 blocks of the Ethereum history, in wei: ticks from 1 to 100 gwei and above.
+    const dir = dirname(reportPath);
+    const history = join(dir, "eth-300.ndjson");
+    const lines = readFileSync(fixture("eth-2017-12/blocks-4710000-4719999.ndjson"), "utf8").split(
+      "\n",
+    );
+    writeFileSync(history, `${lines.slice(0, 300).join("\n")}\n`);
+    const weiReport = join(dir, "wei.html");
+    const r = await runCli([
+      "backtest",
+      "--input",
+      history,
+      "--config",
+      fixture("eth-2017-12/wei.config.json"),
+      "--strategies",
+      "aip34",
+      "--report",
+      weiReport,
+    ]);
+    expect(r.code).toBe(0);
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    await page.goto(pathToFileURL(weiReport).href);
+    await page.waitForSelector("body[data-charts]");
+    const room = await page.$eval("#timeline-0", (chart) => {
+      // The vertical axis is the one taller than wide; its width is the room for its labels.
+      const axes = [...chart.querySelectorAll(".u-axis")] as unknown as {
+        getBoundingClientRect(): { width: number; height: number };
+      }[];
+      const y = axes.map((a) => a.getBoundingClientRect()).find((b) => b.height > b.width)!;
+      const doc = (globalThis as unknown as { document: { createElement(t: string): Canvas } })
+        .document;
+      const ctx = doc.createElement("canvas").getContext("2d") as unknown as {
+        font: string;
+        measureText(t: string): { width: number };
+      };
+      ctx.font =
+        '12px system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", sans-serif';
+      return { axis: y.width, label: ctx.measureText("100,000,000,000").width };
+    });
+    // Tick marks (10 px) and their gap (5 px) come before the label.
+    expect(room.axis).toBeGreaterThanOrEqual(room.label + 15);
+    await page.close();
+  });
+
   it("where several settings reach the same inclusion, the curve shows the cheapest of them", async () => {
     // The same run as JSON: last-block's multipliers that reach its highest inclusion in 1 block.
     const r = await runCli([...FRONTIER_RUN, "--json"]);

@@ -49,6 +49,28 @@
   const withinLabel = (h) => `% included within ${h}${h === 1 ? " block" : " blocks"}`;
   /** A share (0..1) as a percentage with two decimals. */
   const percent = (/** @type {number} */ share) => Math.round(share * 10000) / 100;
+  /**
+   * A y axis as wide as its widest tick label, and never narrower than `least`: prices in wei
+   * (100,000,000,000) need twice the room of prices in the thousands, and a fixed width cut
+   * their leading digits off and ran them into the axis title.
+   * @param {number} least
+   * @returns {uPlot.Axis.Size}
+   */
+  const fitTicks = (least) => (u, values, axisIndex) => {
+    const axis = u.axes[axisIndex];
+    if (!values || !axis) return least;
+    // uPlot keeps an axis's font as [font scaled to the device, its size, its CSS size].
+    const font = /** @type {unknown} */ (axis.font);
+    u.ctx.save();
+    u.ctx.font = Array.isArray(font) ? String(font[0]) : String(font);
+    let widest = 0;
+    for (const v of values)
+      if (v !== null && v !== undefined)
+        widest = Math.max(widest, u.ctx.measureText(String(v)).width);
+    u.ctx.restore();
+    const ticks = (axis.ticks && typeof axis.ticks.size === "number" ? axis.ticks.size : 10) + 5;
+    return Math.max(least, Math.ceil(widest / (window.devicePixelRatio || 1) + ticks + 4));
+  };
 
   const s = data.series;
   s.strategies.forEach((strategy, index) => {
@@ -59,7 +81,7 @@
       width: widthOf(el),
       height: 300,
       scales: { x: { time: false }, y: { distr: distrOf(columns) } },
-      axes: [{ label: "block height" }, { label: "gas unit price", size: 70 }],
+      axes: [{ label: "block height" }, { label: "gas unit price", size: fitTicks(70) }],
       series: [
         { label: "height" },
         { label: "clearing price", stroke: "#111827", width: 1.5 },
@@ -107,7 +129,7 @@
       },
       axes: [
         { label: "mean overpayment (estimate / clearing price)" },
-        { label: withinLabel(h), size: 60 },
+        { label: withinLabel(h), size: fitTicks(60) },
       ],
       series,
     };
@@ -165,7 +187,7 @@
           width: widthOf(el),
           height: 320,
           scales: { x: { time: false }, y: { distr: distrOf(ys) } },
-          axes: [{ label: withinLabel(h) }, { label: m.label, size: 60 }],
+          axes: [{ label: withinLabel(h) }, { label: m.label, size: fitTicks(60) }],
           series,
         };
         charts.push(new uPlot(opts, [xs.map(percent), ...ys], el));
