@@ -73,6 +73,28 @@
   };
 
   const s = data.series;
+  // The x axis is the heights when they rise. A history whose chain started again (heights back
+  // at 1 after a resync), or heights too large for a number to tell apart (near 2^64), would
+  // fold the chart onto one vertical stroke: the points go in history order then, labelled
+  // with their heights.
+  const rising = s.heights.every((h, i) => i === 0 || h > (s.heights[i - 1] ?? h));
+  const positions = rising ? s.heights : s.heights.map((_, i) => i);
+  /** The height a position stands for, as a label ("" between points). */
+  const heightAt = (/** @type {number | null | undefined} */ x) => {
+    const h = x === null || x === undefined || !Number.isInteger(x) ? undefined : s.heights[x];
+    return h === undefined ? "" : String(h);
+  };
+  /** @type {uPlot.Axis} */
+  const heightAxis = rising
+    ? { label: "block height" }
+    : {
+        label: "block height (in history order: the heights went back or are too large to order)",
+        values: (_u, splits) => splits.map(heightAt),
+      };
+  /** @type {uPlot.Series} */
+  const heightSeries = rising
+    ? { label: "height" }
+    : { label: "height", value: (_u, x) => heightAt(x) };
   s.strategies.forEach((strategy, index) => {
     const el = byId(`timeline-${index}`);
     const columns = [s.clearing, strategy.deprioritized, strategy.regular, strategy.prioritized];
@@ -81,16 +103,16 @@
       width: widthOf(el),
       height: 300,
       scales: { x: { time: false }, y: { distr: distrOf(columns) } },
-      axes: [{ label: "block height" }, { label: "gas unit price", size: fitTicks(70) }],
+      axes: [heightAxis, { label: "gas unit price", size: fitTicks(70) }],
       series: [
-        { label: "height" },
+        heightSeries,
         { label: "clearing price", stroke: "#111827", width: 1.5 },
         { label: "deprioritized", stroke: tierColors.deprioritized, width: 1 },
         { label: "regular", stroke: tierColors.regular, width: 1 },
         { label: "prioritized", stroke: tierColors.prioritized, width: 1 },
       ],
     };
-    charts.push(new uPlot(opts, [s.heights, ...columns], el));
+    charts.push(new uPlot(opts, [positions, ...columns], el));
   });
 
   for (const h of data.horizons) {
