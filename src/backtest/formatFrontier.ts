@@ -1,3 +1,4 @@
+import { showRatio } from "./formatTable.js";
 import { type FrontierReading, type FrontierResult, reachesTarget } from "./frontierResult.js";
 import { HORIZONS } from "./types.js";
 
@@ -21,7 +22,7 @@ const pct = (v: number) => `${+(v * 100).toFixed(2)}%`;
 function cell(r: FrontierReading | undefined, measure: Measure): string {
   const value = r?.[measure];
   if (!r || value === null || value === undefined) return "-";
-  const v = value.toFixed(3);
+  const v = showRatio(value);
   if (r.kind === "floor") return `${v}*`;
   if (r.kind === "point") return `${v} (${r.inclusion === null ? "-" : pct(r.inclusion)})`;
   return v;

@@ -28,7 +28,14 @@ export const TABLE_LEGEND =
   "back: blocks from a spike's end until the tier is back at its idle value (median; spikes it came back after / spikes).";
 
 const percent = (v: number | null) => (v === null ? "-" : `${(v * 100).toFixed(2)}%`);
-const ratio = (v: number | undefined) => (v === undefined ? "-" : v.toFixed(3));
+/**
+ * A ratio with 3 decimals, or with 6 significant digits from a million up: a bid near 2^64 over a
+ * clearing price of 1 is no ratio to read to the thousandth (`18446744073709551616.000`, above
+ * u64's maximum, from a double).
+ */
+export const showRatio = (v: number): string =>
+  Math.abs(v) < 1e6 ? v.toFixed(3) : v.toPrecision(6);
+const ratio = (v: number | undefined) => (v === undefined ? "-" : showRatio(v));
 const blocks = (v: number | null) =>
   v === null ? "-" : Number.isInteger(v) ? String(v) : v.toFixed(1);
 const share = (r: SpikeResponse) => `${r.hits}/${r.spikes}`;

@@ -331,6 +331,24 @@ describe("the table's counts read as English", () => {
   });
 });
 
+describe("the table's ratios", () => {
+  it("are read to the thousandth below a million, and to 6 significant digits above", async () => {
+    // A bid of 10^19 over a clearing price of 100 is 10^17: "100000000000000000.000" claimed a
+    // precision no double has (a bid near 2^64 read 18446744073709551616.000, above u64's max).
+    const huge: StrategyFactory = () => ({
+      name: "huge",
+      ingest() {},
+      estimate: () => ({ deprioritized: 100n, regular: 1000n, prioritized: 10n ** 19n }),
+      reset() {},
+    });
+    const r = await runBacktest(history(Array(12).fill(100)), { strategies: [{ strategy: huge }] });
+    const text = formatTable(r);
+    expect(text).toContain("1.00000e+17");
+    expect(text).not.toContain("100000000000000000.000");
+    expect(text).toMatch(/regular .* 10\.000 /);
+  });
+});
+
 describe("memory does not grow with the history", () => {
   it("200,000 blocks: pending bids and chart points stay bounded", () => {
     // 30 blocks at the minimum, then a 10-block spike at 500, repeated.
