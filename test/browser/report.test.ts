@@ -32,6 +32,37 @@ let browser: Browser;
 let reportPath: string;
 let frontierPath: string;
 
+/**
+ * Write `lines` as a history named `name`, make its report with `aip34` (and `args`), check the
+ * exit code, and open the report in a new page once its charts are drawn.
+ */
+async function openReport(
+  name: string,
+  lines: readonly string[],
+  code: number,
+  args: string[] = [],
+) {
+  const dir = dirname(reportPath);
+  const history = join(dir, `${name}.ndjson`);
+  writeFileSync(history, `${lines.join("\n")}\n`);
+  const report = join(dir, `${name}.html`);
+  const r = await runCli([
+    "backtest",
+    "--input",
+    history,
+    ...args,
+    "--strategies",
+    "aip34",
+    "--report",
+    report,
+  ]);
+  expect(r.code).toBe(code);
+  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  await page.goto(pathToFileURL(report).href);
+  await page.waitForSelector("body[data-charts]");
+  return page;
+}
+
 beforeAll(async () => {
   reportPath = join(mkdtempSync(join(tmpdir(), "gasdigest-report-")), "report.html");
   const r = await runCli([
@@ -192,28 +223,13 @@ describe("the backtest report in a headless browser", () => {
 
   it("widens a price axis to its tick labels: a wei history's 100,000,000,000 is not cut off", async () => {
     // The first 300 blocks of the Ethereum history, in wei: ticks from 1 to 100 gwei and above.
-    const dir = dirname(reportPath);
-    const history = join(dir, "eth-300.ndjson");
     const lines = readFileSync(fixture("eth-2017-12/blocks-4710000-4719999.ndjson"), "utf8").split(
       "\n",
     );
-    writeFileSync(history, `${lines.slice(0, 300).join("\n")}\n`);
-    const weiReport = join(dir, "wei.html");
-    const r = await runCli([
-      "backtest",
-      "--input",
-      history,
+    const page = await openReport("wei", lines.slice(0, 300), 0, [
       "--config",
       fixture("eth-2017-12/wei.config.json"),
-      "--strategies",
-      "aip34",
-      "--report",
-      weiReport,
     ]);
-    expect(r.code).toBe(0);
-    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-    await page.goto(pathToFileURL(weiReport).href);
-    await page.waitForSelector("body[data-charts]");
     const room = await page.$eval("#timeline-0", (chart) => {
       // The vertical axis is the one taller than wide; its width is the room for its labels.
       const axes = [...chart.querySelectorAll(".u-axis")] as unknown as {
@@ -238,30 +254,14 @@ describe("the backtest report in a headless browser", () => {
   it("draws a history whose heights go back (a chain started again) across the chart, not on one stroke", async () => {
     // 250 blocks at heights 1,001-1,250, then the chain again from 1: the backtest follows it
     // after its resync, and the timeline, drawn against the heights, folded onto one line.
-    const dir = dirname(reportPath);
     const lines = readFileSync(fixture("scenario-spike-500.ndjson"), "utf8").trim().split("\n");
     const raised = lines
       .slice(0, 250)
       .map((line) =>
         line.replace(/^\{"height":"(\d+)"/, (_, h) => `{"height":"${Number(h) + 1000}"`),
       );
-    const history = join(dir, "restarted.ndjson");
-    writeFileSync(history, `${[...raised, ...lines.slice(0, 250)].join("\n")}\n`);
-    const restarted = join(dir, "restarted.html");
-    const r = await runCli([
-      "backtest",
-      "--input",
-      history,
-      "--strategies",
-      "aip34",
-      "--report",
-      restarted,
-    ]);
     // 2: the blocks refused before the resync are reported; the report is written all the same.
-    expect(r.code).toBe(2);
-    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-    await page.goto(pathToFileURL(restarted).href);
-    await page.waitForSelector("body[data-charts]");
+    const page = await openReport("restarted", [...raised, ...lines.slice(0, 250)], 2);
     // The share of the canvas's columns holding a tier's coloured stroke (opaque, far from grey):
     // about 0.9 drawn in history order, 0.005 folded onto one stroke.
     const spread = await page.$eval("#timeline-0 canvas", (c) => {
