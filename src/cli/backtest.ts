@@ -44,11 +44,15 @@ what it overpaid against the clearing price, and how it followed price spikes (d
 A strategy that had no estimate before some blocks (it threw or broke the invariants) gets one
 line after the table: how many blocks, and the first one's reason (cut to 200 characters).
 Rejected lines go to stderr as "line N: <field path>: <problem>" (the first 1000 lines; the rest
-are counted in one last line).
+are counted in one last line). Progress goes to stderr: a bar on a terminal, otherwise a line
+every 10 s of a longer run.
 Exit code: 0 all lines accepted, 2 some lines rejected, 1 unusable arguments or unreadable file.`;
 
 /** Rejected lines reported one by one; the rest are counted in one line. */
 const MAX_REPORTED = 1000;
+
+/** Off a terminal, a progress line at most this often (a run shorter than it prints none). */
+const PROGRESS_LINE_MS = 10_000;
 
 /** `gasdigest backtest`: returns the exit code. */
 export async function backtest(argv: string[], io: CliIo): Promise<number> {
@@ -135,6 +139,22 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
         )
       : undefined;
   bar?.start(Math.max(size, 1), 0, { blocks: 0 });
+  // Off a terminal (a log, CI), a plain line every PROGRESS_LINE_MS: a long run is not silent.
+  const now = io.now ?? (() => performance.now());
+  const started = now();
+  let nextLine = started + PROGRESS_LINE_MS;
+  const onBytes = (bytes: number) => {
+    const blocks = run.stats().blocks;
+    if (bar) return bar.update(bytes, { blocks });
+    const t = now();
+    if (t < nextLine) return;
+    nextLine = t + PROGRESS_LINE_MS;
+    const share =
+      size > 0 ? ` (${Math.floor((Math.min(bytes, size) * 100) / size)}% of the file)` : "";
+    io.stderr.write(
+      `backtest: ${blocks.toLocaleString("en-US")} blocks read${share}, ${Math.round((t - started) / 1000)} s\n`,
+    );
+  };
   // Rejected lines: streamed to stderr; with a progress bar on the terminal, the first 100 are
   // held until it is done (and the rest counted).
   const errors: string[] = [];
@@ -155,7 +175,7 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
   let problems = 0;
   try {
     for await (const entry of readHistory(input, {
-      onBytes: (bytes) => bar?.update(bytes, { blocks: run.stats().blocks }),
+      onBytes,
     })) {
       if (!entry.ok) {
         problems++;

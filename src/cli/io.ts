@@ -7,6 +7,8 @@ export interface CliIo {
   stderr: Writable;
   /** Whether stderr is a terminal (progress bars only then). */
   isTTY?: boolean;
+  /** Milliseconds of a monotonic clock, for progress lines off a terminal. @default performance.now */
+  now?: () => number;
 }
 
 /** The process's own streams. */
