@@ -67,11 +67,18 @@ async function open(url: string) {
   return { page, requests, problems };
 }
 
-/** Expand estimate_gas_price, press "Try it out" then "Execute", return the live response. */
-async function tryEstimate(page: Page) {
+/**
+ * Expand estimate_gas_price, press "Try it out" (choosing the response's media type, if given)
+ * then "Execute", return the live response.
+ */
+async function tryEstimate(page: Page, mediaType?: string) {
   const op = page.locator("#operations-Transactions-estimate_gas_price");
   await op.locator(".opblock-summary").click();
   await op.getByRole("button", { name: "Try it out" }).click();
+  if (mediaType !== undefined)
+    await op
+      .locator(".responses-table tr[data-code='200'] select[aria-label='Media Type']")
+      .selectOption(mediaType);
   await op.getByRole("button", { name: "Execute" }).click();
   const live = op.locator(".live-responses-table .response");
   await live.first().waitFor();
@@ -119,6 +126,21 @@ describe("the offline explorer at /v1/spec", () => {
       requests.filter((u) => !u.startsWith("data:")).map((u) => new URL(u).origin),
     );
     expect([...origins]).toEqual([base]);
+    expect(requests).toContain(`${base}/v1/estimate_gas_price`);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("shows a BCS answer to Try it out as its bytes in hex and the estimate they hold", async () => {
+    const { page, requests, problems } = await open(`${base}/v1/spec`);
+    await page.locator("#operations-Transactions-estimate_gas_price").waitFor();
+    const { status, body } = await tryEstimate(page, "application/x-bcs");
+    expect(status).toBe("200");
+    // Not the bytes decoded as UTF-8 (0x96 of 150 became U+FFFD, on screen and in "Download").
+    expect(body).toBe(
+      "26 bytes of BCS (hex): 01 64 00 00 00 00 00 00 00 96 00 00 00 00 00 00 00 01 2c 01 00 00 00 00 00 00\n" +
+        "as (Option<u64>, u64, Option<u64>): deprioritized_gas_estimate 100, gas_estimate 150, prioritized_gas_estimate 300",
+    );
     expect(requests).toContain(`${base}/v1/estimate_gas_price`);
     expect(problems).toEqual([]);
     await page.close();

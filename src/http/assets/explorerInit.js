@@ -16,6 +16,60 @@
     root.appendChild(p);
   }
 
+  /**
+   * A BCS answer as text: its bytes in hex and, when they read as one of the estimate's layouts
+   * (`Option<u64>, u64, Option<u64>`, or the `u64` alone), the values they hold.
+   * @param {Uint8Array} bytes
+   */
+  function describeBcs(bytes) {
+    const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(" ");
+    const head = `${bytes.length} bytes of BCS (hex): ${hex}`;
+    let at = 0;
+    /** @returns {bigint | undefined} */
+    const u64 = () => {
+      if (at + 8 > bytes.length) return undefined;
+      let v = 0n;
+      for (let i = 7; i >= 0; i--) v = (v << 8n) | BigInt(bytes[at + i] ?? 0);
+      at += 8;
+      return v;
+    };
+    /** @returns {bigint | null | undefined} null for none, undefined when it is no Option */
+    const option = () => {
+      const tag = bytes[at++];
+      return tag === 0 ? null : tag === 1 ? u64() : undefined;
+    };
+    if (bytes.length === 8) return `${head}\nas u64: gas_estimate ${u64()}`;
+    const low = option();
+    const regular = low === undefined ? undefined : u64();
+    const high = regular === undefined ? undefined : option();
+    if (high === undefined || at !== bytes.length) return head;
+    /** @param {bigint | null} v */
+    const show = (v) => (v === null ? "none" : String(v));
+    return `${head}\nas (Option<u64>, u64, Option<u64>): deprioritized_gas_estimate ${show(low ?? null)}, gas_estimate ${regular}, prioritized_gas_estimate ${show(high)}`;
+  }
+
+  /**
+   * Swagger UI reads an `application/x-bcs` answer as a Blob and shows it decoded as text (its
+   * bytes that are not UTF-8 replaced by U+FFFD, in the page and in its "Download"): show the
+   * bytes in hex, and the estimate they hold, instead.
+   * @param {SwaggerUiResponse} response
+   */
+  async function showBcs(response) {
+    const type = response.headers?.["content-type"];
+    const data = /** @type {{ arrayBuffer?: () => Promise<ArrayBuffer> } | null | undefined} */ (
+      response.data
+    );
+    if (
+      !/^application\/x-bcs\b/i.test(String(type ?? "")) ||
+      typeof data?.arrayBuffer !== "function"
+    )
+      return response;
+    const text = describeBcs(new Uint8Array(await data.arrayBuffer()));
+    response.text = text;
+    response.data = text;
+    return response;
+  }
+
   fetch(new URL("spec.json", base).href, {
     headers: { Accept: "application/json" },
     credentials: "same-origin",
@@ -39,6 +93,7 @@
         defaultModelsExpandDepth: 1,
         presets: [SwaggerUIBundle.presets.apis],
         layout: "BaseLayout",
+        responseInterceptor: showBcs,
       });
     })
     .catch((/** @type {unknown} */ error) => {

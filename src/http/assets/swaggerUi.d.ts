@@ -13,6 +13,17 @@ interface SwaggerUiOptions {
   defaultModelsExpandDepth: number;
   presets: unknown[];
   layout: string;
+  /** Called with each "Try it out" answer before it is shown; may replace its body. */
+  responseInterceptor: (
+    response: SwaggerUiResponse,
+  ) => SwaggerUiResponse | Promise<SwaggerUiResponse>;
+}
+
+/** An answer as Swagger UI keeps it: headers by lower-case name; the body read as text, or a Blob. */
+interface SwaggerUiResponse {
+  headers?: Record<string, string | string[]>;
+  text: unknown;
+  data: unknown;
 }
 
 /** Swagger UI's bundle: a function that starts the UI, with its presets. */
