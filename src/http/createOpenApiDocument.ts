@@ -145,6 +145,13 @@ export function createOpenApiDocument(options: CreateOpenApiDocumentOptions = {}
     estimateContent["application/x-bcs"] = { schema: { type: "string", format: "binary" } };
   const errors = errorResponses(prefix);
   const { 400: e400, 404: e404, 405: e405, 500: e500, 503: e503 } = errors;
+  // The explorer and the document carry an ETag: a GET or HEAD whose If-None-Match holds it is
+  // answered 304 with no body.
+  const notModified = {
+    304: {
+      description: "Not modified: the `If-None-Match` header holds this answer's `ETag`; no body.",
+    },
+  };
   const document = createDocument({
     openapi: "3.1.0",
     info: {
@@ -192,6 +199,7 @@ export function createOpenApiDocument(options: CreateOpenApiDocumentOptions = {}
               description: "The explorer page.",
               content: { "text/html": { schema: { type: "string" } } },
             },
+            ...notModified,
             400: e400,
             404: e404,
             405: e405,
@@ -209,6 +217,7 @@ export function createOpenApiDocument(options: CreateOpenApiDocumentOptions = {}
               description: "The document.",
               content: { "application/json": { schema: { type: "object" } } },
             },
+            ...notModified,
             400: e400,
             404: e404,
             405: e405,
@@ -226,6 +235,7 @@ export function createOpenApiDocument(options: CreateOpenApiDocumentOptions = {}
               description: "The document.",
               content: { "application/x-yaml": { schema: { type: "string" } } },
             },
+            ...notModified,
             400: e400,
             404: e404,
             405: e405,
