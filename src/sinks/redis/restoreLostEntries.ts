@@ -60,14 +60,26 @@ export async function restoreLostEntries(
   }
   const retain = String(options.retain);
   let refused: bigint | undefined;
+  // Whether Redis refused the newest height: its last id is at or above it.
+  let newestRefused = false;
   for (let i = 0; i < kept.length; i += options.batchSize) {
     const replies = await writeEntries(conn, stream, retain, kept.slice(i, i + options.batchSize));
     for (let j = 0; j < Math.min(options.batchSize, kept.length - i); j++) {
       const [error] = replies?.[j] ?? [new Error("no answer in the pipeline")];
       if (error && !error.message.includes(REFUSED)) throw commandFailure(conn.url, error);
       if (error) refused ??= kept[i + j]!.height;
+      if (error && kept[i + j]!.height === newest) newestRefused = true;
     }
   }
+  // Refused up to the newest height: the stream's last id still stands at or above every height
+  // Redis acknowledged, which a restart from an older snapshot or without persistence never
+  // leaves. The entries were removed by a command that keeps the last id (XTRIM ... MAXLEN 0 or
+  // XDEL of the newest entries, an operator freeing memory), or the last id was set ahead. No
+  // repair can go in either way: newer blocks are written as usual (before, the publisher
+  // retried this repair on every connection and never wrote again until someone ran XSETID, the
+  // replicas stale). A last id set ahead of them too is said by their own refusal, with the
+  // XSETID that mends it; the next connection then writes these kept blocks again.
+  if (newestRefused) return;
   // A refused height is fine when the stream now stands at or above it (the other publisher
   // was first). Refused with no entry at or above it, Redis refused it by the stream's last id,
   // set past its entries (`XADD ... MAXLEN 0`, XSETID): the repair did not happen. Said as a
