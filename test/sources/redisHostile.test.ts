@@ -163,6 +163,26 @@ describe.skipIf(skip)("Redis feed against a stream others write to", () => {
     ]);
   });
 
+  it("an entry at the largest id there is: the publisher names it and the repair, as for any foreign entry on top", async () => {
+    // Redis answers such a stream's XADDs "exhausted the last possible ID", not its usual
+    // refusal: the publisher gave only that, naming neither the entry nor the repair.
+    await publish(redis.url, blocks(1, 5));
+    const top = "18446744073709551615-18446744073709551615";
+    await redis.client.xadd(STREAM, top, "note", "written by hand");
+    const { input, results, events } = handSink(redis.url, { maxBackoffMs: 100 });
+    for (const b of blocks(6, 6)) input.next(b);
+    await until(() => events.some((e) => e.type === "unreachable"));
+    expect(results).toEqual([]);
+    const unreachable = events.find((e) => e.type === "unreachable")!;
+    expect(describeRedisEvent(unreachable as never)).toContain(
+      `the newest entry ${top} of stream ${STREAM} is not a gasdigest block, and Redis refuses every XADD at or below its id (remove it (XDEL ${STREAM} ${top}) and set the stream's last id back`,
+    );
+    await redis.client.xdel(STREAM, top);
+    await redis.client.call("XSETID", STREAM, "5-0");
+    await until(() => results.length === 1);
+    expect(await streamHeights(redis)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
   it("the Redis users of docs/operations.md are enough: a publisher writes and a replica reads", async () => {
     // The permissions exactly as the docs write them, so the two cannot drift apart.
     const docs = readFileSync(new URL("../../docs/operations.md", import.meta.url), "utf8");

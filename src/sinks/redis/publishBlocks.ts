@@ -16,7 +16,7 @@ import type { PendingQueue } from "./createPendingQueue.js";
 import { createWrittenRing } from "./createWrittenRing.js";
 import type { RedisPublishResult, ResolvedRedisStreamSinkOptions } from "./options.js";
 import { type LossReport, restoreLostEntries } from "./restoreLostEntries.js";
-import { REFUSED, writeEntries } from "./writeEntries.js";
+import { isRefused, writeEntries } from "./writeEntries.js";
 
 /**
  * The write loop of the Redis sink: take up to `batchSize` waiting blocks, send their `XADD`s
@@ -133,7 +133,7 @@ export async function publishBlocks(
           continue;
         }
         const refusedIds = batch.flatMap((b, i) =>
-          replies?.[i]?.[0]?.message.includes(REFUSED) ? [entryId(b.height)] : [],
+          isRefused(replies?.[i]?.[0]) ? [entryId(b.height)] : [],
         );
         // A refused XADD means "already published" only when the stream holds that very id
         // (another publisher wrote it first). An entry written by something else on top
@@ -152,7 +152,7 @@ export async function publishBlocks(
         let refused: bigint | undefined;
         for (const b of batch) {
           const [error, reply] = replies?.[done] ?? [new Error("no answer in the pipeline")];
-          if (error && !error.message.includes(REFUSED)) {
+          if (error && !isRefused(error)) {
             failure = error;
             break;
           }

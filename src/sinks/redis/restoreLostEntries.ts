@@ -4,7 +4,7 @@ import { readStreamTopId } from "../../sources/redis/redisStreamTop.js";
 import { entryId, idHeight } from "../../sources/redis/streamEntry.js";
 import type { WrittenRing } from "./createWrittenRing.js";
 import type { ResolvedRedisStreamSinkOptions } from "./options.js";
-import { REFUSED, writeEntries } from "./writeEntries.js";
+import { isRefused, writeEntries } from "./writeEntries.js";
 
 /** The loss being repaired: its `to`, so that a repair retried after a failure is not reported again. */
 export interface LossReport {
@@ -66,7 +66,7 @@ export async function restoreLostEntries(
     const replies = await writeEntries(conn, stream, retain, kept.slice(i, i + options.batchSize));
     for (let j = 0; j < Math.min(options.batchSize, kept.length - i); j++) {
       const [error] = replies?.[j] ?? [new Error("no answer in the pipeline")];
-      if (error && !error.message.includes(REFUSED)) throw commandFailure(conn.url, error);
+      if (error && !isRefused(error)) throw commandFailure(conn.url, error);
       if (error) refused ??= kept[i + j]!.height;
       if (error && kept[i + j]!.height === newest) newestRefused = true;
     }

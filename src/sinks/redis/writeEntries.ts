@@ -3,7 +3,18 @@ import { entryId } from "../../sources/redis/streamEntry.js";
 import type { WrittenEntry } from "./createWrittenRing.js";
 
 /** Redis's answer to an `XADD` whose id is not above the stream's top id. */
-export const REFUSED = "equal or smaller than the target stream top item";
+const REFUSED = "equal or smaller than the target stream top item";
+/** Its answer when the stream's last id is the largest there is (`18446744073709551615-18446744073709551615`). */
+const EXHAUSTED = "exhausted the last possible ID";
+
+/**
+ * Whether an `XADD` was refused for its id: not above the stream's last id, or no id left above
+ * it at all (an entry written at the largest id, which no block's `<height>-0` can pass). Either
+ * way the stream's top (or last id) says why, and what repairs it.
+ */
+export function isRefused(error: Error | null | undefined): boolean {
+  return error != null && (error.message.includes(REFUSED) || error.message.includes(EXHAUSTED));
+}
 
 /** Redis's answer to each `XADD` of a transaction, in order: `[error, id]`. */
 export type XaddReplies = readonly [Error | null, unknown][] | null;
@@ -11,7 +22,7 @@ export type XaddReplies = readonly [Error | null, unknown][] | null;
 /**
  * Send `XADD stream MAXLEN ~ retain <height>-0 block <line>` for each entry, in one
  * transaction (`MULTI` ... `EXEC`, one round trip), and return Redis's answer to each, in order.
- * The caller tells a refused id (`REFUSED`) from a fault. With `mustExist` (`NOMKSTREAM`, Redis
+ * The caller tells a refused id ({@link isRefused}) from a fault. With `mustExist` (`NOMKSTREAM`, Redis
  * 6.2 and later) an `XADD` into a stream that is gone answers `null` instead of making a new
  * one: a stream deleted under a running publisher (`DEL`, `FLUSHALL`) is then noticed, not
  * silently started again above a hole.
