@@ -11,15 +11,21 @@ import { u64Schema } from "./u64Schema.js";
  * `max` check given without a message of its own, or a number beyond 2^53 - 1), else what it
  * must be. Without it, zod words every issue of the schema, a range included, with the type's
  * message ("must be a whole number of requests" for 65 where 64 is the most).
+ * The value is echoed by `echo`: {@link describeNumber} where the option may come from a config
+ * file (its integer past 2^53 - 1 arrives as a string of digits), `describeValue` where it comes
+ * only from code or flags (a string there is a string the caller passed, not a number too large).
  *
  * @example
  * z.int({ error: wholeNumberError("blocks") }).max(64).safeParse(65); // "must be at most 64"
  */
-export function wholeNumberError(what: string): (issue: z.core.$ZodRawIssue) => string {
+export function wholeNumberError(
+  what: string,
+  echo: (input: unknown) => string = describeNumber,
+): (issue: z.core.$ZodRawIssue) => string {
   return (issue) => {
     if (issue.code === "too_big") return `must be at most ${String(issue.maximum)}`;
     if (issue.code === "too_small") return `must be at least ${String(issue.minimum)}`;
-    return `must be a whole number of ${what}, got ${describeNumber(issue.input)}`;
+    return `must be a whole number of ${what}, got ${echo(issue.input)}`;
   };
 }
 

@@ -86,7 +86,9 @@ export const DEFAULT_EPOCH_LENGTH = 1000;
 /** Largest minimum price accepted: bids go up to 10^4 × the minimum and must stay exact. */
 const MAX_MIN_PRICE = 1_000_000_000;
 
-const count = (what: string) => z.int({ error: wholeNumberError(what) });
+// The simulator's options come from code and flags, never from a config file: a string of
+// digits is a string the caller passed, echoed as one (not describeNumber's "too large").
+const count = (what: string) => z.int({ error: wholeNumberError(what, describeValue) });
 
 const shape = {
   seed: z
