@@ -13,6 +13,7 @@ const WARN = new Set([
   "stream_ahead",
   "stream_differs",
   "stream_lost",
+  "repair_refused",
   "rejected",
   "gap",
   "dropped",
@@ -66,6 +67,7 @@ export function logRedisEvent(
       event.type === "stream_ahead" ||
       event.type === "stream_differs" ||
       event.type === "stream_lost" ||
+      event.type === "repair_refused" ||
       (event.type === "rejected" && !("id" in event))
         ? describeRedisSinkEvent(event as RedisSinkEvent)
         : describeRedisEvent(event as RedisStreamEvent);

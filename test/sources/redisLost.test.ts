@@ -200,7 +200,7 @@ describe.skipIf(skip)("a publisher whose Redis lost entries it had acknowledged"
     // more until someone ran XSETID, every replica going stale.
     const redis = await startRedis();
     cleanup.push(() => redis.close());
-    const { input, results, lost } = handSink(redis.url, { maxBackoffMs: 50 });
+    const { input, results, lost, events } = handSink(redis.url, { maxBackoffMs: 50 });
     for (const b of Array.from({ length: 10 }, (_, i) => block(i + 1))) input.next(b);
     await until(() => results.length === 10);
     await redis.client
@@ -213,6 +213,12 @@ describe.skipIf(skip)("a publisher whose Redis lost entries it had acknowledged"
     expect(results.at(-1)).toMatchObject({ height: 11n, outcome: "published" });
     expect(lost()).toHaveLength(1);
     expect(await streamHeights(redis)).toEqual([11]);
+    // Said once: stream_lost had announced the kept blocks written again.
+    const refused = events.filter((e) => e.type === "repair_refused");
+    expect(refused).toEqual([{ type: "repair_refused", stream: STREAM, from: 1n, to: 10n }]);
+    expect(describeRedisSinkEvent(refused[0]!)).toMatch(
+      /^Redis refuses heights 1\.\.10 of stream .+ removed by a command \(XTRIM \.\.\. MAXLEN 0, XDEL\) .+ newer blocks go on after them$/,
+    );
     // The same after XDEL of the newest entry: 12 deleted, 13 written above it.
     input.next(block(12));
     await until(() => results.length === 12);

@@ -16,6 +16,8 @@ export function describeRedisSinkEvent(event: RedisSinkEvent): string {
       return `stream ${event.stream} ends at entry ${event.top}, above height ${event.height}, which it does not hold: Redis refuses the block. A publisher behind the stream (an older file or history, a node lagging by more than the stream keeps) needs nothing done: the stream is fine; if something else wrote ${event.top}, delete that entry (XDEL) and set the stream's last id back (XSETID); delete the stream key only if you know the chain itself was reset (its heights started again lower), after stopping every publisher: on a healthy stream that throws away the blocks the replicas read`;
     case "stream_lost":
       return describeStreamLost(event);
+    case "repair_refused":
+      return `Redis refuses heights ${event.from}..${event.to} of stream ${event.stream}, which this publisher kept to write again after the loss above: the stream's last id is at or above them, which no restart leaves, so its entries were removed by a command (XTRIM ... MAXLEN 0, XDEL) or the last id was set ahead. They stay missing (replicas that read them keep them); newer blocks go on after them`;
     case "stream_differs":
       if (event.notABlock)
         return `stream ${event.stream} holds an entry that is not a gasdigest block at height ${event.height} (entry ${event.id}), written by something else: replicas skip that height; this block is kept and written there if the stream loses that entry`;

@@ -53,6 +53,13 @@ export type RedisSinkEvent =
       to: bigint;
       rewriteFrom: bigint | undefined;
     }
+  /**
+   * After `stream_lost`, Redis refused to take the kept heights `from`..`to` back: the stream's
+   * last id is at or above `to`, which no restart leaves, so its entries were removed by a command
+   * that keeps the last id (`XTRIM ... MAXLEN 0`, `XDEL` of the newest) or the last id was set
+   * ahead. They stay missing; newer blocks are written on after them. Reported once per loss.
+   */
+  | { type: "repair_refused"; stream: string; from: bigint; to: bigint }
   /** A value that is not a valid block sample was given to the sink and skipped. */
   | { type: "rejected"; issues: readonly ValidationIssue[] };
 

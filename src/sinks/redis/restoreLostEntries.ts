@@ -6,9 +6,13 @@ import type { WrittenRing } from "./createWrittenRing.js";
 import type { ResolvedRedisStreamSinkOptions } from "./options.js";
 import { isRefused, writeEntries } from "./writeEntries.js";
 
-/** The loss being repaired: its `to`, so that a repair retried after a failure is not reported again. */
+/**
+ * The loss being repaired: its `to`, so that a repair retried after a failure is not reported
+ * again; and the `to` whose refused repair was reported (`repair_refused`), likewise.
+ */
 export interface LossReport {
   to: bigint | undefined;
+  refusedTo?: bigint | undefined;
 }
 
 /**
@@ -40,6 +44,7 @@ export async function restoreLostEntries(
   const topHeight = top === undefined ? 0n : idHeight(top);
   if (topHeight === undefined || topHeight >= newest) {
     reported.to = undefined;
+    reported.refusedTo = undefined;
     return;
   }
   const kept = written.above(topHeight);
@@ -79,7 +84,13 @@ export async function restoreLostEntries(
   // retried this repair on every connection and never wrote again until someone ran XSETID, the
   // replicas stale). A last id set ahead of them too is said by their own refusal, with the
   // XSETID that mends it; the next connection then writes these kept blocks again.
-  if (newestRefused) return;
+  if (newestRefused) {
+    if (reported.refusedTo !== newest) {
+      reported.refusedTo = newest;
+      options.onEvent({ type: "repair_refused", stream, from: kept[0]!.height, to: newest });
+    }
+    return;
+  }
   // A refused height is fine when the stream now stands at or above it (the other publisher
   // was first). Refused with no entry at or above it, Redis refused it by the stream's last id,
   // set past its entries (`XADD ... MAXLEN 0`, XSETID): the repair did not happen. Said as a
