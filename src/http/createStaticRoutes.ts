@@ -87,7 +87,10 @@ export function createStaticRoutes(
   ]);
   if (assets === undefined) return routes;
   routes.set("/spec", page);
-  const cached = { "Cache-Control": "public, max-age=3600" };
+  // Revalidated on each load, as the page is (a 304 against the ETag): the files sit at URLs
+  // that stay the same from one release to the next, so an hour's max-age kept a browser on the
+  // old explorer script, or an old Swagger UI beside a new one, for up to an hour after an upgrade.
+  const cached = { "Cache-Control": "no-cache" };
   const script = fixed(
     EXPLORER_CONTENT_TYPES["explorer.js"],
     () => ({ bytes: EXPLORER_SCRIPT }),

@@ -67,7 +67,7 @@ describe("explorerAssets handed in", () => {
     expect(text(bundle)).toBe("window.SwaggerUIBundle = function () {}; // é");
     expect(bundle.headers["Content-Length"]).toBe(String(bundle.body!.length));
     expect(bundle.headers["Content-Type"]).toBe("text/javascript; charset=utf-8");
-    expect(bundle.headers["Cache-Control"]).toBe("public, max-age=3600");
+    expect(bundle.headers["Cache-Control"]).toBe("no-cache");
     expect(text(s.get("/v1/spec/assets/index.css"))).toBe("html { margin: 0 }");
     expect([...s.get("/v1/spec/assets/favicon-32x32.png").body!]).toEqual([137, 80, 78, 71, 1]);
     const tag = bundle.headers.ETag!;
