@@ -29,7 +29,9 @@ export function createPendingQueue(
   limit: number,
   maxTransactions = Number.POSITIVE_INFINITY,
 ): PendingQueue {
-  let items: BlockSample[] = [];
+  // Slots below `head` are cleared as blocks leave: a block written (or dropped) is not held
+  // until the next compaction (up to 1,024 blocks of any size, with the queue empty).
+  let items: (BlockSample | undefined)[] = [];
   let head = 0;
   // Transactions of the blocks waiting.
   let txns = 0;
@@ -44,6 +46,11 @@ export function createPendingQueue(
     const w = waiter;
     waiter = undefined;
     w?.();
+  };
+  /** Let go of the `n` blocks from `head` on, and move `head` past them. */
+  const release = (n: number) => {
+    items.fill(undefined, head, head + n);
+    head += n;
   };
   const compact = () => {
     if (head > 1024 && head * 2 > items.length) {
@@ -65,15 +72,15 @@ export function createPendingQueue(
         txns -= items[head + over++]!.gasUnitPrices.length;
       if (over > 0) {
         dropped = { count: over, from: items[head]!.height, to: items[head + over - 1]!.height };
-        head += over;
+        release(over);
         compact();
       }
       wake();
       return dropped;
     },
     take(n) {
-      const out = items.slice(head, head + n);
-      head += out.length;
+      const out = items.slice(head, head + n) as BlockSample[];
+      release(out.length);
       txns -= count(out);
       compact();
       return out;
