@@ -33,6 +33,8 @@ export interface ReadNdjsonOptions {
 }
 
 const NEWLINE = 0x0a;
+/** How often a stopped read tries again to release a FIFO open that had not reached the kernel. */
+const RELEASE_RETRY_MS = 20;
 const EMPTY = new Uint8Array(0);
 
 /**
@@ -65,8 +67,20 @@ async function* ndjsonLines(
   // Stopping while the open still waits for a FIFO's writer: the open sits in a libuv pool
   // thread, and a process cannot exit until it returns (`serve --source ndjson:FIFO` ignored
   // SIGTERM with no writer). Opening the write end ourselves, without blocking, lets it return.
+  // The open may not have reached the kernel yet when the signal comes (queued for a pool
+  // thread: a SIGTERM soon after start, on a busy machine): then no reader waits, and the
+  // release is tried again every RELEASE_RETRY_MS until the open has returned.
+  let releasing: NodeJS.Timeout | undefined;
   const unblock = () => {
-    if (stream.pending) releaseFifoOpen(path);
+    // (A stream closed already is `pending` again, its fd gone: nothing waits then.)
+    if (!stream.pending || stream.closed || releasing !== undefined) return;
+    releaseFifoOpen(path);
+    // Unref'd: the open waiting in the pool keeps the process alive, and the retries with it.
+    releasing = setInterval(() => releaseFifoOpen(path), RELEASE_RETRY_MS).unref();
+    // The open returned: the stream opens (then, destroyed, closes) or fails and closes.
+    const stop = () => clearInterval(releasing);
+    stream.once("open", stop);
+    stream.once("close", stop);
   };
   o.signal?.addEventListener("abort", unblock, { once: true });
   if (o.signal?.aborted) unblock();

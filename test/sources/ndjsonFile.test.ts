@@ -1,6 +1,6 @@
 import { constants } from "node:buffer";
-import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { lastValueFrom, toArray } from "rxjs";
@@ -265,4 +265,38 @@ describe("ndjsonFile", () => {
       for (const { proc } of [cancelled, held]) if (proc.exitCode === null) proc.kill("SIGKILL");
     }
   }, 60_000);
+
+  it("stopped the moment after it starts on a FIFO no writer has opened, the process still exits", async () => {
+    // The open of the FIFO was still queued for a pool thread when the signal came: no reader
+    // waited yet, so opening the write end to release it failed, and the open then blocked for
+    // ever (a SIGTERM soon after `serve --source ndjson:FIFO` started, on a busy machine).
+    const dir = mkdtempSync(join(tmpdir(), "gasdigest-fifo-"));
+    const fifo = join(dir, "blocks.fifo");
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+    const script = `
+      import { readNdjson } from ${JSON.stringify(new URL("../../dist/node.js", import.meta.url).href)};
+      const stop = new AbortController();
+      const first = readNdjson(${JSON.stringify(fifo)}, { signal: stop.signal }).next();
+      stop.abort();
+      await first.catch((e) => process.stdout.write(e.name));`;
+    const proc = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let stdout = "";
+    proc.stdout.on("data", (d) => {
+      stdout += String(d);
+    });
+    let deadline: NodeJS.Timeout | undefined;
+    const late = new Promise<string>((r) => {
+      deadline = setTimeout(() => r("still running 10 s after the abort"), 10_000);
+    });
+    try {
+      expect(await Promise.race([new Promise((r) => proc.on("close", r)), late])).toBe(0);
+      expect(stdout).toBe("AbortError");
+    } finally {
+      clearTimeout(deadline);
+      if (proc.exitCode === null) proc.kill("SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });
