@@ -66,8 +66,10 @@ const LIMITS = {
  * `metrics.scrape()`, anything else the error object (404, or 405 for another method). Each
  * scrape is recorded as a request of route `path`. Head size, request time (408 at
  * `requestTimeout`), connections (a newcomer past `maxConnections` takes the place of the one
- * idle longest), requests per connection (100; node answers more 503 and closes) and the time a client may leave an answer unread (`writeIdleTimeout`) are capped, and
- * requests arriving while a scrape is collected share it.
+ * idle longest), requests per connection (100; node answers more 503 and closes) and the time a
+ * client may leave an answer unread (`writeIdleTimeout`) are capped, and requests arriving while
+ * a scrape is collected share it; a request carrying a body is answered and its connection
+ * closed, the body unread.
  *
  * @throws {InvalidConfigError} listing every invalid option.
  * @example

@@ -25,7 +25,7 @@ interface Place {
  * the longest, so that clients that trickle request heads (a byte every half second, reconnecting
  * when the 408 closes them) cannot hold every place: Prometheus's request arrives with its
  * connection, and a connection older than any of theirs gives way first. Refusing the newcomer
- * instead, node's `maxConnections`, let 16 such clients through to 138 of 148 scrapes' places.
+ * instead (node's `maxConnections`), 16 such clients left 10 of 148 scrapes answered.
  *
  * @example
  * const places = createPlaces(16);
