@@ -1,4 +1,5 @@
 import type { BlockSample } from "./blockSample.js";
+import type { StrategyError } from "./errors.js";
 import type { Tier } from "./tiers.js";
 
 /** The three gas unit price estimates, in octas per gas unit. */
@@ -34,7 +35,7 @@ export interface Snapshot {
   /** The estimate, or `undefined` when the strategy failed (see `failure`). */
   readonly estimate: GasEstimate | undefined;
   /** Why there is no estimate: the strategy threw or broke the invariants. */
-  readonly failure: Error | undefined;
+  readonly failure: StrategyError | undefined;
   /** Chain state as of this block (the chain-state headers of every answer). */
   readonly ledger: LedgerState;
   /** Minimum gas unit price in force (newest block's, else the configured one). */

@@ -235,6 +235,9 @@ describe("engine", () => {
     engine.ingest(idleBlock(2));
     expect(engine.snapshot()!.estimate).toBeUndefined();
     expect(engine.snapshot()!.failure!.message).toContain("strategy flaky failed to estimate");
+    // Typed as what it always is, so a caller reads the one-line reason without a cast (npm run
+    // typecheck fails if `failure` is typed as a plain Error again).
+    expect(engine.snapshot()!.failure!.shortMessage).toBe("strategy flaky failed to estimate");
     mode = "lie";
     engine.ingest(idleBlock(3));
     expect(engine.snapshot()!.failure!.message).toContain("breaks the invariants");
