@@ -71,6 +71,37 @@ describe("Koa: a native middleware", () => {
     }
   });
 
+  it("under koa-mount, dot segments that leave the mount are the application's", async () => {
+    // What koa-mount("/chain", ...) does: takes its path off ctx.path (dots unresolved) and
+    // says where in ctx.mountPath. The request below points at /v1/estimate_gas_price, beside
+    // the mount: it was answered with the estimate.
+    const mount: Koa.Middleware = async (ctx, next) => {
+      if (!ctx.path.startsWith("/chain/")) return next();
+      ctx.mountPath = "/chain";
+      ctx.path = ctx.path.slice("/chain".length);
+      await next();
+    };
+    const app = await host(gasdigest(engineWithBlocks(), { maxStalenessMs: false }), mount);
+    try {
+      expect((await request(`${app.origin}/chain/v1/estimate_gas_price`)).text).toBe(ESTIMATE);
+      expect(
+        (await request(app.origin, { target: "/chain/v1/x/../estimate_gas_price" })).text,
+      ).toBe(ESTIMATE);
+      for (const target of [
+        "/chain/v1/../../v1/estimate_gas_price",
+        "/chain/%2e%2e/v1/estimate_gas_price",
+      ]) {
+        const out = await request(app.origin, { target });
+        expect(out.status, target).toBe(418);
+      }
+      // Dots that leave the mount and come back into it land where they point.
+      const back = await request(app.origin, { target: "/chain/v1/../../chain/v1?x=1" });
+      expect(JSON.parse(back.text)).toMatchObject({ block_height: "3" });
+    } finally {
+      await app.close();
+    }
+  });
+
   it("lets upstream middleware see its response, also when its logger throws", async () => {
     const { logger } = recordingLogger();
     const failing = {

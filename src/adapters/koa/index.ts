@@ -5,6 +5,7 @@ import {
   type HandlerOptions,
   splitMountOptions,
   stripPrefix,
+  withinMount,
 } from "../../http/index.js";
 
 /** Options of the Koa {@link gasdigest} middleware: every handler option, plus `prefix`. */
@@ -24,6 +25,10 @@ export interface KoaContextLike {
   readonly method: string;
   /** Path and query, relative to where the app is mounted. */
   readonly url: string;
+  /** The request target as received (Koa keeps it when `ctx.url` is rewritten or mounted). */
+  readonly originalUrl?: string | undefined;
+  /** Where koa-mount mounted the middleware (it takes this path off `ctx.url`). */
+  readonly mountPath?: string | undefined;
   /** Request headers, names in lower case. */
   readonly headers: IncomingHttpHeaders;
   /** Response status, set for the routes it answers. */
@@ -62,7 +67,8 @@ export function gasdigest(
   const handler = createNodeHandler(engine, handlerOptions);
 
   return async function gasdigest(ctx, next) {
-    const url = stripPrefix(ctx.url, prefix);
+    const target = mountedTarget(ctx);
+    const url = target === undefined ? undefined : stripPrefix(target, prefix);
     if (url === undefined || !handler.claims(url)) {
       await next();
       return;
@@ -76,4 +82,21 @@ export function gasdigest(
     if (res.body !== undefined)
       ctx.body = Buffer.from(res.body.buffer, res.body.byteOffset, res.body.byteLength);
   };
+}
+
+/**
+ * The request target relative to the mount. koa-mount takes its path off `ctx.url` before any
+ * dot segment is resolved, so `/chain/v1/../../v1/...` would reach the middleware as
+ * `/v1/../../v1/...`, a gasdigest path, though it points outside the mount. Under koa-mount
+ * (`ctx.mountPath`), dot segments are resolved as a URL parser does, on the whole URL where
+ * `ctx.url` is it less the mount path (dots that come back into the mount land where they
+ * point), else inside the mount ({@link withinMount}): `undefined` when they climb out of it
+ * (the application's request), as the Express adapter does.
+ */
+function mountedTarget(ctx: KoaContextLike): string | undefined {
+  const { url, originalUrl, mountPath } = ctx;
+  if (typeof mountPath !== "string" || typeof originalUrl !== "string" || originalUrl === url)
+    return url;
+  if (originalUrl === mountPath + url) return stripPrefix(originalUrl, mountPath);
+  return withinMount(url);
 }
