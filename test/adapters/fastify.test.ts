@@ -215,6 +215,20 @@ describe("Fastify plugin with inject()", () => {
       expect.objectContaining({ msg: "request", url: "/v1/estimate_gas_price", status: 200 }),
     );
     await app.close();
+    // `logger: undefined` (say `logger: options.logger`, not set) is the default too: it used
+    // to replace fastify.log with the handler's silent logger, losing every line, errors included.
+    lines.length = 0;
+    const unset = Fastify({ logger: { level: "debug", stream } });
+    await unset.register(gasdigest, {
+      engine: engineWithBlocks(),
+      maxStalenessMs: false,
+      logger: undefined,
+    });
+    await unset.inject("/v1/nope");
+    expect(lines).toContainEqual(
+      expect.objectContaining({ msg: "request", url: "/v1/nope", status: 404 }),
+    );
+    await unset.close();
   });
 
   it("rejects invalid options when the plugin loads, every issue listed", async () => {

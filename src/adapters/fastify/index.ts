@@ -82,8 +82,9 @@ function parseOptions(given: FastifyGasdigestOptions | null, fastify: FastifyIns
       message: `must be a non-empty name or false (got ${JSON.stringify(decorator)})`,
     });
   routerSyntaxIssues(rest, issues);
+  // `logger: undefined` is the default, as for every other option: Fastify's logger.
   const { prefix: mount, handlerOptions } = splitMountOptions(
-    { logger: fastify.log, ...rest },
+    { ...rest, logger: rest.logger === undefined ? fastify.log : rest.logger },
     issues,
     ["engine", "closeEngine", "decorator"],
   );
