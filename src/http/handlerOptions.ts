@@ -28,6 +28,9 @@ function refined<T>(check: (v: unknown) => string | undefined): z.ZodType<T, T> 
 // A bad value is echoed in at most 80 characters, whatever its size.
 const PATH = /^(\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)*$/;
 const TOKEN = /^[A-Za-z0-9!#$%&'*+.^_`|~-]*$/;
+/** Whether a path (valid for {@link PATH}) has a `.` or `..` segment, which clients resolve away. */
+const hasDotSegment = (path: string) =>
+  path.split("/").some((segment) => segment === "." || segment === "..");
 /**
  * One serialized origin, as a browser sends it: scheme, `://`, an ASCII host (a name, `_` allowed
  * as browsers keep it, an IPv4 address or a bracketed IPv6 one; an international name in its
@@ -83,7 +86,7 @@ const handlerOptionsShape = {
     const p = v.endsWith("/") ? v.slice(0, -1) : v;
     if (!PATH.test(p))
       return `must be a path such as "/v1": starts with "/", segments of URL path characters, no "//", "?", "#" or "%" (got ${describeValue(v)})`;
-    if (p.split("/").some((segment) => segment === "." || segment === ".."))
+    if (hasDotSegment(p))
       return `must have no "." or ".." segment: browsers and fetch resolve them away before they ask, so no client could reach the routes (got ${describeValue(v)})`;
     if (p === "/spec.json" || p === "/spec.yaml")
       return `must not be ${p}: that is where the API document stays at the root of the mount point, and it would replace the ledger route (got ${describeValue(v)})`;
@@ -180,11 +183,14 @@ const handlerOptionsShape = {
    * example on a port of its own). Only with `metrics`.
    * @default "/metrics"
    */
-  metricsPath: refined<string | false>((v) =>
-    v === false || (typeof v === "string" && v !== "/" && PATH.test(v))
-      ? undefined
-      : `must be a path such as "/metrics" (starts with "/", segments of URL path characters), or false (got ${describeValue(v)})`,
-  ).default("/metrics"),
+  metricsPath: refined<string | false>((v) => {
+    if (!(v === false || (typeof v === "string" && v !== "/" && PATH.test(v))))
+      return `must be a path such as "/metrics" (starts with "/", segments of URL path characters), or false (got ${describeValue(v)})`;
+    // The handler removes dot segments before it looks a path up: such a route is never reached.
+    if (typeof v === "string" && hasDotSegment(v))
+      return `must have no "." or ".." segment: browsers and fetch resolve them away before they ask, so no client could reach the scrape (got ${describeValue(v)})`;
+    return undefined;
+  }).default("/metrics"),
 };
 
 /** Options of `createHandler` (and of every adapter). Every field has a default. */

@@ -415,6 +415,14 @@ describe("options", () => {
         /basePath: must not be \/spec\.(json|yaml): that is where the API document stays/,
       );
     expect(() => createHandler(s.engine, { basePath: "/v1/spec.json" })).not.toThrow();
+    // The same for the metrics route: the handler removes dot segments before the lookup, so
+    // "/m/../metrics" was accepted and then never served (404 at every spelling).
+    const metrics = { observeRequest() {}, scrape: async () => ({ contentType: "t", body: "" }) };
+    for (const metricsPath of ["/m/../metrics", "/./metrics", "/metrics/.", "/.."])
+      expect(() => createHandler(s.engine, { metrics, metricsPath })).toThrow(
+        /metricsPath: must have no "\." or "\.\." segment/,
+      );
+    expect(() => createHandler(s.engine, { metrics, metricsPath: "/m/.x" })).not.toThrow();
   });
 
   it("corsOrigin is one ASCII origin: what node cannot send, or a browser would not match, is refused", () => {
