@@ -1,4 +1,6 @@
 import type { Logger } from "pino";
+import { shorten, thrownText } from "../core/describeValue.js";
+import { BaseError } from "../core/errors.js";
 import type { HandlerLogger } from "../http/types.js";
 
 type Level = "error" | "warn" | "info" | "debug";
@@ -56,7 +58,9 @@ export function createLogLimiter(log: Logger, options: LogLimiterOptions = {}): 
   function summarise() {
     for (const [key, t] of tallies) {
       if (t.suppressed > 0)
-        log[t.level](
+        writeLine(
+          log,
+          t.level,
           { suppressed: t.suppressed, windowMs, last: t.last },
           `${key}: ${t.suppressed} more not logged in the last ${windowMs / 1000} s`,
         );
@@ -77,7 +81,7 @@ export function createLogLimiter(log: Logger, options: LogLimiterOptions = {}): 
     }
     if (t.logged < perWindow) {
       t.logged++;
-      log[level](fields, message);
+      writeLine(log, level, fields, message);
     } else {
       t.suppressed++;
       t.last = fields;
@@ -95,6 +99,33 @@ export function createLogLimiter(log: Logger, options: LogLimiterOptions = {}): 
       summarise();
     },
   };
+}
+
+/**
+ * Write one line. pino reads the fields while it writes it (an error's `cause` chain, every
+ * enumerable property): a value whose getters or proxy traps throw (a strategy that threw a
+ * revoked proxy) makes it throw here, and from an engine event's subscriber that ended the
+ * process. The line is then written with its plain fields (an error as its `shortMessage`),
+ * and says why.
+ */
+function writeLine(log: Logger, level: Level, fields: object, message: string): void {
+  try {
+    log[level](fields, message);
+  } catch (error) {
+    try {
+      // A gasdigest error keeps its one-line message; other objects are left out.
+      const plain = Object.entries(fields).flatMap(([k, v]) =>
+        typeof v !== "object" || v === null
+          ? [[k, v]]
+          : v instanceof BaseError
+            ? [[k, v.shortMessage]]
+            : [],
+      );
+      log[level]({ ...Object.fromEntries(plain), unloggable: shorten(thrownText(error)) }, message);
+    } catch {
+      // the line is lost; the caller goes on
+    }
+  }
 }
 
 /**
