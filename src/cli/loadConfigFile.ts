@@ -100,22 +100,28 @@ function parseConfigObject(input: unknown): ConfigFile {
   if (typeof input !== "object" || input === null || Array.isArray(input))
     throw new InvalidConfigError([{ path: "", message: "the config must be a JSON object" }]);
   const r = validateShape(fileShape, input, crossCheckGasConfig);
-  const issues = [...(r.ok ? [] : r.issues), ...strategyBlockIssues(input)];
-  if (!r.ok || issues.length > 0) throw new InvalidConfigError(issues);
-  const gas: Record<string, unknown> = { ...r.value };
+  const gas: Record<string, unknown> | undefined = r.ok ? { ...r.value } : undefined;
   const strategies: Record<string, unknown> = {};
   for (const k of STRATEGY_BLOCKS) {
-    strategies[k] = gas[k];
-    delete gas[k];
+    strategies[k] = gas?.[k];
+    delete gas?.[k];
   }
+  const issues = [
+    ...(r.ok ? [] : r.issues),
+    ...strategyBlockIssues(input, gas as GasConfig | undefined),
+  ];
+  if (!gas || issues.length > 0) throw new InvalidConfigError(issues);
   return { gas: markParsed(gas as GasConfig), strategies };
 }
 
 /**
  * Every strategy block the file has is checked, whichever strategy runs: a mistake in a block
- * is reported when the file is read, not the day someone selects that strategy.
+ * is reported when the file is read, not the day someone selects that strategy. With the file's
+ * settings valid (`gas`), the block's strategy is also made from them once: a rule that needs
+ * both (a `tdigest` window, whose default length is a history setting, holding too many
+ * centroids) is checked too, and named with its block.
  */
-function strategyBlockIssues(input: object): ValidationIssue[] {
+function strategyBlockIssues(input: object, gas: GasConfig | undefined): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   for (const k of STRATEGY_BLOCKS) {
     const block = (input as Record<string, unknown>)[k];
@@ -130,11 +136,20 @@ function strategyBlockIssues(input: object): ValidationIssue[] {
       });
       continue;
     }
+    let factory: ReturnType<typeof resolveStrategy>;
     try {
-      resolveStrategy(k, { [k]: block });
+      factory = resolveStrategy(k, { [k]: block });
     } catch (e) {
       if (!(e instanceof InvalidConfigError)) throw e;
       issues.push(...e.issues);
+      continue;
+    }
+    if (gas === undefined) continue;
+    try {
+      factory(gas);
+    } catch (e) {
+      if (!(e instanceof InvalidConfigError)) throw e;
+      issues.push(...e.issues.map((i) => ({ ...i, path: i.path ? `${k}.${i.path}` : k })));
     }
   }
   return issues;

@@ -131,6 +131,27 @@ describe("--config FILE", () => {
     expect((await replay(file)).code).toBe(0);
   });
 
+  it("a tdigest window too large for the file's settings is refused by its block, whichever strategy runs", async () => {
+    // The window's bound needs the block and the histories together: it was checked only when
+    // tdigest itself was made (a file `--strategy aip34` took), named without its block.
+    const stderr = await refused(
+      "window.json",
+      '{"aggressiveBlockHistory": 100000, "tdigest": {"exactUpTo": 1000000}}',
+    );
+    expect(stderr).toContain(
+      "tdigest.tiers.prioritized.windowBlocks: a window of 100000 blocks (exactUpTo 1000000, chunks 32, compression 500) may hold 50101002 centroids",
+    );
+    const file = join(dir, "window.json");
+    const r = await runCli(["replay", "--input", HAND, "--config", file, "--strategy", "tdigest"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("tdigest.tiers.prioritized.windowBlocks: a window of 100000");
+    // A file whose own settings are wrong lists those, not what a strategy made of them.
+    writeFileSync(file, '{"aggressiveBlockHistory": 0, "tdigest": {"exactUpTo": 1000000}}');
+    const bad = await replay(file);
+    expect(bad.stderr).toContain("aggressiveBlockHistory: must be at least 1");
+    expect(bad.stderr).not.toContain("windowBlocks");
+  });
+
   it("an empty value (an unset shell variable) is a usage error, not the default settings", async () => {
     for (const args of [
       ["replay", "--input", HAND, "--config", ""],
