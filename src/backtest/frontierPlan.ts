@@ -68,9 +68,14 @@ export const FRONTIER_KNOBS: Readonly<Record<string, FrontierKnob>> = Object.fre
     perHorizon: false,
     make: (q, _k, s) => {
       const o = (s.tdigest ?? {}) as TDigestStrategyOptions;
+      // Only the quantiles are the knob: each tier keeps its window and sample.
       return tdigest({
         ...o,
-        tiers: { ...o.tiers, deprioritized: { quantile: 0 }, regular: { quantile: q } },
+        tiers: {
+          ...o.tiers,
+          deprioritized: { ...o.tiers?.deprioritized, quantile: 0 },
+          regular: { ...o.tiers?.regular, quantile: q },
+        },
       });
     },
   },

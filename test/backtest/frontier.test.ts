@@ -3,7 +3,8 @@ import { formatFrontier } from "../../src/backtest/formatFrontier.js";
 import { FRONTIER_KNOBS, planFrontier } from "../../src/backtest/frontierPlan.js";
 import { frontierResult } from "../../src/backtest/frontierResult.js";
 import type { BacktestResult, StrategyResult, TierResult } from "../../src/backtest/types.js";
-import { aip34 } from "../../src/index.js";
+import { aip34, createEngine, tdigest } from "../../src/index.js";
+import { simulateBlocks } from "../../src/sources/simulator.js";
 
 /**
  * A tier result with the given inclusion (same within 1, 3 and 10) and median overpayment; its
@@ -148,5 +149,22 @@ describe("frontier", () => {
     expect(r(0.9)).toMatchObject({ kind: "floor", overpay: 1, inclusion: 0.97 });
     expect(r(0.99)).toMatchObject({ kind: "unreached", overpay: null });
     expect(formatFrontier(f)).toContain("1.000*");
+  });
+
+  it("keeps a swept tdigest tier's own window and sample from the config", () => {
+    // A review found the sweep's regular tier back at 30 blocks of clearing prices for a config
+    // that set 200 blocks of paid prices: its frontier was another strategy than its row.
+    const options = { tiers: { regular: { windowBlocks: 200, sample: "paid" as const } } };
+    const lane = planFrontier(["tdigest"], {}, { tdigest: options });
+    const swept = lane.strategies[lane.lanes.findIndex((l) => l.value === 0.5)]!.strategy;
+    const a = createEngine({ strategy: swept });
+    const b = createEngine({ strategy: tdigest(options) });
+    let apart = 0;
+    for (const block of simulateBlocks({ scenario: "mixed", blocks: 600, seed: 3 })) {
+      a.ingest(block);
+      b.ingest(block);
+      if (a.snapshot()!.estimate!.regular !== b.snapshot()!.estimate!.regular) apart++;
+    }
+    expect(apart).toBe(0);
   });
 });
