@@ -143,17 +143,24 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
   const now = io.now ?? (() => performance.now());
   const started = now();
   let nextLine = started + PROGRESS_LINE_MS;
-  const onBytes = (bytes: number) => {
-    const blocks = run.stats().blocks;
-    if (bar) return bar.update(bytes, { blocks });
+  let bytes = 0;
+  // The clock is read at every line, not only at each 1 MiB of the file: a frontier run takes
+  // longer than 10 s over 1 MiB of small blocks.
+  const progress = () => {
+    if (bar) return;
     const t = now();
     if (t < nextLine) return;
     nextLine = t + PROGRESS_LINE_MS;
     const share =
       size > 0 ? ` (${Math.floor((Math.min(bytes, size) * 100) / size)}% of the file)` : "";
     io.stderr.write(
-      `backtest: ${blocks.toLocaleString("en-US")} blocks read${share}, ${Math.round((t - started) / 1000)} s\n`,
+      `backtest: ${run.stats().blocks.toLocaleString("en-US")} blocks read${share}, ${Math.round((t - started) / 1000)} s\n`,
     );
+  };
+  const onBytes = (read: number) => {
+    bytes = read;
+    if (bar) bar.update(read, { blocks: run.stats().blocks });
+    else progress();
   };
   // Rejected lines: streamed to stderr; with a progress bar on the terminal, the first 100 are
   // held until it is done (and the rest counted).
@@ -177,6 +184,7 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
     for await (const entry of readHistory(input, {
       onBytes,
     })) {
+      progress();
       if (!entry.ok) {
         problems++;
         await report(entry.line, () => entry.issues.map((issue) => issueLine(entry.line, issue)));

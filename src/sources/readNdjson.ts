@@ -22,7 +22,7 @@ export interface ReadNdjsonOptions {
   maxLineBytes?: number | undefined;
   /** Stop reading (and close the file) when this signal aborts. */
   signal?: AbortSignal | undefined;
-  /** Called after each chunk read from the file with the bytes read so far (for progress). */
+  /** Called as each chunk is read, before its lines, with the bytes read so far (for progress). */
   onBytes?: ((bytesRead: number) => void) | undefined;
   /**
    * Read lines in the plain shape `serializeBlockSample` writes straight from the bytes (several
@@ -104,6 +104,8 @@ async function* ndjsonLines(
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       bytesRead += chunk.length;
+      // Before the chunk's lines, so that progress shown while they are taken counts it.
+      o.onBytes?.(bytesRead);
       let start = 0;
       let nl = chunk.indexOf(NEWLINE, start);
       while (nl !== -1) {
@@ -129,7 +131,6 @@ async function* ndjsonLines(
           partsBytes = 0;
         }
       }
-      o.onBytes?.(bytesRead);
     }
     if (parts.length > 0) {
       const e = entry(oversized ? EMPTY : Buffer.concat(parts));

@@ -359,6 +359,25 @@ describe("gasdigest backtest: progress off a terminal", () => {
     const quick = await runCli(["backtest", "--input", long, "--strategies", "aip34"]);
     expect(quick.stderr).not.toContain("backtest: ");
   }, 60_000);
+
+  it("writes a line every 10 s while one piece of the file takes longer than that", async () => {
+    // A review saw 24 s between two lines: the clock was read once per 1 MiB of the file, and
+    // a frontier run on the Ethereum history (321 bytes a block) takes 12-24 s per MiB. Here
+    // the whole file is one piece, on a clock that moves 1 s at each look.
+    let t = 0;
+    const r = await runCli(["backtest", "--input", SPIKE, "--strategies", "aip34"], {
+      now: () => (t += 1_000),
+    });
+    expect(r.code).toBe(0);
+    const seconds = r.stderr
+      .split("\n")
+      .filter((l) => l.startsWith("backtest: "))
+      .map((l) => Number(/, (\d+) s$/.exec(l)?.[1]));
+    expect(seconds.length).toBeGreaterThan(10);
+    for (let i = 1; i < seconds.length; i++)
+      expect(seconds[i]! - seconds[i - 1]!).toBeLessThanOrEqual(11);
+    expect(r.stderr).toMatch(/^backtest: [\d,]+ blocks read \(100% of the file\), \d+ s$/m);
+  });
 });
 
 describe("gasdigest backtest --frontier", () => {
