@@ -1,7 +1,7 @@
 import { describeValue, thrownMessage } from "../core/describeValue.js";
 import { didYouMean } from "../core/didYouMean.js";
 import { InvalidArgumentError, InvalidConfigError } from "../core/errors.js";
-import { unknownFieldIssues } from "../core/readOptions.js";
+import { unknownFieldIssues, unreadableOptions } from "../core/readOptions.js";
 import type { StrategyFactory } from "../core/types.js";
 import { aip34 } from "./aip34.js";
 import type { CalibratedOptions } from "./calibrated/options.js";
@@ -167,6 +167,9 @@ function checkSettings(settings: unknown): StrategySettings {
         code: "invalid_type",
       },
     ]);
+  // Read whole first, as every options reader does: a getter or proxy trap that throws is named.
+  const unreadable = unreadableOptions(settings, ["settings"]);
+  if (unreadable) throw new InvalidArgumentError([unreadable]);
   const known = [...new Set([...BLOCKS, ...makers.keys()])];
   const unknown = unknownFieldIssues(
     settings,

@@ -164,6 +164,18 @@ describe("every entry that takes options names a field that cannot be read", () 
       expect(message).toContain("cannot be read: Error: boom");
     });
 
+  it("resolveStrategy's settings", async () => {
+    const { name, message } = await thrown(() =>
+      resolveStrategy("tdigest", throwingAt("tdigest") as never),
+    );
+    expect(name).toBe("InvalidArgumentError");
+    expect(message).toBe("invalid argument: settings.tdigest: cannot be read: Error: boom");
+    expect(await thrown(() => resolveStrategy("aip34", hostileProxy as never))).toEqual({
+      name: "InvalidArgumentError",
+      message: "invalid argument: settings: cannot be read: Error: boom",
+    });
+  });
+
   it("a proxy whose traps all throw is refused by name too", async () => {
     for (const call of [
       () => parseGasConfig(hostileProxy),
