@@ -16,7 +16,13 @@ export interface GethOptions {
   /** Lowest prices taken from each block (go-ethereum's `sampleNumber`). @default 3 */
   samplesPerBlock?: number | undefined;
   /** Percentile (0..100) of the collected prices behind each tier. @default { deprioritized: 30, regular: 60, prioritized: 90 } */
-  percentiles?: { deprioritized?: number; regular?: number; prioritized?: number } | undefined;
+  percentiles?:
+    | {
+        deprioritized?: number | undefined;
+        regular?: number | undefined;
+        prioritized?: number | undefined;
+      }
+    | undefined;
 }
 
 /** {@link GethOptions} validated, defaults filled in. */

@@ -2,11 +2,19 @@
 // and the members of option and result objects, one level down) can be imported by name from
 // some entry point: a user must be able to write the type of what they pass and get back.
 // Reads the built declarations (npm test builds first).
-import { readFileSync } from "node:fs";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { makeIsolatedProject, repoRoot } from "../helpers/isolatedProject.js";
+import { isolatedParent, makeIsolatedProject, repoRoot } from "../helpers/isolatedProject.js";
 
 const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
   exports: Record<string, string | { types: string }>;
@@ -101,9 +109,78 @@ function undocumentedMembers(): string[] {
   return missing.sort();
 }
 
+/**
+ * Optional fields of the options objects the exported functions take (parameters named
+ * `options`, `opts` or `config`, two levels of nested objects down), written in our own `dist`
+ * with a type that does not take `undefined`: under `exactOptionalPropertyTypes` a caller
+ * cannot forward a value it may not have there (`{ stream: opts.stream }`). Fields of types
+ * derived from zod shapes are zod's input types, which take it. Classes are left out: the
+ * errors' constructors are for gasdigest to call.
+ */
+function optionalWithoutUndefined(): string[] {
+  const program = ts.createProgram(
+    entries.map(([, file]) => file),
+    {
+      strict: true,
+      exactOptionalPropertyTypes: true,
+      noEmit: true,
+      skipLibCheck: true,
+      module: ts.ModuleKind.NodeNext,
+    },
+  );
+  const checker = program.getTypeChecker();
+  const ours = (d: ts.Declaration) => d.getSourceFile().fileName.startsWith(join(repoRoot, "dist"));
+  const undefinedType = checker.getUndefinedType();
+  const found = new Set<string>();
+  const seen = new Set<ts.Type>();
+  function visit(given: ts.Type, label: string, depth: number) {
+    const type = checker.getNonNullableType(given);
+    if (seen.has(type)) return;
+    seen.add(type);
+    if (type.isUnion()) {
+      for (const t of type.types) visit(t, label, depth);
+      return;
+    }
+    if (!(type.flags & ts.TypeFlags.Object) || type.getCallSignatures().length > 0) return;
+    if (checker.isArrayType(type) || checker.isTupleType(type)) return;
+    for (const member of checker.getPropertiesOfType(type)) {
+      const decl = member.declarations?.[0];
+      if (!decl || !ours(decl)) continue;
+      const path = `${label}.${member.name}`;
+      if (
+        member.flags & ts.SymbolFlags.Optional &&
+        ts.isPropertySignature(decl) &&
+        decl.type &&
+        !/^z\./.test(decl.type.getText()) &&
+        !checker.isTypeAssignableTo(undefinedType, checker.getTypeFromTypeNode(decl.type))
+      )
+        found.add(path);
+      if (depth > 0) visit(checker.getTypeOfSymbol(member), path, depth - 1);
+    }
+  }
+  for (const [name, file] of entries) {
+    const source = program.getSourceFile(file)!;
+    for (const s of checker.getExportsOfModule(checker.getSymbolAtLocation(source)!)) {
+      const target = s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s;
+      if (!(target.flags & (ts.SymbolFlags.Function | ts.SymbolFlags.Variable))) continue;
+      for (const signature of checker.getTypeOfSymbol(target).getCallSignatures())
+        for (const parameter of signature.getParameters())
+          if (/option|opts|config/i.test(parameter.name))
+            visit(checker.getTypeOfSymbol(parameter), `${name} ${s.name}(${parameter.name})`, 2);
+    }
+  }
+  return [...found].sort();
+}
+
 describe("public types", () => {
   it("every type in an exported signature can be imported by name from an entry point", () => {
     expect(unnameable()).toEqual([]);
+  });
+
+  it("every optional field of an options object takes an explicit undefined in its type", () => {
+    // Fastify's own RegisterOptions declares `prefix?: string`: ours must match it, or options of
+    // our type would not fit `app.register()` (see FastifyGasdigestOptions).
+    expect(optionalWithoutUndefined()).toEqual(["./fastify gasdigest(opts).prefix"]);
   });
 
   it("every member of an exported type has a doc comment an editor shows", () => {
@@ -154,6 +231,86 @@ export const forwarded = [
         skipLibCheck: true,
       });
       const problems = [...ts.getPreEmitDiagnostics(program), ...program.emit().diagnostics];
+      expect(problems.map((d) => ts.flattenDiagnosticMessageText(d.messageText, " "))).toEqual([]);
+    } finally {
+      project.remove();
+    }
+  });
+  it("a consumer's declarations can name the Fastify plugin when fastify is not hoisted (pnpm)", () => {
+    // pnpm's layout (npm's --install-strategy=linked too): gasdigest lives in a store folder,
+    // beside links to its own dependencies and peers; the application's node_modules links to
+    // it. `export const plugin = gasdigest` must not need a path into that store (TS2742).
+    const dir = mkdtempSync(join(isolatedParent(), "gasdigest-linked-"));
+    try {
+      const store = join(dir, "node_modules/.store/gasdigest/node_modules");
+      mkdirSync(join(store, "gasdigest"), { recursive: true });
+      cpSync(join(repoRoot, "package.json"), join(store, "gasdigest/package.json"));
+      cpSync(join(repoRoot, "dist"), join(store, "gasdigest/dist"), { recursive: true });
+      for (const dep of ["zod", "zod-openapi", "rxjs", "fastify", "fastify-plugin"])
+        symlinkSync(join(repoRoot, "node_modules", dep), join(store, dep), "dir");
+      mkdirSync(join(dir, "node_modules/@types"));
+      symlinkSync(join(store, "gasdigest"), join(dir, "node_modules/gasdigest"), "dir");
+      symlinkSync(join(repoRoot, "node_modules/fastify"), join(dir, "node_modules/fastify"), "dir");
+      symlinkSync(
+        join(repoRoot, "node_modules/@types/node"),
+        join(dir, "node_modules/@types/node"),
+        "dir",
+      );
+      writeFileSync(join(dir, "package.json"), '{"type":"module","private":true}\n');
+      writeFileSync(
+        join(dir, "consumer.ts"),
+        `import { gasdigest } from "gasdigest/fastify";
+export const plugin = gasdigest;
+`,
+      );
+      const program = ts.createProgram([join(dir, "consumer.ts")], {
+        strict: true,
+        declaration: true,
+        emitDeclarationOnly: true,
+        outDir: join(dir, "out"),
+        module: ts.ModuleKind.NodeNext,
+        moduleResolution: ts.ModuleResolutionKind.NodeNext,
+        target: ts.ScriptTarget.ES2022,
+        types: ["node"],
+        skipLibCheck: true,
+      });
+      const problems = [...ts.getPreEmitDiagnostics(program), ...program.emit().diagnostics];
+      expect(problems.map((d) => ts.flattenDiagnosticMessageText(d.messageText, " "))).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("options typed FastifyGasdigestOptions fit app.register() under exactOptionalPropertyTypes", () => {
+    const project = makeIsolatedProject("gasdigest-fastify-types-");
+    try {
+      mkdirSync(join(project.dir, "node_modules/@types"), { recursive: true });
+      for (const dep of ["fastify", "fastify-plugin", "@types/node"])
+        symlinkSync(
+          join(repoRoot, "node_modules", dep),
+          join(project.dir, "node_modules", dep),
+          "dir",
+        );
+      project.write(
+        "consumer.ts",
+        `import Fastify from "fastify";
+import { aip34, createEngine } from "gasdigest";
+import { type FastifyGasdigestOptions, gasdigest } from "gasdigest/fastify";
+const options: FastifyGasdigestOptions = { engine: createEngine({ strategy: aip34() }), prefix: "/chain" };
+export const app = Fastify().register(gasdigest, options);
+`,
+      );
+      const program = ts.createProgram([join(project.dir, "consumer.ts")], {
+        strict: true,
+        exactOptionalPropertyTypes: true,
+        noEmit: true,
+        module: ts.ModuleKind.NodeNext,
+        moduleResolution: ts.ModuleResolutionKind.NodeNext,
+        target: ts.ScriptTarget.ES2022,
+        types: ["node"],
+        skipLibCheck: true,
+      });
+      const problems = ts.getPreEmitDiagnostics(program);
       expect(problems.map((d) => ts.flattenDiagnosticMessageText(d.messageText, " "))).toEqual([]);
     } finally {
       project.remove();

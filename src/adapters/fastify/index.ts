@@ -19,12 +19,22 @@ import {
   type ValidationIssue,
 } from "../../http/index.js";
 
+// The type of `gasdigest` below, named here so a consumer whose package manager does not hoist
+// fastify (pnpm, npm's linked installs) can emit declarations for a value of it (TS2742
+// otherwise), as the root entry does for rxjs's types.
+export type { FastifyPluginAsync } from "fastify";
+
 /** Options of the Fastify {@link gasdigest} plugin: the engine, every handler option, and these. */
 export interface FastifyGasdigestOptions extends HandlerOptions {
   /** The engine to serve (from `createEngine`). */
   engine: HandlerEngine;
-  /** Path to serve under, as for any Fastify plugin: `"/chain"` serves `/chain/v1/...`. @default "" */
-  prefix?: string | undefined;
+  /**
+   * Path to serve under, as for any Fastify plugin: `"/chain"` serves `/chain/v1/...`. Without
+   * `| undefined`, unlike the other options: Fastify's own `RegisterOptions` declares `prefix?:
+   * string`, and under `exactOptionalPropertyTypes` a wider type here would make an object of
+   * this type unfit for `app.register(gasdigest, options)`. @default ""
+   */
+  prefix?: string;
   /** Close the engine (unsubscribing its sources) when Fastify closes. @default true */
   closeEngine?: boolean | undefined;
   /** Name under which the engine decorates the Fastify instance; `false` for none. @default "gasdigest" */

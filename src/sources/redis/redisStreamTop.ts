@@ -37,7 +37,7 @@ export type RedisStreamTop =
  */
 export async function redisStreamTop(
   url: string,
-  options: { stream?: string; timeoutMs?: number } = {},
+  options: { stream?: string | undefined; timeoutMs?: number | undefined } = {},
 ): Promise<RedisStreamTop | undefined> {
   const { argument: target, value } = validateWithArgument(
     () => parseRedisUrl(url),
