@@ -21,7 +21,8 @@ export function logInvalidLine(
 
 /**
  * The `onWaitCut` of a paced NDJSON file source in `serve` and `publish`: warns `wait cut` with
- * the line, the height and the wait its timestamp asked for.
+ * the line, the height and the wait its timestamp asked for. Told when the cut wait starts, so
+ * the line says what is coming, not what was.
  *
  * @example
  * ndjsonFile(path, { speed: 10, onWaitCut: logWaitCut(log) });
@@ -37,7 +38,7 @@ export function logWaitCut(log: {
         askedMs: Math.round(e.gapMs),
         waitedMs: e.waitedMs,
       },
-      `wait cut: line ${e.line}'s timestamp asked for ${describeWait(e.gapMs)} after the block before it; waited ${e.waitedMs} ms (the longest wait of a paced replay)`,
+      `wait cut: line ${e.line}'s timestamp asked for ${describeWait(e.gapMs)} after the block before it; it comes ${e.waitedMs} ms after it instead (the longest wait of a paced replay)`,
     );
 }
 

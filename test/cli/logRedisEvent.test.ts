@@ -3,6 +3,7 @@ import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { createLogLimiter } from "../../src/cli/createLogLimiter.js";
 import { logAptosRestEvent } from "../../src/cli/logAptosRestEvent.js";
+import { logWaitCut } from "../../src/cli/logInvalidLine.js";
 import { logRedisEvent } from "../../src/cli/logRedisEvent.js";
 import { RedisFeedError } from "../../src/redis.js";
 
@@ -154,5 +155,21 @@ describe("logRedisEvent", () => {
       [40, "redis event rejected: 990 more not logged in the last 60 s"],
       [30, "source event min_gas_unit_price: 40 more not logged in the last 60 s"],
     ]);
+  });
+});
+
+describe("logWaitCut", () => {
+  it("says what is coming: the line is written when the cut wait starts", async () => {
+    const { log, lines } = capture();
+    logWaitCut(log)({ line: 7, height: 12n, gapMs: 7_200_000, waitedMs: 60_000 });
+    await new Promise((r) => setImmediate(r));
+    expect(lines[0]).toMatchObject({
+      level: 40,
+      line: 7,
+      height: "12",
+      askedMs: 7_200_000,
+      waitedMs: 60_000,
+      msg: "wait cut: line 7's timestamp asked for 2 h after the block before it; it comes 60000 ms after it instead (the longest wait of a paced replay)",
+    });
   });
 });
