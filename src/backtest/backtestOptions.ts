@@ -70,7 +70,10 @@ export function checkBacktestOptions(options: unknown): void {
   const o = options as Record<string, unknown>;
   const issues = unknownFieldIssues(o, KNOWN);
   if (!Array.isArray(o.strategies) || o.strategies.length === 0)
-    issues.push({ path: "strategies", message: "must list at least one strategy" });
+    issues.push({
+      path: "strategies",
+      message: `must list at least one strategy, such as [{ strategy: aip34() }], got ${describeValue(o.strategies)}`,
+    });
   else issues.push(...o.strategies.flatMap((s, i) => strategyIssues(s, i)));
   issues.push(...configIssues("config", o.config));
   for (const key of ["calmBlocks", "verifyEvery"]) {

@@ -229,9 +229,20 @@ describe("createBacktest: input and options", () => {
     expect(
       issues(() => createBacktest({ strategies: [], calmBlocks: 0, verifyEvery: 0.5 })),
     ).toEqual([
-      { path: "strategies", message: "must list at least one strategy" },
+      {
+        path: "strategies",
+        message:
+          "must list at least one strategy, such as [{ strategy: aip34() }], got an array of 0 items",
+      },
       { path: "calmBlocks", message: "must be a whole number of blocks >= 1, got 0" },
       { path: "verifyEvery", message: "must be a whole number of blocks >= 1, got 0.5" },
+    ]);
+    // A value that is not a list says what it was.
+    expect(issues(() => createBacktest({ strategies: 5 as never }))).toEqual([
+      {
+        path: "strategies",
+        message: "must list at least one strategy, such as [{ strategy: aip34() }], got 5",
+      },
     ]);
     expect(
       issues(() =>
