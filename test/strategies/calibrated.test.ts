@@ -270,6 +270,64 @@ describe("calibrated: what it serves", () => {
     }
   });
 
+  it("its record is the served estimates scored on the blocks after them: rounded, lifted, with or without skipLatestBlock", () => {
+    // What was served (rounded up to a bucket, lifted by a lower tier's higher bid), not the
+    // tier's own bid; each estimate scored on exactly the `withinBlocks` blocks after it, and
+    // counted once the strategy has been given the last of them.
+    const variants = [
+      { options: {}, config: {} },
+      { options: { roundToBuckets: true }, config: {} },
+      { options: {}, config: { skipLatestBlock: false } },
+      // A regular tier of 60 % in 1 block is often lifted by the lowest tier's 90 % in 10.
+      { options: { tiers: { regular: { withinBlocks: 1, probability: 0.6 } } }, config: {} },
+    ];
+    for (const { options, config } of variants) {
+      const random = mulberry32(11);
+      const engine = createEngine({ strategy: calibrated(options), config });
+      const served: GasEstimate[] = [];
+      const floors: bigint[] = [];
+      const clearing: bigint[] = [];
+      const N = 800;
+      for (let h = 1; h <= N; h++) {
+        const min = h % 3 === 0 ? 120 : 100;
+        const full = random() < 0.7;
+        const base = 100 + Math.floor(random() * 900);
+        engine.ingest(
+          block(h, {
+            min_gas_unit_price: String(min),
+            gas_unit_prices: full ? [String(base), String(base + 20)] : [String(base)],
+            block_gas_limit_reached: full,
+          }),
+        );
+        served.push(engine.snapshot()!.estimate!);
+        floors.push(BigInt("roundToBuckets" in options ? atOrAbove(min) : min));
+        clearing.push(BigInt(full && base > min ? base : min));
+      }
+      const lag = config.skipLatestBlock === false ? 0 : 1;
+      const record = engine.snapshot()!.promises!;
+      for (const tier of ["deprioritized", "regular", "prioritized"] as const) {
+        const { withinBlocks: k } = record[tier];
+        const counted = N - k - lag;
+        let included = 0;
+        let atMinimum = 0;
+        for (let i = 0; i < counted; i++) {
+          const y = clearing.slice(i + 1, i + 1 + k).reduce((a, b) => (b < a ? b : a));
+          if (served[i]![tier] < y) continue;
+          included++;
+          if (served[i]![tier] <= floors[i]!) atMinimum++;
+        }
+        expect({ options, config, tier, ...record[tier] }).toMatchObject({
+          options,
+          config,
+          tier,
+          bids: counted,
+          included,
+          includedAtMinimum: atMinimum,
+        });
+      }
+    }
+  });
+
   it("a strategy whose promises() throws fails like any strategy method: the block is kept", () => {
     const engine = createEngine({
       strategy: (config) => {

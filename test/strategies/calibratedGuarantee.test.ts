@@ -208,6 +208,124 @@ describe("calibrated: the online correction's guarantee", () => {
     expect(missRate).toBeLessThanOrEqual(0.01 + run.bound + 1e-12);
   });
 
+  it("missBound is the documented formula (docs/strategies.md, the limits of that guarantee)", () => {
+    // The default promises with skipLatestBlock (lag 1) and correctionRate 0.005, after 10,000
+    // bids: 2.52, 2.54 and 2.61 points, plus 2 points per unit of shortfall, each start once
+    // more and each price served without a bid one bid more.
+    const bound = (withinBlocks: number, shortfall = 0, withoutBid = 0, starts = 1) =>
+      missBound(
+        { withinBlocks, lag: 1, correctionRate: 0.005 },
+        10_000,
+        shortfall,
+        withoutBid,
+        starts,
+      );
+    expect(bound(1)).toBeCloseTo(0.0252, 12);
+    expect(bound(3)).toBeCloseTo(0.0254, 12);
+    expect(bound(10)).toBeCloseTo(0.0261, 12);
+    expect(bound(1, 1) - bound(1)).toBeCloseTo(0.02, 12);
+    expect(bound(1, 0, 0, 2)).toBeCloseTo(2 * 0.0252, 12);
+    expect(bound(1, 0, 5)).toBeCloseTo(0.0252 + 5 / 10_000, 12);
+    // A negative shortfall (every outcome inside its window) counts as none.
+    expect(bound(1, -3)).toBe(bound(1));
+  });
+
+  it("no expert's level goes below -0.25, nor the correction below -0.5: the floors the bound is derived from", () => {
+    // One window far above every outcome, bids above the floor (0): every bid is a hit that
+    // lowers each level and the correction. The bound counts on no level below -0.25 (the
+    // correction climbs at most 1.25 + R before every bid covers), and the correction's floor
+    // keeps the climb back after such a stretch short.
+    const o = {
+      withinBlocks: 1,
+      probability: 0.9,
+      lag: 0,
+      learningRate: 0.05,
+      correctionRate: 0.05,
+      experts: 2,
+    };
+    const learner = createTierLearner(o);
+    const windows = [
+      createSortedWindow(5, 1, { relative: false }),
+      createSortedWindow(5, 1, { relative: false }),
+    ];
+    for (const w of windows) w.push([1_000_000n], 0n);
+    for (let t = 0; t < 2000; t++) {
+      learner.settle(() => 1n);
+      learner.bid(windows, 0n);
+    }
+    const { levels, correction } = learner.state();
+    expect(levels).toEqual([-0.25, -0.25]);
+    expect(correction).toBe(-0.5);
+    expect(learner.record()).toMatchObject({ bids: 1999, included: 1999 });
+  });
+
+  it("outcomes every expert bid alike on leave the experts' ranking as it was (a long quiet stretch)", () => {
+    const o = {
+      withinBlocks: 1,
+      probability: 0.9,
+      lag: 0,
+      learningRate: 0.002,
+      correctionRate: 0.005,
+      experts: 2,
+    };
+    const learner = createTierLearner(o);
+    const windows = [
+      createSortedWindow(5, 1, { relative: false }),
+      createSortedWindow(5, 1, { relative: false }),
+    ];
+    windows[0]!.push([5000n], 100n);
+    windows[1]!.push([1000n], 100n);
+    // Blocks clear at 1,000 and 1,100: the second expert's bids are the better ones, and it is
+    // chosen.
+    for (let t = 0; t < 200; t++) {
+      learner.settle(() => (t % 2 === 0 ? 1000n : 1100n));
+      learner.bid(windows, 100n);
+    }
+    expect(learner.state().chosen).toBe(1);
+    // A long stretch under a minimum of 10,000, every block clearing at it: every expert bids
+    // the minimum, a hit each time. Scored, these outcomes (a loss of 0 for each) would wear
+    // both losses down to 0, a tie, and the first expert would be chosen.
+    for (let t = 0; t < 60_000; t++) {
+      learner.settle(() => 10_000n);
+      learner.bid(windows, 10_000n);
+    }
+    learner.bid(windows, 100n);
+    expect(learner.state().chosen).toBe(1);
+  });
+
+  it("a 99 % tier ranks its experts over about its last 150 outcomes, not 50", () => {
+    // Two experts bidding 2,000 and 1,000 (levels all but fixed). Blocks clear at 2,000 for a
+    // long time (the first is right, the second misses), then at 1,000 (the second is right,
+    // the first overpays: a loss a hundred times smaller at level 0.99). The second overtakes
+    // once the first's misses have faded to 1 % of their weight: about 690 outcomes with the
+    // decay of 2(1 - p)/3, 230 with 0.02.
+    const o = {
+      withinBlocks: 1,
+      probability: 0.99,
+      lag: 0,
+      learningRate: 1e-9,
+      correctionRate: 0.005,
+      experts: 2,
+    };
+    const learner = createTierLearner(o);
+    const windows = [
+      createSortedWindow(5, 1, { relative: false }),
+      createSortedWindow(5, 1, { relative: false }),
+    ];
+    windows[0]!.push([2000n], 100n);
+    windows[1]!.push([1000n], 100n);
+    const run = (n: number, y: bigint) => {
+      for (let t = 0; t < n; t++) {
+        learner.settle(() => y);
+        learner.bid(windows, 100n);
+      }
+      return learner.state().chosen;
+    };
+    expect(run(2000, 2000n)).toBe(0);
+    expect(run(400, 1000n)).toBe(0);
+    expect(run(600, 1000n)).toBe(1);
+  });
+
   it("the bound is useful, not vacuous: 20,000 bids within 100x of each other stay within a few points", () => {
     // Prices that never leave [100, 10_000]: the shortfall is at most ln(100) and the bound
     // after 20,000 bids is (1.25 + 4.6 + ...) / (0.005 · 20,000) ≈ 6 points.

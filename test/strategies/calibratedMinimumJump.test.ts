@@ -47,6 +47,13 @@ describe("calibrated: a minimum that jumps inside an epoch", () => {
     expect(Math.max(...ratios)).toBeLessThan(3);
   });
 
+  it("raised 3 times, more than doubled: the same, though closer to a base fee's moves", () => {
+    // A minimum that more than doubles in a block is a new rule (a base fee moves 12.5 % at
+    // most): read as a base fee instead, the top tier served about 2.3 to 2.6 times the price.
+    expect(Math.max(...afterTheChange(100, 300))).toBeLessThan(1.5);
+    expect(Math.max(...afterTheChange(300, 1_000))).toBeLessThan(1.5);
+  });
+
   it("lowered 10 times: the same", () => {
     const ratios = afterTheChange(1_000, 100);
     expect(Math.max(...ratios)).toBeLessThan(3);
