@@ -124,9 +124,17 @@ export async function startPublish(
   let given = 0;
   let overflowed = 0;
   const waiting = () => given - overflowed - Object.values(counts).reduce((sum, n) => sum + n, 0);
+  // Blocks dropped by a stop whose grace ran out (they never reached the sink's outcomes).
+  let droppedAtStop = 0;
   const finish = (code: number) => {
     limited.stop();
-    log.info({ counts }, "gasdigest publish stopped");
+    // The totals name the blocks lost too (while Redis stayed away, or at a stop that timed
+    // out), as the metrics' `dropped` outcome does: without them, a stop after an outage read
+    // as if every block had been written.
+    log.info(
+      { counts: { ...counts, dropped: overflowed + droppedAtStop } },
+      "gasdigest publish stopped",
+    );
     resolveDone(code);
   };
   const subscription = source$
@@ -179,6 +187,7 @@ export async function startPublish(
       grace.abort(); // a pending timer would keep the process alive for the whole grace time
       if (outcome === "timeout") {
         const dropped = waiting();
+        droppedAtStop = dropped;
         log.warn(
           { graceMs, dropped },
           `Redis did not take the waiting blocks in time: ${dropped} dropped (a publisher started again resumes after the stream's newest entry)`,

@@ -104,6 +104,7 @@ describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", (
       already_published: 0,
       refused: 0,
       skipped: 0,
+      dropped: 0,
     });
     expect(await redis.client.xlen(STREAM)).toBe(500);
     const [entry] = await redis.client.xrange(STREAM, "1-0", "1-0");
@@ -271,6 +272,11 @@ describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", (
     expect(warning).toMatchObject({ level: 40, graceMs: 300 });
     expect(warning!.dropped).toBeGreaterThan(0);
     expect(String(warning!.msg)).toContain(`${warning!.dropped} dropped`);
+    // The totals say so too: the blocks dropped are not left out of them.
+    expect(pub.logs.lines().at(-1)).toMatchObject({
+      msg: "gasdigest publish stopped",
+      counts: { dropped: warning!.dropped },
+    });
   });
 
   it("a wrong --stream: an absent key is reported and waited for; a key of another type is named with its type", async () => {
