@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   CALIBRATED_NODE_WARM_START,
@@ -63,5 +65,20 @@ describe("largestWindow: the blocks a warm start or a backfill reads", () => {
     // A default window longer than exactUpTo: 2,000 blocks in chunks of 63.
     const long = parseGasConfig({ aggressiveBlockHistory: 2_000 });
     expect(largestWindow({ gas: long, strategies: {} }, "tdigest")).toBe(2_064);
+  });
+
+  it("is what docs/operations.md says a 10,000-block tdigest window reads", () => {
+    const doc = readFileSync(join(import.meta.dirname, "../../docs/operations.md"), "utf8");
+    const m = /`tdigest` window of 10,000 blocks[^)]*? reads ([\d,]+)/.exec(
+      doc.replace(/\s+/g, " "),
+    );
+    expect(m, "the example in docs/operations.md").not.toBeNull();
+    const file = {
+      ...defaults,
+      strategies: { tdigest: { tiers: { prioritized: { windowBlocks: 10_000 } } } },
+    };
+    // 10,000 blocks in 32 chunks of 313, and the newest block (skipLatestBlock).
+    expect(largestWindow(file, "tdigest")).toBe(10_314);
+    expect(Number(m![1]!.replaceAll(",", ""))).toBe(largestWindow(file, "tdigest"));
   });
 });
