@@ -45,10 +45,22 @@ export async function loadStrategyModule(
   // A device or FIFO (/dev/zero) would be read without end by the module loader.
   if (!info.isFile()) throw unusable(path, `it is not a regular file (${file})`);
   let mod: { default?: unknown };
+  // A top-level await that never settles leaves nothing to run: node then exits 13, without a
+  // word. The command says which module it was waiting for.
+  const neverLoaded = (code: number) => {
+    // node 20 tells the exit event 0, and sets 13 as the exit code.
+    if (code === 13 || process.exitCode === 13)
+      process.stderr.write(
+        `gasdigest: ${unusable(path, "it never finished loading (a top-level await in it never settled)").shortMessage}\n`,
+      );
+  };
+  process.once("exit", neverLoaded);
   try {
     mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
   } catch (e) {
     throw unusable(path, `it does not load: ${thrown(e)}`);
+  } finally {
+    process.off("exit", neverLoaded);
   }
   const factory = mod.default;
   if (factory === undefined) {

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
+import { runGasdigest } from "../helpers/runChild.js";
 
 const MIXED = "test/fixtures/scenario-mixed-500.ndjson";
 const MINE = "./examples/strategies/mine.js";
@@ -137,5 +138,16 @@ describe("your own strategy from the command line", () => {
     expect(replay.stderr).not.toMatch(/\n\s+at /);
     // biome-ignore lint/suspicious/noControlCharactersInRegex: no control character but newlines
     expect(replay.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
+  });
+
+  it("a module whose top-level await never settles is named when node gives up on it", async () => {
+    // Nothing is left to run, so node exits 13 without a word: the command now says which
+    // module it waited for.
+    const path = module("forever.mjs", "await new Promise(() => {});\nexport default () => {};\n");
+    const r = await runGasdigest(["replay", "--input", MIXED, "--strategy", path], 30_000);
+    expect(r.code).toBe(13);
+    expect(r.stderr).toContain(
+      `gasdigest: cannot use ${path} as a strategy: it never finished loading (a top-level await in it never settled)`,
+    );
   });
 });
