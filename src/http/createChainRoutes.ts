@@ -2,6 +2,7 @@ import { describeValue } from "../core/describeValue.js";
 import type { Snapshot } from "../core/types.js";
 import { chainStateHeaders } from "./chainStateHeaders.js";
 import { encodeEstimateBcs, encodeEstimateJson } from "./encodeEstimate.js";
+import { REFUSALS, staleMessage } from "./errorMessages.js";
 import { type EstimateFormat, negotiateFormat } from "./negotiateFormat.js";
 import { errorPair, pick, type ResponsePair, type Route, responsePair } from "./responses.js";
 import type { ErrorCode, HandlerEngine, HandlerResponse, ResolvedHandlerOptions } from "./types.js";
@@ -56,7 +57,8 @@ export function createChainRoutes(
     Vary: common.Vary ? "Origin, Accept" : "Accept",
   };
   const noBlock = errorPair(503, "internal_error", "no block has been ingested yet", common);
-  const staleMessage = `the newest block arrived more than ${o.maxStalenessMs} ms ago`;
+  // Sent only when maxStalenessMs is a number (see isStale).
+  const stale = o.maxStalenessMs === false ? "" : staleMessage(o.maxStalenessMs);
 
   // engine.snapshot() only ever returns the newest snapshot: one slot is the whole cache.
   let lastSnapshot: Snapshot | undefined;
@@ -96,7 +98,7 @@ export function createChainRoutes(
   /** The 503 or 500 a snapshot answers instead of an estimate, if any. */
   function unavailable(s: Snapshot, e: Encoded): ResponsePair | undefined {
     if (isStale(s)) {
-      if (!e.stale) e.stale = errorPair(503, "health_check_failed", staleMessage, e.headers);
+      if (!e.stale) e.stale = errorPair(503, "health_check_failed", stale, e.headers);
       return e.stale;
     }
     if (s.estimate === undefined) {
@@ -135,28 +137,14 @@ export function createChainRoutes(
       return error(
         403,
         "api_disabled",
-        o.estimateEnabled
-          ? "the gas estimation endpoint serves no output format on this server (JSON and BCS are both disabled)"
-          : "the gas estimation endpoint is disabled on this server",
+        o.estimateEnabled ? REFUSALS.noFormat : REFUSALS.disabled,
         head,
       );
     const format = formatOf(request.headers.accept);
     if (format === "json" && !o.jsonOutput)
-      return error(
-        403,
-        "api_disabled",
-        "JSON output is disabled on this server; ask for application/x-bcs",
-        head,
-        byAccept,
-      );
+      return error(403, "api_disabled", REFUSALS.jsonOff, head, byAccept);
     if (format === "bcs" && !o.bcsOutput)
-      return error(
-        403,
-        "api_disabled",
-        "BCS output is disabled on this server; ask for application/json",
-        head,
-        byAccept,
-      );
+      return error(403, "api_disabled", REFUSALS.bcsOff, head, byAccept);
     const s = engine.snapshot();
     if (!s) return pick(noBlock, head);
     const e = encoded(s);

@@ -29,9 +29,14 @@ export function createDocumentRoutes(
     jsonOutput: o.jsonOutput,
     bcsOutput: o.bcsOutput,
     estimateEnabled: o.estimateEnabled,
+    maxStalenessMs: o.maxStalenessMs,
     explorer: o.explorerAssets !== undefined,
   });
-  const servedAt = (url: string) => ({ ...document, servers: [{ url }] });
+  // Served from a copy taken now: each copy is encoded on its first request, and the caller may
+  // change `handler.document` in between (SwaggerParser.validate dereferences it in place), which
+  // made the JSON and the YAML, or the two copies, describe different documents.
+  const made = JSON.parse(JSON.stringify(document)) as OpenApiDocument;
+  const servedAt = (url: string) => ({ ...made, servers: [{ url }] });
   const atBase = servedAt(bp === "" ? "./" : `../${bp.slice(bp.lastIndexOf("/") + 1)}`);
   const routes = new Map<string, Route>();
   const statics = createStaticRoutes(atBase, common, o.explorerAssets);

@@ -3,6 +3,7 @@ import { createDocument, type ZodOpenApiContentObject } from "zod-openapi";
 import { InvalidConfigError } from "../core/errors.js";
 import { openOptions, unknownFieldIssues } from "../core/readOptions.js";
 import { VERSION } from "../core/version.js";
+import { refusalsOf } from "./errorMessages.js";
 import { type HandlerOptions, safeParseHandlerOptions } from "./handlerOptions.js";
 import { chainHeaders, errorResponses } from "./openApiResponses.js";
 import { gasEstimationSchema, healthCheckSuccessSchema, ledgerInfoSchema } from "./wireSchemas.js";
@@ -72,6 +73,7 @@ const HANDLER_KEYS = [
   "jsonOutput",
   "bcsOutput",
   "estimateEnabled",
+  "maxStalenessMs",
 ] as const;
 
 /** The options, with the handler's own rules for those it shares with it; nothing else. */
@@ -105,6 +107,8 @@ export interface CreateOpenApiDocumentOptions {
   bcsOutput?: boolean | undefined;
   /** Whether the estimate route is enabled, as the handler's option: without it, it answers only 403. @default true */
   estimateEnabled?: boolean | undefined;
+  /** The staleness bound (ms), as the handler's option: the example of a stale 503 names it; `false` shows none. @default 30000 */
+  maxStalenessMs?: number | false | undefined;
   /** Whether the explorer page (`/spec`) is served: without it, the page is not listed. @default true */
   explorer?: boolean | undefined;
 }
@@ -127,6 +131,7 @@ export function createOpenApiDocument(options: CreateOpenApiDocumentOptions = {}
     jsonOutput,
     bcsOutput,
     estimateEnabled,
+    maxStalenessMs,
     explorer,
   } = checkDocumentOptions(options);
   // The estimate answers 200 only when it is enabled in some format.
@@ -143,7 +148,10 @@ export function createOpenApiDocument(options: CreateOpenApiDocumentOptions = {}
   if (jsonOutput) estimateContent["application/json"] = { schema: gasEstimationSchema };
   if (bcsOutput)
     estimateContent["application/x-bcs"] = { schema: { type: "string", format: "binary" } };
-  const errors = errorResponses(prefix);
+  const errors = errorResponses(prefix, {
+    refusals: refusalsOf({ estimateEnabled, jsonOutput, bcsOutput }),
+    maxStalenessMs,
+  });
   const { 400: e400, 404: e404, 405: e405, 500: e500, 503: e503 } = errors;
   // The explorer and the document carry an ETag: a GET or HEAD whose If-None-Match holds it is
   // answered 304 with no body.

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import type { ZodOpenApiResponseObject } from "zod-openapi";
 import { CHAIN_STATE_HEADERS } from "./chainStateHeaders.js";
+import { REFUSALS, staleMessage } from "./errorMessages.js";
 import { errorObjectSchema } from "./wireSchemas.js";
 
 /**
@@ -55,12 +56,17 @@ function errorResponse(
 
 /**
  * The error responses the handler answers, each with its own examples, under the chain-state
- * header `prefix`: 400, 403, 404, 405 (with `Allow`), 500 and 503.
+ * header `prefix`: 400, 403 (its examples the `refusals` the estimate answers), 404, 405 (with
+ * `Allow`), 500 and 503 (stale past `maxStalenessMs`, unless it is `false`).
  *
  * @example
- * errorResponses("X-Aptos-")[404].description; // "Unknown path: `web_framework_error`."
+ * errorResponses("X-Aptos-", { refusals: ["disabled"], maxStalenessMs: 30000 })[404].description; // "Unknown path: `web_framework_error`."
  */
-export function errorResponses(prefix: string) {
+export function errorResponses(
+  prefix: string,
+  answers: { refusals: readonly (keyof typeof REFUSALS)[]; maxStalenessMs: number | false },
+) {
+  const { refusals, maxStalenessMs } = answers;
   const allow = z
     .string()
     .meta({ description: "Methods the path accepts.", example: "GET, HEAD, OPTIONS" });
@@ -80,12 +86,7 @@ export function errorResponses(prefix: string) {
       "Forbidden",
       "The operator disabled the endpoint or the requested output format: `api_disabled`.",
       prefix,
-      {
-        disabled: errorExample(
-          "api_disabled",
-          "the gas estimation endpoint is disabled on this server",
-        ),
-      },
+      Object.fromEntries(refusals.map((k) => [k, errorExample("api_disabled", REFUSALS[k])])),
     ),
     404: errorResponse("NotFound", "Unknown path: `web_framework_error`.", prefix, {
       notFound: errorExample("web_framework_error", "not found"),
@@ -109,10 +110,9 @@ export function errorResponses(prefix: string) {
       prefix,
       {
         noBlockYet: errorExample("internal_error", "no block has been ingested yet"),
-        stale: errorExample(
-          "health_check_failed",
-          "the newest block arrived more than 30000 ms ago",
-        ),
+        ...(maxStalenessMs === false
+          ? {}
+          : { stale: errorExample("health_check_failed", staleMessage(maxStalenessMs)) }),
       },
     ),
   };

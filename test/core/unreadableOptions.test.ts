@@ -285,7 +285,7 @@ describe("the other public entries name what is wrong with their arguments", () 
         )
       ).message,
     ).toMatch(
-      /^invalid configuration: x: unknown field \(takes basePath, headerPrefix, bcsLayout, jsonOutput, bcsOutput, estimateEnabled, explorer\); basePath: must be a path such as "\/v1".*; headerPrefix: must hold only header-name characters/,
+      /^invalid configuration: x: unknown field \(takes basePath, headerPrefix, bcsLayout, jsonOutput, bcsOutput, estimateEnabled, maxStalenessMs, explorer\); basePath: must be a path such as "\/v1".*; headerPrefix: must hold only header-name characters/,
     );
     expect(
       (await thrown(() => createOpenApiDocument({ explorer: "yes", bcsLayout: "short" } as never)))

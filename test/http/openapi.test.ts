@@ -1,5 +1,6 @@
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import { createOpenApiDocument } from "../../src/http/createOpenApiDocument.js";
 import { ERROR_CODES } from "../../src/http/types.js";
 import { setup } from "./helpers.js";
@@ -118,6 +119,50 @@ describe("the OpenAPI document", () => {
     ]);
   });
 
+  it("shows as the 403's examples the refusals this handler answers: the format it turned off, not an endpoint it left on", () => {
+    const decode = (r: { body?: Uint8Array }) => JSON.parse(new TextDecoder().decode(r.body));
+    for (const options of [
+      { jsonOutput: false },
+      { bcsOutput: false },
+      { jsonOutput: false, bcsOutput: false },
+      { estimateEnabled: false },
+      { estimateEnabled: false, jsonOutput: false },
+    ]) {
+      const s = setup(options);
+      s.blocks(1, 3);
+      const doc = s.handler.document as unknown as Json;
+      const examples = Object.values(
+        doc.components.responses.Forbidden.content["application/json"].examples,
+      ).map((e) => (e as { value: unknown }).value);
+      const refusals = new Map<string, unknown>();
+      for (const accept of ["application/json", "application/x-bcs"]) {
+        const res = s.get("/v1/estimate_gas_price", { accept });
+        if (res.status === 403) refusals.set(decode(res).message, decode(res));
+      }
+      expect(examples, JSON.stringify(options)).toEqual([...refusals.values()]);
+    }
+  });
+
+  it("shows as the stale 503's example the staleness bound this handler has (none when it never goes stale)", () => {
+    const decode = (r: { body?: Uint8Array }) => JSON.parse(new TextDecoder().decode(r.body));
+    const examples = (doc: unknown) =>
+      Object.values(
+        (doc as Json).components.responses.ServiceUnavailable.content["application/json"].examples,
+      ).map((e) => (e as { value: unknown }).value);
+    const s = setup({ maxStalenessMs: 1000 });
+    const noBlock = decode(s.get("/v1/estimate_gas_price"));
+    s.blocks(1, 3);
+    s.advance(1001);
+    const stale = decode(s.get("/v1/estimate_gas_price"));
+    expect(stale.message).toContain("1000 ms");
+    expect(examples(s.handler.document)).toEqual([noBlock, stale]);
+    expect(examples(setup({ maxStalenessMs: false }).handler.document)).toEqual([noBlock]);
+    expect(examples(createOpenApiDocument({ maxStalenessMs: 5000 }))).toEqual([
+      noBlock,
+      { ...stale, message: "the newest block arrived more than 5000 ms ago" },
+    ]);
+  });
+
   it("declares the seven chain-state headers under the configured prefix: required on 200, optional on errors", async () => {
     for (const prefix of ["X-Aptos-", "X-Chain-"]) {
       const raw = createOpenApiDocument({ headerPrefix: prefix });
@@ -166,6 +211,19 @@ describe("the OpenAPI document", () => {
     expect(new URL(root.servers[0].url, "http://h/mount/spec.json").pathname).toBe(
       "/mount/chain/v2",
     );
+  });
+
+  it("serves the document as it was made: changing handler.document (SwaggerParser.validate dereferences it in place) changes neither copy, so JSON and YAML stay the same object", async () => {
+    const s = setup();
+    const body = (url: string) => new TextDecoder().decode(s.get(url).body as Uint8Array);
+    const expected = (url: string) => ({ ...createOpenApiDocument(), servers: [{ url }] });
+    // The JSON at /v1 is encoded before the change, the rest after it.
+    expect(JSON.parse(body("/v1/spec.json"))).toEqual(expected("../v1"));
+    await SwaggerParser.validate(s.handler.document as never);
+    (s.handler.document.info as { title: string }).title = "changed";
+    expect(parseYaml(body("/v1/spec.yaml"))).toEqual(expected("../v1"));
+    expect(JSON.parse(body("/spec.json"))).toEqual(expected("./v1"));
+    expect(parseYaml(body("/spec.yaml"))).toEqual(expected("./v1"));
   });
 
   it("describes what this handler serves: the BCS layout, the formats on, the explorer only when it is", async () => {
