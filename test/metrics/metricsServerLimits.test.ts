@@ -214,11 +214,13 @@ describe("createMetricsServer: limits", () => {
         scrape: async () => {
           n++;
           if (n === 1) return { contentType: "text/plain", body: "x".repeat(16 << 20) };
-          await new Promise((r) => setTimeout(r, 900));
+          await new Promise((r) => setTimeout(r, 2_500));
           return { contentType: "text/plain", body: "second\n" };
         },
       },
-      { writeIdleTimeout: 300 },
+      // Not shorter: the client reads in this process, and on a busy machine one turn of its
+      // reading 16 MB can outlast a short timeout before the server sees the bytes taken.
+      { writeIdleTimeout: 1_000 },
     );
     servers.push(server);
     const { port } = await listen(server, { host: "127.0.0.1", port: 0 });
@@ -227,8 +229,8 @@ describe("createMetricsServer: limits", () => {
     sockets.at(-1)!.write(GET.replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n"));
     await new Promise((r) => setTimeout(r, 50));
     sockets.at(-1)!.resume();
-    await vi.waitFor(() => expect(client.closed).toBe(true), { timeout: 5_000 });
+    await vi.waitFor(() => expect(client.closed).toBe(true), { timeout: 10_000 });
     expect(statuses(client.text)).toEqual(["200", "200"]);
     expect(client.text.endsWith("second\n")).toBe(true);
-  });
+  }, 15_000);
 });
