@@ -35,6 +35,11 @@ export function parseSourceSpec(value: string): SourceSpec {
   if (value.startsWith("ndjson:")) {
     const path = value.slice("ndjson:".length);
     if (!path) throw new UsageError("--source ndjson:PATH needs a file path after 'ndjson:'");
+    // As for every file flag: not stdin, and not a file named "-" either.
+    if (path === "-")
+      throw new UsageError(
+        '--source ndjson:- names no file: "-" is not read as stdin here; name ndjson:/dev/stdin to mean it',
+      );
     return { kind: "ndjson", path };
   }
   if (value.startsWith("aptos:")) {

@@ -21,6 +21,15 @@ describe('a file flag given "-"', () => {
       [["backtest", "--input", "-"], "--input - names no file"],
       [["backtest", "--input", "x.ndjson", "--report", "-"], "--report - names no file"],
       [["replay", "--input", "x.ndjson", "--config", "-"], "--config - names no file"],
+      // It said "cannot read - (ENOENT: ...)", naming no flag, without the usage.
+      [
+        ["serve", "--port", "0", "--source", "ndjson:-"],
+        '--source ndjson:- names no file: "-" is not read as stdin here; name ndjson:/dev/stdin to mean it',
+      ],
+      [
+        ["publish", "--source", "ndjson:-", "--to", "redis://127.0.0.1:2"],
+        "--source ndjson:- names no file",
+      ],
     ];
     for (const [argv, message] of cases) {
       const r = await runCli(argv);
