@@ -30,8 +30,10 @@ const code = await main(process.argv.slice(2));
 // A write to a file or pipe that failed reports it on the next turn: let it arrive.
 await new Promise((resolve) => setImmediate(resolve));
 // serve's and publish's stdout is their log, not their result: a log reader gone is no failure
-// of a clean stop (a supervisor would record every such stop as a crash).
-const logOnly = process.argv[2] === "serve" || process.argv[2] === "publish";
+// of a clean stop (a supervisor would record every such stop as a crash). Their --help is their
+// result, as every command's is.
+const help = process.argv.slice(3).some((a) => a === "--help" || a === "-h");
+const logOnly = (process.argv[2] === "serve" || process.argv[2] === "publish") && !help;
 // Exit 2 (some input lines rejected) is a finished run too: its output was cut all the same.
 if (stdoutError !== undefined && !logOnly && (code === 0 || code === 2)) {
   if (stdoutError.code === "EPIPE") process.exitCode = 141;

@@ -128,7 +128,12 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
   const progress = createProgress(io, total);
 
   // What the source refuses of the flags names them (--stream, not the option `stream`).
-  const flagNames = { ...SOURCE_FLAG_NAMES, backfillBlocks: "blocks", warmStartBlocks: "blocks" };
+  const flagNames = {
+    ...SOURCE_FLAG_NAMES,
+    backfillBlocks: "blocks",
+    warmStartBlocks: "blocks",
+    blocks: "blocks",
+  };
   let blocks$: Observable<BlockSample>;
   try {
     blocks$ = withFlagNames(flagNames, () => recordSource());
@@ -223,17 +228,18 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
     );
   } catch (e) {
     if (writeError === undefined || e !== writeError) throw e;
-    // Its reader went away (`--out /dev/stdout | head -1`): stop as a Unix tool does.
-    if ((writeError as NodeJS.ErrnoException).code === "EPIPE")
-      throw new OutputClosedError("the output was closed", {
-        details: writeError.message,
-        cause: writeError,
-      });
   } finally {
     progress.stop();
     stream.end();
     await finished(stream).catch(() => undefined);
   }
+  // Its reader went away (`--out /dev/stdout | head -1`): stop as a Unix tool does, whether
+  // a write met it while blocks came or only once the last ones, queued, were written.
+  if ((writeError as NodeJS.ErrnoException | undefined)?.code === "EPIPE")
+    throw new OutputClosedError("the output was closed", {
+      details: writeError!.message,
+      cause: writeError,
+    });
   if (writeError) throw await writeFailed(out, writeError, before);
   // What another writer added after this run's last write (looked at as the stream finished).
   const late = watch.found();

@@ -91,6 +91,12 @@ export async function simulate(argv: string[], io: CliIo): Promise<number> {
   } catch (e) {
     await output?.abort();
     if (e instanceof OutputClosedError) throw e;
+    // The reader of `--out /dev/stdout` (or of a FIFO) went away before the last write ended.
+    if ((e as NodeJS.ErrnoException).code === "EPIPE")
+      throw new OutputClosedError("the output was closed", {
+        details: (e as Error).message,
+        cause: e,
+      });
     throw new BaseError(values.out ? `cannot write ${values.out}` : "cannot write the output", {
       details: e instanceof BaseError ? (e.details ?? e.shortMessage) : (e as Error).message,
       cause: e,

@@ -35,6 +35,19 @@ function headOne(args: string[]): Promise<{ first: string; code: number | null; 
   });
 }
 
+/** Runs a bash script (a pipeline with `echo rc=${PIPESTATUS[0]}`); resolves with its stdout. */
+function bash(script: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("bash", ["-c", script], { stdio: ["ignore", "pipe", "inherit"] });
+    let text = "";
+    child.stdout.on("data", (d) => {
+      text += String(d);
+    });
+    child.on("error", reject);
+    child.on("close", () => resolve(text));
+  });
+}
+
 /** A stdout whose every write fails with `code`, as a closed pipe or a broken disk does. */
 function failingStdout(code: string): Writable {
   return new Writable({
@@ -64,19 +77,57 @@ describe("a command whose output is closed", () => {
     // record said "/dev/stdout exists", and with --force exited 1 naming EPIPE.
     const err = join(dir, "record.err");
     const script = `"${process.execPath}" "${BIN}" record --source sim --blocks 100000 --out /dev/stdout 2>"${err}" | head -1; echo "rc=\${PIPESTATUS[0]}"`;
-    const out = await new Promise<string>((resolve, reject) => {
-      const child = spawn("bash", ["-c", script], { stdio: ["ignore", "pipe", "inherit"] });
-      let text = "";
-      child.stdout.on("data", (d) => {
-        text += String(d);
-      });
-      child.on("error", reject);
-      child.on("close", () => resolve(text));
-    });
+    const out = await bash(script);
     const [first, rc] = out.trim().split("\n");
     expect(JSON.parse(first!)).toMatchObject({ height: "1" });
     expect(rc).toBe("rc=141");
     expect(readFileSync(err, "utf8")).not.toMatch(/cannot write|exists|EPIPE/);
+  });
+
+  it("record of a few blocks into /dev/stdout piped to head: exit 141 too, nothing said", async () => {
+    // The few lines are queued before the pipe's reader goes: the EPIPE is met only once they
+    // are written, after the last block. record said "cannot write /dev/stdout (EPIPE: ...)",
+    // exit 1. (When every line got into the pipe before head left, there is nothing to say: 0.)
+    const err = join(dir, "record-short.err");
+    const script = `"${process.execPath}" "${BIN}" record --source sim --blocks 3 --out /dev/stdout 2>"${err}" | head -1; echo "rc=\${PIPESTATUS[0]}"`;
+    for (let run = 0; run < 3; run++) {
+      const out = await bash(script);
+      const [first, rc] = out.trim().split("\n");
+      expect(JSON.parse(first!)).toMatchObject({ height: "1" });
+      expect(["rc=141", "rc=0"]).toContain(rc);
+      expect(readFileSync(err, "utf8")).not.toMatch(/cannot write|EPIPE/);
+    }
+  });
+
+  it("a file flag naming /dev/stdout whose reader is already gone: exit 141, nothing said", async () => {
+    // The few lines are written at the end, at once: the write meets EPIPE. simulate and
+    // backtest --report said "cannot write /dev/stdout (EPIPE: broken pipe, write)", exit 1.
+    const spike = join(import.meta.dirname, "..", "fixtures", "scenario-spike-500.ndjson");
+    for (const args of [
+      ["simulate", "--blocks", "3", "--out", "/dev/stdout"],
+      ["record", "--source", "sim", "--blocks", "3", "--out", "/dev/stdout"],
+      ["backtest", "--input", spike, "--strategies", "aip34", "--report", "/dev/stdout"],
+    ]) {
+      const err = join(dir, `${args[0]}-gone.err`);
+      const command = [process.execPath, BIN, ...args].map((a) => `"${a}"`).join(" ");
+      const script = `(sleep 0.3; exec ${command} 2>"${err}") | true; echo "rc=\${PIPESTATUS[0]}"`;
+      const out = await bash(script);
+      expect(out.trim(), args[0]).toBe("rc=141");
+      expect(readFileSync(err, "utf8"), args[0]).not.toMatch(/cannot write|EPIPE/);
+    }
+  });
+
+  it("backtest --report /dev/stdout piped to head: exit 141, nothing said", async () => {
+    // The report (80 KB) is more than the pipe holds once head has left. backtest said "cannot
+    // write /dev/stdout (EPIPE: broken pipe, write)", exit 1.
+    const err = join(dir, "backtest.err");
+    const spike = join(import.meta.dirname, "..", "fixtures", "scenario-spike-500.ndjson");
+    const script = `"${process.execPath}" "${BIN}" backtest --input "${spike}" --strategies aip34 --report /dev/stdout 2>"${err}" | head -1; echo "rc=\${PIPESTATUS[0]}"`;
+    const out = await bash(script);
+    const [first, rc] = out.trim().split("\n");
+    expect(first).toMatch(/^500 blocks/);
+    expect(rc).toBe("rc=141");
+    expect(readFileSync(err, "utf8")).not.toMatch(/cannot write|EPIPE/);
   });
 
   it("serve keeps serving when the reader of its log goes away", async () => {
@@ -182,6 +233,13 @@ describe("a command whose output is closed", () => {
         stderr:
           "gasdigest simulate: cannot write the output (ENOSPC: no space left on device, write)\n",
       });
+      // Help is a product too, serve's and publish's (whose stdout is otherwise their log):
+      // it exited 0 with the text lost.
+      for (const command of ["serve", "publish", "replay"])
+        expect(await run([command, "--help"])).toEqual({
+          code: 1,
+          stderr: `gasdigest ${command}: cannot write the output (ENOSPC: no space left on device, write)\n`,
+        });
       // Named by the path asked for, not the temporary file it is written under.
       const nowhere = join(dir, "no-such-dir", "x.ndjson");
       expect(await run(["simulate", "--blocks", "10", "--out", nowhere])).toEqual({

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { lastValueFrom, take, toArray } from "rxjs";
@@ -301,6 +301,15 @@ describe("gasdigest record", () => {
       expect(r.stderr).toContain(`gasdigest record: ${message}\n`);
       expect(r.stderr).toContain("Usage: gasdigest record");
     }
+    // What the simulator refuses of --blocks is named as the flag, with the usage, and no file
+    // is made (it was "invalid configuration: blocks: ...").
+    const tooMany = await run(["--source", "sim", "--blocks", "9007199254740991", "--out", file]);
+    expect(tooMany.code).toBe(1);
+    expect(tooMany.stderr).toMatch(
+      /^gasdigest record: --blocks must be at most \d+ for the timestamps/,
+    );
+    expect(tooMany.stderr).toContain("Usage: gasdigest record");
+    expect(existsSync(file)).toBe(false);
     const badUrl = await run(["--source", "aptos:ftp://x", "--blocks", "5", "--out", file]);
     expect(badUrl.code).toBe(1);
     expect(badUrl.stderr).toContain(
