@@ -3,6 +3,7 @@ import {
   createPageSizer,
   FIRST_PAGE,
   PAGE_BYTES,
+  REGROW_AFTER,
 } from "../../src/sources/redis/createPageSizer.js";
 import { RedisFeedError } from "../../src/sources/redis/errors.js";
 import type { StreamEntry } from "../../src/sources/redis/streamReplies.js";
@@ -45,5 +46,34 @@ describe("Redis page sizes: entries asked for at once", () => {
     const other = new Error("boom");
     expect(() => pages.failed(other, 250)).toThrow(other);
     expect(pages.count()).toBe(250);
+  });
+
+  it("halves the page after a closed connection, and doubles it back after full pages", () => {
+    const pages = createPageSizer(500);
+    pages.observe(page(4, 100));
+    // Redis closes a client past its output buffer limit: the same page would be closed again.
+    const closed = new RedisFeedError("redis://x", "closed");
+    expect(() => pages.failed(closed, 500)).toThrow(closed);
+    expect(() => pages.failed(closed, 250)).toThrow(closed);
+    expect(pages.count()).toBe(125);
+    // A restart closes it too: full pages at the cut bring it back, one doubling at a time.
+    for (let i = 0; i < REGROW_AFTER - 1; i++) pages.observe(page(125, 100));
+    expect(pages.count()).toBe(125);
+    pages.observe(page(125, 100));
+    expect(pages.count()).toBe(250);
+    // Pages short of the cut (a replica caught up) do not grow it.
+    for (let i = 0; i < 3 * REGROW_AFTER; i++) pages.observe(page(3, 100));
+    expect(pages.count()).toBe(250);
+    for (let i = 0; i < REGROW_AFTER; i++) pages.observe(page(250, 100));
+    expect(pages.count()).toBe(500);
+    // A warm start's pages (started over by a failure) never double it back.
+    expect(() => pages.failed(closed, 500)).toThrow(closed);
+    for (let i = 0; i < 2 * REGROW_AFTER; i++) pages.observe(page(250, 100), false);
+    expect(pages.count()).toBe(250);
+    // A one-entry page is never cut below one.
+    const one = createPageSizer(500);
+    one.observe(page(4, 100));
+    expect(() => one.failed(closed, 1)).toThrow(closed);
+    expect(one.count()).toBe(500);
   });
 });

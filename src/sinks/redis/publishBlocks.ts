@@ -55,24 +55,37 @@ export async function publishBlocks(
   let noMakeStream = true;
   // Whether this connection wrote to the stream: from then on the stream must be there.
   let wroteHere = false;
+  // Ids whose entries one pipeline reads back, halved when the connection closed under one:
+  // Redis closes a client whose answers pass its `client-output-buffer-limit`, and 100 entries
+  // of 3.5 KB against `normal 64kb` were closed on every retry (the blocks behind them waited
+  // for ever, new heights included).
+  let heldChunk = options.batchSize;
   /** The field/value list of each of `ids` the stream holds (one pipelined XRANGE each). */
   async function held(
     c: RedisConnection,
     ids: readonly string[],
   ): Promise<Map<string, readonly string[]>> {
-    const found = await c.call((r) => {
-      const pipeline = r.pipeline();
-      for (const id of ids) pipeline.xrange(stream, id, id);
-      return pipeline.exec();
-    });
     const out = new Map<string, readonly string[]>();
-    for (let i = 0; i < ids.length; i++) {
-      const [error, entries] = found?.[i] ?? [new Error("no answer in the pipeline")];
-      // An error answer here (the connection dropped under the pipeline, the key replaced by
-      // another type) is a Redis fault like any other: blocks put back, retried after a backoff.
-      if (error) throw commandFailure(url, error);
-      const [entry] = streamEntries(url, "XRANGE", entries);
-      if (entry) out.set(ids[i]!, entry[1]);
+    for (let from = 0; from < ids.length; ) {
+      const chunk = ids.slice(from, from + heldChunk);
+      const found = await c.call((r) => {
+        const pipeline = r.pipeline();
+        for (const id of chunk) pipeline.xrange(stream, id, id);
+        return pipeline.exec();
+      });
+      for (let i = 0; i < chunk.length; i++) {
+        const [error, entries] = found?.[i] ?? [new Error("no answer in the pipeline")];
+        // An error answer here (the connection dropped under the pipeline, the key replaced by
+        // another type) is a Redis fault like any other: blocks put back, retried after a backoff.
+        if (error && c.client.status !== "ready") {
+          if (chunk.length > 1) heldChunk = Math.max(1, Math.floor(chunk.length / 2));
+          throw new RedisFeedError(url, "closed", { details: error.message, cause: error });
+        }
+        if (error) throw commandFailure(url, error);
+        const [entry] = streamEntries(url, "XRANGE", entries);
+        if (entry) out.set(chunk[i]!, entry[1]);
+      }
+      from += chunk.length;
     }
     return out;
   }

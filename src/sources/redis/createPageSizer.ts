@@ -5,16 +5,24 @@ import type { StreamEntry } from "./streamReplies.js";
 export const PAGE_BYTES = 32 * 1024 * 1024;
 /** Entries of a first page, before any entry's size is known. */
 export const FIRST_PAGE = 4;
+/** Full pages in a row after which a page size cut by a closed connection doubles again. */
+export const REGROW_AFTER = 8;
 
 /** How many entries the next `XREVRANGE`, `XRANGE` or `XREAD` asks for; see {@link createPageSizer}. */
 export interface PageSizer {
   /** Entries to ask for, at most `want`. */
   count(want?: number): number;
-  /** A page was read: its entries' sizes size the next pages. */
-  observe(page: readonly StreamEntry[]): void;
   /**
-   * A page of `count` entries failed: after a timeout the next pages are half as large (a page
-   * that cannot arrive within the timeout would fail the same way on every retry). Rethrows.
+   * A page was read: its entries' sizes size the next pages. `regrow: false` for a read that a
+   * failure starts over (the warm start): a page doubled back and closed again would start it
+   * over every time.
+   */
+  observe(page: readonly StreamEntry[], regrow?: boolean): void;
+  /**
+   * A page of `count` entries failed: after a timeout, or the connection closed under it, the
+   * next pages are half as large (a page that cannot arrive within the timeout, or that Redis
+   * closes the connection for, past its `client-output-buffer-limit`, would fail the same way on
+   * every retry). Rethrows.
    */
   failed(e: unknown, count: number): never;
 }
@@ -27,6 +35,14 @@ export interface PageSizer {
  * entries of 12 million prices were 24 GB, where the block cap (1,000,000 transactions) still
  * allows some 50 MB an entry. The first page asks for {@link FIRST_PAGE} entries.
  *
+ * A page that timed out halves the size for good (a slow link stays slow). A connection closed
+ * under a page halves it too, since Redis closes a client whose answer passes its
+ * `client-output-buffer-limit` (a page of 500 entries of 3 KB against `normal 512kb`, asked
+ * again on every reconnection: a replica that never warm-started, or never caught up); but a
+ * Redis restart closes it as well, so that cut doubles back after {@link REGROW_AFTER} full
+ * pages in a row (of reads that a failure does not start over: a warm start never completed
+ * when its pages doubled back into the limit).
+ *
  * @example
  * const pages = createPageSizer(500);
  * pages.count(); // 4
@@ -35,14 +51,24 @@ export interface PageSizer {
  */
 export function createPageSizer(batchSize: number, pageBytes = PAGE_BYTES): PageSizer {
   let size = batchSize;
+  // The cut of closed connections, and the full pages read at it in a row.
+  let closedCap = batchSize;
+  let fullPages = 0;
   let largest = 0;
   return {
     count(want = Number.POSITIVE_INFINITY) {
       const fit = largest === 0 ? FIRST_PAGE : Math.floor(pageBytes / largest);
-      return Math.max(1, Math.min(want, size, fit));
+      return Math.max(1, Math.min(want, size, closedCap, fit));
     },
-    observe(page) {
+    observe(page, regrow = true) {
       if (page.length === 0) return;
+      if (regrow && closedCap < batchSize) {
+        fullPages = page.length >= closedCap ? fullPages + 1 : 0;
+        if (fullPages >= REGROW_AFTER) {
+          closedCap = Math.min(batchSize, closedCap * 2);
+          fullPages = 0;
+        }
+      }
       let most = 0;
       for (const [id, fields] of page) {
         let bytes = id.length;
@@ -52,8 +78,13 @@ export function createPageSizer(batchSize: number, pageBytes = PAGE_BYTES): Page
       largest = Math.max(most, Math.floor(largest / 2));
     },
     failed(e, count) {
-      if (e instanceof RedisFeedError && e.kind === "timeout" && count > 1)
-        size = Math.max(1, Math.floor(count / 2));
+      if (e instanceof RedisFeedError && count > 1) {
+        if (e.kind === "timeout") size = Math.max(1, Math.floor(count / 2));
+        else if (e.kind === "closed") {
+          closedCap = Math.max(1, Math.floor(count / 2));
+          fullPages = 0;
+        }
+      }
       throw e;
     },
   };

@@ -147,7 +147,8 @@ export async function followStream(
         .call((c) => c.xrevrange(stream, end, "-", "COUNT", count))
         .catch((e: unknown) => pages.failed(e, count));
       const page = streamEntries(url, "XREVRANGE", reply);
-      pages.observe(page);
+      // A failure starts the warm start over: its pages do not grow back a cut size.
+      pages.observe(page, false);
       top ??= page[0]?.[0];
       for (const e of page) {
         if (wanted === 0) break;
