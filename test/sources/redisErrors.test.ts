@@ -61,4 +61,35 @@ describe("connectRedis", () => {
       (silent as net.Server & { closeAllConnections?: () => void }).closeAllConnections?.();
     }
   });
+
+  it("says why when the server closes the connection as soon as it is open (Redis at its maxclients)", async () => {
+    // What redis-server does past maxclients: its refusal, then the close, before the client
+    // reads anything; all the client saw was "write EPIPE" or "write ECONNRESET".
+    const full = net.createServer((socket) => {
+      socket.end("-ERR max number of clients reached\r\n");
+      socket.destroy();
+    });
+    full.listen(0, "127.0.0.1");
+    await once(full, "listening");
+    const { port } = full.address() as net.AddressInfo;
+    try {
+      for (let i = 0; i < 5; i++) {
+        const e = await connectRedis(parseRedisUrl(`redis://127.0.0.1:${port}`), {
+          timeoutMs: 2000,
+          name: "t",
+        }).then(
+          () => undefined,
+          (err: unknown) => err,
+        );
+        expect(e).toBeInstanceOf(RedisFeedError);
+        expect((e as RedisFeedError).kind).toBe("connect");
+        // (Redis's own refusal, had the client read it first, would say the same.)
+        expect((e as RedisFeedError).message).toMatch(
+          /Details: (write (EPIPE|ECONNRESET): the server closed the connection as soon as it was open, as Redis does once it holds maxclients connections|.*max number of clients reached)/,
+        );
+      }
+    } finally {
+      full.close();
+    }
+  });
 });

@@ -125,7 +125,13 @@ export async function connectRedis(
     // A plain server answers a TLS hello with nothing: say what the likely cause is.
     if (e === TIMEOUT && target.tls && lastError === undefined)
       throw fail("timeout", undefined, TLS_TIMEOUT_HINT);
-    throw e === TIMEOUT ? fail("timeout") : fail("connect", e);
+    if (e === TIMEOUT) throw fail("timeout");
+    // Redis at its maxclients accepts a connection, writes its refusal and closes it before the
+    // client reads it: all that is left is the write that failed (EPIPE, ECONNRESET).
+    const code = (lastError as NodeJS.ErrnoException | undefined)?.code;
+    if (code === "EPIPE" || code === "ECONNRESET")
+      throw fail("connect", e, `${lastError?.message}: ${CLOSED_AT_ONCE_HINT}`);
+    throw fail("connect", e);
   } finally {
     signal?.removeEventListener("abort", close);
   }
@@ -170,6 +176,10 @@ export async function connectRedis(
 }
 
 const TIMEOUT = Symbol("timeout");
+
+/** Why a server closes a connection as soon as it is open. */
+const CLOSED_AT_ONCE_HINT =
+  "the server closed the connection as soon as it was open, as Redis does once it holds maxclients connections (compare connected_clients with maxclients in INFO clients: every replica and publisher holds one), or a TLS-only port reached with redis://";
 
 /** Why a `rediss://` connection that never completes is most likely stuck. */
 const TLS_TIMEOUT_HINT =
