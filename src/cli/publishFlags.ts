@@ -41,8 +41,9 @@ Options:
   --to URL              redis://HOST:PORT[/DB] (rediss:// for TLS; USER:PASSWORD@ allowed)
   --stream KEY          the stream key (default ${DEFAULT_STREAM})
   --retain N            entries the stream keeps at least, trimmed approximately (MAXLEN ~)
-                        (default: the largest window of --config plus one, at least 10001:
-                        what a calibrated replica reads)
+                        (default: the largest window of --config plus one, at least 10001,
+                        what a calibrated replica reads, and 1000 more for the blocks written
+                        while a replica reads them: at least 11001)
   --keep-blocks N       newest blocks kept in memory, written again if Redis comes back without
                         them (restarted from an older snapshot or without persistence)
                         (default 10000, at most --retain; 0 keeps none)
@@ -69,6 +70,14 @@ Exit code: 0 done, 1 unusable arguments or a source that failed.`;
 const LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 /** A `calibrated` replica's warm start and the newest block it skips: a default stream holds it. */
 const MIN_RETAIN = CALIBRATED_WARM_START + 1;
+/**
+ * Entries a default stream keeps beyond the largest warm start: a warm start reads its pages
+ * newest first while the publishers go on writing, and `MAXLEN ~` trims the oldest entries as
+ * they do. A stream kept at exactly the warm start's length lost its oldest entries under the
+ * warm start's last pages: calibrated replicas warm-started with 9,724-9,938 of their 10,001
+ * blocks at 40-200 blocks/s, warning that the stream held no more.
+ */
+export const RETAIN_MARGIN = 1_000;
 
 /**
  * Parse and check `gasdigest publish`'s flags: every flag, the source and the sink's options
@@ -120,7 +129,9 @@ export async function parsePublishFlags(argv: string[]) {
     throw new UsageError(`--log-level must be one of ${LEVELS.join(", ")} (got "${level}")`);
   const speed = speedFlag(values.speed);
   const file = await loadConfigFile(values.config);
-  const retain = intFlag("retain", values.retain, 1) ?? Math.max(MIN_RETAIN, largestWindow(file));
+  const retain =
+    intFlag("retain", values.retain, 1) ??
+    Math.max(MIN_RETAIN, largestWindow(file)) + RETAIN_MARGIN;
   // From a node, a `calibrated` block asks for its node warm start, not its stream one.
   const backfill =
     intFlag("backfill", values.backfill, 0) ??

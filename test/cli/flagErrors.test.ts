@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { PUBLISH_USAGE, parsePublishFlags } from "../../src/cli/publishFlags.js";
+import { PUBLISH_USAGE, parsePublishFlags, RETAIN_MARGIN } from "../../src/cli/publishFlags.js";
 import { runCli } from "../helpers/cli.js";
 
 // Nothing listens on port 1: a command that waited for Redis there would never finish.
@@ -136,7 +139,7 @@ describe("flag errors name the flag, whichever layer finds them", () => {
 
   it("publish: --keep-blocks above --retain is refused naming both, before Redis is asked", async () => {
     const cases: [string[], string][] = [
-      [["--keep-blocks", "20000"], "--keep-blocks must be at most --retain (10001), got 20000"],
+      [["--keep-blocks", "20000"], "--keep-blocks must be at most --retain (11001), got 20000"],
       [
         ["--retain", "500", "--keep-blocks", "501"],
         "--keep-blocks must be at most --retain (500), got 501",
@@ -156,6 +159,30 @@ describe("flag errors name the flag, whichever layer finds them", () => {
     const same = ["--retain", "20000", "--keep-blocks", "20000"];
     const flags = await parsePublishFlags(["--source", "sim", "--to", NO_REDIS, ...same]);
     expect(flags).toMatchObject({ retain: 20000, keepBlocks: 20000 });
+  });
+
+  it("publish: the default --retain leaves room above the largest warm start", async () => {
+    // A warm start reads its pages newest first while the publishers write and MAXLEN ~ trims
+    // the oldest: a stream kept at exactly a calibrated replica's 10,001 gave replicas started
+    // at 40-200 blocks/s 9,724-9,938 blocks.
+    const base = ["--source", "sim", "--to", NO_REDIS];
+    expect(await parsePublishFlags(base)).toMatchObject({ retain: 10_001 + RETAIN_MARGIN });
+    const dir = mkdtempSync(join(tmpdir(), "gasdigest-retain-"));
+    try {
+      const config = join(dir, "anchored.json");
+      // anchorBlocks 8,000: its replicas warm-start with 16,001 blocks.
+      writeFileSync(config, JSON.stringify({ calibrated: { anchorBlocks: 8000 } }));
+      expect(await parsePublishFlags([...base, "--config", config])).toMatchObject({
+        retain: 16_001 + RETAIN_MARGIN,
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // An explicit --retain is taken as given.
+    expect(await parsePublishFlags([...base, "--retain", "10001"])).toMatchObject({
+      retain: 10_001,
+    });
+    expect(PUBLISH_USAGE.replace(/\s+/g, " ")).toContain("at least 11001");
   });
 
   it("record: what the source refuses names the flag, and --blocks for the count", async () => {

@@ -28,7 +28,7 @@ export function describeRedisEvent(event: RedisStreamEvent | RedisConnectionEven
       if (event.transactions !== undefined)
         return `warm start: only ${event.blocks} of the ${event.wanted} blocks wanted (heights ${event.from}..${event.to}) from stream ${event.stream}: they hold ${event.transactions} transactions, and the next older block would have taken the warm start past warmStartTransactions; until the windows fill the estimate may differ from replicas that read more`;
       return event.blocks < event.wanted
-        ? `warm start: only ${event.blocks} of the ${event.wanted} blocks wanted (heights ${event.from}..${event.to}) from stream ${event.stream}; the stream holds no more (a young stream, or one Redis lost), so until the windows fill the estimate may differ from replicas that read the missing blocks`
+        ? `warm start: only ${event.blocks} of the ${event.wanted} blocks wanted (heights ${event.from}..${event.to}) from stream ${event.stream}; the stream holds no more (a young stream, one Redis lost, or one trimmed as it was read: a publisher's --retain with no room above the warm start), so until the windows fill the estimate may differ from replicas that read the missing blocks`
         : `warm start: ${event.blocks} blocks (heights ${event.from}..${event.to}) from stream ${event.stream}`;
     case "stream_empty":
       return `stream ${event.stream} at ${event.url} is empty or absent; waiting for the first entry (is the stream key right? A stream emptied, by a chain reset or a Redis restarted without persistence, waits for its publisher the same way)`;
