@@ -11,7 +11,12 @@ import {
   serializeBlockSample,
 } from "../../src/core/blockSample.js";
 import { createEngine } from "../../src/core/createEngine.js";
-import { InvalidResponseError, SourceRequestError } from "../../src/sources/aptosRest.js";
+import {
+  type AptosRestEvent,
+  aptosRest,
+  InvalidResponseError,
+  SourceRequestError,
+} from "../../src/sources/aptosRest.js";
 import { aip34 } from "../../src/strategies/aip34.js";
 import { runCli } from "../helpers/cli.js";
 import type { BlockShape, Fault, Route } from "./fakeNode.js";
@@ -275,6 +280,26 @@ describe("aptosRest against the fake node", () => {
     expect(recovered).toMatchObject({ type: "recovered" });
     expect((recovered as { downMs: number }).downMs).toBeGreaterThanOrEqual(200);
     expect(events.at(-1)).toMatchObject({ type: "caught_up", blocks: 40 });
+  });
+
+  it("a node on a port fetch refuses (a Fetch standard \"bad port\") is named so, not only 'bad port'", async () => {
+    // Nothing is asked of the network: fetch refuses port 6666 before it connects.
+    const events: AptosRestEvent[] = [];
+    const sub = aptosRest("http://127.0.0.1:6666/v1", {
+      initialBackoffMs: 5,
+      maxBackoffMs: 5,
+      onEvent: (e) => events.push(e),
+    }).subscribe({ error: () => {} });
+    try {
+      await until(() => expect(events.some((e) => e.type === "retrying")).toBe(true));
+    } finally {
+      sub.unsubscribe();
+    }
+    const retrying = events.find((e) => e.type === "retrying") as { error: SourceRequestError };
+    expect(retrying.error).toMatchObject({ kind: "network" });
+    expect(retrying.error.details).toBe(
+      'bad port: fetch refuses to connect to port 6666, one of the Fetch standard\'s "bad ports", and will on every retry; serve the node on another port (or behind a proxy on one), or pass a fetch of your own',
+    );
   });
 
   it("reports a node that answers its ledger info but no block as unreachable once, and back once blocks come", async () => {

@@ -170,7 +170,8 @@ export async function attemptRequest<T>(
     const inner = (cause as { cause?: { message?: string; code?: unknown; name?: unknown } }).cause;
     const reason = inner?.message;
     // The node's bytes can reach this text (a parser's quote): no control character goes on.
-    const details = escapeControls(reason ?? (cause as Error).message);
+    const details =
+      reason === "bad port" ? badPort(url) : escapeControls(reason ?? (cause as Error).message);
     const malformed = !answered && isMalformedAnswer(inner);
     return {
       ok: false,
@@ -226,4 +227,18 @@ function readChainHeader(
   return chainId === undefined || id === chainId
     ? id
     : `is ${id}, but the source started on chain ${chainId} (the URL now leads to another network)`;
+}
+
+/**
+ * Why node's fetch refused to connect: the port is one of the Fetch standard's "bad ports" (1, 7,
+ * 9, ..., 6000, 6665-6669, 10080), refused before any connection, on every retry alike.
+ */
+function badPort(url: string): string {
+  let port = "";
+  try {
+    port = new URL(url).port;
+  } catch {
+    // the URL was checked when the source was made; say it without the number
+  }
+  return `bad port: fetch refuses to connect to port ${port || "of this URL"}, one of the Fetch standard's "bad ports", and will on every retry; serve the node on another port (or behind a proxy on one), or pass a fetch of your own`;
 }
