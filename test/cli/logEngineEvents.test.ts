@@ -18,21 +18,28 @@ function capture() {
   return { log, lines, flush: () => new Promise((r) => setImmediate(r)) };
 }
 
+/** A strategy whose every ingest throws `thrown`. */
+function throwing(name: string, thrown: unknown): StrategyFactory {
+  return () => ({
+    name,
+    ingest() {
+      throw thrown;
+    },
+    estimate: (min) => ({ deprioritized: min, regular: min, prioritized: min }),
+    reset() {},
+  });
+}
+
 describe("logEngineEvents", () => {
   it("logs a strategy failure whose thrown value cannot be read, and goes on", async () => {
     // A revoked proxy: every read of it throws, pino's error serializer's included. Thrown from
     // a strategy it made `serve`'s event subscriber throw, which ended the process.
     const revoked = Proxy.revocable({}, {});
     revoked.revoke();
-    const strategy: StrategyFactory = () => ({
-      name: "unreadable",
-      ingest() {
-        throw revoked.proxy;
-      },
-      estimate: (min) => ({ deprioritized: min, regular: min, prioritized: min }),
-      reset() {},
+    const engine = createEngine({
+      strategy: throwing("unreadable", revoked.proxy),
+      config: { skipLatestBlock: false },
     });
-    const engine = createEngine({ strategy, config: { skipLatestBlock: false } });
     const { log, lines, flush } = capture();
     const limited = createLogLimiter(log);
     const stop = logEngineEvents(engine, limited);
@@ -53,15 +60,10 @@ describe("logEngineEvents", () => {
   });
 
   it("logs an ordinary strategy failure with its error and the cause's stack", async () => {
-    const strategy: StrategyFactory = () => ({
-      name: "thrower",
-      ingest() {
-        throw new Error("boom");
-      },
-      estimate: (min) => ({ deprioritized: min, regular: min, prioritized: min }),
-      reset() {},
+    const engine = createEngine({
+      strategy: throwing("thrower", new Error("boom")),
+      config: { skipLatestBlock: false },
     });
-    const engine = createEngine({ strategy, config: { skipLatestBlock: false } });
     const { log, lines, flush } = capture();
     const limited = createLogLimiter(log);
     const stop = logEngineEvents(engine, limited);

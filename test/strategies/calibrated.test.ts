@@ -43,6 +43,46 @@ function runChain(blocks: BlockSampleInput[], strategy = calibrated()) {
   return engine.snapshot()!;
 }
 
+/**
+ * Feed `engine` n blocks at seed `seed`: full with probability `fullShare`, their prices 100 to
+ * 100 + `spread`, under the minimum `minOf(height)`. What it served after each block, each
+ * block's clearing price (the cheapest of a full block above its minimum, else the minimum) and
+ * its minimum.
+ */
+function feedRandomChain(
+  engine: ReturnType<typeof createEngine>,
+  { seed, n, fullShare, spread, minOf }: RandomChain,
+) {
+  const random = mulberry32(seed);
+  const served: GasEstimate[] = [];
+  const clearing: bigint[] = [];
+  const mins: number[] = [];
+  for (let h = 1; h <= n; h++) {
+    const min = minOf(h);
+    const full = random() < fullShare;
+    const base = 100 + Math.floor(random() * spread);
+    engine.ingest(
+      block(h, {
+        min_gas_unit_price: String(min),
+        gas_unit_prices: full ? [String(base), String(base + 20)] : [String(base)],
+        block_gas_limit_reached: full,
+      }),
+    );
+    served.push(engine.snapshot()!.estimate!);
+    clearing.push(BigInt(full && base > min ? base : min));
+    mins.push(min);
+  }
+  return { served, clearing, mins };
+}
+
+interface RandomChain {
+  seed: number;
+  n: number;
+  fullShare: number;
+  spread: number;
+  minOf: (height: number) => number;
+}
+
 describe("calibrated: options", () => {
   it("fills in the default promises", () => {
     const o = parseCalibratedOptions({});
@@ -234,26 +274,14 @@ describe("calibrated: what it serves", () => {
   it("its record counts the estimates served, under a minimum that changes every block", () => {
     // With skipLatestBlock the strategy is given the block before the newest, but serves under
     // the newest block's minimum: the record must score what was served, not a stale floor.
-    const random = mulberry32(7);
     const engine = createEngine({ strategy: calibrated() });
-    const served: GasEstimate[] = [];
-    const clearing: bigint[] = [];
-    const N = 1500;
-    for (let h = 1; h <= N; h++) {
-      const min = h % 2 === 1 ? 100 : 300;
-      const full = random() < 0.6;
-      const base = 100 + Math.floor(random() * 400);
-      engine.ingest(
-        block(h, {
-          min_gas_unit_price: String(min),
-          gas_unit_prices: full ? [String(base), String(base + 20)] : [String(base)],
-          block_gas_limit_reached: full,
-        }),
-      );
-      served.push(engine.snapshot()!.estimate!);
-      // The clearing price: the cheapest of a full block, the minimum of any other, at least the minimum.
-      clearing.push(BigInt(full && base > min ? base : min));
-    }
+    const { served, clearing } = feedRandomChain(engine, {
+      seed: 7,
+      n: 1500,
+      fullShare: 0.6,
+      spread: 400,
+      minOf: (h) => (h % 2 === 1 ? 100 : 300),
+    });
     const record = engine.snapshot()!.promises!;
     for (const tier of ["deprioritized", "regular", "prioritized"] as const) {
       const { withinBlocks: k, bids, included } = record[tier];
@@ -282,27 +310,16 @@ describe("calibrated: what it serves", () => {
       { options: { tiers: { regular: { withinBlocks: 1, probability: 0.6 } } }, config: {} },
     ];
     for (const { options, config } of variants) {
-      const random = mulberry32(11);
       const engine = createEngine({ strategy: calibrated(options), config });
-      const served: GasEstimate[] = [];
-      const floors: bigint[] = [];
-      const clearing: bigint[] = [];
       const N = 800;
-      for (let h = 1; h <= N; h++) {
-        const min = h % 3 === 0 ? 120 : 100;
-        const full = random() < 0.7;
-        const base = 100 + Math.floor(random() * 900);
-        engine.ingest(
-          block(h, {
-            min_gas_unit_price: String(min),
-            gas_unit_prices: full ? [String(base), String(base + 20)] : [String(base)],
-            block_gas_limit_reached: full,
-          }),
-        );
-        served.push(engine.snapshot()!.estimate!);
-        floors.push(BigInt("roundToBuckets" in options ? atOrAbove(min) : min));
-        clearing.push(BigInt(full && base > min ? base : min));
-      }
+      const { served, clearing, mins } = feedRandomChain(engine, {
+        seed: 11,
+        n: N,
+        fullShare: 0.7,
+        spread: 900,
+        minOf: (h) => (h % 3 === 0 ? 120 : 100),
+      });
+      const floors = mins.map((min) => BigInt("roundToBuckets" in options ? atOrAbove(min) : min));
       const lag = config.skipLatestBlock === false ? 0 : 1;
       const record = engine.snapshot()!.promises!;
       for (const tier of ["deprioritized", "regular", "prioritized"] as const) {

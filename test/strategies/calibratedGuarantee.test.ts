@@ -75,6 +75,25 @@ function drive(
   return { record, bound: missBound(o, record.bids, shortfall, withoutBid, starts), shortfall };
 }
 
+/**
+ * A one-block tier learner with two experts at the given probability and rates, each reading a
+ * window that holds one block: a single price, `tops[i]`, at the minimum `min`.
+ */
+function twoExperts(
+  probability: number,
+  rates: { learningRate: number; correctionRate: number },
+  tops: readonly [bigint, bigint],
+  min: bigint,
+) {
+  const learner = createTierLearner({ withinBlocks: 1, probability, lag: 0, ...rates, experts: 2 });
+  const windows = tops.map((top) => {
+    const w = createSortedWindow(5, 1, { relative: false });
+    w.push([top], min);
+    return w;
+  });
+  return { learner, windows };
+}
+
 const options: fc.Arbitrary<TierLearnerOptions> = fc.record({
   withinBlocks: fc.constantFrom(1, 2, 3, 10),
   probability: fc.constantFrom(0.5, 0.9, 0.95, 0.99),
@@ -235,20 +254,12 @@ describe("calibrated: the online correction's guarantee", () => {
     // lowers each level and the correction. The bound counts on no level below -0.25 (the
     // correction climbs at most 1.25 + R before every bid covers), and the correction's floor
     // keeps the climb back after such a stretch short.
-    const o = {
-      withinBlocks: 1,
-      probability: 0.9,
-      lag: 0,
-      learningRate: 0.05,
-      correctionRate: 0.05,
-      experts: 2,
-    };
-    const learner = createTierLearner(o);
-    const windows = [
-      createSortedWindow(5, 1, { relative: false }),
-      createSortedWindow(5, 1, { relative: false }),
-    ];
-    for (const w of windows) w.push([1_000_000n], 0n);
+    const { learner, windows } = twoExperts(
+      0.9,
+      { learningRate: 0.05, correctionRate: 0.05 },
+      [1_000_000n, 1_000_000n],
+      0n,
+    );
     for (let t = 0; t < 2000; t++) {
       learner.settle(() => 1n);
       learner.bid(windows, 0n);
@@ -260,21 +271,12 @@ describe("calibrated: the online correction's guarantee", () => {
   });
 
   it("outcomes every expert bid alike on leave the experts' ranking as it was (a long quiet stretch)", () => {
-    const o = {
-      withinBlocks: 1,
-      probability: 0.9,
-      lag: 0,
-      learningRate: 0.002,
-      correctionRate: 0.005,
-      experts: 2,
-    };
-    const learner = createTierLearner(o);
-    const windows = [
-      createSortedWindow(5, 1, { relative: false }),
-      createSortedWindow(5, 1, { relative: false }),
-    ];
-    windows[0]!.push([5000n], 100n);
-    windows[1]!.push([1000n], 100n);
+    const { learner, windows } = twoExperts(
+      0.9,
+      { learningRate: 0.002, correctionRate: 0.005 },
+      [5000n, 1000n],
+      100n,
+    );
     // Blocks clear at 1,000 and 1,100: the second expert's bids are the better ones, and it is
     // chosen.
     for (let t = 0; t < 200; t++) {
@@ -299,21 +301,12 @@ describe("calibrated: the online correction's guarantee", () => {
     // the first overpays: a loss a hundred times smaller at level 0.99). The second overtakes
     // once the first's misses have faded to 1 % of their weight: about 690 outcomes with the
     // decay of 2(1 - p)/3, 230 with 0.02.
-    const o = {
-      withinBlocks: 1,
-      probability: 0.99,
-      lag: 0,
-      learningRate: 1e-9,
-      correctionRate: 0.005,
-      experts: 2,
-    };
-    const learner = createTierLearner(o);
-    const windows = [
-      createSortedWindow(5, 1, { relative: false }),
-      createSortedWindow(5, 1, { relative: false }),
-    ];
-    windows[0]!.push([2000n], 100n);
-    windows[1]!.push([1000n], 100n);
+    const { learner, windows } = twoExperts(
+      0.99,
+      { learningRate: 1e-9, correctionRate: 0.005 },
+      [2000n, 1000n],
+      100n,
+    );
     const run = (n: number, y: bigint) => {
       for (let t = 0; t < n; t++) {
         learner.settle(() => y);
