@@ -8,12 +8,14 @@ import {
 } from "./centroids.js";
 import { maxCentroids } from "./compressCentroids.js";
 import { emptyList, mergeCentroidLists } from "./mergeCentroidLists.js";
+import { MergingDigest } from "./mergingDigest.js";
 import { nextHeight } from "./nextHeight.js";
 import {
   checkFinite,
   checkOptionKeys,
   checkValues,
   MAX_TOTAL_WEIGHT,
+  MAX_WEIGHT,
   SketchError,
 } from "./sketchError.js";
 import type { SlidingDigest, SlidingDigestOptions } from "./slidingDigestTypes.js";
@@ -206,6 +208,13 @@ export function createSlidingDigest(given: SlidingDigestOptions): SlidingDigest 
     if (partialBlocks === chunkBlocks || (height + 1n) % chunkSize === 0n) seal();
   }
 
+  /** `list` compressed with this window's compression, as an immutable copy. */
+  function compressed(list: Centroids): Centroids {
+    const digest = newDigest();
+    addTo(digest, list);
+    return copyCentroids(digest.centroids());
+  }
+
   function merged(deferredValue: number | undefined): Centroids {
     const top = frontTop();
     const deferred = (top ? top.deferred : 0) + backDeferred + partialDeferred;
@@ -239,11 +248,12 @@ export function createSlidingDigest(given: SlidingDigestOptions): SlidingDigest 
     return (top ? top.centroids.count : 0) + backAgg.count + partial.count;
   }
 
+  // A weight like any other (at most 2^53): summed over a window's blocks, it stays finite.
   function checkDeferred(deferred: unknown): number {
-    if (typeof deferred !== "number" || !(deferred >= 0) || deferred === Number.POSITIVE_INFINITY)
+    if (typeof deferred !== "number" || !(deferred >= 0) || deferred > MAX_WEIGHT)
       throw new SketchError(
         "deferred",
-        `must be a finite number >= 0, got ${describeValue(deferred)}`,
+        `must be a number from 0 to 2^53, got ${describeValue(deferred)}`,
       );
     return deferred;
   }
@@ -275,8 +285,13 @@ export function createSlidingDigest(given: SlidingDigestOptions): SlidingDigest 
     addBlockDigest(block, deferred = 0, height) {
       checkDeferred(deferred);
       let list: Centroids;
-      if (isTDigest(block)) list = block.centroids();
-      else {
+      if (block instanceof MergingDigest) list = block.centroids();
+      else if (isTDigest(block)) {
+        // Another implementation of the interface: what it returns is checked like any list.
+        const given: unknown = block.centroids();
+        checkCentroids("block.centroids()", given);
+        list = given;
+      } else {
         checkCentroids("block", block);
         list = block;
       }
@@ -290,7 +305,9 @@ export function createSlidingDigest(given: SlidingDigestOptions): SlidingDigest 
       const at = nextHeight(height, newest);
       if (chunkBlocks === 1) {
         newest = at;
-        seal(immutableCentroids(list), deferred, at);
+        // A list longer than this window's digests hold (another compression, a raw list) is
+        // compressed as `addBlock` would: the summary of a block stays within the memory bound.
+        seal(list.length > perChunk ? compressed(list) : immutableCentroids(list), deferred, at);
       } else {
         enter(at);
         addTo(partial, list);

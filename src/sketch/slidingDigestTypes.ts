@@ -40,10 +40,10 @@ export interface SlidingDigest {
   /** Total weight in the window, deferred weight included. */
   readonly count: number;
   /**
-   * Add one block: its values (and weights), plus `deferred` weight for a value only known at
-   * query time (see `quantile`), at `height` (a whole number above the previous block's; by
-   * default the previous block's plus one). Call once per block; an empty block still moves the
-   * window. Everything is checked first; on error nothing changes.
+   * Add one block: its values (and weights), plus `deferred` weight (0 to 2^53, as a value's
+   * weight) for a value only known at query time (see `quantile`), at `height` (a whole number
+   * above the previous block's; by default the previous block's plus one). Call once per block;
+   * an empty block still moves the window. Everything is checked first; on error nothing changes.
    */
   addBlock(
     values: ArrayLike<number>,

@@ -235,7 +235,7 @@ describe("createSlidingDigest: accuracy and memory", () => {
       ],
       [
         () => createSlidingDigest({ windowBlocks: 10 }).addBlock([1], undefined, -1),
-        "deferred must be a finite number >= 0, got -1",
+        "deferred must be a number from 0 to 2^53, got -1",
       ],
       [
         () => createSlidingDigest({ windowBlocks: 10 }).quantile(2),
@@ -250,6 +250,57 @@ describe("createSlidingDigest: accuracy and memory", () => {
       expect(call, message).toThrow(SketchError);
       expect(call, message).toThrow(message);
     }
+  });
+
+  it("refuses a deferred weight above 2^53: summed over the window it would pass the largest double", () => {
+    const w = createSlidingDigest({ windowBlocks: 10 });
+    w.addBlock([200]);
+    w.addBlock([], undefined, 2 ** 53);
+    const call = () => w.addBlock([], undefined, 1e308);
+    expect(call).toThrow(SketchError);
+    expect(call).toThrow("deferred must be a number from 0 to 2^53, got 1e+308");
+    expect(() => w.addBlockDigest(createTDigest(), 1e308)).toThrow(SketchError);
+    // Nothing changed, and the window still answers: 2^53 of its weight is at the deferred value.
+    expect([w.blocks, w.count]).toEqual([2, 2 ** 53 + 1]);
+    expect([w.quantile(0.5, 100), w.quantile(1, 100)]).toEqual([100, 200]);
+  });
+
+  it("keeps the memory bound when blocks come as digests of a higher compression", () => {
+    const fed = createSlidingDigest({ windowBlocks: 10, compression: 50 });
+    for (let b = 0; b < 12; b++) {
+      const values = Array.from({ length: 2000 }, (_, i) => b * 2000 + i);
+      fed.addBlockDigest(createTDigest({ compression: 5000 }).addMany(values));
+      expect(fed.centroidCount()).toBeLessThanOrEqual(fed.maxCentroidCount);
+    }
+    const sorted = sortedCopy(Array.from({ length: 20_000 }, (_, i) => 4000 + i));
+    for (const q of [0.1, 0.5, 0.9])
+      expect(rankError(sorted, fed.quantile(q), q)).toBeLessThanOrEqual(
+        rankErrorBound(q, 50, sorted.length),
+      );
+  });
+
+  it("checks what a digest that is not one of this package's gives as its centroids", () => {
+    const w = createSlidingDigest({ windowBlocks: 3 });
+    w.addBlock([100]);
+    const nan = {
+      means: Float64Array.of(Number.NaN),
+      weights: Float64Array.of(1),
+      exact: Uint8Array.of(1),
+      length: 1,
+      count: 1,
+      min: Number.NaN,
+      max: Number.NaN,
+    };
+    for (const [block, message] of [
+      [{ centroids: () => nan }, "block.centroids().means[0] must be a finite number, got NaN"],
+      [{ centroids: () => undefined }, "block.centroids() must be a t-digest or a centroid list"],
+    ] as const) {
+      const call = () => w.addBlockDigest(block as never);
+      expect(call, message).toThrow(SketchError);
+      expect(call, message).toThrow(message);
+    }
+    w.addBlock([300]);
+    expect([w.blocks, w.count, w.quantile(0.5)]).toEqual([2, 2, 300]);
   });
 
   it("a rejected block changes nothing", () => {
