@@ -18,21 +18,29 @@ function ranged(what: string, min: number, max: number, int: boolean) {
 const bool = z.boolean({
   error: (iss) => `must be true or false, got ${describeValue(iss.input)}`,
 });
+/** A message for a value that is not an object where one is expected (other issues keep zod's). */
+const objectOf = (what: string) => (iss: { code?: string; input?: unknown }) =>
+  iss.code === "invalid_type"
+    ? `must be an object of ${what}, got ${describeValue(iss.input)}`
+    : undefined;
 
 function tierShape(quantile: number) {
   return z
-    .strictObject({
-      /** Blocks in this tier's window. @default the AIP-34 history of the tier (config) */
-      windowBlocks: ranged("a whole number of blocks", 1, 2 ** 40, true).optional(),
-      /** Quantile of the window's samples, from 0 (minimum) to 1 (maximum). */
-      quantile: ranged("a number", 0, 1, false).default(quantile),
-      /** `clearing`: one minimum inclusion price per block; `paid`: every price of a full block. @default "clearing" */
-      sample: z
-        .enum(["clearing", "paid"], {
-          error: (iss) => `must be "clearing" or "paid", got ${describeValue(iss.input)}`,
-        })
-        .default("clearing"),
-    })
+    .strictObject(
+      {
+        /** Blocks in this tier's window. @default the AIP-34 history of the tier (config) */
+        windowBlocks: ranged("a whole number of blocks", 1, 2 ** 40, true).optional(),
+        /** Quantile of the window's samples, from 0 (minimum) to 1 (maximum). */
+        quantile: ranged("a number", 0, 1, false).default(quantile),
+        /** `clearing`: one minimum inclusion price per block; `paid`: every price of a full block. @default "clearing" */
+        sample: z
+          .enum(["clearing", "paid"], {
+            error: (iss) => `must be "clearing" or "paid", got ${describeValue(iss.input)}`,
+          })
+          .default("clearing"),
+      },
+      { error: objectOf("windowBlocks, quantile and sample") },
+    )
     .prefault({});
 }
 
@@ -47,11 +55,14 @@ export const tdigestOptionsShape = {
    * prioritized {aggressiveBlockHistory, 0.9, clearing}
    */
   tiers: z
-    .strictObject({
-      deprioritized: tierShape(0),
-      regular: tierShape(0.5),
-      prioritized: tierShape(0.9),
-    })
+    .strictObject(
+      {
+        deprioritized: tierShape(0),
+        regular: tierShape(0.5),
+        prioritized: tierShape(0.9),
+      },
+      { error: objectOf("tiers (deprioritized, regular, prioritized)") },
+    )
     .prefault({}),
   /** Weight each `paid` sample by the transaction's `gas_used`. @default false */
   weightByGasUsed: bool.default(false),

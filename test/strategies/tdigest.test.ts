@@ -259,6 +259,26 @@ describe("tdigest: options", () => {
     ]);
   });
 
+  it("names what an object of tiers (or a tier) holds when given something else", () => {
+    const issues = (options: unknown) => {
+      try {
+        tdigest(options as never);
+      } catch (e) {
+        return (e as InvalidConfigError).issues.map((i) => `${i.path}: ${i.message}`);
+      }
+      return [];
+    };
+    expect(issues({ tiers: 5 })).toEqual([
+      "tiers: must be an object of tiers (deprioritized, regular, prioritized), got 5",
+    ]);
+    expect(issues({ tiers: null })).toEqual([
+      "tiers: must be an object of tiers (deprioritized, regular, prioritized), got null",
+    ]);
+    expect(issues({ tiers: { regular: "p50" } })).toEqual([
+      'tiers.regular: must be an object of windowBlocks, quantile and sample, got "p50"',
+    ]);
+  });
+
   it("prefixes paths for a config file block", () => {
     expect(() => parseTDigestOptions({ chunks: 0 }, ["tdigest"])).toThrow(
       "invalid configuration: tdigest.chunks: must be a whole number from 1 to 65536, got 0",
