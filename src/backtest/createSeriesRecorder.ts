@@ -27,6 +27,11 @@ export interface StrategySeries {
 export interface RecordedSeries {
   /** Height of the first block behind each point. */
   readonly heights: readonly number[];
+  /**
+   * The same heights exact, in decimal (a height past 2^53 has no exact number); a series built
+   * by hand may leave them out, and its axis then reads the numbers.
+   */
+  readonly heightLabels?: readonly string[] | undefined;
   /** Blocks behind each point (the last point may have fewer). */
   readonly blocksPerPoint: number;
   /** Highest clearing price of the blocks behind each point. */
@@ -79,18 +84,21 @@ export function createSeriesRecorder(options: SeriesRecorderOptions): SeriesReco
   const names = [...options.strategies];
   const lanes = names.length * TIERS.length;
   const heights: number[] = [];
+  const labels: string[] = [];
   // columns[0] is the clearing price, then strategy-major, tier-minor.
   const columns: (number | null)[][] = Array.from({ length: 1 + lanes }, () => []);
   const bucket: (number | null)[] = new Array(1 + lanes).fill(null);
   let width = 1;
   let filled = 0;
   let bucketHeight = 0;
+  let bucketLabel = "";
 
   const max = (a: number | null, b: number | null) =>
     a === null ? b : b === null || a >= b ? a : b;
 
   function flush() {
     heights.push(bucketHeight);
+    labels.push(bucketLabel);
     for (let c = 0; c < columns.length; c++) {
       columns[c]!.push(bucket[c]!);
       bucket[c] = null;
@@ -99,8 +107,12 @@ export function createSeriesRecorder(options: SeriesRecorderOptions): SeriesReco
     if (heights.length < maxPoints) return;
     // Full: merge neighbours, double the width.
     const half = maxPoints / 2;
-    for (let i = 0; i < half; i++) heights[i] = heights[2 * i]!;
+    for (let i = 0; i < half; i++) {
+      heights[i] = heights[2 * i]!;
+      labels[i] = labels[2 * i]!;
+    }
     heights.length = half;
+    labels.length = half;
     for (const col of columns) {
       for (let i = 0; i < half; i++) col[i] = max(col[2 * i]!, col[2 * i + 1]!);
       col.length = half;
@@ -110,7 +122,10 @@ export function createSeriesRecorder(options: SeriesRecorderOptions): SeriesReco
 
   return {
     record(block) {
-      if (filled === 0) bucketHeight = Number(block.height);
+      if (filled === 0) {
+        bucketHeight = Number(block.height);
+        bucketLabel = String(block.height);
+      }
       bucket[0] = max(bucket[0]!, Number(block.clearing));
       for (let s = 0; s < names.length; s++) {
         const e = block.estimates[s];
@@ -124,13 +139,16 @@ export function createSeriesRecorder(options: SeriesRecorderOptions): SeriesReco
     },
     series() {
       const h = [...heights];
+      const l = [...labels];
       const cols = columns.map((c) => [...c]);
       if (filled > 0) {
         h.push(bucketHeight);
+        l.push(bucketLabel);
         for (let c = 0; c < cols.length; c++) cols[c]!.push(bucket[c]!);
       }
       return {
         heights: h,
+        heightLabels: l,
         blocksPerPoint: width,
         clearing: cols[0]! as number[],
         strategies: names.map((name, s) => {

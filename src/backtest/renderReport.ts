@@ -90,6 +90,8 @@ table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
 th, td { padding: 3px 10px; border-bottom: 1px solid #e5e7eb; text-align: right; }
 th:nth-child(-n+2), td:nth-child(-n+2) { text-align: left; }
 .chart { margin: 8px 0 24px; min-height: 300px; }
+/* A table wider than the screen (a phone, the frontier's nine columns) scrolls in its box, not the page. */
+.wide, pre { overflow-x: auto; }
 `;
 
 const REPORT_FIELDS = ["result", "series", "title", "source", "frontier"];
@@ -150,7 +152,16 @@ export function renderReport(options: RenderReportOptions): string {
     })),
   );
   const frontier = options.frontier;
-  const data = { horizons: HORIZONS, series, points, frontier: frontier?.curves ?? null };
+  // The heights exact, where a number cannot tell them apart (past 2^53): the axis's labels.
+  const { heightLabels, ...drawn } = series;
+  const labels =
+    heightLabels && series.heights.some((h) => !Number.isSafeInteger(h)) ? heightLabels : null;
+  const data = {
+    horizons: HORIZONS,
+    series: { ...drawn, labels },
+    points,
+    frontier: frontier?.curves ?? null,
+  };
   const head = TABLE_COLUMNS.map((c) => `<th>${escapeHtml(c)}</th>`).join("");
   const body = tableRows(result)
     .map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join("")}</tr>`)
@@ -184,12 +195,14 @@ export function renderReport(options: RenderReportOptions): string {
 ${options.source ? `<p>${escapeHtml(options.source)}</p>` : ""}
 <p class="note">${escapeHtml(describeResult(result))}</p>
 <h2>Scores</h2>
+<div class="wide">
 <table id="scores">
 <thead><tr>${head}</tr></thead>
 <tbody>
 ${body}
 </tbody>
 </table>
+</div>
 <p class="note">${escapeHtml(TABLE_LEGEND)}</p>
 <h2>Estimates against the clearing price</h2>
 <p class="note">Each tier's estimate made before a block, and the block's clearing price; ${perPoint}.</p>

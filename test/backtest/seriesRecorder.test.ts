@@ -33,6 +33,21 @@ describe("createSeriesRecorder", () => {
     expect(r.size()).toBe(2);
   });
 
+  it("keeps each point's height exact as a label, past 2^53 too, and merges the labels alike", () => {
+    const r = createSeriesRecorder({ strategies: ["s"], maxPoints: 4 });
+    const top = 18_446_744_073_709_551_615n;
+    for (let i = 5; i >= 1; i--) r.record({ ...at(0, 100), height: top - BigInt(i) });
+    const s = r.series();
+    // Blocks 1-4 merged into 2 points of 2 blocks, then block 5 alone.
+    expect(s.heightLabels).toEqual([
+      "18446744073709551610",
+      "18446744073709551612",
+      "18446744073709551614",
+    ]);
+    // As numbers, every one of them is 2^64.
+    expect(new Set(s.heights).size).toBe(1);
+  });
+
   it("null where no block behind a point had an estimate", () => {
     const r = createSeriesRecorder({ strategies: ["s"], maxPoints: 10 });
     r.record(at(1, 100));

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 
@@ -58,10 +58,39 @@ async function openReport(
   ]);
   expect(r.code).toBe(code);
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  await page.addInitScript(recordLabels);
   await page.goto(pathToFileURL(report).href);
   await page.waitForSelector("body[data-charts]");
   return page;
 }
+
+/** Run in the page before its scripts: keeps every text uPlot draws (axis ticks and titles) per chart. */
+function recordLabels() {
+  type Context = { canvas: { closest(s: string): { id: string } | null } };
+  const g = globalThis as unknown as {
+    CanvasRenderingContext2D: {
+      prototype: { fillText(this: Context, t: string, ...r: number[]): void };
+    };
+    __labels?: Record<string, string[]>;
+  };
+  const proto = g.CanvasRenderingContext2D.prototype;
+  const fillText = proto.fillText;
+  proto.fillText = function (this: Context, text: string, ...rest: number[]) {
+    const id = this.canvas.closest(".chart")?.id ?? "";
+    g.__labels ??= {};
+    g.__labels[id] ??= [];
+    g.__labels[id].push(String(text));
+    fillText.call(this, text, ...rest);
+  };
+}
+
+/** The texts drawn on chart `id` (recorded by {@link recordLabels}), tick labels and axis titles. */
+const labelsOf = (page: Page, id: string) =>
+  page.evaluate(
+    (chart) =>
+      (globalThis as unknown as { __labels?: Record<string, string[]> }).__labels?.[chart] ?? [],
+    id,
+  );
 
 beforeAll(async () => {
   reportPath = join(mkdtempSync(join(tmpdir(), "gasdigest-report-")), "report.html");
@@ -303,6 +332,121 @@ describe("the backtest report in a headless browser", () => {
     const legend = await page.locator("#frontier-1 .u-legend").textContent();
     const shown = /last-block \(multiplier\)\s*([\d.]+)/.exec(legend ?? "")?.[1];
     expect(Number(shown)).toBeCloseTo(Math.min(...atTop), 2);
+    await page.close();
+  });
+
+  it("labels a short history's heights in whole blocks, and a frontier's inclusion up to 100 % only", async () => {
+    // 11 blocks at the minimum price: every setting of every strategy includes every bid.
+    const lines = readFileSync(fixture("scenario-spike-500.ndjson"), "utf8").split("\n");
+    const page = await openReport("short", lines.slice(0, 11), 0, ["--frontier"]);
+    const heights = await labelsOf(page, "timeline-0");
+    const inclusion = await labelsOf(page, "frontier-1");
+    expect(heights).toContain("block height");
+    expect(heights).toContain("11");
+    expect(inclusion).toContain("100");
+    expect({
+      // The ticks read 2, 3, 4, ...: no block 2.5.
+      heights: heights.filter((t) => /^\d+\.\d+$/.test(t)),
+      // A single inclusion, 100 %: the axis ends there, not at 200 %.
+      inclusion: inclusion.filter((t) => /^\d+$/.test(t) && Number(t) > 100),
+    }).toEqual({ heights: [], inclusion: [] });
+    await page.close();
+  });
+
+  it("keeps the page within a phone's width: a wide table scrolls in its own box", async () => {
+    const page = await browser.newPage({ viewport: { width: 360, height: 800 } });
+    await page.goto(pathToFileURL(frontierPath).href);
+    await page.waitForSelector("body[data-charts]");
+    const widths = await page.evaluate(() => {
+      const doc = (
+        globalThis as unknown as {
+          document: {
+            documentElement: { scrollWidth: number };
+            querySelector(s: string): { scrollWidth: number; clientWidth: number };
+          };
+        }
+      ).document;
+      const box = (s: string) => {
+        const el = doc.querySelector(s);
+        return { scroll: el.scrollWidth, client: el.clientWidth };
+      };
+      return {
+        page: doc.documentElement.scrollWidth,
+        scores: box(".wide"),
+        frontier: box("#frontier-table"),
+      };
+    });
+    expect(widths.page).toBeLessThanOrEqual(360);
+    // The tables are still all there, to scroll sideways.
+    expect(widths.scores.scroll).toBeGreaterThan(widths.scores.client);
+    expect(widths.frontier.scroll).toBeGreaterThan(widths.frontier.client);
+    await page.close();
+  });
+
+  it("gives each of eight strategies a colour of its own", async () => {
+    // The five registered strategies and three module files: a palette of six used twice made
+    // the seventh and eighth strategies' points pass for the first and second's.
+    const dir = dirname(reportPath);
+    const example = join(import.meta.dirname, "..", "..", "examples", "strategies", "mine.js");
+    const modules = [1, 2, 3].map((n) => join(dir, `mine${n}.js`));
+    for (const m of modules) writeFileSync(m, readFileSync(example));
+    const report = join(dir, "eight.html");
+    const r = await runCli([
+      "backtest",
+      "--input",
+      fixture("scenario-spike-500.ndjson"),
+      "--strategies",
+      ["aip34", "tdigest", "geth", "calibrated", "last-block", ...modules].join(","),
+      "--report",
+      report,
+    ]);
+    expect(r.code).toBe(0);
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    await page.goto(pathToFileURL(report).href);
+    await page.waitForSelector("body[data-charts]");
+    // One legend entry per strategy and tier, after the x series; the three tiers share a colour.
+    const colours = await page.$$eval("#scatter-1 .u-legend .u-series .u-marker", (els) =>
+      els.map((el) => (el as unknown as { style: { borderColor: string } }).style.borderColor),
+    );
+    expect(colours).toHaveLength(1 + 24);
+    expect(new Set(colours.slice(1)).size).toBe(8);
+    await page.close();
+  });
+
+  it("labels heights too large for a number with the exact heights, each label clear of the next", async () => {
+    // The spike history's first 100 blocks at the top of u64: as numbers every height is
+    // 18446744073709552000, which the axis wrote under every tick, ten of them run together.
+    const top = 18_446_744_073_709_551_615n;
+    const lines = readFileSync(fixture("scenario-spike-500.ndjson"), "utf8").trim().split("\n");
+    const heights = lines.slice(0, 100).map((_, i) => String(top - 99n + BigInt(i)));
+    const page = await openReport(
+      "u64-heights",
+      lines
+        .slice(0, 100)
+        .map((line, i) => line.replace(/^\{"height":"\d+"/, `{"height":"${heights[i]}"`)),
+      0,
+    );
+    const drawn = await labelsOf(page, "timeline-0");
+    const title = drawn.findIndex((t) => t.startsWith("block height"));
+    const ticks = drawn.slice(title + 1, drawn.indexOf("gas unit price")).filter((t) => t !== "");
+    expect(ticks.length).toBeGreaterThan(1);
+    for (const t of ticks) expect(heights).toContain(t);
+    // The ticks' labels fit side by side in the chart's width.
+    const fit = await page.$eval(
+      "#timeline-0 canvas",
+      (c, labels) => {
+        const canvas = c as unknown as {
+          width: number;
+          getContext(kind: "2d"): { font: string; measureText(t: string): { width: number } };
+        };
+        const ctx = canvas.getContext("2d");
+        ctx.font = "12px sans-serif";
+        const widest = Math.max(...labels.map((l) => ctx.measureText(l).width));
+        return { labels: widest * labels.length, room: canvas.width };
+      },
+      ticks,
+    );
+    expect(fit.labels).toBeLessThan(fit.room);
     await page.close();
   });
 });

@@ -14,7 +14,7 @@
  * @typedef {{ within1: number | null, within3: number | null, within10: number | null }} Inclusion
  * @typedef {{ strategy: string, strategyIndex: number, tier: Tier, overpayment: number | null, inclusion: Inclusion }} Point
  * @typedef {{ name: string } & Record<Tier, (number | null)[]>} StrategySeries
- * @typedef {{ heights: number[], blocksPerPoint: number, clearing: (number | null)[], strategies: StrategySeries[] }} Series
+ * @typedef {{ heights: number[], labels: string[] | null, blocksPerPoint: number, clearing: (number | null)[], strategies: StrategySeries[] }} Series
  * @typedef {{ at: number | string, inclusion: number | null, overpay: number | null, cost: number | null }} FrontierPoint
  * @typedef {{ strategy: string, knob: string | null, horizon: Horizon, points: FrontierPoint[] }} FrontierCurve
  * @typedef {{ horizons: Horizon[], series: Series, points: Point[], frontier: FrontierCurve[] | null }} ReportData
@@ -32,7 +32,26 @@
   const data = JSON.parse(byId("backtest-data").textContent ?? "null");
   /** @type {Record<Tier, string>} */
   const tierColors = { deprioritized: "#2a9d8f", regular: "#1d4ed8", prioritized: "#d62828" };
-  const palette = ["#1d4ed8", "#d62828", "#2a9d8f", "#8338ec", "#e76f51", "#6b7280"];
+  const palette = [
+    "#1d4ed8",
+    "#d62828",
+    "#2a9d8f",
+    "#8338ec",
+    "#e76f51",
+    "#6b7280",
+    "#65a30d",
+    "#db2777",
+    "#0891b2",
+    "#a16207",
+    "#111827",
+    "#f59e0b",
+  ];
+  /**
+   * A strategy's colour: the palette's, then, past it, hues a golden angle apart (a colour used
+   * again would make one strategy's points pass for another's).
+   */
+  const colorOf = (/** @type {number} */ index) =>
+    palette[index] ?? `hsl(${Math.round((index * 137.508) % 360)} 70% ${index % 2 ? 35 : 50}%)`;
   /** @type {Record<Tier, number>} */
   const tierSizes = { deprioritized: 7, regular: 10, prioritized: 13 };
   /** @type {uPlot[]} */
@@ -79,16 +98,43 @@
   // with their heights.
   const rising = s.heights.every((h, i) => i === 0 || h > (s.heights[i - 1] ?? h));
   const positions = rising ? s.heights : s.heights.map((_, i) => i);
-  /** The height a position stands for, as a label ("" between points). */
+  /**
+   * The height a position stands for, as a label ("" between points): exact from the labels a
+   * history past 2^53 comes with (a number there reads 18446744073709552000 for every height).
+   */
   const heightAt = (/** @type {number | null | undefined} */ x) => {
-    const h = x === null || x === undefined || !Number.isInteger(x) ? undefined : s.heights[x];
+    if (x === null || x === undefined || !Number.isInteger(x)) return "";
+    const h = s.labels ? s.labels[x] : s.heights[x];
     return h === undefined ? "" : String(h);
   };
+  /** The widest height label, as uPlot or {@link heightAt} writes it. */
+  const widestHeight = rising
+    ? (s.heights[s.heights.length - 1] ?? 0).toLocaleString("en-US")
+    : s.heights.reduce((w, _, i) => (heightAt(i).length > w.length ? heightAt(i) : w), "");
+  /**
+   * Room between the height ticks for the widest label (uPlot's 50 px ran 20-digit heights
+   * into one another).
+   * @type {uPlot.Axis.Space}
+   */
+  const heightSpace = (u, axisIndex) => {
+    const font = /** @type {unknown} */ (u.axes[axisIndex]?.font);
+    u.ctx.save();
+    u.ctx.font = Array.isArray(font) ? String(font[0]) : String(font);
+    const width = u.ctx.measureText(widestHeight).width / (window.devicePixelRatio || 1);
+    u.ctx.restore();
+    return Math.max(50, Math.ceil(width + 16));
+  };
+  // Ticks a whole number of blocks (or points) apart: a short history's axis read 2.5, 3.5, ...
+  /** @type {number[]} */
+  const wholeSteps = [];
+  for (let step = 1; step < 1e20; step *= 10) wholeSteps.push(step, step * 2, step * 5);
   /** @type {uPlot.Axis} */
   const heightAxis = rising
-    ? { label: "block height" }
+    ? { label: "block height", incrs: wholeSteps, space: heightSpace }
     : {
         label: "block height (in history order: the heights went back or are too large to order)",
+        incrs: wholeSteps,
+        space: heightSpace,
         values: (_u, splits) => splits.map(heightAt),
       };
   /** @type {uPlot.Series} */
@@ -131,7 +177,7 @@
     for (const p of points) {
       const share = p.inclusion[key];
       ys.push(xs.map((x) => (x === p.overpayment && share !== null ? percent(share) : null)));
-      const color = palette[p.strategyIndex % palette.length];
+      const color = colorOf(p.strategyIndex);
       series.push({
         label: `${p.strategy} ${p.tier}`,
         stroke: color,
@@ -194,7 +240,7 @@
               return hit;
             }),
           );
-          const color = palette[i % palette.length];
+          const color = colorOf(i);
           series.push({
             label: c.strategy + (c.knob ? ` (${c.knob})` : " (tiers)"),
             stroke: color,
@@ -208,7 +254,18 @@
         const opts = {
           width: widthOf(el),
           height: 320,
-          scales: { x: { time: false }, y: { distr: distrOf(ys) } },
+          scales: {
+            // A share, 0 to 100 %: uPlot widens a single inclusion (every setting at 100 %) to
+            // 0..200, an axis reading "200 % included".
+            x: {
+              time: false,
+              range: (_u, min, max) => [
+                Number.isFinite(min) ? Math.max(0, min) : 0,
+                Number.isFinite(max) ? Math.min(100, max) : 100,
+              ],
+            },
+            y: { distr: distrOf(ys) },
+          },
           axes: [{ label: withinLabel(h) }, { label: m.label, size: fitTicks(60) }],
           series,
         };
