@@ -5,14 +5,14 @@ import { MultiBar } from "cli-progress";
 import { concatMap, lastValueFrom, type Observable, take } from "rxjs";
 import { type BlockSample, serializeBlockSample } from "../core/blockSample.js";
 import { escapeControls } from "../core/describeValue.js";
-import { BaseError } from "../core/errors.js";
+import { BaseError, formatIssues, ValidationError } from "../core/errors.js";
 import { U64_MAX } from "../core/u64.js";
 import { aptosRest, describeAptosRestEvent } from "../sources/aptosRest.js";
 import { describeRedisEvent, redisStream } from "../sources/redisStream.js";
 import { continuedChain } from "../sources/simulator/continuedChain.js";
 import { simulator } from "../sources/simulator.js";
 import { APTOS_FLAGS, APTOS_FLAGS_USAGE, parseAptosFlags } from "./aptosFlags.js";
-import { SOURCE_FLAG_NAMES, withFlagNames } from "./flagErrors.js";
+import { flagError, SOURCE_FLAG_NAMES, withFlagNames } from "./flagErrors.js";
 import type { CliIo } from "./io.js";
 import { OutputClosedError, UsageError } from "./io.js";
 import { requiredFileFlag } from "./outputFile.js";
@@ -158,7 +158,18 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
           if (e.type !== "min_gas_unit_price") progress.log(describeAptosRestEvent(e));
         },
       });
-    return simulator({ seed, intervalMs: 0, blocks: total, ...continuedChain(last?.block) });
+    if (!last) return simulator({ seed, intervalMs: 0, blocks: total });
+    try {
+      return simulator({ seed, intervalMs: 0, blocks: total, ...continuedChain(last.block) });
+    } catch (e) {
+      // The start options come from FILE's last block, not from a flag: say so, rather than
+      // `invalid configuration: startEpoch: ...` for an option no flag sets.
+      if (!(e instanceof ValidationError) || flagError(e, flagNames) !== e) throw e;
+      throw new BaseError(
+        `cannot append to ${out}: the simulator cannot go on after its last block (height ${last.block.height})`,
+        { details: formatIssues(e.issues, "; "), cause: e },
+      );
+    }
   }
 
   let stream: Awaited<ReturnType<typeof openRecordFile>>;

@@ -248,6 +248,32 @@ describe("gasdigest record", () => {
     );
   });
 
+  it("--append --source sim after a block the simulator cannot continue says it is the file's last block", async () => {
+    // A minimum price above the simulator's largest, and epoch 2^64-1 at height 999 (height 1000
+    // opens the next epoch): options no flag sets, read from the file.
+    for (const [name, last, issue] of [
+      [
+        "wei.ndjson",
+        { height: "9", epoch: "1", min_gas_unit_price: "5000000000", gas_unit_prices: [] },
+        "minGasUnitPrice: must be from 1 to 1000000000, got 5000000000",
+      ],
+      [
+        "epoch.ndjson",
+        { height: "999", epoch: "18446744073709551615", gas_unit_prices: [] },
+        "startEpoch: must be at most 2^64-1 (got 18446744073709551616)",
+      ],
+    ] as const) {
+      const file = join(tmp(), name);
+      writeFileSync(file, `${JSON.stringify(last)}\n`);
+      const r = await record(["--source", "sim", "--blocks", "3", "--out", file, "--append"]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(
+        `gasdigest record: cannot append to ${file}: the simulator cannot go on after its last block (height ${last.height}) (${issue}`,
+      );
+      expect(lines(file)).toEqual([JSON.stringify(last)]);
+    }
+  });
+
   it("--append to a file it cannot read (a directory) says so, without a stack", async () => {
     const dir = tmp();
     const r = await record(["--source", "sim", "--blocks", "2", "--out", dir, "--append"]);
