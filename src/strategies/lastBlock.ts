@@ -2,9 +2,9 @@ import * as z from "zod";
 import type { BlockSample } from "../core/blockSample.js";
 import { clearingPrice } from "../core/clearingPrice.js";
 import type { GasConfig } from "../core/config.js";
-import { describeValue } from "../core/describeValue.js";
 import { InvalidConfigError } from "../core/errors.js";
 import { defaultEstimate, servedEstimate } from "../core/estimate.js";
+import { describeNumber } from "../core/optionSchemas.js";
 import { strategyBuilder } from "../core/strategyBuilder.js";
 import type { GasEstimate, Strategy, StrategyFactory } from "../core/types.js";
 import { U64_MAX } from "../core/u64.js";
@@ -14,13 +14,13 @@ const lastBlockShape = {
   /** Bid this multiple of the last block's clearing price (rounded up). @default 1 */
   multiplier: z
     .number({
-      error: (iss) => `must be a number from 1 to 1000000, got ${describeValue(iss.input)}`,
+      error: (iss) => `must be a number from 1 to 1000000, got ${describeNumber(iss.input)}`,
     })
     .min(1, {
-      error: (iss) => `must be a number from 1 to 1000000, got ${describeValue(iss.input)}`,
+      error: (iss) => `must be a number from 1 to 1000000, got ${describeNumber(iss.input)}`,
     })
     .max(1_000_000, {
-      error: (iss) => `must be a number from 1 to 1000000, got ${describeValue(iss.input)}`,
+      error: (iss) => `must be a number from 1 to 1000000, got ${describeNumber(iss.input)}`,
     })
     .default(1),
 };

@@ -63,6 +63,23 @@ describe("--config FILE", () => {
     );
   });
 
+  it("a fractional setting given such an integer says too large, not a string the file does not hold", async () => {
+    const stderr = await refused(
+      "hugefraction.json",
+      '{"last-block": {"multiplier": 18446744073709551615}, "calibrated": {"learningRate": 99999999999999999999, "tiers": {"regular": {"probability": -99999999999999999999}}}}',
+    );
+    expect(stderr).toContain(
+      "last-block.multiplier: must be a number from 1 to 1000000, got 18446744073709551615, too large",
+    );
+    expect(stderr).toContain(
+      "calibrated.learningRate: must be a number above 0 and at most 0.5, got 99999999999999999999, too large",
+    );
+    expect(stderr).toContain(
+      "calibrated.tiers.regular.probability: must be a probability above 0 and below 1, got -99999999999999999999, too small",
+    );
+    expect(stderr).not.toContain('"');
+  });
+
   it("names a typo'd key with the key it likely meant, and a switch or an override by the values they take", async () => {
     const stderr = await refused(
       "words.json",

@@ -19,7 +19,7 @@ const withinBlocks = z
 
 // 1 is refused: no price keeps "always" on a chain whose next clearing price has no bound.
 const probabilityMessage = (iss: { input?: unknown }) =>
-  `must be a probability above 0 and below 1, got ${describeValue(iss.input)}`;
+  `must be a probability above 0 and below 1, got ${describeNumber(iss.input)}`;
 const probability = z
   .number({ error: probabilityMessage })
   .gt(0, { error: probabilityMessage })
@@ -27,13 +27,13 @@ const probability = z
 
 const rate = z
   .number({
-    error: (iss) => `must be a number above 0 and at most 0.5, got ${describeValue(iss.input)}`,
+    error: (iss) => `must be a number above 0 and at most 0.5, got ${describeNumber(iss.input)}`,
   })
   .gt(0, {
-    error: (iss) => `must be a number above 0 and at most 0.5, got ${describeValue(iss.input)}`,
+    error: (iss) => `must be a number above 0 and at most 0.5, got ${describeNumber(iss.input)}`,
   })
   .max(0.5, {
-    error: (iss) => `must be a number above 0 and at most 0.5, got ${describeValue(iss.input)}`,
+    error: (iss) => `must be a number above 0 and at most 0.5, got ${describeNumber(iss.input)}`,
   });
 
 /** A message for a value that is not an object where one is expected (other issues keep zod's). */
