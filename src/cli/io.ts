@@ -74,6 +74,21 @@ export const OUTPUT_CLOSED_EXIT = 141;
 /** Error codes meaning "the reading end is gone", not "the output is broken". */
 const CLOSED_CODES = new Set(["EPIPE", "ERR_STREAM_DESTROYED", "ERR_STREAM_WRITE_AFTER_END"]);
 
+/**
+ * `error` as an {@link OutputClosedError} when it says the reader of a file flag's output went
+ * away (EPIPE: `--out /dev/stdout | head -1`), else `undefined`.
+ *
+ * @example
+ * const closed = readerGone(e); if (closed) throw closed;
+ */
+export function readerGone(error: unknown): OutputClosedError | undefined {
+  if ((error as { code?: unknown } | null | undefined)?.code !== "EPIPE") return undefined;
+  return new OutputClosedError("the output was closed", {
+    details: (error as Error).message,
+    cause: error,
+  });
+}
+
 function outputError(cause: Error | null | undefined): BaseError {
   const code = (cause as { code?: string } | null | undefined)?.code;
   if (cause === null || cause === undefined || (code !== undefined && CLOSED_CODES.has(code)))

@@ -3,7 +3,7 @@ import { access, constants, lstat, open, rename, stat, unlink } from "node:fs/pr
 import { basename, dirname, join } from "node:path";
 import type { Writable } from "node:stream";
 import { BaseError } from "../core/errors.js";
-import { OutputClosedError, UsageError } from "./io.js";
+import { readerGone, UsageError } from "./io.js";
 
 /** A file a command writes whole or not at all; see {@link openOutputFile}. */
 export interface OutputFile {
@@ -268,12 +268,10 @@ export async function writeOutputFile(path: string, text: string): Promise<void>
   } catch (e) {
     await file.abort();
     // Its reader went away (`--report /dev/stdout | head`): stop as a Unix tool does (141).
-    if ((e as NodeJS.ErrnoException).code === "EPIPE")
-      throw new OutputClosedError("the output was closed", {
-        details: (e as Error).message,
-        cause: e,
-      });
-    throw new BaseError(`cannot write ${path}`, { details: (e as Error).message, cause: e });
+    throw (
+      readerGone(e) ??
+      new BaseError(`cannot write ${path}`, { details: (e as Error).message, cause: e })
+    );
   }
 }
 

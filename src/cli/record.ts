@@ -14,7 +14,7 @@ import { simulator } from "../sources/simulator.js";
 import { APTOS_FLAGS, APTOS_FLAGS_USAGE, parseAptosFlags } from "./aptosFlags.js";
 import { flagError, SOURCE_FLAG_NAMES, withFlagNames } from "./flagErrors.js";
 import type { CliIo } from "./io.js";
-import { OutputClosedError, UsageError } from "./io.js";
+import { readerGone, UsageError } from "./io.js";
 import { requiredFileFlag } from "./outputFile.js";
 import {
   cutToLastLine,
@@ -246,12 +246,7 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
   }
   // Its reader went away (`--out /dev/stdout | head -1`): stop as a Unix tool does, whether
   // a write met it while blocks came or only once the last ones, queued, were written.
-  if ((writeError as NodeJS.ErrnoException | undefined)?.code === "EPIPE")
-    throw new OutputClosedError("the output was closed", {
-      details: writeError!.message,
-      cause: writeError,
-    });
-  if (writeError) throw await writeFailed(out, writeError, before);
+  if (writeError) throw readerGone(writeError) ?? (await writeFailed(out, writeError, before));
   // What another writer added after this run's last write (looked at as the stream finished).
   const late = watch.found();
   if (late !== undefined) throw otherWriter(out, late, newest ?? last?.block.height);

@@ -4,7 +4,7 @@ import { serializeBlockSample } from "../core/blockSample.js";
 import { escapeControls } from "../core/describeValue.js";
 import { BaseError } from "../core/errors.js";
 import { SCENARIOS, type Scenario, simulateBlocks } from "../sources/simulator.js";
-import { type CliIo, LineWriter, OutputClosedError, UsageError } from "./io.js";
+import { type CliIo, LineWriter, OutputClosedError, readerGone, UsageError } from "./io.js";
 import { fileFlag, openOutputFile } from "./outputFile.js";
 import { intFlag } from "./sourceSpec.js";
 
@@ -92,11 +92,8 @@ export async function simulate(argv: string[], io: CliIo): Promise<number> {
     await output?.abort();
     if (e instanceof OutputClosedError) throw e;
     // The reader of `--out /dev/stdout` (or of a FIFO) went away before the last write ended.
-    if ((e as NodeJS.ErrnoException).code === "EPIPE")
-      throw new OutputClosedError("the output was closed", {
-        details: (e as Error).message,
-        cause: e,
-      });
+    const closed = readerGone(e);
+    if (closed) throw closed;
     throw new BaseError(values.out ? `cannot write ${values.out}` : "cannot write the output", {
       details: e instanceof BaseError ? (e.details ?? e.shortMessage) : (e as Error).message,
       cause: e,
