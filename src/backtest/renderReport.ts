@@ -90,6 +90,8 @@ table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
 th, td { padding: 3px 10px; border-bottom: 1px solid #e5e7eb; text-align: right; }
 th:nth-child(-n+2), td:nth-child(-n+2) { text-align: left; }
 .chart { margin: 8px 0 24px; min-height: 300px; }
+/* A chart with nothing to draw says so in a line (the script), not in a 300 px gap. */
+.chart.empty { min-height: 0; }
 /* A table wider than the screen (a phone, the frontier's nine columns) scrolls in its box, not the page. */
 .wide, pre { overflow-x: auto; }
 `;

@@ -450,3 +450,184 @@ describe("the backtest report in a headless browser", () => {
     await page.close();
   });
 });
+
+describe("the backtest report of a history too short or too wide for uPlot's defaults", () => {
+  const spike = () => readFileSync(fixture("scenario-spike-500.ndjson"), "utf8").trim().split("\n");
+  /** The pixels of chart `id` in colour `rgb` (opaque, within 40 of each channel). */
+  const inkOf = (page: Page, id: string, rgb: readonly number[]) =>
+    page.$eval(
+      `#${id} canvas`,
+      (c, want) => {
+        const canvas = c as unknown as Canvas;
+        const px = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+        let n = 0;
+        for (let i = 0; i < px.length; i += 4)
+          if (px[i + 3]! > 200 && want.every((v, k) => Math.abs(px[i + k]! - v) < 40)) n++;
+        return n;
+      },
+      rgb,
+    );
+
+  it("says why a one-block history has nothing to draw, in place of empty frames", async () => {
+    // The first block only gives the strategies their first estimate: no block is scored. The
+    // timeline was a blank 300 px gap (uPlot draws no axis without data), the scatters an empty
+    // frame from 95 to 100 %, the frontier an empty 0-100 % axis.
+    const page = await openReport("one-block", spike().slice(0, 1), 0, ["--frontier"]);
+    for (const id of ["timeline-0", "scatter-1", "scatter-10", "frontier-3", "frontier-cost-10"]) {
+      expect(await page.locator(`#${id} canvas`).count()).toBe(0);
+      expect(await page.locator(`#${id}`).textContent()).toMatch(/^Nothing to draw: /);
+    }
+    expect(await page.locator("#timeline-0").textContent()).toContain("no block was scored");
+    await page.close();
+  });
+
+  it("draws a single scored block as points around its height, not at 0 to twice the height", async () => {
+    // Two blocks of the Ethereum history: one scored, at height 4,710,001. uPlot spread the x
+    // axis from 0 to 9,400,000, and drew the point as a 5 px hollow ring.
+    const lines = readFileSync(fixture("eth-2017-12/blocks-4710000-4719999.ndjson"), "utf8")
+      .trim()
+      .split("\n");
+    const page = await openReport("two-blocks", lines.slice(0, 2), 0, [
+      "--config",
+      fixture("eth-2017-12/wei.config.json"),
+    ]);
+    const drawn = await labelsOf(page, "timeline-0");
+    const ticks = drawn
+      .slice(drawn.indexOf("block height") + 1, drawn.indexOf("gas unit price"))
+      .filter((t) => t !== "")
+      .map((t) => Number(t.replace(/,/g, "")));
+    expect(ticks).toContain(4_710_001);
+    for (const t of ticks) expect(Math.abs(t - 4_710_001)).toBeLessThanOrEqual(1);
+    // The clearing price's point (#111827) and the prioritized tier's (#d62828), filled.
+    expect(await inkOf(page, "timeline-0", [0x11, 0x18, 0x27])).toBeGreaterThan(30);
+    expect(await inkOf(page, "timeline-0", [0xd6, 0x28, 0x28])).toBeGreaterThan(30);
+    await page.close();
+  });
+
+  it("labels a price axis from 100 to u64's top with labels clear of one another", async () => {
+    // The spike history with 15 full blocks at prices near 2^64: 18 decades in a 220 px axis.
+    // uPlot keeps every k-th of its nine ticks a decade where it means every k-th decade: k = 3
+    // labelled every decade, one label over the next.
+    const lines = spike()
+      .slice(0, 60)
+      .map((line, i) => {
+        if (i < 20 || i >= 35) return line;
+        const block = JSON.parse(line) as { gas_unit_prices: string[] } & Record<string, unknown>;
+        block.gas_unit_prices = block.gas_unit_prices.map((_, j) =>
+          String(18_446_744_073_709_551_615n - BigInt(j) * 1000n),
+        );
+        block.block_gas_limit_reached = true;
+        return JSON.stringify(block);
+      });
+    const page = await openReport("u64-prices", lines, 0, ["--frontier"]);
+    for (const [id, title] of [
+      ["timeline-0", "gas unit price"],
+      ["frontier-1", "median overpayment"],
+    ] as const) {
+      const drawn = await labelsOf(page, id);
+      const ticks = drawn.slice(drawn.indexOf(title) + 1).filter((t) => t !== "");
+      expect(ticks.length).toBeGreaterThan(2);
+      const plot = (await page.locator(`#${id} .u-over`).boundingBox())!;
+      // A 12 px label and some room between two of them.
+      expect(ticks.length * 18, `${id}: ${ticks.join(" ")}`).toBeLessThanOrEqual(plot.height);
+    }
+    await page.close();
+  });
+});
+
+describe("the backtest report's axis labels and titles", () => {
+  /**
+   * Run in the page before its scripts: keeps every horizontal text drawn on a chart's canvas
+   * that does not fit in it (part of it cut off by the canvas's edge).
+   */
+  function recordCutOff() {
+    type Context = {
+      canvas: { width: number; closest(s: string): { id: string } | null };
+      textAlign: string;
+      getTransform(): { a: number; b: number; c: number; e: number };
+      measureText(t: string): { width: number };
+    };
+    const g = globalThis as unknown as {
+      CanvasRenderingContext2D: {
+        prototype: { fillText(this: Context, t: string, x: number, ...r: number[]): void };
+      };
+      __cutOff?: string[];
+    };
+    const proto = g.CanvasRenderingContext2D.prototype;
+    const fillText = proto.fillText;
+    proto.fillText = function (this: Context, text: string, x: number, ...rest: number[]) {
+      const m = this.getTransform();
+      const id = this.canvas.closest(".chart")?.id;
+      if (id && m.b === 0 && m.c === 0 && text !== "") {
+        const width = this.measureText(String(text)).width * m.a;
+        const at = m.a * x + m.e;
+        const align = this.textAlign;
+        const left =
+          align === "center"
+            ? at - width / 2
+            : align === "right" || align === "end"
+              ? at - width
+              : at;
+        if (left < -0.5 || left + width > this.canvas.width + 0.5) {
+          g.__cutOff ??= [];
+          g.__cutOff.push(`${id}: ${text}`);
+        }
+      }
+      fillText.call(this, text, x, ...rest);
+    };
+  }
+
+  /** The texts cut off in the report `file` at `width` CSS pixels. */
+  async function cutOff(file: string, width: number) {
+    const page = await browser.newPage({ viewport: { width, height: 900 } });
+    await page.addInitScript(recordCutOff);
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForSelector("body[data-charts]");
+    const texts = await page.evaluate(
+      () => (globalThis as unknown as { __cutOff?: string[] }).__cutOff ?? [],
+    );
+    await page.close();
+    return texts;
+  }
+
+  it("keeps the x axis's last label whole: 4,710,002 read 4,710,00, a mean overpayment of 10^17 read 100,000,000", async () => {
+    const dir = dirname(reportPath);
+    const eth = readFileSync(fixture("eth-2017-12/blocks-4710000-4719999.ndjson"), "utf8")
+      .trim()
+      .split("\n");
+    const two = join(dir, "cut-two.ndjson");
+    writeFileSync(two, `${eth.slice(0, 2).join("\n")}\n`);
+    // The spike history with 15 full blocks at prices near 2^64.
+    const spike = readFileSync(fixture("scenario-spike-500.ndjson"), "utf8").trim().split("\n");
+    const u64 = join(dir, "cut-u64.ndjson");
+    writeFileSync(
+      u64,
+      `${spike
+        .slice(0, 60)
+        .map((line, i) => {
+          if (i < 20 || i >= 35) return line;
+          const block = JSON.parse(line) as Record<string, unknown>;
+          block.gas_unit_prices = (block.gas_unit_prices as string[]).map((_, j) =>
+            String(18_446_744_073_709_551_615n - BigInt(j) * 1000n),
+          );
+          block.block_gas_limit_reached = true;
+          return JSON.stringify(block);
+        })
+        .join("\n")}\n`,
+    );
+    const runs = [
+      [two, "--config", fixture("eth-2017-12/wei.config.json"), "--strategies", "aip34"],
+      [u64, "--strategies", "aip34,geth,last-block"],
+    ];
+    for (const [input, ...args] of runs) {
+      const report = `${input}.html`;
+      const r = await runCli(["backtest", "--input", input!, ...args, "--report", report]);
+      expect(r.code).toBe(0);
+      expect(await cutOff(report, 1200)).toEqual([]);
+    }
+  });
+
+  it("shortens an axis title wider than a phone's chart rather than cut it off", async () => {
+    expect(await cutOff(frontierPath, 360)).toEqual([]);
+  });
+});
