@@ -20,7 +20,7 @@ export function negotiateFormat(accept: string | readonly string[] | undefined):
   if (!/x-bcs/i.test(list)) return "json";
   let best: EstimateFormat = "json";
   let bestQ = -1;
-  for (const entry of list.split(",")) {
+  for (const entry of splitOutsideQuotes(list, ",")) {
     const semi = entry.indexOf(";");
     const type = (semi === -1 ? entry : entry.slice(0, semi)).trim().toLowerCase();
     const format = type === JSON_TYPE ? "json" : type === BCS_TYPE ? "bcs" : undefined;
@@ -42,11 +42,37 @@ const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
  * malformed (`q=`, `q=2`, `q=0x1` and `q=.5` included).
  */
 function qValue(params: string): number {
-  for (const param of params.split(";")) {
+  for (const param of splitOutsideQuotes(params, ";")) {
     const eq = param.indexOf("=");
     if (eq === -1 || param.slice(0, eq).trim().toLowerCase() !== "q") continue;
     const text = param.slice(eq + 1).trim();
     return QVALUE.test(text) ? Number(text) : 1;
   }
   return 1;
+}
+
+/**
+ * `text` split at each `separator` that is not inside a quoted string (RFC 9110 §5.6.4: a
+ * parameter value may be quoted and hold `,` and `;`, a backslash escaping the next character),
+ * so `a;p="x,y", b` is two entries, not three.
+ *
+ * @example
+ * splitOutsideQuotes('text/html;p="a,b", application/json', ","); // ['text/html;p="a,b"', " application/json"]
+ */
+function splitOutsideQuotes(text: string, separator: string): string[] {
+  if (!text.includes('"')) return text.split(separator);
+  const parts: string[] = [];
+  let start = 0;
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted && c === "\\") i++;
+    else if (c === '"') quoted = !quoted;
+    else if (!quoted && c === separator) {
+      parts.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(text.slice(start));
+  return parts;
 }

@@ -106,6 +106,13 @@ describe("GET /v1/estimate_gas_price", () => {
     ["application/x-bcs;q=0x0", "application/x-bcs"],
     ["application/x-bcs;q=0.0001", "application/x-bcs"],
     ["application/x-bcs;q=0.000", "application/json"],
+    // A quoted parameter value may hold "," and ";" (RFC 9110 §5.6.4): it splits no entry, and
+    // hides no weight (all but the last used to negotiate BCS).
+    ['application/x-bcs;foo="a,b";q=0.1, application/json;q=0.5', "application/json"],
+    ['text/html;foo="a, application/x-bcs;q=1", application/json;q=0.5', "application/json"],
+    ['application/x-bcs;foo="a;q=1";q=0.1, application/json;q=0.5', "application/json"],
+    ['application/x-bcs;foo="a\\",b";q=0.1, application/json;q=0.5', "application/json"],
+    ['text/html;foo="a,b", application/x-bcs', "application/x-bcs"],
   ])("negotiates Accept %j to %s (never 406)", (accept, type) => {
     const s = setup({}, { config: override });
     s.blocks(1, 1);
