@@ -9,7 +9,7 @@ import { createScrape } from "./createScrape.js";
 import { EXPLORER_OFF_MESSAGE } from "./explorer.js";
 import { type HandlerOptions, parseHandlerOptions, silentLogger } from "./handlerOptions.js";
 import { originForm, removeDotSegments } from "./mount.js";
-import { errorPair, pick, type Route } from "./responses.js";
+import { errorPair, pick, type Route, responsePair } from "./responses.js";
 import {
   ERROR_CODES,
   type ErrorCode,
@@ -84,6 +84,15 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
       error(404, "web_framework_error", EXPLORER_OFF_MESSAGE, head),
     );
 
+  // The routes whose bodies name URLs relative to their own (the explorer page, the documents).
+  const selfRelative = new Set([`${bp}/spec`, `${bp}/spec.json`, `${bp}/spec.yaml`]);
+  /** A 301 to `location` (relative to the request's own URL). */
+  const redirect = (location: string, head: boolean) =>
+    pick(
+      responsePair(301, { ...common, Location: location }, "text/plain; charset=utf-8", location),
+      head,
+    );
+
   // The metrics route answers a marker; respond() turns it into the (asynchronous) scrape.
   const metrics = o.metrics;
   const scrapeGet: HandlerResponse = Object.freeze({ status: 200, headers: {}, body: undefined });
@@ -149,7 +158,8 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
       url = origin;
     }
     const q = url.indexOf("?");
-    let path = removeDotSegments(q === -1 ? url : url.slice(0, q));
+    const raw = removeDotSegments(q === -1 ? url : url.slice(0, q));
+    let path = raw;
     const query = q === -1 ? "" : url.slice(q + 1);
     if (url.includes("%")) {
       try {
@@ -168,7 +178,18 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
     if (r === undefined) return error(404, "web_framework_error", "not found", head);
     matched = path;
     const method = request.method;
-    if (method === "GET" || head) return r(request, head, query);
+    if (method === "GET" || head) {
+      // The page and the documents point at URLs relative to their own (assets, spec.json,
+      // servers): asked for as `/v1%2Fspec`, a browser resolves those against `/`. Send it to
+      // the spelling they resolve against, relative to the request so a mount prefix stays (no
+      // query: none of these routes reads one).
+      if (raw !== path && selfRelative.has(path)) {
+        const last = raw.slice(raw.lastIndexOf("/") + 1);
+        // Its characters are the route's, or escapes of them: safe in a header as they are.
+        if (/%2f/i.test(last)) return redirect(`./${last.replace(/%2f/gi, "/")}`, head);
+      }
+      return r(request, head, query);
+    }
     const scrapePath = isScrapePath(path);
     if (method === "OPTIONS") return preflight(request, !scrapePath);
     const res = (scrapePath ? plainError : error)(

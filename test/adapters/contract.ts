@@ -128,8 +128,9 @@ export async function listenLocal(server: http.Server): Promise<{
 
 /**
  * An adapter mounted at `mount` (the host app answers 418 to what is not ours): absolute-form
- * targets and encoded slashes under the base path are the handler's (its JSON 404, or the
- * estimate), read as the router reads them; the same outside the base path stay the host's.
+ * targets and encoded slashes under the base path are the handler's (its JSON 404, the
+ * estimate, or the explorer page's redirect), read as the router reads them; the same outside
+ * the base path stay the host's.
  */
 export async function expectEncodedTargetsOwned(origin: string, mount: string): Promise<void> {
   const get = (target: string) => request(origin, { target });
@@ -140,6 +141,12 @@ export async function expectEncodedTargetsOwned(origin: string, mount: string): 
   }
   expect((await get(`http://x${mount}/v1/estimate_gas_price`)).text).toBe(ESTIMATE);
   expect((await get(`${mount}/v1%2Festimate_gas_price`)).text).toBe(ESTIMATE);
+  // The explorer page asked for so is sent where its relative URLs resolve, under the mount.
+  const page = await get(`${mount}/v1%2Fspec`);
+  expect(page.status).toBe(301);
+  expect(new URL(page.headers.location!, `${origin}${mount}/v1%2Fspec`).href).toBe(
+    `${origin}${mount}/v1/spec`,
+  );
   expect((await get(`http://x${mount}/other`)).status).toBe(418);
   expect((await get(`${mount}/v2%2Fnope`)).status).toBe(418);
 }

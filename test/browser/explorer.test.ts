@@ -146,6 +146,18 @@ describe("the offline explorer at /v1/spec", () => {
     await page.close();
   });
 
+  it("fits a phone's width (360 px) with an operation open and its live answer shown", async () => {
+    const { page, problems } = await open(`${base}/v1/spec`);
+    await page.setViewportSize({ width: 360, height: 800 });
+    await page.locator("#operations-Transactions-estimate_gas_price").waitFor();
+    const { status } = await tryEstimate(page);
+    expect(status).toBe("200");
+    // Swagger UI's "Links" column of the responses table made the page 438 px wide.
+    await expect(page.evaluate("document.documentElement.scrollWidth")).resolves.toBe(360);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it("works mounted under a prefix: assets, document and Try it out all stay under it", async () => {
     // A host app mounting the handler at /chain (what the framework adapters do), with the
     // explorer's files from the generated module (gasdigest/explorer-assets), as on Workers.
@@ -181,6 +193,14 @@ describe("the offline explorer at /v1/spec", () => {
       expect(paths.map((u) => u.pathname)).toContain("/chain/v1/estimate_gas_price");
       expect(problems).toEqual([]);
       await page.close();
+
+      // Asked for through an encoded slash, the page's relative URLs resolved against /chain/
+      // (a blank page): it is sent to /chain/v1/spec, where they resolve under the mount.
+      const encoded = await open(`${origin}/chain/v1%2Fspec`);
+      await encoded.page.locator("#operations-Transactions-estimate_gas_price").waitFor();
+      expect(new URL(encoded.page.url()).pathname).toBe("/chain/v1/spec");
+      expect(encoded.problems).toEqual([]);
+      await encoded.page.close();
     } finally {
       host.closeAllConnections();
       await new Promise((r) => host.close(r));

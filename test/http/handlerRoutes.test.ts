@@ -189,6 +189,32 @@ describe("the OpenAPI document and the explorer", () => {
     ]);
   });
 
+  it("redirects the page and the documents asked for through an encoded slash to the spelling their relative URLs resolve against", () => {
+    // Served at /v1%2Fspec, the page's spec/assets/... and spec.json resolved against "/" (a
+    // blank page; under a mount, outside it), and so did spec.json's servers (../v1).
+    const s = setup({ basePath: "/chain/v2" });
+    for (const [url, location] of [
+      ["/chain/v2%2Fspec", "./v2/spec"],
+      ["/chain%2fv2%2Fspec", "./chain/v2/spec"],
+      ["/chain/v2%2Fspec.json", "./v2/spec.json"],
+      ["/chain/v2%2Fspec.yaml?x=1", "./v2/spec.yaml"],
+      ["http://h/chain/v2%2Fspec", "./v2/spec"],
+    ] as const) {
+      const res = s.get(url);
+      expect(res.status, url).toBe(301);
+      expect(res.headers.Location, url).toBe(location);
+      expect(res.headers["Access-Control-Allow-Origin"]).toBe("*");
+      expect(s.get(url, {}, "HEAD")).toMatchObject({ status: 301, body: undefined });
+    }
+    // Where the last segment is the route's own, relative URLs resolve as they should: served.
+    for (const url of ["/chain%2Fv2/spec", "/chain/v2/%73pec", "/chain/v2/spec.json"])
+      expect(s.get(url).status, url).toBe(200);
+    // Every other route reads the same path as it always did.
+    s.blocks(1, 3);
+    expect(s.get("/chain/v2%2Festimate_gas_price").status).toBe(200);
+    expect(s.get("/chain/v2%2Fspec", {}, "POST").status).toBe(405);
+  });
+
   it("serves the whitelisted Swagger UI files from the installed package, with ETag and caching", () => {
     const s = setup();
     for (const [name, type] of [

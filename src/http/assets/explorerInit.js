@@ -8,6 +8,21 @@
   // The page is `<basePath>/spec`: "." is `<basePath>/`, under any mount prefix.
   const base = new URL(".", window.location.href);
 
+  // Swagger UI gives each table of responses a "Links" column (every row "No links": the document
+  // declares none) that pushed the page past a phone's width once an operation was opened (438
+  // px wide at 360 and at 412): it is hidden on narrow screens. A constructed style sheet, which
+  // the page's CSP (style-src 'self') allows, as it does the styles Swagger UI sets (a browser
+  // without constructed style sheets, Safari before 16.4, keeps the column and the explorer).
+  try {
+    const narrow = new CSSStyleSheet();
+    narrow.replaceSync(
+      "@media (max-width: 600px) { .swagger-ui .response-col_links { display: none; } }",
+    );
+    document.adoptedStyleSheets = [...document.adoptedStyleSheets, narrow];
+  } catch {
+    // the column stays
+  }
+
   /** @param {string} message */
   function fail(message) {
     const p = document.createElement("p");
