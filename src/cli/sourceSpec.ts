@@ -1,5 +1,6 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { BaseError, ValidationError } from "../core/errors.js";
+import { refuseBadPort } from "../sources/aptosRest/badPorts.js";
 import { parseNodeUrl } from "../sources/aptosRest/nodeUrl.js";
 import { showUrl } from "../sources/aptosRest/urlCredentials.js";
 import { parseRedisUrl } from "../sources/redis/parseRedisUrl.js";
@@ -26,8 +27,8 @@ export type SourceSpec =
   | { kind: "redis"; url: string };
 
 /**
- * Parse `--source`: `sim`, `ndjson:PATH`, `aptos:URL` (an http or https base URL of a node) or
- * `redis://HOST:PORT[/DB]` (a Redis Stream written by `gasdigest publish`).
+ * Parse `--source`: `sim`, `ndjson:PATH`, `aptos:URL` (an http or https base URL of a node, not on
+ * a port fetch refuses) or `redis://HOST:PORT[/DB]` (a Redis Stream written by `gasdigest publish`).
  * @throws {UsageError} naming what is wrong.
  */
 export function parseSourceSpec(value: string): SourceSpec {
@@ -54,8 +55,9 @@ export function parseSourceSpec(value: string): SourceSpec {
     }
     if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
       throw new UsageError(`--source aptos:URL needs an http or https URL (got "${showUrl(url)}")`);
-    // What the node source would refuse (a query, a ':' in the user name) is a bad flag too.
-    flagValue("source", () => parseNodeUrl(url));
+    // What the node source would refuse (a query, a ':' in the user name, a port fetch never
+    // connects to) is a bad flag too.
+    flagValue("source", () => refuseBadPort(parseNodeUrl(url).baseUrl, ""));
     return { kind: "aptos", url };
   }
   // Any case, as the URL parser reads a scheme (publish --to REDIS://... is taken too).

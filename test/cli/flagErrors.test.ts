@@ -4,6 +4,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PUBLISH_USAGE, parsePublishFlags, RETAIN_MARGIN } from "../../src/cli/publishFlags.js";
 import { runCli } from "../helpers/cli.js";
+import { noNodeUrl } from "../helpers/freePort.js";
+
+/** A node URL nothing listens on (not port 1 or 9: Fetch "bad ports" are refused up front). */
+const NO_NODE = await noNodeUrl();
 
 // Nothing listens on port 1: a command that waited for Redis there would never finish.
 const NO_REDIS = "redis://127.0.0.1:1";
@@ -28,7 +32,7 @@ describe("flag errors name the flag, whichever layer finds them", () => {
         '--interval-ms must be a whole number from 0 to 86400000 (got "99999999999")',
       ],
       [
-        ["--source", "aptos:http://127.0.0.1:1/v1", "--poll-ms", "3600001"],
+        ["--source", `aptos:${NO_NODE}/v1`, "--poll-ms", "3600001"],
         '--poll-ms must be a whole number from 1 to 3600000 (got "3600001")',
       ],
       [["--source", NO_REDIS, "--stream", ""], "--stream must not be empty"],
@@ -51,7 +55,7 @@ describe("flag errors name the flag, whichever layer finds them", () => {
         '--interval-ms must be a whole number from 0 to 86400000 (got "99999999999")',
       ],
       [
-        ["--source", "aptos:http://127.0.0.1:1/v1", "--poll-ms", "0"],
+        ["--source", `aptos:${NO_NODE}/v1`, "--poll-ms", "0"],
         '--poll-ms must be a whole number from 1 to 3600000 (got "0")',
       ],
       [["--source", "sim", "--stream", ""], "--stream must not be empty"],
@@ -97,6 +101,15 @@ describe("flag errors name the flag, whichever layer finds them", () => {
       [
         "aptos:http://a%3Ab:s3cret@node/v1",
         "--source: the user name must not contain ':' once percent-decoded (Basic authentication splits user and password at the first ':')",
+      ],
+      // A Fetch standard "bad port": fetch never connects to it, so the command retried for ever.
+      ...[6666, 1, 10080].map((port): [string, string] => [
+        `aptos:http://127.0.0.1:${port}/v1`,
+        `--source: port ${port} is one of the Fetch standard's "bad ports", which fetch refuses to connect to: no request would reach the node; serve it on another port (or behind a proxy on one)`,
+      ]),
+      [
+        "aptos:https://user:s3cret@node.example:993/v1",
+        `--source: port 993 is one of the Fetch standard's "bad ports", which fetch refuses to connect to: no request would reach the node; serve it on another port (or behind a proxy on one)`,
       ],
     ];
     const commands: [string, string[]][] = [
@@ -202,7 +215,7 @@ describe("flag errors name the flag, whichever layer finds them", () => {
   });
 
   it("publish --help gives the --backfill default that publish uses", async () => {
-    const aptos = ["--source", "aptos:http://127.0.0.1:1/v1", "--to", NO_REDIS];
+    const aptos = ["--source", `aptos:${NO_NODE}/v1`, "--to", NO_REDIS];
     const plain = await parsePublishFlags(aptos);
     // Sized for a default tdigest replica too: one block more than aip34's 121.
     expect(plain.sourceFlags.backfill).toBe(122);

@@ -11,7 +11,11 @@ import { aptosRest } from "../../src/sources/aptosRest.js";
 import { simulator } from "../../src/sources/simulator.js";
 import { aip34 } from "../../src/strategies/aip34.js";
 import { runCli } from "../helpers/cli.js";
+import { noNodeUrl } from "../helpers/freePort.js";
 import { type FakeNode, startFakeNode } from "../sources/fakeNode.js";
+
+/** A node URL nothing listens on (not port 1 or 9: Fetch "bad ports" are refused up front). */
+const NO_NODE = await noNodeUrl();
 
 const nodes: FakeNode[] = [];
 afterEach(async () => {
@@ -317,7 +321,7 @@ describe("gasdigest record", () => {
       ],
       [["--source", "sim", "--blocks", "5"], "--out FILE.ndjson is required"],
       [
-        ["--source", "aptos:http://127.0.0.1:1", "--blocks", "5", "--out", file, "--seed", "3"],
+        ["--source", `aptos:${NO_NODE}`, "--blocks", "5", "--out", file, "--seed", "3"],
         "--seed applies to --source sim only",
       ],
     ];

@@ -4,8 +4,12 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseBlockSample, serializeBlockSample } from "../../src/core/blockSample.js";
 import { runCli } from "../helpers/cli.js";
+import { noNodeUrl } from "../helpers/freePort.js";
 import { runGasdigest } from "../helpers/runChild.js";
 import { type FakeNode, type Fault, type Route, startFakeNode } from "../sources/fakeNode.js";
+
+/** A node URL nothing listens on (not port 1 or 9: Fetch "bad ports" are refused up front). */
+const NO_NODE = await noNodeUrl();
 
 const nodes: FakeNode[] = [];
 afterEach(async () => {
@@ -92,7 +96,7 @@ describe("node source flags of serve, record and publish", () => {
         [
           "record",
           "--source",
-          "aptos:http://127.0.0.1:1",
+          `aptos:${NO_NODE}`,
           "--blocks",
           "1",
           "--out",
@@ -126,7 +130,7 @@ describe("node source flags of serve, record and publish", () => {
           "--port",
           "0",
           "--source",
-          "aptos:http://127.0.0.1:1",
+          `aptos:${NO_NODE}`,
           "--concurrency",
           "8",
           "--lookahead-blocks",
@@ -135,7 +139,7 @@ describe("node source flags of serve, record and publish", () => {
         "--lookahead-blocks must not be below --concurrency (8), got 4",
       ],
       [
-        ["serve", "--port", "0", "--source", "aptos:http://127.0.0.1:1", "--node-timeout-ms", "0"],
+        ["serve", "--port", "0", "--source", `aptos:${NO_NODE}`, "--node-timeout-ms", "0"],
         '--node-timeout-ms must be a whole number from 1 to 600000 (got "0")',
       ],
       [
@@ -146,7 +150,7 @@ describe("node source flags of serve, record and publish", () => {
         [
           "publish",
           "--source",
-          "aptos:http://127.0.0.1:1",
+          `aptos:${NO_NODE}`,
           "--to",
           "redis://127.0.0.1:1",
           "--concurrency",

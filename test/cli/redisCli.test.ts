@@ -8,8 +8,8 @@ import { parse } from "yaml";
 import { type PublishHandle, startPublish } from "../../src/cli/publish.js";
 import { type ServeHandle, startServe } from "../../src/cli/serve.js";
 import { runCli } from "../helpers/cli.js";
+import { freePort } from "../helpers/freePort.js";
 import {
-  freePort,
   redisSkipReason,
   startRedis,
   type TestRedis,

@@ -7,7 +7,11 @@ import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ServeHandle, startServe } from "../../src/cli/serve.js";
 import { runCli } from "../helpers/cli.js";
+import { noNodeUrl } from "../helpers/freePort.js";
 import { until } from "../helpers/until.js";
+
+/** A node URL nothing listens on (not port 1 or 9: Fetch "bad ports" are refused up front). */
+const NO_NODE = await noNodeUrl();
 
 const fixture = (name: string) => join(import.meta.dirname, "..", "fixtures", name);
 const handles: ServeHandle[] = [];
@@ -182,7 +186,7 @@ describe("gasdigest serve", () => {
       [["--source", "ndjson:x", "--seed", "1"], "--seed only applies to --source sim"],
       [["--backfill", "10"], "--backfill only applies to --source aptos:URL"],
       [
-        ["--source", "aptos:http://127.0.0.1:9", "--backfill", "many"],
+        ["--source", `aptos:${NO_NODE}`, "--backfill", "many"],
         "--backfill must be a whole number from 0 to",
       ],
       [["--log-level", "loud"], "--log-level must be one of"],

@@ -4,6 +4,10 @@ import { UsageError } from "../../src/cli/io.js";
 import { startServe } from "../../src/cli/serve.js";
 import type { Engine } from "../../src/core/createEngine.js";
 import { InvalidConfigError } from "../../src/core/errors.js";
+import { noNodeUrl } from "../helpers/freePort.js";
+
+/** A node URL nothing listens on (not port 1 or 9: Fetch "bad ports" are refused up front). */
+const NO_NODE = await noNodeUrl();
 
 const made = vi.hoisted(() => [] as Engine[]);
 vi.mock("../../src/core/createEngine.js", async (importOriginal) => {
@@ -30,7 +34,7 @@ describe("startServe never leaves an engine open", () => {
       ["--seed", "x"],
       ["--interval-ms", "1.5"],
       ["--max-staleness-ms", "soon"],
-      ["--source", "aptos:http://127.0.0.1:1/v1", "--poll-ms", "0"],
+      ["--source", `aptos:${NO_NODE}/v1`, "--poll-ms", "0"],
     ]) {
       await expect(startServe(["--port", "0", ...argv], io()), argv.join(" ")).rejects.toThrow(
         "must be a whole number",

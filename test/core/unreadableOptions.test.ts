@@ -29,6 +29,10 @@ import { createMetrics, createMetricsServer } from "../../src/metrics.js";
 import { aptosRest, ndjsonFile, readNdjson } from "../../src/node.js";
 import { redisStream, redisStreamSink } from "../../src/redis.js";
 import { tdigestFromJSON } from "../../src/sketch/tdigestFromJSON.js";
+import { noNodeUrl } from "../helpers/freePort.js";
+
+/** A node URL nothing listens on (not port 1 or 9: Fetch "bad ports" are refused up front). */
+const NO_NODE = await noNodeUrl();
 
 const boom = () => {
   throw new Error("boom");
@@ -130,7 +134,7 @@ describe("every entry that takes options names a field that cannot be read", () 
     ["koa", () => koaGasdigest(engine, throwingAt("basePath")), "basePath"],
     ["createServer", () => createServer(engine, throwingAt("maxConnections")), "maxConnections"],
     ["listen", () => listen(createHttpServer(), throwingAt("port")), "port"],
-    ["aptosRest", () => aptosRest("http://127.0.0.1:1", throwingAt("timeoutMs")), "timeoutMs"],
+    ["aptosRest", () => aptosRest(NO_NODE, throwingAt("timeoutMs")), "timeoutMs"],
     ["ndjsonFile", () => ndjsonFile("x.ndjson", throwingAt("speed")), "speed"],
     ["readNdjson", () => readNdjson("x.ndjson", throwingAt("maxLineBytes")).next(), "maxLineBytes"],
     ["redisStream", () => redisStream("redis://127.0.0.1:1", throwingAt("stream")), "stream"],

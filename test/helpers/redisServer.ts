@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterEach, beforeAll } from "vitest";
+import { freePort } from "./freePort.js";
 
 /** Whether Debian's `redis-server` is on the PATH. */
 export const redisServerAvailable =
@@ -21,18 +21,6 @@ export function redisSkipReason(): string | undefined {
   if (process.env.CI === "true") throw new Error(`${message}; CI must install it (.ci/run does)`);
   console.warn(`skipping: ${message}`);
   return message;
-}
-
-/** A free TCP port on 127.0.0.1 (bound then released). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** A `redis-server` of the tests: its own port on 127.0.0.1 and its own directory, AOF on. */

@@ -1,4 +1,6 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { take } from "rxjs";
@@ -11,6 +13,7 @@ import {
   serializeBlockSample,
 } from "../../src/core/blockSample.js";
 import { createEngine } from "../../src/core/createEngine.js";
+import { InvalidConfigError } from "../../src/core/errors.js";
 import {
   type AptosRestEvent,
   aptosRest,
@@ -282,12 +285,48 @@ describe("aptosRest against the fake node", () => {
     expect(events.at(-1)).toMatchObject({ type: "caught_up", blocks: 40 });
   });
 
-  it("a node on a port fetch refuses (a Fetch standard \"bad port\") is named so, not only 'bad port'", async () => {
+  it('a node URL on a Fetch standard "bad port" is refused when the source is made, naming the port and what to do', () => {
+    // Node's fetch refuses these ports before it connects, on every request: the source retried
+    // for ever. Refused with the other problems of the call, by the field it is in.
+    const refused = (port: number) =>
+      `port ${port} is one of the Fetch standard's "bad ports", which fetch refuses to connect to: no request would reach the node; serve it on another port (or behind a proxy on one), or pass a fetch of your own that can reach it`;
+    const issues = (url: string, options = {}) => {
+      try {
+        aptosRest(url, options);
+      } catch (e) {
+        expect(e).toBeInstanceOf(InvalidConfigError);
+        return (e as InvalidConfigError).issues.map(({ path, message }) => ({ path, message }));
+      }
+      return [];
+    };
+    expect(issues("http://127.0.0.1:6666/v1", { concurrency: 0 })).toEqual([
+      { path: "url", message: refused(6666) },
+      { path: "concurrency", message: "must be a whole number of requests from 1 to 64, got 0" },
+    ]);
+    for (const url of [
+      "http://127.0.0.1:1",
+      "http://node.example:9/v1",
+      "http://[::1]:6000",
+      "https://node.example:993/v1",
+      "http://user:pass@node.example:10080/v1",
+    ])
+      expect(issues(url), url).toEqual([
+        { path: "url", message: refused(Number(new URL(url).port)) },
+      ]);
+    // The ports next to them, and the default ports, are taken.
+    for (const url of ["http://127.0.0.1:6670", "http://node.example:8080", "https://node.example"])
+      expect(issues(url), url).toEqual([]);
+    // A fetch of the caller's may reach such a port: its URL is taken.
+    expect(issues("http://127.0.0.1:6666", { fetch: async () => new Response("{}") })).toEqual([]);
+  });
+
+  it("a bad port that fetch refuses at run time (a fetch of the caller's that is node's) is named so", async () => {
     // Nothing is asked of the network: fetch refuses port 6666 before it connects.
     const events: AptosRestEvent[] = [];
     const sub = aptosRest("http://127.0.0.1:6666/v1", {
       initialBackoffMs: 5,
       maxBackoffMs: 5,
+      fetch: (input, init) => fetch(input, init),
       onEvent: (e) => events.push(e),
     }).subscribe({ error: () => {} });
     try {
@@ -298,7 +337,33 @@ describe("aptosRest against the fake node", () => {
     const retrying = events.find((e) => e.type === "retrying") as { error: SourceRequestError };
     expect(retrying.error).toMatchObject({ kind: "network" });
     expect(retrying.error.details).toBe(
-      'bad port: fetch refuses to connect to port 6666, one of the Fetch standard\'s "bad ports", and will on every retry; serve the node on another port (or behind a proxy on one), or pass a fetch of your own',
+      'bad port: fetch refuses to connect to port 6666, one of the Fetch standard\'s "bad ports", and will on every retry; serve the node on another port (or behind a proxy on one), or pass a fetch that can reach it',
+    );
+  });
+
+  it("a followed redirect to a bad port is named so, not as the port of the node's URL", async () => {
+    // It read "fetch refuses to connect to port <the node's own port>": a port fetch takes.
+    const server = createServer((req, res) => {
+      res.writeHead(302, { location: `http://127.0.0.1:6666${req.url}` }).end();
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const events: AptosRestEvent[] = [];
+    const sub = aptosRest(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, {
+      initialBackoffMs: 5,
+      maxBackoffMs: 5,
+      followRedirects: true,
+      onEvent: (e) => events.push(e),
+    }).subscribe({ error: () => {} });
+    try {
+      await until(() => expect(events.some((e) => e.type === "retrying")).toBe(true));
+    } finally {
+      sub.unsubscribe();
+      server.close();
+    }
+    const retrying = events.find((e) => e.type === "retrying") as { error: SourceRequestError };
+    expect(retrying.error).toMatchObject({ kind: "network" });
+    expect(retrying.error.details).toBe(
+      "bad port: a redirect led to a port fetch refuses to connect to (one of the Fetch standard's \"bad ports\"), and will on every retry; have the node redirect to another port, or turn followRedirects (--follow-redirects) off (the fault then names the redirect's Location)",
     );
   });
 

@@ -7,12 +7,16 @@ import {
   aptosRest,
   resolveAptosRestOptions,
 } from "../../src/sources/aptosRest.js";
+import { noNodeUrl } from "../helpers/freePort.js";
 import { asJson, collect, expected, fakeNode, follow } from "./followHelpers.js";
+
+/** A node URL nothing listens on (not port 1 or 9: Fetch "bad ports" are refused up front). */
+const NO_NODE = await noNodeUrl();
 
 /** The issues `aptosRest()` throws for these headers (none: `[]`). */
 function headerIssues(headers: unknown) {
   try {
-    aptosRest("http://127.0.0.1:1", { headers } as AptosRestOptions);
+    aptosRest(NO_NODE, { headers } as AptosRestOptions);
   } catch (e) {
     expect(e).toBeInstanceOf(InvalidConfigError);
     return (e as InvalidConfigError).issues.map(({ path, message }) => ({ path, message }));

@@ -4,9 +4,13 @@ import type { InvalidConfigError } from "../../src/core/errors.js";
 import { parseHandlerOptions } from "../../src/http/handlerOptions.js";
 import { resolveAptosRestOptions } from "../../src/sources/aptosRest/options.js";
 import { type AptosRestOptions, aptosRest } from "../../src/sources/aptosRest.js";
+import { noNodeUrl } from "../helpers/freePort.js";
+
+/** A node URL nothing listens on (not port 1 or 9: Fetch "bad ports" are refused up front). */
+const NO_NODE = await noNodeUrl();
 
 /** The issues `aptosRest()` throws for `options` (none: `[]`). */
-function optionIssues(options: AptosRestOptions, url = "http://127.0.0.1:1/v1") {
+function optionIssues(options: AptosRestOptions, url = `${NO_NODE}/v1`) {
   try {
     aptosRest(url, options);
   } catch (e) {
@@ -110,7 +114,7 @@ describe("aptosRest: defaults that work together", () => {
   it("the longest Retry-After honoured leaves room under serve's staleness bound", () => {
     // Blocks are handed on in order: one block's wait holds every block behind it, and a wait
     // as long as the staleness bound turns one 429 into a 503 for the whole server.
-    const source = resolveAptosRestOptions("http://127.0.0.1:1/v1");
+    const source = resolveAptosRestOptions(`${NO_NODE}/v1`);
     const handler = parseHandlerOptions();
     expect(handler.maxStalenessMs).toBe(30_000);
     expect(source.maxRetryAfterMs + source.timeoutMs).toBeLessThan(
@@ -125,7 +129,7 @@ describe("aptosRest: maxBlockTransactions and the block sample", () => {
     // maximum, a block holds at most MAX_BLOCK_TRANSACTIONS - 1 user transactions. Above it, a
     // node's block of 1,000,001 user transactions (paged in, 10,001 pages) made toBlockSample
     // throw and the Observable error: no fault of a node may end the stream.
-    const max = resolveAptosRestOptions("http://127.0.0.1:1/v1", {
+    const max = resolveAptosRestOptions(`${NO_NODE}/v1`, {
       maxBlockTransactions: MAX_BLOCK_TRANSACTIONS,
     }).maxBlockTransactions;
     expect(max).toBe(MAX_BLOCK_TRANSACTIONS);

@@ -623,7 +623,7 @@ describe("aptosRest options", () => {
     expect(() => resolveAptosRestOptions("http://node", { maxBlockTransactions: 0 })).toThrow(
       "maxBlockTransactions: must be a whole number of transactions from 1 to 1000000 (the most user transactions a block sample holds), got 0",
     );
-    expect(resolveAptosRestOptions("http://h:1/prefix/v1").baseUrl).toBe("http://h:1/prefix");
+    expect(resolveAptosRestOptions("http://h:8080/prefix/v1").baseUrl).toBe("http://h:8080/prefix");
   });
 
   it("a cap below the default first delay is valid: the first delay follows it down", () => {

@@ -14,8 +14,8 @@ import {
   redisStreamSink,
 } from "../../src/redis.js";
 import { encodeStreamEntry } from "../../src/sources/redis/streamEntry.js";
+import { freePort } from "../helpers/freePort.js";
 import {
-  freePort,
   redisSkipReason,
   startRedis,
   type TestRedis,

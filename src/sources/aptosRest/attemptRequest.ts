@@ -2,6 +2,7 @@ import { checkJsonShape, type JsonShapeLimits } from "../../core/checkJsonShape.
 import { describeValue, escapeControls, MAX_ECHO } from "../../core/describeValue.js";
 import { InvalidJsonError } from "../../core/errors.js";
 import { parseRetryAfter } from "./backoff.js";
+import { badPortOf } from "./badPorts.js";
 import { discardBody } from "./discardBody.js";
 import { InvalidResponseError, SourceRequestError } from "./errors.js";
 import type { ResolvedAptosRestOptions } from "./options.js";
@@ -230,15 +231,14 @@ function readChainHeader(
 }
 
 /**
- * Why node's fetch refused to connect: the port is one of the Fetch standard's "bad ports" (1, 7,
- * 9, ..., 6000, 6665-6669, 10080), refused before any connection, on every retry alike.
+ * Why fetch refused to connect: a port of the Fetch standard's "bad ports" (`BAD_PORTS`),
+ * refused before any connection, on every retry alike. The source's own URL on one is refused
+ * when the source is made, unless a fetch of the caller's is given (which may be node's after
+ * all); otherwise a followed redirect led there, to a URL fetch does not tell.
  */
 function badPort(url: string): string {
-  let port = "";
-  try {
-    port = new URL(url).port;
-  } catch {
-    // the URL was checked when the source was made; say it without the number
-  }
-  return `bad port: fetch refuses to connect to port ${port || "of this URL"}, one of the Fetch standard's "bad ports", and will on every retry; serve the node on another port (or behind a proxy on one), or pass a fetch of your own`;
+  const port = badPortOf(url);
+  return port === undefined
+    ? `bad port: a redirect led to a port fetch refuses to connect to (one of the Fetch standard's "bad ports"), and will on every retry; have the node redirect to another port, or turn followRedirects (--follow-redirects) off (the fault then names the redirect's Location)`
+    : `bad port: fetch refuses to connect to port ${port}, one of the Fetch standard's "bad ports", and will on every retry; serve the node on another port (or behind a proxy on one), or pass a fetch that can reach it`;
 }

@@ -6,6 +6,7 @@ import { guarded } from "../../core/guarded.js";
 import { fnOption, u64Option } from "../../core/optionSchemas.js";
 import { msRange, wholeRange } from "../../core/rangeOptions.js";
 import { validateWithArgument } from "../../core/validate.js";
+import { refuseBadPort } from "./badPorts.js";
 import type { InvalidResponseError, SourceRequestError } from "./errors.js";
 import { parseNodeUrl } from "./nodeUrl.js";
 import { headersOption } from "./requestHeaders.js";
@@ -233,7 +234,9 @@ export { normaliseNodeUrl } from "./nodeUrl.js";
 /**
  * Validate the URL and options of `aptosRest()` and fill in the defaults. A user name and
  * password in the URL become an `Authorization: Basic` header (unless `headers` has an
- * `authorization` of its own); `baseUrl` never holds them.
+ * `authorization` of its own); `baseUrl` never holds them. A URL on one of the Fetch standard's
+ * "bad ports" (6666, ...) is refused unless a `fetch` of the caller's is given: node's would
+ * refuse every request.
  *
  * @throws {InvalidConfigError} listing every problem (path + message).
  * @example
@@ -244,7 +247,13 @@ export function resolveAptosRestOptions(
   options: AptosRestOptions = {},
 ): ResolvedAptosRestOptions {
   const { argument, value } = validateWithArgument(
-    () => parseNodeUrl(url),
+    () => {
+      const node = parseNodeUrl(url);
+      // Node's fetch never connects to such a port; a fetch of the caller's may.
+      if (!optionGiven(options, "fetch"))
+        refuseBadPort(node.baseUrl, ", or pass a fetch of your own that can reach it");
+      return node;
+    },
     shape,
     options,
     crossCheck,
