@@ -1,9 +1,12 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { packedFiles } from "../helpers/packedFiles.js";
 
 // Every relative link in the project's Markdown points to a file that exists and, when it names
-// an anchor in a Markdown file, to a heading (or an explicit `id`) that file has.
+// an anchor in a Markdown file, to a heading (or an explicit `id`) that file has. A Markdown
+// file the npm package ships links only to files the package ships too: a reader of
+// node_modules/gasdigest has no checkout (no compose.yaml, no test/).
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 const SKIP = new Set(["node_modules", "dist", ".git", "coverage"]);
@@ -72,6 +75,14 @@ function problem({ from, target }: Link): string | undefined {
   return anchorsOf(file).has(anchor) ? undefined : `no heading #${anchor}`;
 }
 
+/** Whether a link's target is in the package: a packed file, or a folder holding one. */
+function packed(packedSet: ReadonlySet<string>, { from, target }: Link): boolean {
+  const path = target.split("#", 1)[0]!;
+  if (path === "") return true;
+  const file = relative(ROOT, resolve(dirname(from), decodeURIComponent(path))).replace(/\\/g, "/");
+  return packedSet.has(file) || [...packedSet].some((f) => f.startsWith(`${file}/`));
+}
+
 describe("documentation links", () => {
   const files = markdownFiles(ROOT);
 
@@ -106,5 +117,24 @@ describe("documentation links", () => {
     expect(problem({ from: readme, target: "../shared/docs/interface.md" })).toBe(
       "outside the repository",
     );
+  });
+
+  it("every relative link of a Markdown file the package ships points into the package", () => {
+    const shipped = new Set(packedFiles().keys());
+    expect(shipped).toContain("README.md");
+    const links = files.filter((f) => shipped.has(relative(ROOT, f))).flatMap(relativeLinks);
+    expect(links.length).toBeGreaterThan(50);
+    const missing = links.flatMap((l) =>
+      packed(shipped, l) ? [] : [`${relative(ROOT, l.from)}: (${l.target}) not in the package`],
+    );
+    expect(missing).toEqual([]);
+    // The check itself: a checkout's file is not in the package, a shipped one and a folder are.
+    const operations = join(ROOT, "docs", "operations.md");
+    expect(packed(shipped, { from: operations, target: "../compose.yaml" })).toBe(false);
+    expect(packed(shipped, { from: operations, target: "../test/fixtures/hand.ndjson" })).toBe(
+      false,
+    );
+    expect(packed(shipped, { from: operations, target: "http.md#errors" })).toBe(true);
+    expect(packed(shipped, { from: operations, target: "../examples/" })).toBe(true);
   });
 });
