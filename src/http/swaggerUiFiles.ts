@@ -7,48 +7,64 @@ import { type ExplorerAssets, SWAGGER_UI_FILES, type SwaggerUiFile } from "./exp
 import { shippedSwaggerUiBytes } from "./shippedSwaggerUi.js";
 
 /**
- * Each file's bytes, or why it is not there: a server whose files are missing (bundled into one
+ * Each file's content, or why it is not there: a server whose files are missing (bundled into one
  * file) answers each later request for them without looking on disk again (an audit's 10
  * clients made it search the disk 10,800 times a second). A failure that can pass (out of file
  * descriptors, a read error) is not kept: the next request reads again.
  */
-const cache = new Map<SwaggerUiFile, Uint8Array | { missing: unknown }>();
-let folder: string | { missing: unknown } | undefined;
+const cache = new Map<SwaggerUiFile, Uint8Array | string | { missing: unknown }>();
+
+/** Where the files are: the package's module of them, swagger-ui-dist's folder, or neither. */
+type Place =
+  | { readonly assets: Readonly<Record<SwaggerUiFile, Uint8Array | string>> }
+  | { readonly folder: string }
+  | { readonly missing: unknown };
+let place: Place | undefined;
+
+/** What `dist/explorerAssets.cjs` (scripts/buildExplorerAssets.mjs) exports. */
+interface GeneratedModule {
+  readonly explorerAssets: Readonly<Record<SwaggerUiFile, Uint8Array | string>>;
+}
 
 /** Whether `err` says the file is not there, which no retry changes. */
 const isMissing = (err: unknown) =>
   err instanceof BaseError ||
   ["ENOENT", "ENOTDIR"].includes((err as { code?: string })?.code ?? "");
 
-function read(name: SwaggerUiFile): Uint8Array {
-  let bytes = cache.get(name);
-  if (bytes === undefined) {
+function read(name: SwaggerUiFile): Uint8Array | string {
+  let content = cache.get(name);
+  if (content === undefined) {
     try {
-      folder ??= swaggerUiFolder();
-      if (typeof folder !== "string") throw folder.missing;
-      // The build's copies are shipped already; swagger-ui-dist's (from the sources) are not.
-      bytes = shippedSwaggerUiBytes(name, new Uint8Array(readFileSync(join(folder, name))));
+      place ??= swaggerUiPlace();
+      if ("missing" in place) throw place.missing;
+      // The build's module holds them shipped already; swagger-ui-dist's (from the sources) not.
+      content =
+        "assets" in place
+          ? place.assets[name]
+          : shippedSwaggerUiBytes(name, new Uint8Array(readFileSync(join(place.folder, name))));
     } catch (err) {
       if (!isMissing(err)) throw err;
-      if (folder === undefined) folder = { missing: err };
-      bytes = { missing: err };
+      if (place === undefined) place = { missing: err };
+      content = { missing: err };
     }
-    cache.set(name, bytes);
+    cache.set(name, content);
   }
-  if (!(bytes instanceof Uint8Array)) throw bytes.missing;
-  return bytes;
+  if (typeof content === "object" && !(content instanceof Uint8Array)) throw content.missing;
+  return content;
 }
 
 /**
- * Where the files are: `dist/swagger-ui`, copied there from swagger-ui-dist by the build (an
- * installed gasdigest has no swagger-ui-dist), else, running from the sources, the dev
- * dependency itself.
+ * Where the files are: `dist/explorerAssets.cjs`, the module the build writes them into from
+ * swagger-ui-dist (the package's one copy, behind `gasdigest/explorer-assets` too: an installed
+ * gasdigest has no swagger-ui-dist), loaded on the first request for one; else, running from the
+ * sources, the dev dependency's folder.
  */
-function swaggerUiFolder(): string {
-  const own = fileURLToPath(new URL("../swagger-ui/", import.meta.url));
-  if (existsSync(join(own, SWAGGER_UI_FILES[0]))) return own;
+function swaggerUiPlace(): Place {
+  const load = createRequire(import.meta.url);
+  const own = fileURLToPath(new URL("../explorerAssets.cjs", import.meta.url));
+  if (existsSync(own)) return { assets: (load(own) as GeneratedModule).explorerAssets };
   try {
-    return dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+    return { folder: dirname(load.resolve("swagger-ui-dist/package.json")) };
   } catch {
     throw new BaseError(
       "the explorer's Swagger UI files are not beside gasdigest's code (bundled into one file?): pass explorerAssets from gasdigest/explorer-assets, or explorerAssets: false",
@@ -58,7 +74,7 @@ function swaggerUiFolder(): string {
 
 /**
  * The explorer's Swagger UI files (node only), as copied into the package at build time: each is
- * read on its first request and kept for the life of the process (a file that is not there
+ * loaded on its first request and kept for the life of the process (a file that is not there
  * too: it is not looked for again; a read that failed otherwise is tried again). What the node server and the
  * Express, Fastify and Koa adapters use when `explorerAssets` is left out.
  *
@@ -68,7 +84,7 @@ function swaggerUiFolder(): string {
  * createHandler(engine, { explorerAssets: swaggerUiFiles() });
  */
 export function swaggerUiFiles(): ExplorerAssets {
-  const files = {} as Record<SwaggerUiFile, () => Uint8Array>;
+  const files = {} as Record<SwaggerUiFile, () => Uint8Array | string>;
   for (const name of SWAGGER_UI_FILES) files[name] = () => read(name);
   return Object.freeze(files);
 }
