@@ -6,6 +6,26 @@ export interface BlockPosition {
   readonly epoch: bigint;
   /** The block's chain, when it says. */
   readonly chainId?: number | undefined;
+  /** The block's first ledger version, when it says. */
+  readonly firstVersion?: bigint | undefined;
+  /** The block's last ledger version, when it says (of the newest: the newest version known). */
+  readonly lastVersion?: bigint | undefined;
+}
+
+/** The lowest ledger version `b` says it holds. */
+const lowestVersion = (b: BlockPosition) => b.firstVersion ?? b.lastVersion;
+/** The highest ledger version `b` says it holds. */
+const highestVersion = (b: BlockPosition) => b.lastVersion ?? b.firstVersion;
+
+/**
+ * Whether `b`'s versions may come after `a`'s: its lowest version above `a`'s highest (a ledger
+ * version is one transaction: no two blocks share one). A version either block does not say is
+ * no constraint.
+ */
+export function versionsFollow(a: BlockPosition, b: BlockPosition): boolean {
+  const top = highestVersion(a);
+  const bottom = lowestVersion(b);
+  return top === undefined || bottom === undefined || bottom > top;
 }
 
 /**
@@ -17,7 +37,11 @@ export interface BlockPosition {
  * at a higher height, an epoch
  * more epochs above the newest's than it is heights above it (a chain changes epoch at most
  * once per block: epoch 999 right after epoch 2 is a poison block, not news), another chain id
- * than the newest's, or a height more than `maxHeightJump` above the newest.
+ * than the newest's, a height more than `maxHeightJump` above the newest, a first version (or
+ * last, when it says no first) not above the newest's last version (versions must increase from
+ * block to block, so the ledger version served never goes back and the oldest one held is never
+ * above it). A timestamp is no rule: some chains' go back (Bitcoin's may), and refusing
+ * their blocks would lose fee data for a header.
  * @example
  * checkBlockOrder({ height: 5n, epoch: 1n }, { height: 6n, epoch: 1n }); // "next"
  */
@@ -69,6 +93,14 @@ export function checkBlockOrder(
     throw new BlockOrderError({
       path: "height",
       message: `${block.height} is ${block.height - newest.height} above the newest accepted height ${newest.height}; more than maxHeightJump (${maxHeightJump})`,
+      code: "out_of_order",
+    });
+  const top = highestVersion(newest);
+  const bottom = lowestVersion(block);
+  if (top !== undefined && bottom !== undefined && bottom <= top)
+    throw new BlockOrderError({
+      path: block.firstVersion !== undefined ? "first_version" : "last_version",
+      message: `${bottom} is not above the newest accepted ledger version ${top}; versions must increase from block to block`,
       code: "out_of_order",
     });
   return "next";

@@ -120,10 +120,10 @@ export const gasConfigShape = {
    */
   maxHeightJump: count("heights", Number.MAX_SAFE_INTEGER).default(1_000_000),
   /**
-   * After this many blocks in a row rejected by the ordering rules (lower height, lower epoch or
-   * too far ahead) that are in order among themselves, the engine follows them: the newest
-   * accepted block was wrong or the chain was reset. The windows start afresh, as at an epoch
-   * change, and a `resynced` event says so.
+   * After this many blocks in a row rejected by the ordering rules (lower height, lower epoch,
+   * too far ahead, versions going back) that are in order among themselves, the
+   * engine follows them: the newest accepted block was wrong or the chain was reset. The windows
+   * start afresh, as at an epoch change, and a `resynced` event says so.
    * @default 10
    */
   resyncAfterBlocks: count("blocks", 1000).default(10),

@@ -1,4 +1,4 @@
-import { type BlockPosition, checkBlockOrder } from "./checkBlockOrder.js";
+import { type BlockPosition, checkBlockOrder, versionsFollow } from "./checkBlockOrder.js";
 
 /** Settings of {@link createBlockOrder} (the config fields of the same names). */
 export interface BlockOrderOptions {
@@ -26,7 +26,7 @@ export interface BlockOrder {
  * The engine's ordering rules ({@link checkBlockOrder}, with `maxHeightJump`) plus the way out
  * of a wrong newest block: a run of `resyncAfterBlocks` blocks in a row that are all rejected
  * but in order among themselves (heights increasing by at most `maxHeightJump`, epochs not
- * decreasing nor rising faster than heights, one chain id) means the newest block was wrong (a
+ * decreasing nor rising faster than heights, one chain id, versions increasing) means the newest block was wrong (a
  * poison line at height 2^64-1) or the chain was reset (a test network wiped): the last block
  * of the run is accepted as `"resync"`. So no single block can stop a source for good, and one
  * stray old block is still rejected.
@@ -50,13 +50,16 @@ export function createBlockOrder(options: BlockOrderOptions): BlockOrder {
     b.height - a.height <= maxJump &&
     b.epoch >= a.epoch &&
     b.epoch - a.epoch <= b.height - a.height &&
-    (a.chainId === undefined || b.chainId === undefined || a.chainId === b.chainId);
-  // A block that does not say its chain keeps the chain of the one before it (`before`), so one
-  // block without a chain id cannot let the next one switch chains.
+    (a.chainId === undefined || b.chainId === undefined || a.chainId === b.chainId) &&
+    versionsFollow(a, b);
+  // A block that does not say its chain or versions keeps those of the one before it (`before`),
+  // so one block without a chain id cannot let the next one switch chains, nor one without
+  // versions let the next one go back.
   const position = (b: BlockPosition, before: BlockPosition | undefined): BlockPosition => ({
     height: b.height,
     epoch: b.epoch,
     chainId: b.chainId ?? before?.chainId,
+    lastVersion: b.lastVersion ?? b.firstVersion ?? before?.lastVersion,
   });
 
   return {

@@ -73,8 +73,8 @@ export interface Engine {
    * A duplicate (the newest height again, same chain and epoch) is ignored and counted.
    * @throws {InvalidBlockSampleError} the block does not match the format (state untouched).
    * @throws {BlockOrderError} lower height, another epoch at the newest height, lower epoch than the newest block, an epoch rising
-   * faster than once per block, another chain id than the newest block's, or a jump of more
-   * than `maxHeightJump` heights (state untouched; `resyncAfterBlocks` such blocks in a row, in
+   * faster than once per block, another chain id than the newest block's, a jump of more
+   * than `maxHeightJump` heights, or versions not above the newest version (state untouched; `resyncAfterBlocks` such blocks in a row, in
    * order among themselves, are followed instead). Each is also counted and published as a
    * `rejected` event.
    * @throws {InvalidArgumentError} the engine's clock (`now`) threw or returned a non-number

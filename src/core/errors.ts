@@ -101,7 +101,10 @@ export class InvalidArgumentError extends ValidationError {
   }
 }
 
-/** A block arrived out of order (lower height, or lower epoch at a higher height). */
+/**
+ * A block arrived out of order (lower height, lower epoch at a higher height, another chain,
+ * versions going back, ...).
+ */
 export class BlockOrderError extends BaseError {
   override name = "BlockOrderError";
   readonly issue: ValidationIssue;

@@ -22,7 +22,10 @@ export interface LedgerState {
   readonly ledgerVersion: bigint;
   /** `first_version` of the oldest block still held in the windows. */
   readonly oldestLedgerVersion: bigint;
-  /** Newest block's timestamp, microseconds since the Unix epoch. */
+  /**
+   * Newest block's timestamp, microseconds since the Unix epoch (the last one a block gave: 0
+   * before any did).
+   */
   readonly timestampUsec: bigint;
   /** Newest block's height. */
   readonly blockHeight: bigint;

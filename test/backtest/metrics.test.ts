@@ -183,7 +183,7 @@ describe("backtest bookkeeping at the edges", () => {
   it("a block right after a resync is not scored, and scoredBlocks says so (bids + unsettled)", async () => {
     const blocks = [
       ...Array.from({ length: 30 }, (_, i) => full(i + 1, 100 + i)),
-      ...Array.from({ length: 30 }, (_, i) => ({ ...full(1, 500 + i), height: String(1e12 + i) })),
+      ...Array.from({ length: 30 }, (_, i) => full(1e12 + i, 500 + i)),
     ];
     const b = createBacktest({ strategies: [{ strategy: lastBlock() }] });
     for (const x of blocks)

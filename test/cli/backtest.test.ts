@@ -340,9 +340,14 @@ describe("gasdigest backtest: progress off a terminal", () => {
     // A review found a 1.5 GB history silent for 102 s with stderr going to a log. 3.4 MB (read
     // in 1 MiB pieces) on a clock that moves 6 s at each look: a line every second look.
     const lines = readFileSync(SPIKE, "utf8").trim().split("\n");
+    // Each copy goes on after the one before it: heights, timestamps and versions.
     const copies = Array.from({ length: 20 }, (_, k) =>
       lines.map((l) =>
-        l.replace(/^\{"height":"(\d+)"/, (_, h) => `{"height":"${Number(h) + 500 * k}"`),
+        l.replace(
+          /^\{"height":"(\d+)","epoch":"1","timestamp_usec":"(\d+)","first_version":"(\d+)","last_version":"(\d+)"/,
+          (_, h, t, first, last) =>
+            `{"height":"${Number(h) + 500 * k}","epoch":"1","timestamp_usec":"${Number(t) + 125_000_000 * k}","first_version":"${Number(first) + 5000 * k}","last_version":"${Number(last) + 5000 * k}"`,
+        ),
       ),
     );
     const long = join(dir, "long.ndjson");

@@ -339,7 +339,16 @@ describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", (
     writeFileSync(valid, `${lines.filter((_, i) => ![449, 459, 469].includes(i)).join("\n")}\n`);
     expect((await estimate(handle)).body).toEqual((await replayLast(valid)).body);
     // New entries after the garbage still come through.
-    await c.xadd(STREAM, "501-0", "block", lines[499]!.replace('"height":"500"', '"height":"501"'));
+    // Height 500's block one height on: its versions and timestamp after 500's.
+    const next = lines[499]!
+      .replace('"height":"500"', '"height":"501"')
+      .replace('"timestamp_usec":"1700000124750000"', '"timestamp_usec":"1700000125000000"')
+      .replace(
+        '"first_version":"7875","last_version":"7896"',
+        '"first_version":"7897","last_version":"7918"',
+      );
+    expect(next).toContain('"timestamp_usec":"1700000125000000","first_version":"7897"');
+    await c.xadd(STREAM, "501-0", "block", next);
     await until(() => handle.engine.snapshot()?.ledger.blockHeight === 501n);
   });
 

@@ -14,6 +14,7 @@ import {
 } from "../../src/index.js";
 import { block, fullBlock } from "../helpers/blocks.js";
 import { runCli } from "../helpers/cli.js";
+import { setup } from "../http/helpers.js";
 
 const POISON = U64_MAX.toString();
 
@@ -192,6 +193,135 @@ describe("one poison block cannot stop the engine for good", () => {
     expect(() => createEngine({ strategy: aip34(), config: { maxHeightJump: 0.5 } })).toThrow(
       "maxHeightJump: must be a whole number of heights",
     );
+  });
+});
+
+describe("ledger versions and timestamps never go back", () => {
+  /** `GET /v1`'s ledger info as an object. */
+  const ledgerInfo = (s: ReturnType<typeof setup>) =>
+    JSON.parse(new TextDecoder().decode(s.get("/v1").body)) as Record<string, string>;
+
+  it("a block whose versions go back is rejected, naming the field and both values; /v1 stays whole", () => {
+    const s = setup();
+    s.blocks(1, 3);
+    const before = s.get("/v1");
+    // Heights, epoch and chain are in order: only the versions went back below block 3's.
+    expect(feed(s.engine, block(4, { first_version: "2500", last_version: "4999" }))).toBe(
+      "first_version: 2500 is not above the newest accepted ledger version 3999; versions must increase from block to block",
+    );
+    expect(feed(s.engine, block(4, { first_version: "3999", last_version: "4999" }))).toContain(
+      "first_version: 3999 is not above",
+    );
+    // Only a last version said: that one is named.
+    expect(
+      feed(s.engine, block(4, { first_version: undefined, last_version: "10", epoch: "2" })),
+    ).toBe(
+      "last_version: 10 is not above the newest accepted ledger version 3999; versions must increase from block to block",
+    );
+    expect(s.get("/v1")).toEqual(before);
+    expect(s.engine.counters()).toMatchObject({ accepted: 3, rejected: 3, resyncs: 0 });
+    expect(feed(s.engine, block(4))).toBe("accepted");
+    const info = ledgerInfo(s);
+    expect(info).toMatchObject({ ledger_version: "4999", oldest_ledger_version: "1000" });
+    expect(s.get("/v1/estimate_gas_price").headers).toMatchObject({
+      "X-Aptos-Ledger-Version": "4999",
+      "X-Aptos-Ledger-Oldest-Version": "1000",
+    });
+  });
+
+  it("a block without versions keeps the newest's: the block after it cannot go back", () => {
+    const { engine } = withEvents();
+    feed(engine, block(1));
+    expect(feed(engine, block(2, { first_version: null as never, last_version: undefined }))).toBe(
+      "accepted",
+    );
+    expect(engine.snapshot()!.ledger.ledgerVersion).toBe(1999n);
+    expect(feed(engine, block(3, { first_version: "5", last_version: "9" }))).toBe(
+      "first_version: 5 is not above the newest accepted ledger version 1999; versions must increase from block to block",
+    );
+    expect(feed(engine, block(3))).toBe("accepted");
+    const l = engine.snapshot()!.ledger;
+    expect([l.oldestLedgerVersion, l.ledgerVersion]).toEqual([1000n, 3999n]);
+  });
+
+  it("a timestamp below the newest's is no rule (some chains' go back): the block is taken, its time served", () => {
+    const { engine } = withEvents();
+    feed(engine, block(1));
+    expect(feed(engine, block(2, { timestamp_usec: "1700000000000000" }))).toBe("accepted");
+    expect(engine.snapshot()!.ledger.timestampUsec).toBe(1700000000000000n);
+    expect(engine.counters()).toMatchObject({ accepted: 2, rejected: 0 });
+  });
+
+  it("a block without a timestamp keeps the last one on the wire: no 0, no failed health check", () => {
+    const s = setup({ maxStalenessMs: false });
+    s.blocks(1, 2);
+    const t2 = block(2).timestamp_usec as string;
+    // The helper's clock is 0.5 s after block 2's timestamp.
+    expect(s.get("/v1/-/healthy?duration_secs=5").status).toBe(200);
+    s.engine.ingest(block(3, { timestamp_usec: undefined }));
+    expect(ledgerInfo(s)).toMatchObject({ ledger_timestamp: t2, block_height: "3" });
+    expect(s.get("/v1").headers["X-Aptos-Ledger-TimestampUsec"]).toBe(t2);
+    expect(s.get("/v1/-/healthy?duration_secs=5").status).toBe(200);
+  });
+
+  it("at an epoch change versions go on from the last epoch's, and the windows start afresh", () => {
+    const s = setup();
+    s.blocks(1, 5);
+    expect(feed(s.engine, block(6, { epoch: "2", first_version: "100" }))).toContain(
+      "first_version: 100 is not above",
+    );
+    expect(feed(s.engine, block(6, { epoch: "2" }))).toBe("accepted");
+    expect(ledgerInfo(s)).toMatchObject({
+      epoch: "2",
+      ledger_version: "6999",
+      oldest_ledger_version: "6000",
+      oldest_block_height: "6",
+    });
+  });
+
+  it("a chain reset (heights, versions back at the start) is followed after 10 blocks, /v1 whole", () => {
+    const s = setup();
+    s.blocks(5000, 5009, { epoch: "40" });
+    // A wiped test network: heights from 1, versions from 0, timestamps from now on.
+    const fresh = (h: number) =>
+      block(h, {
+        first_version: String(h * 10),
+        last_version: String(h * 10 + 9),
+        timestamp_usec: String(1_800_000_000_000_000 + h),
+      });
+    for (let h = 1; h <= 9; h++) expect(feed(s.engine, fresh(h))).toContain("is below the newest");
+    expect(feed(s.engine, fresh(10))).toBe("accepted");
+    expect(s.engine.counters().resyncs).toBe(1);
+    expect(feed(s.engine, fresh(11))).toBe("accepted");
+    expect(ledgerInfo(s)).toMatchObject({
+      epoch: "1",
+      ledger_version: "119",
+      oldest_ledger_version: "100",
+      block_height: "11",
+      oldest_block_height: "10",
+    });
+  });
+
+  it("a poison version accepted once is dropped after 10 blocks, as a poison height is", () => {
+    const { engine, resyncs } = withEvents();
+    feed(engine, block(1));
+    expect(feed(engine, block(2, { last_version: POISON }))).toBe("accepted");
+    for (let h = 3; h <= 11; h++) expect(feed(engine, block(h))).toContain("is not above");
+    expect(feed(engine, block(12))).toBe("accepted");
+    expect(resyncs()).toEqual([{ type: "resynced", from: 2n, to: 12n, epoch: 1n, rejected: 9 }]);
+    const l = engine.snapshot()!.ledger;
+    expect([l.oldestLedgerVersion, l.ledgerVersion]).toEqual([12000n, 12999n]);
+  });
+
+  it("a run whose versions go back among themselves is not followed", () => {
+    const { engine, resyncs } = withEvents({ resyncAfterBlocks: 3 });
+    feed(engine, block(100));
+    for (const h of [1, 2, 3, 4, 5])
+      expect(feed(engine, block(h, { first_version: "7", last_version: "8" }))).toContain(
+        "below the newest",
+      );
+    expect(resyncs()).toEqual([]);
+    expect(engine.snapshot()!.ledger.blockHeight).toBe(100n);
   });
 });
 

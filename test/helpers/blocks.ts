@@ -18,6 +18,15 @@ export function block(
   };
 }
 
+/**
+ * `b` moved to `height`: its versions and timestamp derived from the new height as {@link block}
+ * derives them (the engine refuses versions or a timestamp going back from block to block).
+ */
+export function atHeight(b: BlockSampleInput, height: number | bigint): BlockSampleInput {
+  const { height: h, timestamp_usec, first_version, last_version } = block(height);
+  return { ...b, height: h, timestamp_usec, first_version, last_version };
+}
+
 /** A block with `n` user transactions all at `price` (n >= 250 makes it full by count). */
 export function fullBlock(
   height: number,

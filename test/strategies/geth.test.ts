@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { InvalidConfigError } from "../../src/core/errors.js";
 import { type BlockSampleInput, createEngine, type GasConfigInput } from "../../src/index.js";
 import { geth, parseGethOptions } from "../../src/strategies/geth.js";
-import { block } from "../helpers/blocks.js";
+import { atHeight, block } from "../helpers/blocks.js";
 import { strategyPropertySuite } from "./propertySuite.js";
 
 strategyPropertySuite("geth", geth());
@@ -53,7 +53,7 @@ describe("geth: known answers", () => {
     expect(estimateAfter(history)).toBe("118/216/500");
     // Five more old high blocks in front change nothing: only the newest 20 count.
     const older = Array.from({ length: 5 }, (_, k) => full(k + 1, [7000, 7000, 7000]));
-    const shifted = history.map((b) => ({ ...b, height: String(Number(b.height) + 5) }));
+    const shifted = history.map((b) => atHeight(b, Number(b.height) + 5));
     expect(estimateAfter([...older, ...shifted])).toBe("118/216/500");
   });
 

@@ -9,6 +9,7 @@ import {
   type StrategyFactory,
   TIERS,
 } from "../../src/index.js";
+import { atHeight } from "../helpers/blocks.js";
 import { fcParams } from "../helpers/fcSeed.js";
 
 /** FC_SEED or a fresh seed (printed): a failure prints its seed and path and replays exactly. */
@@ -226,8 +227,7 @@ export function strategyPropertySuite(
           // epoch at most once per block).
           const epoch = Math.max(epochOf(before1), epochOf(before2)) + 1;
           const tail = current.map((b, i) => ({
-            ...b,
-            height: String(base + epoch + i),
+            ...atHeight(b, base + epoch + i),
             epoch: String(epoch),
           }));
           const a = run(epochFactory, [...before1, ...tail]).slice(before1.length);
