@@ -48,6 +48,29 @@ describe("Redis page sizes: entries asked for at once", () => {
     expect(pages.count()).toBe(250);
   });
 
+  it("doubles a page cut by timeouts back after full pages: a Redis that stalled is not a slow link", () => {
+    const pages = createPageSizer(500);
+    pages.observe(page(4, 100));
+    // Nine stalls of Redis longer than the timeout (a fork, CLIENT PAUSE, a partition), each
+    // under an XREAD: the cut reaches one entry a page.
+    const timeout = new RedisFeedError("redis://x", "timeout");
+    for (let n = 500; n > 1; n = Math.floor(n / 2))
+      expect(() => pages.failed(timeout, n)).toThrow(timeout);
+    expect(pages.count()).toBe(1);
+    // Full pages in a row (a backlog read in time) bring it back, one doubling at a time.
+    for (let i = 0; i < REGROW_AFTER - 1; i++) pages.observe(page(1, 100));
+    expect(pages.count()).toBe(1);
+    pages.observe(page(1, 100));
+    expect(pages.count()).toBe(2);
+    for (let cut = 2; cut < 500; cut = Math.min(500, cut * 2))
+      for (let i = 0; i < REGROW_AFTER; i++) pages.observe(page(cut, 100));
+    expect(pages.count()).toBe(500);
+    // A warm start's pages (started over by a failure) never double it back.
+    expect(() => pages.failed(timeout, 500)).toThrow(timeout);
+    for (let i = 0; i < 2 * REGROW_AFTER; i++) pages.observe(page(250, 100), false);
+    expect(pages.count()).toBe(250);
+  });
+
   it("halves the page after a closed connection, and doubles it back after full pages", () => {
     const pages = createPageSizer(500);
     pages.observe(page(4, 100));

@@ -4,7 +4,7 @@ import { createServer, Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { redisSkipReason, startRedis } from "../helpers/redisServer.js";
 import { until } from "../helpers/until.js";
-import { block, cleanup, follow, publish } from "./redisHelpers.js";
+import { block, blocks, cleanup, follow, publish } from "./redisHelpers.js";
 
 const skip = redisSkipReason();
 
@@ -81,6 +81,91 @@ describe.skipIf(skip)("a replica on a slow link to Redis", () => {
       wanted: 60,
     });
   }, 40_000);
+});
+
+/**
+ * A TCP proxy on 127.0.0.1 to `port` whose answers from Redis can be held back (`freeze`), as a
+ * Redis that stalls (a fork, `CLIENT PAUSE`, a partition) holds them; `thaw` lets them through.
+ */
+async function stallProxy(port: number) {
+  const sockets = new Set<Socket>();
+  let frozen = false;
+  const held: [Socket, Buffer][] = [];
+  const server = createServer((client) => {
+    const upstream = new Socket();
+    sockets.add(client).add(upstream);
+    const close = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    upstream.connect(port, "127.0.0.1");
+    upstream.on("data", (d: Buffer) => {
+      if (frozen) held.push([client, d]);
+      else if (!client.destroyed) client.write(d);
+    });
+    client.on("data", (d) => upstream.write(d));
+    for (const s of [client, upstream]) {
+      s.on("error", close);
+      s.on("close", close);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  cleanup.push(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  );
+  return {
+    port: (server.address() as { port: number }).port,
+    freeze() {
+      frozen = true;
+    },
+    thaw() {
+      frozen = false;
+      for (const [client, d] of held.splice(0)) if (!client.destroyed) client.write(d);
+    },
+  };
+}
+
+describe.skipIf(skip)("a replica whose Redis stalled longer than the timeout", () => {
+  it("reads whole pages again once it reads in time: stalls do not leave it one entry per XREAD", async () => {
+    const redis = await startRedis();
+    cleanup.push(() => redis.close());
+    await publish(redis.url, blocks(1, 10));
+    const proxy = await stallProxy(redis.port);
+    const source = follow(`redis://127.0.0.1:${proxy.port}`, {
+      warmStartBlocks: 5,
+      blockMs: 100,
+      timeoutMs: 200,
+      maxBackoffMs: 50,
+    });
+    await until(() => source.got.length === 5, 10_000, "the warm start");
+    // Stalls of Redis under the replica's idle XREADs, each longer than the timeout (a page of
+    // any size times out): every one that hit an XREAD halved its page.
+    const timeouts = () =>
+      source.events.filter((e) => e.type === "retrying" && e.error.kind === "timeout").length;
+    const resumed = () => source.events.filter((e) => e.type === "resumed").length;
+    for (let i = 0; i < 12; i++) {
+      const before = timeouts();
+      const reads = resumed();
+      await new Promise((r) => setTimeout(r, 30 + ((i * 37) % 60)));
+      proxy.freeze();
+      await until(() => timeouts() > before, 10_000, "a timeout under the stall");
+      proxy.thaw();
+      await until(() => resumed() > reads, 10_000, "the replica reading again");
+    }
+    const calls = async () =>
+      Number(/cmdstat_xread:calls=(\d+)/.exec(await redis.client.info("commandstats"))?.[1]);
+    const before = await calls();
+    await publish(redis.url, blocks(11, 2010));
+    await until(() => source.got.length === 2005, 30_000, "the replica to catch up");
+    expect(source.heights().slice(-2000)).toEqual(Array.from({ length: 2000 }, (_, i) => i + 11));
+    // Read in pages that double back (1, 2, 4 ... after 8 full ones each): about 70 XREADs.
+    // Before, the stalls' cut stayed for good: one entry per XREAD, 2,000 of them.
+    expect((await calls()) - before).toBeLessThan(200);
+  }, 60_000);
 });
 
 describe("a replica whose Redis accepts connections but answers nothing", () => {

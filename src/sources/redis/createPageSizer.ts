@@ -5,7 +5,7 @@ import type { StreamEntry } from "./streamReplies.js";
 export const PAGE_BYTES = 32 * 1024 * 1024;
 /** Entries of a first page, before any entry's size is known. */
 export const FIRST_PAGE = 4;
-/** Full pages in a row after which a page size cut by a closed connection doubles again. */
+/** Full pages in a row after which a page size cut by a timeout or a closed connection doubles again. */
 export const REGROW_AFTER = 8;
 
 /** How many entries the next `XREVRANGE`, `XRANGE` or `XREAD` asks for; see {@link createPageSizer}. */
@@ -22,7 +22,7 @@ export interface PageSizer {
    * A page of `count` entries failed: after a timeout, or the connection closed under it, the
    * next pages are half as large (a page that cannot arrive within the timeout, or that Redis
    * closes the connection for, past its `client-output-buffer-limit`, would fail the same way on
-   * every retry). Rethrows.
+   * every retry), until full pages in a row double it back. Rethrows.
    */
   failed(e: unknown, count: number): never;
 }
@@ -35,13 +35,17 @@ export interface PageSizer {
  * entries of 12 million prices were 24 GB, where the block cap (1,000,000 transactions) still
  * allows some 50 MB an entry. The first page asks for {@link FIRST_PAGE} entries.
  *
- * A page that timed out halves the size for good (a slow link stays slow). A connection closed
- * under a page halves it too, since Redis closes a client whose answer passes its
- * `client-output-buffer-limit` (a page of 500 entries of 3 KB against `normal 512kb`, asked
- * again on every reconnection: a replica that never warm-started, or never caught up); but a
- * Redis restart closes it as well, so that cut doubles back after {@link REGROW_AFTER} full
- * pages in a row (of reads that a failure does not start over: a warm start never completed
- * when its pages doubled back into the limit).
+ * A page that timed out halves the size (a page too large for a slow link would time out on
+ * every retry). A connection closed under a page halves it too, since Redis closes a client
+ * whose answer passes its `client-output-buffer-limit` (a page of 500 entries of 3 KB against
+ * `normal 512kb`, asked again on every reconnection: a replica that never warm-started, or never
+ * caught up). But a Redis that stalls (a fork, `DEBUG SLEEP`, `CLIENT PAUSE`, a network
+ * partition) times a page out too, whatever its size, and a restart closes it: either cut
+ * doubles back after {@link REGROW_AFTER} full pages in a row (of reads that a failure does not
+ * start over: a warm start never completed when its pages doubled back into the limit). Kept
+ * for good, nine stalls of Redis longer than the timeout left a replica reading one entry per
+ * `XREAD` until it was restarted: 2,000 entries behind, it took 28 s to catch up over a 40 ms
+ * round trip, where it took 0.9 s.
  *
  * @example
  * const pages = createPageSizer(500);
@@ -50,22 +54,21 @@ export interface PageSizer {
  * pages.count(); // 500
  */
 export function createPageSizer(batchSize: number, pageBytes = PAGE_BYTES): PageSizer {
-  let size = batchSize;
-  // The cut of closed connections, and the full pages read at it in a row.
-  let closedCap = batchSize;
+  // The cut of timeouts and closed connections, and the full pages read at it in a row.
+  let cut = batchSize;
   let fullPages = 0;
   let largest = 0;
   return {
     count(want = Number.POSITIVE_INFINITY) {
       const fit = largest === 0 ? FIRST_PAGE : Math.floor(pageBytes / largest);
-      return Math.max(1, Math.min(want, size, closedCap, fit));
+      return Math.max(1, Math.min(want, cut, fit));
     },
     observe(page, regrow = true) {
       if (page.length === 0) return;
-      if (regrow && closedCap < batchSize) {
-        fullPages = page.length >= closedCap ? fullPages + 1 : 0;
+      if (regrow && cut < batchSize) {
+        fullPages = page.length >= cut ? fullPages + 1 : 0;
         if (fullPages >= REGROW_AFTER) {
-          closedCap = Math.min(batchSize, closedCap * 2);
+          cut = Math.min(batchSize, cut * 2);
           fullPages = 0;
         }
       }
@@ -78,12 +81,13 @@ export function createPageSizer(batchSize: number, pageBytes = PAGE_BYTES): Page
       largest = Math.max(most, Math.floor(largest / 2));
     },
     failed(e, count) {
-      if (e instanceof RedisFeedError && count > 1) {
-        if (e.kind === "timeout") size = Math.max(1, Math.floor(count / 2));
-        else if (e.kind === "closed") {
-          closedCap = Math.max(1, Math.floor(count / 2));
-          fullPages = 0;
-        }
+      if (
+        e instanceof RedisFeedError &&
+        count > 1 &&
+        (e.kind === "timeout" || e.kind === "closed")
+      ) {
+        cut = Math.max(1, Math.floor(count / 2));
+        fullPages = 0;
       }
       throw e;
     },
