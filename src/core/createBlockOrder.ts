@@ -26,9 +26,9 @@ export interface BlockOrder {
  * The engine's ordering rules ({@link checkBlockOrder}, with `maxHeightJump`) plus the way out
  * of a wrong newest block: a run of `resyncAfterBlocks` blocks in a row that are all rejected
  * but in order among themselves (heights increasing by at most `maxHeightJump`, epochs not
- * decreasing nor rising faster than heights, one chain id, versions increasing) means the newest block was wrong (a
- * poison line at height 2^64-1) or the chain was reset (a test network wiped): the last block
- * of the run is accepted as `"resync"`. So no single block can stop a source for good, and one
+ * decreasing nor rising faster than heights, one chain id, versions increasing) means the
+ * newest block was wrong (a poison line at height 2^64-1) or the chain was reset (a test
+ * network wiped): the last block of the run is accepted as `"resync"`. So no single block can stop a source for good, and one
  * stray old block is still rejected.
  *
  * @example
