@@ -38,7 +38,10 @@ export interface MetricsServerOptions {
 
 /** A node:http server answering only the metrics scrape. */
 export interface MetricsServer extends http.Server {
-  /** Stop accepting, let answers in progress finish, destroy what is left after `closeTimeout`. */
+  /**
+   * Stop accepting, let answers in progress finish (each closes its connection), destroy what is
+   * left after `closeTimeout`.
+   */
   shutdown(): Promise<void>;
 }
 
@@ -131,9 +134,9 @@ export function createMetricsServer(
       const q = url.indexOf("?");
       const method = req.method ?? "GET";
       if ((q === -1 ? url : url.slice(0, q)) !== path)
-        return reply(res, 404, { "Content-Type": "application/json" }, error("not found"));
+        return answer(res, 404, { "Content-Type": "application/json" }, error("not found"));
       if (method !== "GET" && method !== "HEAD")
-        return reply(
+        return answer(
           res,
           405,
           { "Content-Type": "application/json", Allow: "GET, HEAD" },
@@ -144,12 +147,12 @@ export function createMetricsServer(
       res.on("finish", () => stalled(req.socket));
       scrape().then(
         ({ contentType, body }) => {
-          reply(res, 200, { "Content-Type": contentType }, body, method === "HEAD");
+          answer(res, 200, { "Content-Type": contentType }, body, method === "HEAD");
           stalled(req.socket);
           record(200, start);
         },
         () => {
-          reply(
+          answer(
             res,
             500,
             { "Content-Type": "application/json" },
@@ -225,6 +228,21 @@ export function createMetricsServer(
     }, limits.writeIdleTimeout);
     timer.unref();
     socket.once("close", stop);
+  }
+
+  /**
+   * {@link reply}, closing the connection once `shutdown()` began: node keeps alive the
+   * connection of an answer in progress at `close()` (a scrape being collected or sent), and
+   * `shutdown()` then waited `closeTimeout` for it.
+   */
+  function answer(...[res, status, headers, body, head]: Parameters<typeof reply>) {
+    reply(
+      res,
+      status,
+      closing === undefined ? headers : { ...headers, Connection: "close" },
+      body,
+      head,
+    );
   }
 
   function record(status: number, start: number) {

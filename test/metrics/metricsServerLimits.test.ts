@@ -233,4 +233,31 @@ describe("createMetricsServer: limits", () => {
     expect(statuses(client.text)).toEqual(["200", "200"]);
     expect(client.text.endsWith("second\n")).toBe(true);
   }, 15_000);
+
+  it("shutdown() answers a scrape in flight and closes its connection then, not at closeTimeout", async () => {
+    // Node kept the connection alive once the answer was out, so shutdown() waited closeTimeout
+    // for it (the CLI's exit too) whenever it began during a scrape: a slow collector of an
+    // application's registry made that likely.
+    const server = createMetricsServer(
+      {
+        observeRequest() {},
+        scrape: async () => {
+          await new Promise((r) => setTimeout(r, 300));
+          return { contentType: "text/plain", body: "up 1\n" };
+        },
+      },
+      { closeTimeout: 5_000 },
+    );
+    servers.push(server);
+    const { port } = await listen(server, { host: "127.0.0.1", port: 0 });
+    const client = exchange(port, GET);
+    await new Promise((r) => setTimeout(r, 100));
+    const start = performance.now();
+    await server.shutdown();
+    expect(performance.now() - start).toBeLessThan(2_000);
+    await vi.waitFor(() => expect(client.closed).toBe(true));
+    expect(statuses(client.text)).toEqual(["200"]);
+    expect(client.text).toMatch(/\r\nConnection: close\r\n/i);
+    expect(client.text.endsWith("up 1\n")).toBe(true);
+  });
 });
