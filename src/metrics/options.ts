@@ -28,7 +28,11 @@ export interface CreateMetricsOptions {
   registry?: Registry | undefined;
   /** Prefix of every gasdigest metric's name. @default "gasdigest_" */
   prefix?: string | undefined;
-  /** Also register prom-client's default process metrics (`collectDefaultMetrics`). @default true */
+  /**
+   * Also register prom-client's default process metrics (`collectDefaultMetrics`), collected once
+   * per process and shared by every registry that takes them.
+   * @default true
+   */
   defaultMetrics?: boolean | undefined;
   /**
    * A source is `stale` when its newest block arrived longer ago than this (ms); `false`

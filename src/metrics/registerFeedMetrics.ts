@@ -113,6 +113,14 @@ export function registerFeedMetrics(
   });
 
   return (kind, given) => {
+    // The label of its series: `source()` without one made a source "undefined".
+    if (typeof kind !== "string" || kind === "")
+      throw new InvalidArgumentError([
+        {
+          path: "kind",
+          message: `must be a non-empty string naming the ${role}, such as "${role === "source" ? "aptos" : "redis"}" (got ${describeValue(kind)})`,
+        },
+      ]);
     const probe = checkProbe(given);
     // One state series per kind: a second feed of it would overwrite the first one's state.
     if (feeds.has(kind))

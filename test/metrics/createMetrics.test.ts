@@ -1,4 +1,4 @@
-import { Registry } from "prom-client";
+import { Gauge, Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { createEngine } from "../../src/core/createEngine.js";
 import { InvalidConfigError } from "../../src/core/errors.js";
@@ -296,6 +296,24 @@ describe("createMetrics: sources, sinks and publish outcomes", () => {
     expect(() => metrics.sink("redis")).toThrow('a sink "redis" is declared already');
   });
 
+  it("refuses a source or sink without a kind, and an outcome that is none, naming them", async () => {
+    // They made series of label "undefined", "[object Object]" or "bogus".
+    const metrics = createMetrics({ defaultMetrics: false });
+    expect(() => (metrics.source as (kind?: unknown) => unknown)()).toThrow(
+      'kind: must be a non-empty string naming the source, such as "aptos" (got nothing)',
+    );
+    expect(() => metrics.source("")).toThrow("kind: must be a non-empty string");
+    expect(() => metrics.sink({} as never)).toThrow(
+      "kind: must be a non-empty string naming the sink",
+    );
+    expect(() => metrics.published({ outcome: "bogus" as never, height: 1n })).toThrow(
+      'outcome: must be one of published, already_published, refused, skipped, dropped (got "bogus")',
+    );
+    const body = (await metrics.scrape()).body;
+    for (const value of ["undefined", "[object Object]", "bogus"])
+      expect(body).not.toContain(`"${value}"`);
+  });
+
   it("counts publish outcomes, dropped blocks and the sink's retries", async () => {
     const metrics = createMetrics({ defaultMetrics: false });
     const sink = metrics.sink("redis");
@@ -452,6 +470,22 @@ describe("options", () => {
     const registry = new Registry();
     createMetrics({ registry });
     expect(() => createMetrics({ registry, prefix: "other_" })).toThrow(/defaultMetrics: false/);
+  });
+
+  it("a registry holding a metric of one of gasdigest's names is refused, and left as it was", async () => {
+    // prom-client's raw Error, with the 48 metrics registered before it left in the registry
+    // (holding the engine), and every later createMetrics on it refused as "called twice".
+    const registry = new Registry();
+    new Gauge({ name: "gasdigest_info", help: "the app's own", registers: [registry] });
+    const engine = createEngine({ strategy: aip34() });
+    const make = () => createMetrics({ engine, registry });
+    expect(make).toThrow(InvalidConfigError);
+    expect(make).toThrow(
+      "registry: the registry holds a metric of one of gasdigest's names (A metric with the name gasdigest_info has already been registered.); give this one another prefix or registry",
+    );
+    expect(registry.getMetricsAsArray().map((m) => m.name)).toEqual(["gasdigest_info"]);
+    const other = createMetrics({ engine, registry, prefix: "chain_" });
+    expect((await other.scrape()).body).toContain("chain_blocks_total");
   });
 
   it("the handler refuses a metricsPath without metrics, or one that is a route already", () => {
