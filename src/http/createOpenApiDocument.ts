@@ -6,7 +6,12 @@ import { VERSION } from "../core/version.js";
 import { refusalsOf } from "./errorMessages.js";
 import { type HandlerOptions, safeParseHandlerOptions } from "./handlerOptions.js";
 import { chainHeaders, errorResponses } from "./openApiResponses.js";
-import { gasEstimationSchema, healthCheckSuccessSchema, ledgerInfoSchema } from "./wireSchemas.js";
+import {
+  gasEstimationSchema,
+  healthCheckSuccessSchema,
+  ledgerInfoSchema,
+  WIRE_COMPONENTS,
+} from "./wireSchemas.js";
 
 /**
  * An OpenAPI 3.1 document as plain JSON data: the fields gasdigest writes are named, the rest
@@ -160,6 +165,7 @@ export function createOpenApiDocument(options: CreateOpenApiDocumentOptions = {}
       description: "Not modified: the `If-None-Match` header holds this answer's `ETag`; no body.",
     },
   };
+  const { GasEstimation: _, ...withoutEstimate } = WIRE_COMPONENTS;
   const document = createDocument({
     openapi: "3.1.0",
     info: {
@@ -169,6 +175,8 @@ export function createOpenApiDocument(options: CreateOpenApiDocumentOptions = {}
         "Gas unit price estimates served over the node REST interface (wire-compatible with `GET /v1/estimate_gas_price` of an Aptos node).",
     },
     servers: [{ url: basePath === "" ? "/" : basePath }],
+    // The estimate's schema only where a route answers with it (served, JSON output on).
+    components: { schemas: served && jsonOutput ? WIRE_COMPONENTS : withoutEstimate },
     tags: [
       { name: "Transactions", description: "Gas estimation." },
       { name: "General", description: "Ledger info, health check and this document." },

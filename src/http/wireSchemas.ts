@@ -27,17 +27,15 @@ export const gasEstimationSchema = z
     ),
   })
   .meta({
-    id: "GasEstimation",
     description:
       "Gas unit price estimates in octas per gas unit; deprioritized_gas_estimate <= gas_estimate <= prioritized_gas_estimate, none below the chain's minimum gas unit price.",
     example: { deprioritized_gas_estimate: 100, gas_estimate: 150, prioritized_gas_estimate: 300 },
   });
 
 /** `error_code` of the error object. */
-export const errorCodeSchema = z.enum(ERROR_CODES).meta({
-  id: "AptosErrorCode",
-  description: "Machine-readable kind of the error.",
-});
+export const errorCodeSchema = z
+  .enum(ERROR_CODES)
+  .meta({ description: "Machine-readable kind of the error." });
 
 /** The error object every error status carries. */
 export const errorObjectSchema = z
@@ -57,7 +55,6 @@ export const errorObjectSchema = z
       }),
   })
   .meta({
-    id: "AptosError",
     description: "The error object of the node interface.",
     example: { message: "not found", error_code: "web_framework_error", vm_error_code: null },
   });
@@ -79,9 +76,23 @@ export const ledgerInfoSchema = z
     oldest_block_height: u64String("Oldest block height still held.", "500"),
     block_height: u64String("Newest block height.", "1042"),
   })
-  .meta({ id: "IndexResponse", description: "The ledger state as of the newest block." });
+  .meta({ description: "The ledger state as of the newest block." });
 
 /** Health check success (200 of `healthy`). */
 export const healthCheckSuccessSchema = z
   .strictObject({ message: z.string().meta({ example: "gasdigest:ok" }) })
-  .meta({ id: "HealthCheckSuccess", description: "The server has a fresh estimate." });
+  .meta({ description: "The server has a fresh estimate." });
+
+/**
+ * The schemas the document names as components, by name. Named here rather than with `.meta({ id
+ * })`, which would put them in zod's global registry, shared by every zod in the process: an
+ * application's `z.toJSONSchema(z.globalRegistry)` would then hold them (and throw on their
+ * bigints), and an `id` of its own of the same name would replace one of them or be replaced.
+ */
+export const WIRE_COMPONENTS = {
+  GasEstimation: gasEstimationSchema,
+  AptosError: errorObjectSchema,
+  AptosErrorCode: errorCodeSchema,
+  IndexResponse: ledgerInfoSchema,
+  HealthCheckSuccess: healthCheckSuccessSchema,
+} as const;

@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
+import * as z from "zod";
 import { VERSION } from "../../src/core/version.js";
 import { repoRoot } from "../helpers/isolatedProject.js";
 
@@ -117,6 +118,22 @@ describe("entry points", () => {
       // The adapters' plumbing stays internal (src/http/mount.ts, handlerOptions.ts).
       for (const plumbing of PLUMBING) expect(Object.keys(module), entry).not.toContain(plumbing);
     });
+
+  it("no entry registers a schema in zod's global registry, which the application's zod shares", async () => {
+    // `.meta({ id })` would: the registry lives on globalThis, so an application's
+    // `z.toJSONSchema(z.globalRegistry)` would hold the wire schemas (and throw on their bigints).
+    const ids = () => Object.keys(z.toJSONSchema(z.globalRegistry).schemas);
+    const before = ids();
+    for (const target of Object.values(pkg.exports))
+      if (typeof target !== "string")
+        await import(pathToFileURL(join(repoRoot, target.default)).href);
+    const root = (await import(
+      pathToFileURL(join(repoRoot, "dist/index.js")).href
+    )) as typeof import("../../src/index.js");
+    root.createOpenApiDocument();
+    root.createHandler(root.createEngine({ strategy: root.aip34() }));
+    expect(ids()).toEqual(before);
+  });
 
   it("VERSION (the OpenAPI document's info.version) is package.json's version", () => {
     expect(VERSION).toBe(pkg.version);
