@@ -3,6 +3,10 @@
 // (engine, strategies, handler, push source, simulator) is the root entry, "gasdigest".
 
 export * from "./adapters/node/index.js";
+// The type the sources' Observables carry, named here (as the root names rxjs's) so a consumer
+// importing this entry only can emit declarations for `ndjsonFile()` and `aptosRest()` (TS2742
+// otherwise).
+export type { BlockSample } from "./core/blockSample.js";
 export {
   type AptosRestEvent,
   type AptosRestOptions,

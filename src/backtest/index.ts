@@ -1,6 +1,9 @@
 // gasdigest/backtest: replay a history through strategies and score them (the harness, the
 // HTML report, the history reader). Node only: readHistory and renderReport read files.
 export { clearingPrice } from "../core/clearingPrice.js";
+// What readHistory yields (gasdigest/node's readNdjson line), named here so a consumer importing
+// this entry only can emit declarations for it (TS2742 otherwise).
+export type { NdjsonLine } from "../sources/readNdjson.js";
 export {
   type Backtest,
   type BacktestStats,

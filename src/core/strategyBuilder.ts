@@ -11,10 +11,10 @@ const BUILDER = Symbol.for("gasdigest.strategyBuilder");
  * @example
  * export const cheapest = strategyBuilder("cheapest", (options: { margin?: number } = {}) => (config) => ({ ... }));
  */
-export function strategyBuilder<A extends unknown[]>(
+export function strategyBuilder<A extends unknown[], F extends StrategyFactory = StrategyFactory>(
   name: string,
-  build: (...args: A) => StrategyFactory,
-): (...args: A) => StrategyFactory {
+  build: (...args: A) => F,
+): (...args: A) => F {
   Object.defineProperty(build, BUILDER, { value: name });
   return build;
 }

@@ -5,7 +5,7 @@ import { defaultEstimate, servedEstimate } from "../core/estimate.js";
 import { blockFullness, minInclusionPrice } from "../core/fullness.js";
 import { strategyBuilder } from "../core/strategyBuilder.js";
 import { TIERS } from "../core/tiers.js";
-import type { GasEstimate, Strategy, StrategyFactory } from "../core/types.js";
+import type { GasEstimate, Strategy } from "../core/types.js";
 import { U64_MAX } from "../core/u64.js";
 import { copyCentroids } from "../sketch/centroids.js";
 import { MAX_WEIGHT } from "../sketch/sketchError.js";
@@ -58,13 +58,11 @@ const NONE = new Float64Array(0);
  *   strategy: tdigest({ tiers: { prioritized: { windowBlocks: 1_000_000, quantile: 0.99, sample: "paid" } } }),
  * });
  */
-export const tdigest: (options?: TDigestStrategyOptions) => StrategyFactory = strategyBuilder(
-  "tdigest",
-  (options: TDigestStrategyOptions = {}) => {
+export const tdigest: (options?: TDigestStrategyOptions) => (config: GasConfig) => TDigestStrategy =
+  strategyBuilder("tdigest", (options: TDigestStrategyOptions = {}) => {
     const parsed = parseTDigestOptions(options);
     return (config: GasConfig) => createTDigestStrategy(parsed, config);
-  },
-);
+  });
 
 /**
  * Most centroids one window may hold (`SlidingDigest.maxCentroidCount`, `(S + 2)(δ + 1)`). A
