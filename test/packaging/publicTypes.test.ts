@@ -24,24 +24,42 @@ const entries = Object.entries(pkg.exports)
   .filter((e): e is [string, { types: string; default: string }] => typeof e[1] === "object")
   .map(([name, e]) => [name, join(repoRoot, e.types)] as const);
 
-/** Names of types declared in our own `dist` that signatures of exports use but no entry exports. */
-function unnameable(): string[] {
+/**
+ * Every entry's declarations in one program: its checker, the exported values (functions,
+ * classes, constants) and every exported symbol with the name it is exported by.
+ */
+function entryExports() {
   const program = ts.createProgram(
     entries.map(([, file]) => file),
     { strict: true, noEmit: true, skipLibCheck: true, module: ts.ModuleKind.NodeNext },
   );
   const checker = program.getTypeChecker();
-  const exported = new Set<ts.Symbol>();
+  const exported = new Map<ts.Symbol, string>();
   const values: ts.Symbol[] = [];
   for (const [, file] of entries) {
     const source = program.getSourceFile(file)!;
     for (const s of checker.getExportsOfModule(checker.getSymbolAtLocation(source)!)) {
       const target = s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s;
-      exported.add(target);
+      exported.set(target, s.name);
       if (target.flags & (ts.SymbolFlags.Function | ts.SymbolFlags.Class | ts.SymbolFlags.Variable))
         values.push(target);
     }
   }
+  /** The symbol a type reference names (through an import alias), if `node` is one. */
+  const referenced = (node: ts.Node): ts.Symbol | undefined => {
+    if (!ts.isTypeReferenceNode(node) && !ts.isExpressionWithTypeArguments(node)) return undefined;
+    const name = ts.isTypeReferenceNode(node) ? node.typeName : node.expression;
+    const symbol = checker.getSymbolAtLocation(name);
+    return symbol && symbol.flags & ts.SymbolFlags.Alias
+      ? checker.getAliasedSymbol(symbol)
+      : symbol;
+  };
+  return { exported, values, referenced };
+}
+
+/** Names of types declared in our own `dist` that signatures of exports use but no entry exports. */
+function unnameable(): string[] {
+  const { exported, values, referenced } = entryExports();
   const ours = (d: ts.Declaration) => d.getSourceFile().fileName.startsWith(join(repoRoot, "dist"));
   const missing = new Set<string>();
   const seen = new Set<ts.Node>();
@@ -50,15 +68,11 @@ function unnameable(): string[] {
   function visit(node: ts.Node, depth: number) {
     if (seen.has(node)) return;
     seen.add(node);
-    if (ts.isTypeReferenceNode(node) || ts.isExpressionWithTypeArguments(node)) {
-      const name = ts.isTypeReferenceNode(node) ? node.typeName : node.expression;
-      let symbol = checker.getSymbolAtLocation(name);
-      if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
-      const decl = symbol?.declarations?.[0];
-      if (symbol && decl && ours(decl) && !(symbol.flags & ts.SymbolFlags.TypeParameter)) {
-        if (!exported.has(symbol)) missing.add(symbol.name);
-        else if (depth > 0) for (const d of symbol.declarations ?? []) visit(d, depth - 1);
-      }
+    const symbol = referenced(node);
+    const decl = symbol?.declarations?.[0];
+    if (symbol && decl && ours(decl) && !(symbol.flags & ts.SymbolFlags.TypeParameter)) {
+      if (!exported.has(symbol)) missing.add(symbol.name);
+      else if (depth > 0) for (const d of symbol.declarations ?? []) visit(d, depth - 1);
     }
     if (ts.isBlock(node)) return;
     ts.forEachChild(node, (child) => visit(child, depth));
@@ -73,41 +87,23 @@ function unnameable(): string[] {
  * TDigestStrategy`), or an internal one leaking out.
  */
 function unreached(): string[] {
-  const program = ts.createProgram(
-    entries.map(([, file]) => file),
-    { strict: true, noEmit: true, skipLibCheck: true, module: ts.ModuleKind.NodeNext },
-  );
-  const checker = program.getTypeChecker();
-  const types = new Map<ts.Symbol, string>();
-  const values: ts.Symbol[] = [];
-  for (const [, file] of entries) {
-    const source = program.getSourceFile(file)!;
-    for (const s of checker.getExportsOfModule(checker.getSymbolAtLocation(source)!)) {
-      const target = s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s;
-      if (target.flags & (ts.SymbolFlags.Function | ts.SymbolFlags.Class | ts.SymbolFlags.Variable))
-        values.push(target);
-      else types.set(target, s.name);
-    }
-  }
+  const { exported, values, referenced } = entryExports();
+  const types = [...exported].filter(([s]) => !values.includes(s));
   const reached = new Set<ts.Symbol>();
   const seen = new Set<ts.Node>();
   function visit(node: ts.Node) {
     if (seen.has(node)) return;
     seen.add(node);
-    if (ts.isTypeReferenceNode(node) || ts.isExpressionWithTypeArguments(node)) {
-      const name = ts.isTypeReferenceNode(node) ? node.typeName : node.expression;
-      let symbol = checker.getSymbolAtLocation(name);
-      if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
-      if (symbol && !reached.has(symbol)) {
-        reached.add(symbol);
-        for (const d of symbol.declarations ?? [])
-          if (d.getSourceFile().fileName.startsWith(join(repoRoot, "dist"))) visit(d);
-      }
+    const symbol = referenced(node);
+    if (symbol && !reached.has(symbol)) {
+      reached.add(symbol);
+      for (const d of symbol.declarations ?? [])
+        if (d.getSourceFile().fileName.startsWith(join(repoRoot, "dist"))) visit(d);
     }
     ts.forEachChild(node, visit);
   }
   for (const s of values) for (const d of s.declarations ?? []) visit(d);
-  return [...types].filter(([s]) => !reached.has(s)).map(([, name]) => name);
+  return types.filter(([s]) => !reached.has(s)).map(([, name]) => name);
 }
 
 /**

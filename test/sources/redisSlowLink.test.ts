@@ -9,33 +9,26 @@ import { block, blocks, cleanup, follow, publish } from "./redisHelpers.js";
 const skip = redisSkipReason();
 
 /**
- * A TCP proxy on 127.0.0.1 to `port`: what the client sends passes at once, what Redis answers
- * at most `bytesPerTick` every 50 ms.
+ * A TCP proxy on 127.0.0.1 to `port`, stopped at cleanup: what the client sends passes at once;
+ * each chunk Redis answers goes to `relay` (with the client's socket and a stop for its timers),
+ * which writes it on when it will.
  */
-async function slowProxy(port: number, bytesPerTick: number): Promise<number> {
+async function proxy(
+  port: number,
+  relay: (client: Socket) => { data(d: Buffer): void; stop?(): void },
+): Promise<number> {
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
     const upstream = new Socket();
     sockets.add(client).add(upstream);
-    const queue: Buffer[] = [];
-    const tick = setInterval(() => {
-      let budget = bytesPerTick;
-      while (budget > 0 && queue.length > 0) {
-        const head = queue[0]!;
-        const part = head.subarray(0, budget);
-        if (part.length === head.length) queue.shift();
-        else queue[0] = head.subarray(part.length);
-        budget -= part.length;
-        if (!client.destroyed) client.write(part);
-      }
-    }, 50);
+    const forward = relay(client);
     const close = () => {
-      clearInterval(tick);
+      forward.stop?.();
       client.destroy();
       upstream.destroy();
     };
     upstream.connect(port, "127.0.0.1");
-    upstream.on("data", (d: Buffer) => queue.push(d));
+    upstream.on("data", (d: Buffer) => forward.data(d));
     client.on("data", (d) => upstream.write(d));
     for (const s of [client, upstream]) {
       s.on("error", close);
@@ -51,6 +44,28 @@ async function slowProxy(port: number, bytesPerTick: number): Promise<number> {
       }),
   );
   return (server.address() as { port: number }).port;
+}
+
+/**
+ * A TCP proxy on 127.0.0.1 to `port`: what the client sends passes at once, what Redis answers
+ * at most `bytesPerTick` every 50 ms.
+ */
+function slowProxy(port: number, bytesPerTick: number): Promise<number> {
+  return proxy(port, (client) => {
+    const queue: Buffer[] = [];
+    const tick = setInterval(() => {
+      let budget = bytesPerTick;
+      while (budget > 0 && queue.length > 0) {
+        const head = queue[0]!;
+        const part = head.subarray(0, budget);
+        if (part.length === head.length) queue.shift();
+        else queue[0] = head.subarray(part.length);
+        budget -= part.length;
+        if (!client.destroyed) client.write(part);
+      }
+    }, 50);
+    return { data: (d) => queue.push(d), stop: () => clearInterval(tick) };
+  });
 }
 
 describe.skipIf(skip)("a replica on a slow link to Redis", () => {
@@ -88,37 +103,16 @@ describe.skipIf(skip)("a replica on a slow link to Redis", () => {
  * Redis that stalls (a fork, `CLIENT PAUSE`, a partition) holds them; `thaw` lets them through.
  */
 async function stallProxy(port: number) {
-  const sockets = new Set<Socket>();
   let frozen = false;
   const held: [Socket, Buffer][] = [];
-  const server = createServer((client) => {
-    const upstream = new Socket();
-    sockets.add(client).add(upstream);
-    const close = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    upstream.connect(port, "127.0.0.1");
-    upstream.on("data", (d: Buffer) => {
+  const proxyPort = await proxy(port, (client) => ({
+    data(d) {
       if (frozen) held.push([client, d]);
       else if (!client.destroyed) client.write(d);
-    });
-    client.on("data", (d) => upstream.write(d));
-    for (const s of [client, upstream]) {
-      s.on("error", close);
-      s.on("close", close);
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  cleanup.push(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  );
+    },
+  }));
   return {
-    port: (server.address() as { port: number }).port,
+    port: proxyPort,
     freeze() {
       frozen = true;
     },
