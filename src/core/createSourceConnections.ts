@@ -42,7 +42,8 @@ export interface SourceConnections {
  * The engine's sources: any Observable, of rxjs or another library (whatever its `subscribe()`
  * returns: an rxjs Subscription, an object with `unsubscribe()`, a teardown function, or
  * nothing), each returned as an rxjs Subscription. A source unsubscribed by its owner before it
- * ended no longer counts as connected; once a connection is over, whatever its source still
+ * ended, or after it failed, no longer counts as connected (one that failed while `connect`
+ * subscribed it is returned closed, and counts as not completed); once a connection is over, whatever its source still
  * sends is ignored, so one that cannot be stopped cannot feed a closed engine.
  *
  * @throws {InvalidArgumentError} from `connect`, naming `source$`, for something that is not an
@@ -68,12 +69,32 @@ export function createSourceConnections(handlers: SourceHandlers): SourceConnect
     let done = false;
     let completedNow = false;
     let stopped = false;
-    let sub: Subscription | undefined;
+    // Whether the stop below already took this connection out of `connected`; whether the
+    // source failed; whether the connection is being closed because it ended while subscribing.
+    let detached = false;
+    let failed = false;
+    let endedEarly = false;
+    let foreign: unknown;
+    let subscribed = false;
+    // Made, and running, before subscribing: a close() made while the source sends its first
+    // values (a subscriber of the engine closing it) stops this source too, once it is subscribed.
+    const sub = new Subscription(() => {
+      stopped = true;
+      // A source its owner stops, running or failed, no longer counts (a failed one counted as
+      // never completing: an engine whose failed replay was replaced stayed short of completed).
+      if (!done || (failed && !endedEarly)) {
+        done = true;
+        detached = true;
+        running.delete(sub);
+        connected--;
+      }
+      if (subscribed) stopForeign(foreign);
+    });
+    running.add(sub);
     const finish = () => {
       done = true;
-      if (sub) running.delete(sub);
+      running.delete(sub);
     };
-    let foreign: unknown;
     try {
       foreign = source$.subscribe({
         next(value) {
@@ -82,6 +103,7 @@ export function createSourceConnections(handlers: SourceHandlers): SourceConnect
         error(error) {
           if (stopped || done) return;
           finish();
+          failed = true;
           handlers.error(error);
         },
         complete() {
@@ -95,24 +117,23 @@ export function createSourceConnections(handlers: SourceHandlers): SourceConnect
     } catch (error) {
       // Not an Observable after all (rxjs's subscribe never throws): nothing stays counted.
       stopped = true;
-      connected--;
+      done = true;
+      running.delete(sub);
+      if (!detached) connected--;
       if (completedNow) completed--;
       throw new InvalidArgumentError([
         { path: "source$", message: `its subscribe() threw: ${shorten(thrownText(error))}` },
       ]);
     }
-    sub = new Subscription(() => {
-      stopped = true;
-      if (!done) {
-        done = true;
-        running.delete(sub!);
-        connected--;
-      }
-      stopForeign(foreign);
-    });
-    // Ended while subscribing: the connection is returned closed, as rxjs's would be.
-    if (done) sub.unsubscribe();
-    else running.add(sub);
+    subscribed = true;
+    // Stopped while subscribing (the engine closed): stop the source now that there is a handle.
+    if (stopped) stopForeign(foreign);
+    // Ended while subscribing: the connection is returned closed, as rxjs's would be (one that
+    // failed then still counts, as not completed).
+    else if (done) {
+      endedEarly = true;
+      sub.unsubscribe();
+    }
     return sub;
   }
 

@@ -1,4 +1,4 @@
-import { of } from "rxjs";
+import { concat, from, Observable, of, Subject, throwError } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { U64_MAX } from "../../src/core/u64.js";
 import { createHandler } from "../../src/http/createHandler.js";
@@ -460,6 +460,66 @@ describe("whatever a strategy throws, the engine keeps going", () => {
     });
     expect(sub.closed).toBe(true);
     expect(engine.sourcesCompleted).toBe(true);
+  });
+
+  it("a failed source its owner unsubscribes no longer counts: the replay that replaced it completes the engine", () => {
+    const engine = createEngine({ strategy: aip34() });
+    const failing = new Subject<unknown>();
+    const first = engine.connect(failing);
+    failing.next(idleBlock(1));
+    failing.error(new Error("ENOENT"));
+    expect(engine.sourcesCompleted).toBe(false);
+    first.unsubscribe();
+    engine.connect(from([idleBlock(2), idleBlock(3)]));
+    expect(engine.counters().accepted).toBe(3);
+    expect(engine.sourcesCompleted).toBe(true);
+    // One that failed while connect() subscribed it is returned closed, and counts as not
+    // completed (nothing of its owner's can stop it twice).
+    const early = engine.connect(
+      concat(
+        of(idleBlock(4)),
+        throwError(() => new Error("gone")),
+      ),
+    );
+    expect(early.closed).toBe(true);
+    expect(engine.sourcesCompleted).toBe(false);
+    early.unsubscribe();
+    expect(engine.sourcesCompleted).toBe(false);
+  });
+
+  it("close() from a subscriber while a source sends its first blocks in connect() stops that source", () => {
+    const engine = createEngine({ strategy: aip34() });
+    // A backlog sent at once, then live blocks until stopped (a timer, a socket).
+    let live: ((h: number) => void) | undefined;
+    let tornDown = 0;
+    const sent: number[] = [];
+    const source$ = new Observable<unknown>((sub) => {
+      for (const h of [1, 2, 3]) {
+        sent.push(h);
+        sub.next(idleBlock(h));
+      }
+      live = (h) => sub.next(idleBlock(h));
+      return () => {
+        tornDown++;
+      };
+    });
+    engine.snapshots$.subscribe((s) => {
+      if (s.ledger.blockHeight === 1n) engine.close();
+    });
+    const events: string[] = [];
+    engine.events$.subscribe({
+      next: (e) => events.push(e.type),
+      complete: () => events.push("complete"),
+    });
+    const sub = engine.connect(source$);
+    expect(tornDown).toBe(1);
+    expect(sub.closed).toBe(true);
+    // What it still sends is ignored, not ingested into a closed engine.
+    live!(4);
+    expect(engine.counters()).toMatchObject({ accepted: 1, rejected: 0 });
+    expect(engine.snapshot()!.ledger.blockHeight).toBe(1n);
+    expect(events).toEqual(["complete"]);
+    expect(engine.sourcesCompleted).toBe(false);
   });
 
   it("a block whose getters throw is an invalid block sample", () => {
