@@ -99,4 +99,38 @@ describe("Redis page sizes: entries asked for at once", () => {
     expect(() => one.failed(closed, 1)).toThrow(closed);
     expect(one.count()).toBe(500);
   });
+
+  it("waits longer to double a cut back each time the doubled page fails again: a slow link is not a stall", () => {
+    // A link on which a page of more than 7 entries cannot arrive within the timeout: a
+    // replica catching up on 5,000 entries.
+    const pages = createPageSizer(500);
+    pages.observe(page(4, 100));
+    const timeout = new RedisFeedError("redis://x", "timeout");
+    let read = 0;
+    let timeouts = 0;
+    while (read < 5_000) {
+      const count = pages.count();
+      if (count > 7) {
+        timeouts++;
+        expect(() => pages.failed(timeout, count)).toThrow(timeout);
+      } else {
+        pages.observe(page(count, 100));
+        read += count;
+      }
+    }
+    // Six cuts (500 -> 7), then doublings undone after 8, 16, ... up to 128 full pages: 17.
+    // Doubling back every REGROW_AFTER pages cost one timeout every nine pages (95, each a
+    // reconnection).
+    expect(timeouts).toBeLessThan(20);
+    // A doubled cut that reads a full page resets the wait: stalls are outgrown as before.
+    const stalls = createPageSizer(500);
+    stalls.observe(page(4, 100));
+    expect(() => stalls.failed(timeout, 500)).toThrow(timeout);
+    for (let i = 0; i < REGROW_AFTER; i++) stalls.observe(page(250, 100));
+    expect(stalls.count()).toBe(500);
+    stalls.observe(page(500, 100));
+    expect(() => stalls.failed(timeout, 500)).toThrow(timeout);
+    for (let i = 0; i < REGROW_AFTER; i++) stalls.observe(page(250, 100));
+    expect(stalls.count()).toBe(500);
+  });
 });

@@ -7,6 +7,8 @@ export const PAGE_BYTES = 32 * 1024 * 1024;
 export const FIRST_PAGE = 4;
 /** Full pages in a row after which a page size cut by a timeout or a closed connection doubles again. */
 export const REGROW_AFTER = 8;
+/** Most full pages a doubling waits for, once doublings were undone by the page after them. */
+export const REGROW_AFTER_MAX = 16 * REGROW_AFTER;
 
 /** How many entries the next `XREVRANGE`, `XRANGE` or `XREAD` asks for; see {@link createPageSizer}. */
 export interface PageSizer {
@@ -42,7 +44,10 @@ export interface PageSizer {
  * caught up). But a Redis that stalls (a fork, `DEBUG SLEEP`, `CLIENT PAUSE`, a network
  * partition) times a page out too, whatever its size, and a restart closes it: either cut
  * doubles back after {@link REGROW_AFTER} full pages in a row (of reads that a failure does not
- * start over: a warm start never completed when its pages doubled back into the limit). Kept
+ * start over: a warm start never completed when its pages doubled back into the limit). When the
+ * first full page at a doubled cut fails again (the link is slow, or the limit is real), the next
+ * doubling waits twice as many pages, up to {@link REGROW_AFTER_MAX}: doubling back every 8
+ * pages cost a timeout and a reconnection every nine pages of a catch-up over a slow link. Kept
  * for good, nine stalls of Redis longer than the timeout left a replica reading one entry per
  * `XREAD` until it was restarted: 2,000 entries behind, it took 28 s to catch up over a 40 ms
  * round trip, where it took 0.9 s.
@@ -57,6 +62,11 @@ export function createPageSizer(batchSize: number, pageBytes = PAGE_BYTES): Page
   // The cut of timeouts and closed connections, and the full pages read at it in a row.
   let cut = batchSize;
   let fullPages = 0;
+  // The full pages a doubling waits for, and whether the cut was doubled with no full page read
+  // at it yet: a slow link (or the output buffer limit) fails that page again, and a doubling
+  // each REGROW_AFTER pages cost a timeout (or a closed connection) every nine pages.
+  let regrowAfter = REGROW_AFTER;
+  let grown = false;
   let largest = 0;
   return {
     count(want = Number.POSITIVE_INFINITY) {
@@ -65,11 +75,16 @@ export function createPageSizer(batchSize: number, pageBytes = PAGE_BYTES): Page
     },
     observe(page, regrow = true) {
       if (page.length === 0) return;
+      if (grown && page.length >= cut) {
+        grown = false;
+        regrowAfter = REGROW_AFTER;
+      }
       if (regrow && cut < batchSize) {
         fullPages = page.length >= cut ? fullPages + 1 : 0;
-        if (fullPages >= REGROW_AFTER) {
+        if (fullPages >= regrowAfter) {
           cut = Math.min(batchSize, cut * 2);
           fullPages = 0;
+          grown = true;
         }
       }
       let most = 0;
@@ -86,6 +101,9 @@ export function createPageSizer(batchSize: number, pageBytes = PAGE_BYTES): Page
         count > 1 &&
         (e.kind === "timeout" || e.kind === "closed")
       ) {
+        // The first full page at a doubled cut failed: the next doubling waits twice as long.
+        if (grown && count >= cut) regrowAfter = Math.min(REGROW_AFTER_MAX, regrowAfter * 2);
+        grown = false;
         cut = Math.max(1, Math.floor(count / 2));
         fullPages = 0;
       }
