@@ -25,15 +25,33 @@ process.stdout.on("error", (error) => {
 // are diagnostics with nowhere else to go, so they are dropped and the command carries on (its
 // results still reach stdout, or stdout's own failure decides the exit code).
 process.stderr.on("error", () => {});
-const { main } = await import(entry.href);
-const code = await main(process.argv.slice(2));
-// A write to a file or pipe that failed reports it on the next turn: let it arrive.
-await new Promise((resolve) => setImmediate(resolve));
 // serve's and publish's stdout is their log, not their result: a log reader gone is no failure
 // of a clean stop (a supervisor would record every such stop as a crash). Their --help is their
 // result, as every command's is.
 const help = process.argv.slice(3).some((a) => a === "--help" || a === "-h");
 const logOnly = (process.argv[2] === "serve" || process.argv[2] === "publish") && !help;
+// serve and publish stop on SIGINT/SIGTERM with a drain, from handlers they set when they start.
+// A signal that came while Node was still loading the CLI (up to a second or two) found no
+// handler: it ended the process by the signal, or, as PID 1 in a container (where a signal
+// without a handler is ignored), was lost, and the command went on until killed. Hold it until
+// their handlers are set (they set them before their first `await`), then hand it to them; a
+// second one meanwhile ends the process as the second one of a drain does.
+let early;
+const hold = (signal) => {
+  if (early === undefined) early = signal;
+  else {
+    for (const s of ["SIGINT", "SIGTERM"]) process.off(s, hold);
+    process.kill(process.pid, signal);
+  }
+};
+if (logOnly) for (const s of ["SIGINT", "SIGTERM"]) process.on(s, hold);
+const { main } = await import(entry.href);
+const running = main(process.argv.slice(2));
+for (const s of ["SIGINT", "SIGTERM"]) process.off(s, hold);
+if (early !== undefined) process.emit(early, early);
+const code = await running;
+// A write to a file or pipe that failed reports it on the next turn: let it arrive.
+await new Promise((resolve) => setImmediate(resolve));
 // Exit 2 (some input lines rejected) is a finished run too: its output was cut all the same.
 if (stdoutError !== undefined && !logOnly && (code === 0 || code === 2)) {
   if (stdoutError.code === "EPIPE") process.exitCode = 141;

@@ -58,6 +58,8 @@ export async function cliMetrics(flags: MetricsFlags): Promise<
       maxStalenessMs?: number | false;
       /** Where the metrics port reports a failed scrape. */
       logger?: Pick<HandlerLogger, "error">;
+      /** The metrics port's `closeTimeout` (`serve --close-timeout-ms`); its own default without. */
+      closeTimeout?: number;
     }) => CliMetrics)
   | undefined
 > {
@@ -70,7 +72,7 @@ export async function cliMetrics(flags: MetricsFlags): Promise<
   if (!flags.metrics && port === undefined) return undefined;
   const { createMetrics, createMetricsServer } = await loadMetricsModule();
   return (options) => {
-    const { logger, ...metricsOptions } = options;
+    const { logger, closeTimeout, ...metricsOptions } = options;
     const metrics = createMetrics(metricsOptions);
     let server: MetricsServer | undefined;
     return {
@@ -78,7 +80,10 @@ export async function cliMetrics(flags: MetricsFlags): Promise<
       ownPort: port !== undefined,
       async listen() {
         if (port === undefined) return undefined;
-        server = createMetricsServer(metrics, logger ? { logger } : {});
+        server = createMetricsServer(metrics, {
+          ...(logger ? { logger } : {}),
+          ...(closeTimeout === undefined ? {} : { closeTimeout }),
+        });
         let address: AddressInfo;
         try {
           address = await listen(server, { host, port });

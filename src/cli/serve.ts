@@ -76,7 +76,7 @@ Limits (see docs/http.md):
   --keep-alive-timeout-ms N    idle keep-alive connections close after N ms (default 5000)
   --request-timeout-ms N       a request must arrive within N ms, else 408 (default 30000)
   --close-timeout-ms N         on SIGTERM/SIGINT, destroy what is still open after N ms
-                               (default 10000)
+                               (default 10000; also the --metrics-port's, default 2000)
 
 ${SERVE_METRICS_USAGE}
 
@@ -218,7 +218,8 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
   let metrics: ReturnType<NonNullable<typeof makeMetrics>> | undefined;
   try {
     const logger = serverLogger(log, limited);
-    metrics = makeMetrics?.({ engine, maxStalenessMs, logger });
+    // The metrics port stops as the main port does: within --close-timeout-ms when given.
+    metrics = makeMetrics?.({ engine, maxStalenessMs, logger, closeTimeout: limits.closeTimeout });
     server = createServer(engine, {
       ...limits,
       headerPrefix: values["header-prefix"],
@@ -300,16 +301,29 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(`${SERVE_USAGE}\n`);
     return 0;
   }
-  const handle = await startServe(argv, io);
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      resolve();
-    };
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
+  // Signals are handled from the start, as publish's: one during start-up (loading modules,
+  // a strategy module, listening) stops the server as soon as it has started. Handled only
+  // from then on, it ended the process by the signal, or, as PID 1 in a container (where a
+  // signal without a handler is ignored), was lost: the server went on until killed.
+  let signal: () => void = () => undefined;
+  const signalled = new Promise<void>((resolve) => {
+    signal = resolve;
   });
+  const stop = () => {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+    signal();
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  let handle: ServeHandle;
+  try {
+    handle = await startServe(argv, io);
+  } catch (e) {
+    stop();
+    throw e;
+  }
+  await signalled;
   await handle.close();
   return 0;
 }

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,7 +7,7 @@ import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ServeHandle, startServe } from "../../src/cli/serve.js";
 import { runCli } from "../helpers/cli.js";
-import { noNodeUrl } from "../helpers/freePort.js";
+import { freePort, noNodeUrl } from "../helpers/freePort.js";
 import { until } from "../helpers/until.js";
 
 /** A node URL nothing listens on (not port 1 or 9: Fetch "bad ports" are refused up front). */
@@ -246,6 +246,66 @@ describe("gasdigest serve", () => {
     expect(code).toBe(0);
     expect(out).toContain('"msg":"gasdigest stopped"');
   });
+
+  it("stops on a SIGTERM that came while Node was still loading the CLI, serve and publish (the built binary)", async () => {
+    // A module hook holds the load of the CLI (dist/cli/main.js) until the signal was sent.
+    // Before the fix no handler was set yet: the process ended by the signal (as PID 1 in a
+    // container, the signal was ignored and the command went on until killed).
+    const dir = mkdtempSync(join(tmpdir(), "gasdigest-early-signal-"));
+    try {
+      writeFileSync(
+        join(dir, "hooks.mjs"),
+        `import { existsSync, writeFileSync } from "node:fs";
+        import { setTimeout as sleep } from "node:timers/promises";
+        export async function load(url, context, next) {
+          if (url.endsWith("/dist/cli/main.js")) {
+            writeFileSync(new URL("./loading", import.meta.url), "");
+            while (!existsSync(new URL("./go", import.meta.url))) await sleep(10);
+          }
+          return next(url, context);
+        }\n`,
+      );
+      writeFileSync(
+        join(dir, "register.mjs"),
+        'import { register } from "node:module";\nregister("./hooks.mjs", import.meta.url);\n',
+      );
+      const bin = join(import.meta.dirname, "..", "..", "bin", "gasdigest.js");
+      const noRedis = `redis://127.0.0.1:${await freePort()}`;
+      for (const [argv, last] of [
+        [["serve", "--port", "0", "--interval-ms", "50"], "gasdigest stopped"],
+        [
+          ["publish", "--source", "sim", "--to", noRedis],
+          "gasdigest publish stopped before Redis answered",
+        ],
+      ] as const) {
+        for (const f of ["loading", "go"]) rmSync(join(dir, f), { force: true });
+        const child = spawn(
+          process.execPath,
+          ["--import", join(dir, "register.mjs"), bin, ...argv],
+          { stdio: ["ignore", "pipe", "pipe"] },
+        );
+        let out = "";
+        child.stdout.on("data", (d) => {
+          out += String(d);
+        });
+        const exit = new Promise<[number | null, string | null]>((r) =>
+          child.on("exit", (code, signal) => r([code, signal])),
+        );
+        await until(() => existsSync(join(dir, "loading")), 10_000, "the CLI to be loading");
+        child.kill("SIGTERM");
+        writeFileSync(join(dir, "go"), "");
+        const exited = await Promise.race([
+          exit,
+          new Promise<"alive">((r) => setTimeout(() => r("alive"), 10_000)),
+        ]);
+        if (exited === "alive") child.kill("SIGKILL");
+        expect(exited, argv[0]).toEqual([0, null]);
+        expect(out, argv[0]).toContain(`"msg":"${last}"`);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 
   it("stops on SIGTERM while its NDJSON source is a FIFO no writer has opened yet (the built binary)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "gasdigest-fifo-"));

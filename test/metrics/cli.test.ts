@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { startPublish } from "../../src/cli/publish.js";
 import { type ServeHandle, startServe } from "../../src/cli/serve.js";
 import { parseBlockSample, serializeBlockSample } from "../../src/core/blockSample.js";
@@ -13,6 +13,19 @@ import { block } from "../helpers/blocks.js";
 import { redisSkipReason, startRedis } from "../helpers/redisServer.js";
 import { until } from "../helpers/until.js";
 import { parsePrometheusText, sampleValue } from "./parsePrometheusText.js";
+
+/** The options of every metrics server made, in order. */
+const metricsServerOptions = vi.hoisted(() => [] as ({ closeTimeout?: number } | undefined)[]);
+vi.mock("../../src/metrics/createMetricsServer.js", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("../../src/metrics/createMetricsServer.js")>();
+  return {
+    ...actual,
+    createMetricsServer: (...args: Parameters<typeof actual.createMetricsServer>) => {
+      metricsServerOptions.push(args[1]);
+      return actual.createMetricsServer(...args);
+    },
+  };
+});
 
 const dir = mkdtempSync(join(tmpdir(), "gasdigest-metrics-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -104,6 +117,17 @@ describe("gasdigest serve --metrics", () => {
     expect((await fetch(metricsUrl, { method: "POST" })).status).toBe(405);
     await handle.close();
     await expect(fetch(metricsUrl)).rejects.toThrow();
+  });
+
+  it("--close-timeout-ms reaches the metrics port too (its own default without it)", async () => {
+    // The metrics port used to keep its 2 s whatever the flag: a scrape connection with half a
+    // request held the stop 2 s after --close-timeout-ms 0, and was cut at 2 s with 8000.
+    metricsServerOptions.length = 0;
+    for (const argv of [["--close-timeout-ms", "0"], ["--close-timeout-ms", "8000"], []]) {
+      const handle = await serve(["--metrics-port", "0", ...argv]);
+      await handle.close();
+    }
+    expect(metricsServerOptions.map((o) => o?.closeTimeout)).toEqual([0, 8000, undefined]);
   });
 
   it("refuses unusable metrics flags with a usage error naming the flag", async () => {
