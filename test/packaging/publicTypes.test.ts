@@ -57,6 +57,18 @@ function entryExports() {
   return { exported, values, referenced };
 }
 
+/** A strict consumer's compiler options, emitting declarations into `dir`/out. */
+const consumerOptions = (dir: string): ts.CompilerOptions => ({
+  strict: true,
+  declaration: true,
+  emitDeclarationOnly: true,
+  outDir: join(dir, "out"),
+  module: ts.ModuleKind.NodeNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  target: ts.ScriptTarget.ES2022,
+  skipLibCheck: true,
+});
+
 /** Names of types declared in our own `dist` that signatures of exports use but no entry exports. */
 function unnameable(): string[] {
   const { exported, values, referenced } = entryExports();
@@ -266,16 +278,9 @@ export const forwarded = [
 `,
       );
       const program = ts.createProgram([join(project.dir, "consumer.ts")], {
-        strict: true,
+        ...consumerOptions(project.dir),
         exactOptionalPropertyTypes: true,
         noUncheckedIndexedAccess: true,
-        declaration: true,
-        emitDeclarationOnly: true,
-        outDir: join(project.dir, "out"),
-        module: ts.ModuleKind.NodeNext,
-        moduleResolution: ts.ModuleResolutionKind.NodeNext,
-        target: ts.ScriptTarget.ES2022,
-        skipLibCheck: true,
       });
       const problems = [...ts.getPreEmitDiagnostics(program), ...program.emit().diagnostics];
       expect(problems.map((d) => ts.flattenDiagnosticMessageText(d.messageText, " "))).toEqual([]);
@@ -326,17 +331,7 @@ ${functions.map((f) => `export const ${f}Returned = returned(${f});`).join("\n")
       for (const file of files) {
         const program = ts.createProgram(
           [file],
-          {
-            strict: true,
-            declaration: true,
-            emitDeclarationOnly: true,
-            outDir: join(project.dir, "out"),
-            module: ts.ModuleKind.NodeNext,
-            moduleResolution: ts.ModuleResolutionKind.NodeNext,
-            target: ts.ScriptTarget.ES2022,
-            types: ["node"],
-            skipLibCheck: true,
-          },
+          { ...consumerOptions(project.dir), types: ["node"] },
           undefined,
           previous,
         );
@@ -378,15 +373,8 @@ export const plugin = gasdigest;
 `,
       );
       const program = ts.createProgram([join(dir, "consumer.ts")], {
-        strict: true,
-        declaration: true,
-        emitDeclarationOnly: true,
-        outDir: join(dir, "out"),
-        module: ts.ModuleKind.NodeNext,
-        moduleResolution: ts.ModuleResolutionKind.NodeNext,
-        target: ts.ScriptTarget.ES2022,
+        ...consumerOptions(dir),
         types: ["node"],
-        skipLibCheck: true,
       });
       const problems = [...ts.getPreEmitDiagnostics(program), ...program.emit().diagnostics];
       expect(problems.map((d) => ts.flattenDiagnosticMessageText(d.messageText, " "))).toEqual([]);
