@@ -49,6 +49,15 @@ describe("parseRedisUrl", () => {
     );
   });
 
+  it("says a Unix socket is not connected to, where it said only that no host was named", () => {
+    for (const url of ["redis:///tmp/redis.sock", "unix:///tmp/redis.sock", "unix:/run/r.sock"])
+      expect(refusal(url)).toBe(
+        "invalid configuration: url: names a Unix socket, which gasdigest does not connect to: serve Redis on a TCP port too (its port setting) and give that, as in redis://127.0.0.1:6379",
+      );
+    // No host and no path is still a missing host.
+    expect(refusal("redis://")).toContain("must name a host");
+  });
+
   it("refuses spaces and control characters the URL parser would drop without a word", () => {
     // A leading space or newline, a tab inside the host: each read otherwise than it looks.
     for (const url of [

@@ -50,6 +50,12 @@ export function parseRedisUrl(url: string): RedisTarget {
   } catch {
     throw bad(`must be a URL such as redis://127.0.0.1:6379 (got ${describeValue(showUrl(url))})`);
   }
+  // A socket path (unix:/run/redis.sock, redis:///run/redis.sock, as some clients take them):
+  // say that sockets are not read, not only that the URL names no host.
+  if (parsed.protocol === "unix:" || (!parsed.hostname && parsed.pathname.length > 1))
+    throw bad(
+      "names a Unix socket, which gasdigest does not connect to: serve Redis on a TCP port too (its port setting) and give that, as in redis://127.0.0.1:6379",
+    );
   if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:")
     throw bad(`must use redis or rediss (got "${parsed.protocol.slice(0, -1)}")`);
   if (!parsed.hostname)
