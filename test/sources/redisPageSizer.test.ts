@@ -37,6 +37,13 @@ describe("Redis page sizes: entries asked for at once", () => {
     expect(pages.count()).toBe(500);
   });
 
+  /** A warm start's pages (started over by a failure) never double a cut of 500 to 250 back. */
+  function expectWarmStartKeepsCut(pages: ReturnType<typeof createPageSizer>, error: Error) {
+    expect(() => pages.failed(error, 500)).toThrow(error);
+    for (let i = 0; i < 2 * REGROW_AFTER; i++) pages.observe(page(250, 100), false);
+    expect(pages.count()).toBe(250);
+  }
+
   it("halves the page after a timeout, rethrowing the failure", () => {
     const pages = createPageSizer(500);
     pages.observe(page(4, 100));
@@ -65,10 +72,7 @@ describe("Redis page sizes: entries asked for at once", () => {
     for (let cut = 2; cut < 500; cut = Math.min(500, cut * 2))
       for (let i = 0; i < REGROW_AFTER; i++) pages.observe(page(cut, 100));
     expect(pages.count()).toBe(500);
-    // A warm start's pages (started over by a failure) never double it back.
-    expect(() => pages.failed(timeout, 500)).toThrow(timeout);
-    for (let i = 0; i < 2 * REGROW_AFTER; i++) pages.observe(page(250, 100), false);
-    expect(pages.count()).toBe(250);
+    expectWarmStartKeepsCut(pages, timeout);
   });
 
   it("halves the page after a closed connection, and doubles it back after full pages", () => {
@@ -89,10 +93,7 @@ describe("Redis page sizes: entries asked for at once", () => {
     expect(pages.count()).toBe(250);
     for (let i = 0; i < REGROW_AFTER; i++) pages.observe(page(250, 100));
     expect(pages.count()).toBe(500);
-    // A warm start's pages (started over by a failure) never double it back.
-    expect(() => pages.failed(closed, 500)).toThrow(closed);
-    for (let i = 0; i < 2 * REGROW_AFTER; i++) pages.observe(page(250, 100), false);
-    expect(pages.count()).toBe(250);
+    expectWarmStartKeepsCut(pages, closed);
     // A one-entry page is never cut below one.
     const one = createPageSizer(500);
     one.observe(page(4, 100));
