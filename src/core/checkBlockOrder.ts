@@ -95,12 +95,10 @@ export function checkBlockOrder(
       message: `${block.height} is ${block.height - newest.height} above the newest accepted height ${newest.height}; more than maxHeightJump (${maxHeightJump})`,
       code: "out_of_order",
     });
-  const top = highestVersion(newest);
-  const bottom = lowestVersion(block);
-  if (top !== undefined && bottom !== undefined && bottom <= top)
+  if (!versionsFollow(newest, block))
     throw new BlockOrderError({
       path: block.firstVersion !== undefined ? "first_version" : "last_version",
-      message: `${bottom} is not above the newest accepted ledger version ${top}; versions must increase from block to block`,
+      message: `${lowestVersion(block)} is not above the newest accepted ledger version ${highestVersion(newest)}; versions must increase from block to block`,
       code: "out_of_order",
     });
   return "next";

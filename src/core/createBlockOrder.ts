@@ -28,8 +28,8 @@ export interface BlockOrder {
  * but in order among themselves (heights increasing by at most `maxHeightJump`, epochs not
  * decreasing nor rising faster than heights, one chain id, versions increasing) means the
  * newest block was wrong (a poison line at height 2^64-1) or the chain was reset (a test
- * network wiped): the last block of the run is accepted as `"resync"`. So no single block can stop a source for good, and one
- * stray old block is still rejected.
+ * network wiped): the last block of the run is accepted as `"resync"`. So no single block can
+ * stop a source for good, and one stray old block is still rejected.
  *
  * @example
  * const order = createBlockOrder({ maxHeightJump: 1_000_000, resyncAfterBlocks: 10 });
