@@ -45,3 +45,4 @@ export {
   type HandlerResponse,
   type ResolvedHandlerOptions,
 } from "./types.js";
+export { withEarlierVary } from "./withEarlierVary.js";

@@ -187,6 +187,26 @@ for (const [name, express] of versions) {
       }
     });
 
+    it("keeps the Vary an earlier middleware set (an application's cors()), adding its own", async () => {
+      const app = express();
+      // What cors({ origin: [...] }) does before passing the request on.
+      app.use((_req, res, next) => {
+        res.setHeader("Access-Control-Allow-Origin", "https://a.example");
+        res.vary("Origin");
+        next();
+      });
+      app.use(gasdigest(engineWithBlocks(), { maxStalenessMs: false, corsOrigin: false }));
+      const { origin, close } = await listenLocal(http.createServer(app));
+      try {
+        const estimate = await request(`${origin}/v1/estimate_gas_price`);
+        expect(estimate.text).toBe(ESTIMATE);
+        expect(estimate.headers.vary).toBe("Accept, Origin");
+        expect((await request(`${origin}/v1/-/healthy`)).headers.vary).toBe("Origin");
+      } finally {
+        await close();
+      }
+    });
+
     it("sends errors thrown while answering (headers already sent upstream) to next(err)", async () => {
       const seen: unknown[] = [];
       const app = express();

@@ -58,6 +58,24 @@ describe("Fastify plugin with inject()", () => {
     await app.close();
   });
 
+  it("keeps the Vary an earlier hook set (@fastify/cors), adding its own", async () => {
+    const app = Fastify();
+    // What @fastify/cors does for a list of origins, in its onRequest hook.
+    app.addHook("onRequest", async (_request, reply) => {
+      reply.header("Access-Control-Allow-Origin", "https://a.example").header("Vary", "Origin");
+    });
+    await app.register(gasdigest, {
+      engine: engineWithBlocks(),
+      maxStalenessMs: false,
+      corsOrigin: false,
+    });
+    const estimate = await app.inject("/v1/estimate_gas_price");
+    expect(estimate.body).toBe(ESTIMATE);
+    expect(estimate.headers.vary).toBe("Accept, Origin");
+    expect((await app.inject("/v1/-/healthy")).headers.vary).toBe("Origin");
+    await app.close();
+  });
+
   it("answers 405 before Fastify parses a request body (and the app keeps its JSON parser)", async () => {
     const app = Fastify();
     app.post("/echo", async (req) => req.body);

@@ -142,6 +142,31 @@ describe("Koa: a native middleware", () => {
     }
   });
 
+  it("keeps the Vary upstream middleware set (koa-compress, @koa/cors), adding its own", async () => {
+    // What koa-compress does before it calls next().
+    const compress: Koa.Middleware = async (ctx, next) => {
+      ctx.vary("Accept-Encoding");
+      await next();
+    };
+    const app = await host(
+      gasdigest(engineWithBlocks(), {
+        maxStalenessMs: false,
+        corsOrigin: "https://wallet.example",
+      }),
+      compress,
+    );
+    try {
+      const estimate = await request(`${app.origin}/v1/estimate_gas_price`);
+      expect(estimate.text).toBe(ESTIMATE);
+      expect(estimate.headers.vary).toBe("Origin, Accept, Accept-Encoding");
+      expect((await request(`${app.origin}/spec.json`)).headers.vary).toBe(
+        "Origin, Accept-Encoding",
+      );
+    } finally {
+      await app.close();
+    }
+  });
+
   it("is an options factory returning a middleware named gasdigest; validates up front", () => {
     const middleware = gasdigest(engineWithBlocks());
     expect(middleware.name).toBe("gasdigest");

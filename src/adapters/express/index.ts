@@ -5,6 +5,7 @@ import {
   type HandlerOptions,
   type HandlerResponse,
   stripPrefix,
+  withEarlierVary,
   withinMount,
 } from "../../http/index.js";
 
@@ -93,7 +94,9 @@ function send(
   response: HandlerResponse,
 ) {
   try {
-    res.writeHead(response.status, response.headers);
+    // A Vary an earlier middleware set (an application's cors() adds Origin) is kept.
+    const vary = response.headers.Vary === undefined ? undefined : res.getHeader("Vary");
+    res.writeHead(response.status, withEarlierVary(response.headers, vary));
   } catch (err) {
     next(err);
     return;

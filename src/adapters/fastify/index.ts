@@ -17,6 +17,7 @@ import {
   splitMountOptions,
   stripPrefix,
   type ValidationIssue,
+  withEarlierVary,
 } from "../../http/index.js";
 
 // The type of `gasdigest` below, named here so a consumer whose package manager does not hoist
@@ -133,7 +134,9 @@ export const gasdigest: FastifyPluginAsync<FastifyGasdigestOptions> = fp(
         routes.removeAllContentTypeParsers();
         routes.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));
         const send = (reply: FastifyReply, res: HandlerResponse) => {
-          reply.code(res.status).headers(res.headers);
+          // A Vary set by an earlier hook (@fastify/cors adds Origin) is kept.
+          const vary = res.headers.Vary === undefined ? undefined : reply.getHeader("vary");
+          reply.code(res.status).headers(withEarlierVary(res.headers, vary));
           if (res.body === undefined) return reply.send();
           return reply.send(Buffer.from(res.body.buffer, res.body.byteOffset, res.body.byteLength));
         };

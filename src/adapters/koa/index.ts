@@ -5,6 +5,7 @@ import {
   type HandlerOptions,
   splitMountOptions,
   stripPrefix,
+  withEarlierVary,
   withinMount,
 } from "../../http/index.js";
 
@@ -37,6 +38,8 @@ export interface KoaContextLike {
   body: unknown;
   /** Set response headers. */
   set(headers: Readonly<Record<string, string>>): void;
+  /** The response, whose `Vary` (set by upstream middleware) is kept. */
+  readonly response?: { get(field: string): unknown } | undefined;
 }
 
 /** A Koa middleware: `app.use(gasdigest(engine))`. */
@@ -77,7 +80,9 @@ export function gasdigest(
     // Only the metrics scrape is asynchronous.
     const res = answer instanceof Promise ? await answer : answer;
     ctx.status = res.status;
-    ctx.set(res.headers);
+    // A Vary set upstream (koa-compress adds Accept-Encoding, @koa/cors Origin) is kept.
+    const vary = res.headers.Vary === undefined ? undefined : ctx.response?.get("Vary");
+    ctx.set(withEarlierVary(res.headers, vary));
     // No body on HEAD, 204 and 304: Koa then sends the headers as set, Content-Length included.
     if (res.body !== undefined)
       ctx.body = Buffer.from(res.body.buffer, res.body.byteOffset, res.body.byteLength);

@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { withEarlierVary } from "../../src/http/withEarlierVary.js";
+
+describe("withEarlierVary: an adapter keeps the Vary the host's response already holds", () => {
+  const ours = Object.freeze({ "Content-Type": "application/json", Vary: "Accept" });
+
+  it("adds the earlier names after its own, once each, whatever their case", () => {
+    expect(withEarlierVary(ours, "Origin")).toEqual({ ...ours, Vary: "Accept, Origin" });
+    expect(withEarlierVary(ours, "accept, Accept-Encoding,origin")).toEqual({
+      ...ours,
+      Vary: "Accept, Accept-Encoding, origin",
+    });
+    // node's getHeader returns what was set: a list when set as one.
+    expect(withEarlierVary(ours, ["Origin", "Accept-Language"]).Vary).toBe(
+      "Accept, Origin, Accept-Language",
+    );
+  });
+
+  it("is * when either side is *", () => {
+    expect(withEarlierVary(ours, "*").Vary).toBe("*");
+    expect(withEarlierVary({ Vary: "*" }, "Origin").Vary).toBe("*");
+  });
+
+  it("returns the answer's own headers when there is nothing to add (no copy)", () => {
+    for (const earlier of [undefined, "", " , ", "ACCEPT", 42])
+      expect(withEarlierVary(ours, earlier)).toBe(ours);
+    const none = Object.freeze({ "Content-Type": "text/plain" });
+    expect(withEarlierVary(none, "Origin")).toBe(none);
+  });
+});
