@@ -21,6 +21,11 @@ export interface StrategySettings {
   geth?: unknown;
   /** The config file's `last-block` block (validated by the last-block strategy). */
   "last-block"?: unknown;
+  /**
+   * The block of a strategy made known with {@link registerStrategy}, under its name (read by
+   * its maker); a key that names no strategy is refused when the settings are resolved.
+   */
+  [registered: string]: unknown;
 }
 
 /** The strategy blocks of a config file, the keys of {@link StrategySettings}. */

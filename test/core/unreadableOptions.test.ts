@@ -18,6 +18,7 @@ import {
   createSlidingDigest,
   createTDigest,
   geth,
+  type LastBlockOptions,
   lastBlock,
   parseGasConfig,
   registerStrategy,
@@ -254,13 +255,13 @@ describe("the other public entries name what is wrong with their arguments", () 
     expect(
       (await thrown(() => resolveStrategy("tdigest", { tdigest: { compression: 1 } }))).message,
     ).toContain("tdigest.compression");
-    registerStrategy("floor-test", (s) => lastBlock((s as Record<string, never>)["floor-test"]));
-    expect(typeof resolveStrategy("floor-test", { "floor-test": { multiplier: 2 } } as never)).toBe(
+    registerStrategy("floor-test", (s) => lastBlock(s["floor-test"] as LastBlockOptions));
+    expect(typeof resolveStrategy("floor-test", { "floor-test": { multiplier: 2 } })).toBe(
       "function",
     );
     // A registered maker's failures are named with its block, as a built-in's invalid options.
     registerStrategy("throws-test", (s) => {
-      const k = ((s as Record<string, unknown>)["throws-test"] as { k: number }).k;
+      const k = (s["throws-test"] as { k: number }).k;
       return lastBlock({ multiplier: k.toFixed(0) as never });
     });
     expect(

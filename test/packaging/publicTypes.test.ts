@@ -288,6 +288,29 @@ export const forwarded = [
       project.remove();
     }
   });
+  it("a registered strategy's block is typed as resolveStrategy takes it (no cast)", () => {
+    // resolveStrategy takes a registered name as a block of the settings, and hands it to that
+    // strategy's maker: both must compile as docs/strategies.md writes them.
+    const project = makeIsolatedProject("gasdigest-registered-");
+    try {
+      project.write(
+        "consumer.ts",
+        `import { createEngine, type LastBlockOptions, lastBlock, registerStrategy, resolveStrategy } from "gasdigest";
+registerStrategy("floor", (settings) => lastBlock(settings.floor as LastBlockOptions));
+export const engine = createEngine({ strategy: resolveStrategy("floor", { floor: { multiplier: 1 } }) });
+`,
+      );
+      const program = ts.createProgram([join(project.dir, "consumer.ts")], {
+        ...consumerOptions(project.dir),
+        exactOptionalPropertyTypes: true,
+        noUncheckedIndexedAccess: true,
+      });
+      const problems = [...ts.getPreEmitDiagnostics(program), ...program.emit().diagnostics];
+      expect(problems.map((d) => ts.flattenDiagnosticMessageText(d.messageText, " "))).toEqual([]);
+    } finally {
+      project.remove();
+    }
+  });
   it("a consumer's declarations can name what each entry's functions return, importing that entry only", async () => {
     // `export const blocks$ = ndjsonFile("h.ndjson")` in a library importing gasdigest/node
     // alone: every type in a return value must be reachable from the entry the function comes
