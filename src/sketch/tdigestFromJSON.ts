@@ -2,7 +2,7 @@ import { describeValue } from "../core/describeValue.js";
 import { unreadableOptions } from "../core/readOptions.js";
 import { type Centroids, checkCentroids } from "./centroids.js";
 import type { MergingDigest } from "./mergingDigest.js";
-import { SketchError } from "./sketchError.js";
+import { MAX_TOTAL_WEIGHT, SketchError } from "./sketchError.js";
 import { createTDigest, type TDigest } from "./tdigest.js";
 
 /**
@@ -58,6 +58,10 @@ export function tdigestFromJSON(json: unknown): TDigest {
       );
   let count = 0;
   for (const w of weights) count += w;
+  // The JSON holds no count: a sum past what a digest holds (Infinity included) is the
+  // weights' fault, not that of a count the caller never wrote.
+  if (count > MAX_TOTAL_WEIGHT)
+    throw new SketchError("weights", `must sum to at most 2^128, got ${count}`);
   const list: Centroids = {
     means: Float64Array.from(means),
     weights: Float64Array.from(weights),

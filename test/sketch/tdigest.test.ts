@@ -411,6 +411,15 @@ describe("createTDigest: rejects bad input with a clear error", () => {
       [{ ...good, means: [1, "2", 3] }, 'means[1] must be a number, got "2"'],
       [{ ...good, min: 5 }, "min must be a finite number not above the first mean (1), got 5"],
       [{ ...good, max: null }, "max must be a number, got null"],
+      // The JSON has no count: weights too heavy to sum are named as what they are.
+      [
+        { ...good, weights: [1e308, 1e308, 1e308] },
+        "weights must sum to at most 2^128, got Infinity",
+      ],
+      [
+        { ...good, weights: [2 ** 128, 2 ** 128, 2 ** 128] },
+        "weights must sum to at most 2^128, got 1.0208471007628154e+39",
+      ],
     ];
     for (const [json, message] of bad)
       expect(() => tdigestFromJSON(json), message).toThrow(message);
