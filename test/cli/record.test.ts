@@ -137,6 +137,31 @@ describe("gasdigest record", () => {
     const appended = await record(["--source", "sim", "--blocks", "3", "--out", high, "--append"]);
     expect(appended.code, appended.stderr).toBe(0);
     expect(heights(high)).toEqual([5n, 6n, 7n, 8n]);
+
+    // Past half of u64's range, with room left: the versions and timestamps go on after the
+    // file's (the default versions, from 2 × height, went back, and replay refused every
+    // appended block).
+    const half = join(tmp(), "half.ndjson");
+    writeFileSync(
+      half,
+      `${JSON.stringify({
+        height: "5",
+        epoch: "1",
+        chain_id: 4,
+        first_version: "9223372036854775800",
+        last_version: "9223372036854775808",
+        timestamp_usec: "9223372036854775808",
+        gas_unit_prices: ["100"],
+      })}\n`,
+    );
+    const onHalf = await record(["--source", "sim", "--blocks", "3", "--out", half, "--append"]);
+    expect(onHalf.code, onHalf.stderr).toBe(0);
+    const halfBlocks = lines(half).map((l) => parseBlockSample(parseJsonLossless(l)));
+    expect(halfBlocks[1]!.firstVersion).toBe(9223372036854775809n);
+    expect(halfBlocks[1]!.timestampUsec).toBe(9223372036855025808n);
+    for (let i = 1; i < halfBlocks.length; i++)
+      expect(halfBlocks[i]!.firstVersion).toBe(halfBlocks[i - 1]!.lastVersion! + 1n);
+    expect(await replayLines(half)).toHaveLength(4);
   });
 
   it("--append --source sim goes on in the file's epoch and chain, so the file replays whole", async () => {
