@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Launcher: runs the built CLI (dist/, which an installed package ships; in a checkout, `npm run
 // build` makes it, and `npm start` and `npm test` run the build first).
-import { existsSync } from "node:fs";
+import { existsSync, fstatSync, writeSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const entry = new URL("../dist/cli/main.js", import.meta.url);
@@ -18,6 +18,32 @@ if (!existsSync(fileURLToPath(entry))) {
 // the failure on their next write and stop (141 for a closed pipe, else "cannot write the
 // output"); a command that wrote everything at once and would exit 0 says so here.
 let stdoutError;
+// stdout sent to a file (`> out.ndjson`) is written by Node with one writeSync per chunk, and a
+// short write is taken as a whole one: a disk that fills, or a file size limit (`ulimit -f`)
+// reached, within a chunk lost the rest of it without an error, and a command whose last chunk
+// it was exited 0 with its output cut. The rest is written until it is all in or the write
+// fails (ENOSPC, EFBIG), which the listener below then sees.
+const stdoutFd = process.stdout.fd;
+let stdoutIsFile = false;
+try {
+  stdoutIsFile = typeof stdoutFd === "number" && fstatSync(stdoutFd).isFile();
+} catch {
+  // fd 1 closed: Node's own stream reports it.
+}
+if (stdoutIsFile)
+  process.stdout._write = (chunk, _encoding, callback) => {
+    try {
+      for (let at = 0; at < chunk.length; ) {
+        const n = writeSync(stdoutFd, chunk, at, chunk.length - at);
+        if (n <= 0) throw Object.assign(new Error("EIO: the write wrote nothing"), { code: "EIO" });
+        at += n;
+      }
+    } catch (error) {
+      callback(error);
+      return;
+    }
+    callback();
+  };
 process.stdout.on("error", (error) => {
   stdoutError ??= error;
 });

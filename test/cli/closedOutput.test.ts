@@ -249,6 +249,31 @@ describe("a command whose output is closed", () => {
     },
   );
 
+  it("stdout sent to a file that fills within the last write: exit code 1, not 0 with the output cut", async () => {
+    // Node writes stdout to a file with one writeSync per chunk and took a short write as a whole
+    // one: a file size limit (or a full disk) met within a command's last chunk lost the rest
+    // of it without an error, and simulate, replay and backtest exited 0 with their output cut.
+    const input = join(dir, "limit.ndjson");
+    expect((await runCli(["simulate", "--blocks", "200", "--out", input])).code).toBe(0);
+    // 8 KiB at most (bash's ulimit -f counts KiB; node ignores SIGXFSZ): each output below is
+    // larger (14 to 72 KB), and is written in one chunk.
+    const run = (args: string) =>
+      bash(
+        `ulimit -f 8; "${process.execPath}" "${BIN}" ${args} > "${join(dir, "limit.out")}"; echo "rc=$?"`,
+      );
+    for (const [command, args] of [
+      ["simulate", "simulate --blocks 50"],
+      ["replay", `replay --input "${input}"`],
+      ["backtest", `backtest --input "${input}" --json`],
+    ]) {
+      const out = await run(`${args} 2> "${join(dir, "limit.err")}"`);
+      expect(out.trim(), command).toBe("rc=1");
+      expect(readFileSync(join(dir, "limit.err"), "utf8")).toBe(
+        `gasdigest ${command}: cannot write the output (EFBIG: file too large, write)\n`,
+      );
+    }
+  });
+
   it("replay carries on when the reader of stderr goes away: every accepted block's estimate reaches stdout", async () => {
     // 10,000 good blocks, each followed by a bad line: 10,000 reports on stderr.
     const input = join(dir, "every-other.ndjson");
