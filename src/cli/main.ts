@@ -115,11 +115,15 @@ function oneMessage(e: Error): string {
   return `${escapeControls(e.shortMessage)}${details}`;
 }
 
-/** " (did you mean --port?)" for an unknown flag close to one the command's usage lists. */
+/**
+ * " (did you mean --port?)" for an unknown flag close to one the command's usage lists, or to
+ * `--help`, which every command takes and no usage lists.
+ */
 function flagHint(error: unknown, commandUsage: string): string {
   if ((error as { code?: string }).code !== "ERR_PARSE_ARGS_UNKNOWN_OPTION") return "";
   const flag = /'(--?[^'\s]+)'/.exec((error as Error).message)?.[1];
   if (flag === undefined) return "";
-  const guess = didYouMean(flag, new Set(commandUsage.match(/--[a-z][a-z0-9-]*/g) ?? []));
-  return guess ? ` (did you mean ${guess}?)` : "";
+  const flags = new Set(commandUsage.match(/--[a-z][a-z0-9-]*/g) ?? []).add("--help");
+  const guess = didYouMean(flag, flags);
+  return guess && guess !== flag ? ` (did you mean ${guess}?)` : "";
 }

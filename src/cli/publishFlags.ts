@@ -101,6 +101,8 @@ export async function parsePublishFlags(argv: string[]) {
       "log-level": { type: "string", default: "info" },
       "metrics-port": { type: "string" },
       "metrics-host": { type: "string" },
+      // Handled before parsing (publish()); listed so that `--help=1` is no "unknown option".
+      help: { type: "boolean", short: "h" },
       ...APTOS_FLAGS,
     },
     strict: true,

@@ -142,6 +142,8 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
       "estimate-disabled": { type: "boolean" },
       "max-staleness-ms": { type: "string" },
       "log-level": { type: "string", default: "info" },
+      // Handled before parsing (serve()); listed so that `--help=1` is no "unknown option".
+      help: { type: "boolean", short: "h" },
       ...METRICS_FLAGS,
       ...APTOS_FLAGS,
       ...(Object.fromEntries(

@@ -39,6 +39,18 @@ describe("a mistyped command or flag gets a suggestion", () => {
     expect(flag.stderr.split("\n")[0]).toBe(
       "gasdigest serve: Unknown option '--prot' (did you mean --port?)",
     );
+    // --help is in no usage text, but every command takes it (it got no suggestion).
+    for (const command of ["serve", "replay", "publish"]) {
+      const help = await runCli([command, "--hlep"]);
+      expect(help.stderr.split("\n")[0]).toBe(
+        `gasdigest ${command}: Unknown option '--hlep' (did you mean --help?)`,
+      );
+    }
+    // serve and publish read --help before their flags: given a value, it is no unknown option.
+    for (const command of ["serve", "publish"])
+      expect((await runCli([command, "--help=1"])).stderr.split("\n")[0]).toBe(
+        `gasdigest ${command}: Option '-h, --help' does not take an argument`,
+      );
     const far = await runCli(["serve", "--xyzzy"]);
     expect(far.stderr.split("\n")[0]).toMatch(/^gasdigest serve: Unknown option '--xyzzy'/);
     expect(far.stderr.split("\n")[0]).not.toContain("did you mean");
