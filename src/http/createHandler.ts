@@ -184,9 +184,16 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
       // the spelling they resolve against, relative to the request so a mount prefix stays (no
       // query: none of these routes reads one).
       if (raw !== path && selfRelative.has(path)) {
-        const last = raw.slice(raw.lastIndexOf("/") + 1);
+        const cut = raw.lastIndexOf("/");
+        const last = raw.slice(cut + 1);
         // Its characters are the route's, or escapes of them: safe in a header as they are.
         if (/%2f/i.test(last)) return redirect(`./${last.replace(/%2f/gi, "/")}`, head);
+        // The documents' servers (`../v2` under `/chain/v2`) resolve against the parent of their
+        // directory: asked for as `/chain%2Fv2/spec.json`, that parent is `/` and the routes
+        // `/v2`. Send it up as many segments as it came down, then down the route's own path.
+        const dir = raw.slice(0, cut);
+        if (path !== `${bp}/spec` && /%2f/i.test(dir))
+          return redirect(`${"../".repeat(dir.split("/").length - 1)}${path.slice(1)}`, head);
       }
       return r(request, head, query);
     }

@@ -1,5 +1,9 @@
 import * as z from "zod";
-import { createDocument, type ZodOpenApiContentObject } from "zod-openapi";
+import {
+  createDocument,
+  type ZodOpenApiContentObject,
+  type ZodOpenApiResponseObject,
+} from "zod-openapi";
 import { InvalidConfigError } from "../core/errors.js";
 import { openOptions, unknownFieldIssues } from "../core/readOptions.js";
 import { VERSION } from "../core/version.js";
@@ -165,6 +169,18 @@ export function createOpenApiDocument(options: CreateOpenApiDocumentOptions = {}
       description: "Not modified: the `If-None-Match` header holds this answer's `ETag`; no body.",
     },
   };
+  // Asked for through an encoded slash, the page and the documents (which name URLs relative to
+  // their own) answer 301 to the route's own spelling.
+  const moved = {
+    301: {
+      description:
+        "Asked for with an encoded slash (`%2F`), against which the URLs this answer names would resolve elsewhere: `Location` is the route's own spelling, relative to the request.",
+      headers: z.object({
+        Location: z.string().meta({ description: "The route's own spelling, relative." }),
+      }),
+      content: { "text/plain": { schema: { type: "string" } } },
+    },
+  } satisfies Record<number, ZodOpenApiResponseObject>;
   const { GasEstimation: _, ...withoutEstimate } = WIRE_COMPONENTS;
   const document = createDocument({
     openapi: "3.1.0",
@@ -215,6 +231,7 @@ export function createOpenApiDocument(options: CreateOpenApiDocumentOptions = {}
               description: "The explorer page.",
               content: { "text/html": { schema: { type: "string" } } },
             },
+            ...moved,
             ...notModified,
             400: e400,
             404: e404,
@@ -233,6 +250,7 @@ export function createOpenApiDocument(options: CreateOpenApiDocumentOptions = {}
               description: "The document.",
               content: { "application/json": { schema: { type: "object" } } },
             },
+            ...moved,
             ...notModified,
             400: e400,
             404: e404,
@@ -251,6 +269,7 @@ export function createOpenApiDocument(options: CreateOpenApiDocumentOptions = {}
               description: "The document.",
               content: { "application/x-yaml": { schema: { type: "string" } } },
             },
+            ...moved,
             ...notModified,
             400: e400,
             404: e404,

@@ -215,6 +215,30 @@ describe("the OpenAPI document and the explorer", () => {
     expect(s.get("/chain/v2%2Fspec", {}, "POST").status).toBe(405);
   });
 
+  it("redirects a document asked for with an encoded slash before its last segment: its servers (../v2) would lead to /v2", () => {
+    const s = setup({ basePath: "/chain/v2" });
+    const servers = (url: string) =>
+      JSON.parse(new TextDecoder().decode(s.get(url).body as Uint8Array)).servers[0].url;
+    // Served at /chain/v2/spec.json, its servers lead to the routes, under any mount prefix.
+    expect(new URL(servers("/chain/v2/spec.json"), "http://h/m/chain/v2/spec.json").pathname).toBe(
+      "/m/chain/v2",
+    );
+    for (const [url, location] of [
+      ["/chain%2Fv2/spec.json", "../chain/v2/spec.json"],
+      ["/chain%2fv2/spec.yaml", "../chain/v2/spec.yaml"],
+      ["/chain%2Fv2/%73pec.json", "../chain/v2/spec.json"],
+    ] as const) {
+      const res = s.get(url);
+      expect(res.status, url).toBe(301);
+      expect(res.headers.Location, url).toBe(location);
+      // The Location, resolved against the request's URL under a mount, is the document's own.
+      expect(new URL(location, `http://h/m${url}`).pathname, url).toBe(
+        `/m/chain/v2/spec.${url.slice(-4)}`,
+      );
+      expect(s.get(url, {}, "HEAD")).toMatchObject({ status: 301, body: undefined });
+    }
+  });
+
   it("serves the whitelisted Swagger UI files from the installed package, with ETag and caching", () => {
     const s = setup();
     for (const [name, type] of [

@@ -280,6 +280,26 @@ describe("the OpenAPI document", () => {
     }
   });
 
+  it("declares the 301 the page and the documents answer through an encoded slash, with its Location and body", async () => {
+    const s = setup({ basePath: "/chain/v2" });
+    const doc = (await SwaggerParser.dereference(
+      structuredClone(s.handler.document) as never,
+    )) as Json;
+    for (const [route, url] of [
+      ["/spec", "/chain/v2%2Fspec"],
+      ["/spec.json", "/chain/v2%2Fspec.json"],
+      ["/spec.yaml", "/chain%2Fv2/spec.yaml"],
+    ] as const) {
+      const res = s.get(url);
+      expect(res.status, url).toBe(301);
+      const declared = doc.paths[route].get.responses["301"];
+      expect(declared, route).toBeDefined();
+      expect(Object.keys(declared.headers)).toEqual(["Location"]);
+      expect(res.headers.Location).toBeDefined();
+      expect(Object.keys(declared.content)).toEqual([res.headers["Content-Type"]!.split(";")[0]]);
+    }
+  });
+
   it("declares duration_secs on the health check", () => {
     const doc = createOpenApiDocument() as Json;
     expect(doc.paths["/-/healthy"].get.parameters).toEqual([
