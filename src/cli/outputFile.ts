@@ -76,7 +76,7 @@ export async function writtenInPlace(path: string): Promise<boolean> {
 async function writeMode(
   path: string,
 ): Promise<{ inPlace: true } | { inPlace: false; old: OldFile | undefined }> {
-  const link = await lstat(path).catch(() => undefined);
+  const link = await lstat(path).catch(notThere(path));
   if (link === undefined) return { inPlace: false, old: undefined };
   if (!link.isFile()) return { inPlace: true };
   // Another user's file in a sticky folder (/tmp) cannot be renamed over, though `>` may write
@@ -87,6 +87,18 @@ async function writeMode(
     if (folder !== undefined && (folder.mode & 0o1000) !== 0) return { inPlace: true };
   }
   return { inPlace: false, old: { mode: link.mode & 0o7777, uid: link.uid, gid: link.gid } };
+}
+
+/**
+ * A `stat` of the output's name that finds no file gives `undefined`; any other failure is the
+ * name's (`ENAMETOOLONG`: longer than its folder takes), said before the run rather than when
+ * its temporary file, whose name is cut to fit, is renamed at the end.
+ */
+function notThere(path: string): (e: NodeJS.ErrnoException) => undefined {
+  return (e) => {
+    if (e.code === "ENOENT") return undefined;
+    throw new BaseError(`cannot write ${path}`, { details: e.message, cause: e });
+  };
 }
 
 /** What the replaced file's successor keeps of it: its permissions and its owner. */
@@ -108,7 +120,7 @@ export async function checkOutputPath(path: string, inputs: readonly string[] = 
   const fail = (details: string, cause?: unknown) => {
     throw new BaseError(`cannot write ${path}`, { details, cause });
   };
-  const existing = await stat(path).catch(() => undefined);
+  const existing = await stat(path).catch(notThere(path));
   if (existing?.isDirectory()) fail("it is a directory");
   // Writing over a file the run reads would replace it (a history lost to its own report).
   if (existing?.isFile())

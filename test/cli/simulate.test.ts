@@ -123,6 +123,29 @@ describe("gasdigest simulate", () => {
     expect(readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
   });
 
+  it("a name longer than its folder takes is refused before the run, named as given", async () => {
+    // The temporary file's name is cut to fit, so the run went through and failed at the end,
+    // quoting a temporary name (and backtest --report quoted its probe's).
+    const long = join(dir, `${"a".repeat(300)}.ndjson`);
+    const r = await runCli(["simulate", "--blocks", "2000", "--out", long]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      `gasdigest simulate: cannot write ${long} (ENAMETOOLONG: name too long, lstat '${long}')\n`,
+    );
+    const report = `${long}.html`;
+    const b = await runCli([
+      "backtest",
+      "--input",
+      fixture("scenario-spike-500.ndjson"),
+      "--report",
+      report,
+    ]);
+    expect(b.code).toBe(1);
+    expect(b.stderr).toBe(
+      `gasdigest backtest: cannot write ${report} (ENAMETOOLONG: name too long, stat '${report}')\n`,
+    );
+  });
+
   it("interrupted (SIGINT, SIGTERM), it leaves the old file and no temporary one, and ends by the signal", async () => {
     for (const signal of ["SIGINT", "SIGTERM"] as const) {
       const sub = mkdtempSync(join(dir, "interrupted-"));
