@@ -160,8 +160,12 @@ export async function stats(argv: string[], io: CliIo): Promise<number> {
       if (right) {
         const w = right[i]![1];
         cells.push(show(w));
+        // Relative to the first's size: a negative statistic (an autocorrelation) that the
+        // second exceeds lies above it, so the sign is the side the second lies on.
         cells.push(
-          v !== null && w !== null && v !== 0 ? `${((w / v - 1) * 100).toFixed(1)}%` : "-",
+          v !== null && w !== null && v !== 0
+            ? `${(((w - v) / Math.abs(v)) * 100).toFixed(1)}%`
+            : "-",
         );
       }
       return cells;

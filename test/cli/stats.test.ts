@@ -52,6 +52,40 @@ describe("gasdigest stats", () => {
     expect(self.compare.fullShare).toBe(self.fullShare);
   });
 
+  it("--compare's difference has the sign of the side the second lies on, for a negative statistic too", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gasdigest-stats-sign-"));
+    // Clearing prices alternating between 100 (not full) and `high` (full): a negative
+    // lag-1 autocorrelation, closer to 0 in the second file (its highs vary).
+    const write = (name: string, high: (h: number) => number) => {
+      const lines = Array.from({ length: 20 }, (_, i) => {
+        const h = i + 1;
+        const block =
+          h % 2 === 1
+            ? `"gas_unit_prices":["${high(h)}"],"block_gas_limit_reached":true`
+            : `"gas_unit_prices":["100"],"block_gas_limit_reached":false`;
+        return `{"height":"${h}","epoch":"1",${block}}`;
+      });
+      const file = join(dir, name);
+      writeFileSync(file, `${lines.join("\n")}\n`);
+      return file;
+    };
+    const a = write("a.ndjson", () => 200);
+    const b = write("b.ndjson", (h) => (h % 4 === 1 ? 300 : 100));
+    const json = JSON.parse((await runCli(["stats", "-i", a, "--compare", b, "--json"])).stdout);
+    const [v, w] = [json.clearingAutocorrelation, json.compare.clearingAutocorrelation];
+    expect(v).toBeLessThan(w);
+    expect(v).toBeLessThan(0);
+    const r = await runCli(["stats", "-i", a, "--compare", b]);
+    const expected = `${(((w - v) / -v) * 100).toFixed(1)}%`;
+    expect(expected.startsWith("-")).toBe(false);
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `^lag-1 autocorrelation of log clearing\\s+\\S+\\s+\\S+\\s+${expected.replace(".", "\\.")}$`,
+        "m",
+      ),
+    );
+  });
+
   it("a missing --input is a usage error; an unreadable file names itself", async () => {
     expect((await runCli(["stats"])).code).toBe(1);
     const r = await runCli(["stats", "--input", "no/such.ndjson"]);
