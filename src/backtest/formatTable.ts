@@ -90,9 +90,12 @@ export function describeResult(result: BacktestResult): string {
   const fewer = counts.some((n) => n < bids)
     ? " (fewer for a strategy that failed: see below)"
     : "";
+  // Every bid is scored or one of the last ones, left out: counted apart, so that neither reads
+  // as a part of the other.
+  const unsettled = result.unsettledBids === 1 ? "1 bid" : `${result.unsettledBids} bids`;
   const lines = [
     `${result.blocks} blocks (heights ${result.firstHeight ?? "-"}..${result.lastHeight ?? "-"}), ${result.blocksAtMinimum} cleared at the minimum price; ${result.spikes} spikes (a spike: clearing above the minimum after ${result.calmBlocks} blocks at it, until ${result.calmBlocks} blocks at it again).`,
-    `Each tier bid its estimate before every block but the first: ${bids} ${bids === 1 ? "bid" : "bids"} each${fewer}; the last ${result.unsettledBids} are left out (their 10-block outcome is unknown).`,
+    `Each tier bid its estimate before every block but the first: ${bids} ${bids === 1 ? "bid" : "bids"} scored each${fewer}, and the last ${unsettled} left out (their 10-block outcome is unknown).`,
   ];
   if (result.duplicates > 0) lines.push(`${result.duplicates} repeated heights were skipped.`);
   for (const s of result.strategies)

@@ -333,12 +333,20 @@ describe("createBacktest: input and options", () => {
 });
 
 describe("the table's counts read as English", () => {
-  it("an 11-block history made 1 bid a tier, 12 blocks 2 bids", async () => {
+  it("an 11-block history scored 1 bid a tier, 12 blocks 2 bids, the last 9 of each apart", async () => {
     const strategies = [{ strategy: aip34() }];
     const one = await runBacktest(history(Array(11).fill(100)), { strategies });
-    expect(formatTable(one)).toContain("every block but the first: 1 bid each; the last 9");
+    expect(formatTable(one)).toContain(
+      "every block but the first: 1 bid scored each, and the last 9 bids left out",
+    );
     const two = await runBacktest(history(Array(12).fill(100)), { strategies });
-    expect(formatTable(two)).toContain("every block but the first: 2 bids each; the last 9");
+    expect(formatTable(two)).toContain(
+      "every block but the first: 2 bids scored each, and the last 9 bids left out",
+    );
+    const short = await runBacktest(history(Array(2).fill(100)), { strategies });
+    expect(formatTable(short)).toContain(
+      "every block but the first: 0 bids scored each, and the last 1 bid left out",
+    );
   });
 });
 

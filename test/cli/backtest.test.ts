@@ -51,7 +51,7 @@ describe("gasdigest backtest", () => {
     ]);
     for (const out of [r.stdout, reversed.stdout])
       expect(out).toMatch(
-        /: 490 bids each \(fewer for a strategy that failed: see below\); the last/,
+        /: 490 bids scored each \(fewer for a strategy that failed: see below\), and the last/,
       );
     expect(failed[0]).toMatch(
       new RegExp(
