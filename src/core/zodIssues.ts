@@ -68,7 +68,19 @@ export function issuesFromZod(
   // Two checks may say the same of one field (an integer beyond 2^53 - 1 is too big for the
   // integer type and for the range): the first says it.
   const said = new Set<string>();
+  // An integer beyond 2^53 - 1 is also out of the integer type's own range, whose bound (2^53 - 1)
+  // is no option's: where the field's range says it too, the type's bound is not said.
+  const ranged = new Set<string>();
+  for (const issue of error.issues)
+    if ((issue.code === "too_big" || issue.code === "too_small") && !typeBound(issue))
+      ranged.add(`${issue.path.map(String).join("\n")}\n${issue.code}`);
   for (const issue of error.issues) {
+    if (
+      (issue.code === "too_big" || issue.code === "too_small") &&
+      typeBound(issue) &&
+      ranged.has(`${issue.path.map(String).join("\n")}\n${issue.code}`)
+    )
+      continue;
     if (issue.code === "unrecognized_keys") {
       const fields = schema ? fieldsAt(schema, issue.path) : undefined;
       const at = formatPath([...prefix, ...issue.path]);
@@ -94,4 +106,11 @@ export function issuesFromZod(
     list.report(() => ({ path, message, code: issue.code }));
   }
   return list.issues();
+}
+
+/** Whether a size issue is the integer type's own bound (±(2^53 - 1)), not a field's range. */
+function typeBound(issue: z.core.$ZodIssue): boolean {
+  if (issue.code === "too_big") return Number(issue.maximum) === Number.MAX_SAFE_INTEGER;
+  if (issue.code === "too_small") return Number(issue.minimum) === Number.MIN_SAFE_INTEGER;
+  return false;
 }

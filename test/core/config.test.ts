@@ -4,8 +4,10 @@ import { issuesFromZod } from "../../src/core/zodIssues.js";
 import {
   DEFAULT_GAS_CONFIG,
   type GasConfigInput,
+  geth,
   InvalidConfigError,
   parseGasConfig,
+  simulator,
 } from "../../src/index.js";
 
 function problems(input: unknown): string[] {
@@ -54,6 +56,25 @@ describe("config", () => {
       "fullBlockTxns: must be at most 1000000",
       "resyncAfterBlocks: must be a whole number of blocks, got 1.5",
     ]);
+    // Past 2^53 - 1 the integer type's own bound is not said beside the field's range.
+    expect(problems({ lowBlockHistory: 2 ** 60, fullBlockTxns: -1e300 })).toEqual([
+      "fullBlockTxns: must be at least 1",
+      "lowBlockHistory: must be at most 100000",
+    ]);
+    for (const [make, message] of [
+      [() => geth({ blocks: 2 ** 60 }), "blocks: must be at most 100000"],
+      [() => simulator({ blockCapacity: -(2 ** 60) }), "blockCapacity: must be at least 1"],
+    ] as const) {
+      const error = (() => {
+        try {
+          make();
+        } catch (e) {
+          return e as InvalidConfigError;
+        }
+        throw new Error(`expected ${message}`);
+      })();
+      expect(error.issues.map((i) => `${i.path}: ${i.message}`)).toEqual([message]);
+    }
   });
 
   it("types the u64 settings as a user writes them (checked by npm run typecheck)", () => {
