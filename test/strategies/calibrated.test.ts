@@ -197,6 +197,61 @@ describe("calibrated: options", () => {
     expect(() => calibrated({ anchorBlocks: 301, tiers: long })).not.toThrow();
     expect(() => calibrated({ anchorBlocks: 100 })).not.toThrow();
   });
+
+  it("says a withinBlocks past 2^53 - 1 is too large, once, not that it is no whole number", () => {
+    const issues = (withinBlocks: number) => {
+      try {
+        calibrated({ tiers: { regular: { withinBlocks } } });
+      } catch (e) {
+        return (e as InvalidConfigError).issues.map((i) => `${i.path}: ${i.message}`);
+      }
+      return [];
+    };
+    expect(issues(2 ** 60)).toEqual([
+      "tiers.regular.withinBlocks: must be at most 1000 blocks, got 1152921504606847000",
+    ]);
+    expect(issues(1e300)).toEqual([
+      "tiers.regular.withinBlocks: must be at most 1000 blocks, got 1e+300",
+    ]);
+    expect(issues(-1e300)).toEqual([
+      "tiers.regular.withinBlocks: must be at least 1 block, got -1e+300",
+    ]);
+    expect(issues(2.5)).toEqual([
+      "tiers.regular.withinBlocks: must be a whole number of blocks, got 2.5",
+    ]);
+  });
+
+  it("tells two promises apart in the tier-order message, however close their probabilities", () => {
+    // Rounded to 6 digits, both read "90 % in 10 blocks": the message refused a promise as
+    // less than an identical one.
+    expect(() =>
+      calibrated({
+        tiers: {
+          deprioritized: { withinBlocks: 10, probability: 0.9000001 },
+          regular: { withinBlocks: 10, probability: 0.9 },
+        },
+      }),
+    ).toThrow(
+      "tiers.regular: promises less than the deprioritized tier (90 % in 10 blocks against 90.00001 % in 10 blocks)",
+    );
+    expect(() =>
+      calibrated({
+        tiers: {
+          regular: { withinBlocks: 1, probability: 0.9999999 },
+          prioritized: { withinBlocks: 1, probability: 0.9999998 },
+        },
+      }),
+    ).toThrow("(99.99998 % in 1 block against 99.99999 % in 1 block)");
+    // Float noise is not shown: 0.57 · 100 is 56.99999999999999.
+    expect(() =>
+      calibrated({
+        tiers: {
+          deprioritized: { withinBlocks: 3, probability: 0.57 },
+          regular: { withinBlocks: 3, probability: 0.29 },
+        },
+      }),
+    ).toThrow("(29 % in 3 blocks against 57 % in 3 blocks)");
+  });
 });
 
 describe("calibrated: what it serves", () => {

@@ -126,8 +126,10 @@ export type CalibratedConfig = z.output<z.ZodObject<typeof calibratedOptionsShap
 export type CalibratedPromise = CalibratedConfig["tiers"][Tier];
 
 const ORDER = ["deprioritized", "regular", "prioritized"] as const;
+// 15 digits: two probabilities a user wrote apart read apart (6 read 0.9000001 as 90 %, the
+// message then refused a promise as less than one it printed the same), float noise dropped.
 const describePromise = (t: CalibratedPromise) =>
-  `${+(t.probability * 100).toPrecision(6)} % in ${t.withinBlocks} block${t.withinBlocks === 1 ? "" : "s"}`;
+  `${+(t.probability * 100).toPrecision(15)} % in ${t.withinBlocks} block${t.withinBlocks === 1 ? "" : "s"}`;
 
 /**
  * A tier may not promise less than a tier below it (a later inclusion, with no higher
