@@ -162,6 +162,26 @@ function undocumentedMembers(): string[] {
 }
 
 /**
+ * The compiler's problems (declarations emitted) with a consumer project's `consumer.ts` holding
+ * `source`, compiled strict with `exactOptionalPropertyTypes` and `noUncheckedIndexedAccess`.
+ */
+function strictConsumerProblems(prefix: string, source: string): string[] {
+  const project = makeIsolatedProject(prefix);
+  try {
+    project.write("consumer.ts", source);
+    const program = ts.createProgram([join(project.dir, "consumer.ts")], {
+      ...consumerOptions(project.dir),
+      exactOptionalPropertyTypes: true,
+      noUncheckedIndexedAccess: true,
+    });
+    const problems = [...ts.getPreEmitDiagnostics(program), ...program.emit().diagnostics];
+    return problems.map((d) => ts.flattenDiagnosticMessageText(d.messageText, " "));
+  } finally {
+    project.remove();
+  }
+}
+
+/**
  * Optional fields of the options objects the exported functions take (parameters named
  * `options`, `opts` or `config`, two levels of nested objects down), written in our own `dist`
  * with a type that does not take `undefined`: under `exactOptionalPropertyTypes` a caller
@@ -249,10 +269,9 @@ describe("public types", () => {
   it("a consumer's declarations can name what the entry points return (no dependency's inner file)", () => {
     // `export const doc = createOpenApiDocument()` in a library with declarations on: a type
     // living in a dependency's hashed chunk cannot be written there (TS2742).
-    const project = makeIsolatedProject("gasdigest-declarations-");
-    try {
-      project.write(
-        "consumer.ts",
+    expect(
+      strictConsumerProblems(
+        "gasdigest-declarations-",
         `import { aip34, BaseError, calibrated, createEngine, createHandler, createOpenApiDocument, createSlidingDigest, createTDigest, geth, parseBlockSample, parseJsonLossless, pushSource, simulator } from "gasdigest";
 export const doc = createOpenApiDocument();
 // The document's routes are typed as far as a reader goes (its @example compiles as written).
@@ -276,41 +295,24 @@ export const forwarded = [
   new BaseError("x", { details: undefined, cause: undefined }),
 ] as const;
 `,
-      );
-      const program = ts.createProgram([join(project.dir, "consumer.ts")], {
-        ...consumerOptions(project.dir),
-        exactOptionalPropertyTypes: true,
-        noUncheckedIndexedAccess: true,
-      });
-      const problems = [...ts.getPreEmitDiagnostics(program), ...program.emit().diagnostics];
-      expect(problems.map((d) => ts.flattenDiagnosticMessageText(d.messageText, " "))).toEqual([]);
-    } finally {
-      project.remove();
-    }
+      ),
+    ).toEqual([]);
   });
+
   it("a registered strategy's block is typed as resolveStrategy takes it (no cast)", () => {
     // resolveStrategy takes a registered name as a block of the settings, and hands it to that
     // strategy's maker: both must compile as docs/strategies.md writes them.
-    const project = makeIsolatedProject("gasdigest-registered-");
-    try {
-      project.write(
-        "consumer.ts",
+    expect(
+      strictConsumerProblems(
+        "gasdigest-registered-",
         `import { createEngine, type LastBlockOptions, lastBlock, registerStrategy, resolveStrategy } from "gasdigest";
 registerStrategy("floor", (settings) => lastBlock(settings.floor as LastBlockOptions));
 export const engine = createEngine({ strategy: resolveStrategy("floor", { floor: { multiplier: 1 } }) });
 `,
-      );
-      const program = ts.createProgram([join(project.dir, "consumer.ts")], {
-        ...consumerOptions(project.dir),
-        exactOptionalPropertyTypes: true,
-        noUncheckedIndexedAccess: true,
-      });
-      const problems = [...ts.getPreEmitDiagnostics(program), ...program.emit().diagnostics];
-      expect(problems.map((d) => ts.flattenDiagnosticMessageText(d.messageText, " "))).toEqual([]);
-    } finally {
-      project.remove();
-    }
+      ),
+    ).toEqual([]);
   });
+
   it("a consumer's declarations can name what each entry's functions return, importing that entry only", async () => {
     // `export const blocks$ = ndjsonFile("h.ndjson")` in a library importing gasdigest/node
     // alone: every type in a return value must be reachable from the entry the function comes
