@@ -16,15 +16,31 @@ const { values } = parseArgs({
   strict: true,
 });
 const suitesDir = new URL("./suites/", import.meta.url);
-const only = values.only ? new Set(values.only.split(",")) : undefined;
-const names = readdirSync(suitesDir)
+const latestUrl = new URL("./results/latest.json", import.meta.url);
+// `--only ""` names no suite (it ran them all).
+const only = values.only === undefined ? undefined : new Set(values.only.split(","));
+const all = readdirSync(suitesDir)
   .filter((f) => f.endsWith(".js"))
   .map((f) => f.slice(0, -3))
-  .filter((n) => !only || only.has(n))
   .sort();
+const names = all.filter((n) => !only || only.has(n));
 if (only)
   for (const n of only)
-    if (!names.includes(n)) throw new Error(`bench: no suite named "${n}" in bench/suites`);
+    if (!names.includes(n))
+      throw new Error(`bench: no suite named "${n}" in bench/suites (${all.join(", ")})`);
+// --docs with --only keeps the other suites' rows from the previous run of the same mode:
+// without them, the page's table and chart would be left with the named suites alone.
+const previous = existsSync(latestUrl) ? JSON.parse(readFileSync(latestUrl, "utf8")) : undefined;
+if (only && values.docs) {
+  const kept = new Set(
+    previous?.quick === values.quick ? previous.results.map((r) => r.suite) : [],
+  );
+  const missing = all.filter((n) => !only.has(n) && !kept.has(n));
+  if (missing.length > 0)
+    throw new Error(
+      `bench: --docs with --only needs the other suites from a previous${values.quick ? " --quick" : ""} run in bench/results/latest.json, which has none of ${missing.join(", ")}: run without --only first`,
+    );
+}
 
 const results = [];
 const started = Date.now();
@@ -38,11 +54,9 @@ for (const name of names) {
 process.stdout.write(`${markdownTable(results)}\n`);
 
 mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
-const latestUrl = new URL("./results/latest.json", import.meta.url);
 // With --only, keep the other suites of the previous run (so --docs still shows everything).
 let merged = results;
-if (only && existsSync(latestUrl)) {
-  const previous = JSON.parse(readFileSync(latestUrl, "utf8"));
+if (only && previous) {
   if (previous.quick === values.quick)
     merged = [...previous.results.filter((r) => !only.has(r.suite)), ...results].sort((a, b) =>
       a.suite.localeCompare(b.suite),
@@ -68,6 +82,6 @@ process.stderr.write(`bench: wrote bench/results/latest.json in ${latest.seconds
 if (values.docs) {
   writeDocs(latest, new URL("../docs/", import.meta.url));
   process.stderr.write(
-    "bench: rewrote docs/benchmarks.md, docs/benchmarks.svg, docs/benchmarks-memory.svg\n",
+    `bench: rewrote docs/benchmarks.md, docs/benchmarks.svg${merged.some((r) => r.suite === "memory") ? ", docs/benchmarks-memory.svg" : ""}\n`,
   );
 }
