@@ -52,6 +52,9 @@ Options:
   --backfill N          aptos: blocks read back from the tip at start (default: what the
                         strategy needs, 121 for aip34, 2001 for calibrated)
   --stream KEY          redis: the stream key (default gasdigest:blocks)
+  --warm-start-transactions N
+                        redis: most transactions the warm start's blocks hold together
+                        (default 5000000; blocks past it are not read at start)
   --header-prefix P     chain-state header prefix (default X-Aptos-)
   --base-path PATH      path of the routes (default /v1)
   --bcs-layout L        BCS estimate: full (Option<u64>, u64, Option<u64>; default) or
@@ -135,6 +138,7 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
       "poll-ms": { type: "string" },
       backfill: { type: "string" },
       stream: { type: "string" },
+      "warm-start-transactions": { type: "string" },
       "header-prefix": { type: "string" },
       "base-path": { type: "string" },
       "bcs-layout": { type: "string" },
@@ -168,8 +172,9 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
   for (const flag of ["poll-ms", "backfill"] as const)
     if (values[flag] !== undefined && spec.kind !== "aptos")
       throw new UsageError(`--${flag} only applies to --source aptos:URL`);
-  if (values.stream !== undefined && spec.kind !== "redis")
-    throw new UsageError("--stream only applies to --source redis://HOST:PORT");
+  for (const flag of ["stream", "warm-start-transactions"] as const)
+    if (values[flag] !== undefined && spec.kind !== "redis")
+      throw new UsageError(`--${flag} only applies to --source redis://HOST:PORT`);
 
   // A missing optional client is a usage problem: say so now, not as a source failure later.
   if (spec.kind === "redis") await loadIoredis();
@@ -196,6 +201,7 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
     pollIntervalMs: intFlag("poll-ms", values["poll-ms"], 1, 3_600_000),
     aptos: parseAptosFlags(values, spec),
     stream: values.stream,
+    warmStartTransactions: intFlag("warm-start-transactions", values["warm-start-transactions"], 1),
     windowBlocks,
     backfillBlocks: intFlag("backfill", values.backfill, 0) ?? nodeBlocks,
   };

@@ -20,6 +20,8 @@ export interface ServeSourceFlags {
   /** The node source's limits (`--max-response-bytes`, `--node-timeout-ms`, ...). */
   aptos?: AptosRestOptions;
   stream: string | undefined;
+  /** The Redis warm start's transaction budget (`--warm-start-transactions`). */
+  warmStartTransactions?: number | undefined;
   windowBlocks: number;
   /** Blocks read back from a node's tip at start (`--backfill`, else what the strategy needs). */
   backfillBlocks: number;
@@ -64,6 +66,7 @@ export function serveSource(
       return redisStream(spec.url, {
         stream: flags.stream,
         warmStartBlocks: flags.windowBlocks,
+        warmStartTransactions: flags.warmStartTransactions,
         onEvent: logRedisEvent(limited, flags.onEvent),
       });
   }

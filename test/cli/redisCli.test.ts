@@ -124,6 +124,14 @@ describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", (
     expect(logs.text()).toContain(
       "warm start: 121 blocks (heights 380..500) from stream gasdigest:blocks",
     );
+
+    // --warm-start-transactions sets the warm start's budget (its newest block is always read).
+    const small = await serve(["--source", redis.url, "--warm-start-transactions", "1"]);
+    await until(() => small.handle.engine.snapshot()?.ledger.blockHeight === 500n);
+    expect(small.handle.engine.counters().accepted).toBe(1);
+    expect(small.logs.text()).toContain(
+      "warm start: only 1 of the 121 blocks wanted (heights 500..500) from stream gasdigest:blocks",
+    );
   });
 
   it("publish restarted on the file it was writing resumes after the stream's top: nothing refused, nothing sent twice", async () => {

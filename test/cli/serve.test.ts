@@ -182,6 +182,14 @@ describe("gasdigest serve", () => {
       ],
       [["--source", "redis://h:1/x"], "--source: the path must be a database number"],
       [["--stream", "k"], "--stream only applies to --source redis://HOST:PORT"],
+      [
+        ["--warm-start-transactions", "9"],
+        "--warm-start-transactions only applies to --source redis://HOST:PORT",
+      ],
+      [
+        ["--source", "redis://127.0.0.1:1", "--warm-start-transactions", "0"],
+        '--warm-start-transactions must be a whole number from 1 to 9007199254740991 (got "0")',
+      ],
       [["--port", "99999"], '--port must be a whole number from 0 to 65535 (got "99999")'],
       [["--source", "ndjson:x", "--seed", "1"], "--seed only applies to --source sim"],
       [["--backfill", "10"], "--backfill only applies to --source aptos:URL"],
