@@ -302,6 +302,37 @@ describe("node's own answers carry the error object and our headers (issue 13, i
     expectOurHeaders(r.responses[0]!, expect);
     expect(r.closedByServer).toBe(true);
   });
+
+  it("does not time out a request the server left unread while answers ahead of it went out", async () => {
+    const { port } = await start({ requestTimeout: 1000 });
+    const socket = await connect(port);
+    socket.pause();
+    const big = GET("/v1/spec/assets/swagger-ui-bundle.js");
+    // 16 answers of 1.7 MB, and the 17th request's first bytes in the same read: node parses
+    // them, then reads nothing more of the connection until those answers are out (the
+    // pipelining limit, then its own back-pressure), which takes seconds at the pace below.
+    socket.write(big.repeat(16) + GET().slice(0, 10));
+    await sleep(100);
+    socket.write(GET().slice(10) + GET("/v1"));
+    const reader = readResponses(socket);
+    // About 10 MB/s: well past requestTimeout for the 27 MB ahead of the 17th request.
+    const tick = setInterval(
+      () => socket.read(Math.min(524_288, Math.max(1, socket.readableLength))),
+      50,
+    );
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 18; i++) {
+        const r = await reader.next().catch(() => undefined);
+        if (r === undefined) break;
+        statuses.push(r.status);
+      }
+      // (It used to get the 16 answers, then 408 request timeout, and the connection closed.)
+      expect(statuses).toEqual(new Array(18).fill(200));
+    } finally {
+      clearInterval(tick);
+    }
+  }, 30_000);
 });
 
 describe("request bodies (issue 13, item 6)", () => {
@@ -365,6 +396,29 @@ describe("request bodies (issue 13, item 6)", () => {
     for (let i = 0; i < 15; i++) statuses.push((await reader.next()).status);
     expect(statuses).toEqual([405, ...new Array(14).fill(200)]);
     expect(socket.destroyed).toBe(false);
+  });
+
+  it("a body sent after its request's answer leaves the connection idle: closed after keepAliveTimeout", async () => {
+    const { server, port } = await start({ keepAliveTimeout: 500 });
+    const serverSide: net.Socket[] = [];
+    server.on("connection", (s: net.Socket) => serverSide.push(s));
+    for (const [head, body] of [
+      ["Content-Length: 10", "0123456789"],
+      ["Transfer-Encoding: chunked", "a\r\n0123456789\r\n0\r\n\r\n"],
+    ]) {
+      const socket = await connect(port);
+      const reader = readResponses(socket);
+      // The head alone (a client streaming its body, as node's own after flushHeaders()).
+      socket.write(`POST /v1/estimate_gas_price HTTP/1.1\r\nHost: x\r\n${head}\r\n\r\n`);
+      expect((await reader.next()).status).toBe(405);
+      socket.write(body!);
+      const t0 = Date.now();
+      await Promise.race([closed(serverSide.at(-1)!), sleep(4000)]);
+      // (It stayed open until requestTimeout + keepAliveTimeout: 30.5 s here.)
+      expect(serverSide.at(-1)!.destroyed, head).toBe(true);
+      // node's keep-alive timer runs 1 s past keepAliveTimeout, as after any answer.
+      expect(Date.now() - t0).toBeLessThan(2500);
+    }
   });
 
   it("chunked requests one after another on a kept connection leave nothing behind on it", async () => {
@@ -497,6 +551,25 @@ describe("connections (issue 13, items 4 and 5)", () => {
     } finally {
       clearInterval(tick);
     }
+  });
+});
+
+describe("write-idle timeout", () => {
+  it("destroys a connection whose client reads nothing after writeIdleTimeout, not twice that", async () => {
+    const { server, port } = await start({ writeIdleTimeout: 1000 });
+    const serverSide = new Promise<net.Socket>((resolve) => server.once("connection", resolve));
+    const socket = await connect(port);
+    socket.on("error", () => {});
+    socket.pause();
+    const t0 = Date.now();
+    socket.write(GET("/v1/spec/assets/swagger-ui-bundle.js").repeat(12));
+    // (The client reads nothing, so it would not see the close: watch the server's end.)
+    await closed(await serverSide);
+    const ms = Date.now() - t0;
+    // node's own timer takes the kernel's first helping of the answer for the client's
+    // progress and starts over: alone, it closed this connection after 2000 ms.
+    expect(ms).toBeGreaterThanOrEqual(900);
+    expect(ms).toBeLessThan(1800);
   });
 });
 

@@ -50,6 +50,12 @@ export interface Answerer {
    * body): a second status line would answer a request the client never sent.
    */
   inBody(socket: Socket): boolean;
+  /**
+   * Whether the server reads nothing more of `socket` for now because answers of it are
+   * waiting to go out (the pipelining limit, node's back-pressure, or bytes the pacer holds):
+   * a request arriving on it is waiting on the server, not on its client.
+   */
+  heldBack(socket: Socket): boolean;
   /** A `web_framework_error` error object response. */
   error(status: number, message: string): HandlerResponse;
 }
@@ -125,6 +131,18 @@ export function createAnswerer(context: AnswererContext): Answerer {
       } else if (!c.closing) connections.settled(c, now);
     }
     c.pump();
+  }
+
+  /**
+   * A request's body has all arrived (`this` is the request): unless a later request was parsed
+   * meanwhile, the bytes read so far are no request on its way, and the connection is idle
+   * again once it owes nothing (else a body sent after its head, which no route waits for, kept
+   * the connection from the keep-alive timeout: it stayed open until the sweep closed it,
+   * `requestTimeout + keepAliveTimeout` later).
+   */
+  function onBodyEnd(this: http.IncomingMessage) {
+    const c = connections.get(this.socket);
+    if (c !== undefined && c.request === this) c.mark = this.socket.bytesRead;
   }
 
   /**
@@ -322,6 +340,8 @@ export function createAnswerer(context: AnswererContext): Answerer {
       );
     }
     if (req.headers["transfer-encoding"] !== undefined) capBody(req, c);
+    if (req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0"))
+      req.once("end", onBodyEnd);
     // A request asking to upgrade: node's parser stops at its head, and what the client sent
     // after it in the same read is dropped (it is for an `upgrade` listener, and the server has
     // none). Answered, then closed: kept open, the next answer would go to a request the client
@@ -357,7 +377,11 @@ export function createAnswerer(context: AnswererContext): Answerer {
   }
 
   const inBody = (socket: Socket) => connections.get(socket)?.request?.complete === false;
-  return { onRequest, replyRaw, inBody, error };
+  function heldBack(socket: Socket) {
+    const c = connections.get(socket);
+    return c !== undefined && c.inFlight > 0 && (socket.isPaused() || c.held > 0);
+  }
+  return { onRequest, replyRaw, inBody, heldBack, error };
 }
 
 /**

@@ -97,7 +97,9 @@ export function createServer(engine: HandlerEngine, options?: NodeServerOptions)
     logger,
     requestTimeout: o.requestTimeout,
     keepAliveTimeout: o.keepAliveTimeout,
-    sweepEveryMs: checkEveryMs,
+    writeIdleTimeout: o.writeIdleTimeout,
+    // Often enough to see a stalled client within a quarter of writeIdleTimeout too.
+    sweepEveryMs: Math.min(checkEveryMs, Math.max(50, Math.floor(o.writeIdleTimeout / 4))),
   });
   const answerer = createAnswerer({
     handler,
@@ -150,6 +152,13 @@ export function createServer(engine: HandlerEngine, options?: NodeServerOptions)
       return socket.destroy();
     // Already closing: node reports the same parse error again for every later chunk.
     if (connections.get(socket)?.closing) return;
+    // A request timing out while the server reads nothing more of its connection (answers
+    // waiting to go out: the pipelining limit, node's back-pressure, the pacer holding bytes):
+    // the rest of it may have been sent long ago, and its time is the server's, not the
+    // client's. node times a request once: left be, it completes once the answers have gone
+    // out; a head that never ends is closed by the sweep (`requestTimeout + keepAliveTimeout`
+    // after the last answer).
+    if (code === "ERR_HTTP_REQUEST_TIMEOUT" && answerer.heldBack(socket)) return;
     logger.debug({ err: { code, message: err.message } }, "rejected a malformed request");
     // Bad framing of a body whose request was answered: close after that answer, no second one.
     if (answerer.inBody(socket)) return replyRaw(socket, undefined);

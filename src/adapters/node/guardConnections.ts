@@ -22,6 +22,8 @@ export interface ConnectionGuardOptions {
   requestTimeout: number;
   /** How long a kept-alive connection may stay idle (`keepAliveTimeout`), in ms. */
   keepAliveTimeout: number;
+  /** How long a client may read nothing of an answer waiting for it (`writeIdleTimeout`), in ms. */
+  writeIdleTimeout: number;
   /** How often the sweep looks at every connection, in ms. */
   sweepEveryMs: number;
   logger: HandlerLogger;
@@ -197,15 +199,28 @@ export function guardConnections(
   // is never idle and never has a request arriving, and neither timeout closes it. Bytes read
   // that no request followed within `requestTimeout` after `keepAliveTimeout` (by then node's
   // own timer would have answered 408 a request begun in them) close the connection. The sweep
-  // also notes which clients are reading their answers (see `noteWrites`).
+  // also notes which clients are reading their answers (see `noteWrites`), and destroys a
+  // connection whose client has read nothing of one for `writeIdleTimeout`: node's own socket
+  // timer (armed by the request side) takes the kernel's first helping of an answer, which
+  // the client never read, for progress and starts over, so alone it fired only after twice
+  // that (20 s with the defaults, for a client that read nothing at all).
   const limit = options.requestTimeout + options.keepAliveTimeout;
   let sweep: NodeJS.Timeout | undefined;
   server.on("listening", () => {
     sweep ??= setInterval(() => {
       const now = Date.now();
       for (const c of connections) {
-        if (c.socket.writableLength > 0) connections.noteWrites(c, now);
-        else if (
+        if (c.socket.writableLength > 0) {
+          connections.noteWrites(c, now);
+          if (now - c.lastProgress >= options.writeIdleTimeout) {
+            logger.debug(
+              { pending: c.socket.writableLength },
+              "destroyed a connection whose client stopped reading",
+            );
+            connections.delete(c.socket);
+            c.socket.destroy();
+          }
+        } else if (
           connections.owesNothing(c) &&
           !connections.isIdle(c) &&
           now - c.lastProgress >= limit
