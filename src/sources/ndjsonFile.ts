@@ -87,9 +87,13 @@ export function ndjsonFile(path: string, options: NdjsonFileOptions = {}): Obser
     const abort = new AbortController();
     // Pacing: a block is due `(timestamp - anchor's timestamp) / speed` after the anchor was
     // due (the first block with a timestamp; again a block dated before the one before it, which
-    // comes at once, and one whose wait was cut). `prev`: the last paced block.
+    // comes at once, and one whose wait was cut). `prev`: the last paced block. `before`: the
+    // pace before a block (or run of blocks) dated back; the block after goes on from there when
+    // it is not dated before it too (the one dated back was a bad timestamp: a single 1970 in the
+    // middle of a file held the next block for `maxWaitMs`, blamed on its good timestamp).
     let anchor: { usec: bigint; ms: number } | undefined;
     let prev: { usec: bigint; dueMs: number } | undefined;
+    let before: { anchor: typeof anchor; prev: typeof prev } | undefined;
     const dueOf = (usec: bigint) => anchor!.ms + Number(usec - anchor!.usec) / 1000 / speed!;
     (async () => {
       const pace = createTurnPacer();
@@ -107,7 +111,10 @@ export function ndjsonFile(path: string, options: NdjsonFileOptions = {}): Obser
         if (o.fromHeight !== undefined && entry.block.height < o.fromHeight) continue;
         const ts = entry.block.timestampUsec;
         if (paced && ts !== undefined) {
-          if (prev === undefined || ts < prev.usec) {
+          if (before !== undefined && ts >= before.prev!.usec) ({ anchor, prev } = before);
+          const back = prev !== undefined && ts < prev.usec;
+          before = back ? (before ?? { anchor, prev }) : undefined;
+          if (prev === undefined || back) {
             anchor = { usec: ts, ms: performance.now() };
             prev = { usec: ts, dueMs: anchor.ms };
           } else {

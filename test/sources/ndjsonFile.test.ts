@@ -64,8 +64,8 @@ describe("ndjsonFile", () => {
   });
 
   it("paces blocks at speed × their recorded timestamps", async () => {
-    // Seconds 0, 1, (none), 2, 1.5 (earlier than its predecessor: at once, and the pace goes on
-    // from it), 4 at 20x: 0, 50, -, 100, 100, 225 ms.
+    // Seconds 0, 1, (none), 2, 1.5 (earlier than its predecessor: at once; the next block, dated
+    // after 2, goes on from the block before it), 4 at 20x: 0, 50, -, 100, 100, 200 ms.
     const path = file([
       at(1, 0n),
       at(2, 1_000_000n),
@@ -81,7 +81,7 @@ describe("ndjsonFile", () => {
     // first block a moment after the source started its clock).
     expect(ms[1]).toBeGreaterThanOrEqual(47);
     expect(ms[3]).toBeGreaterThanOrEqual(97);
-    expect(ms[5]).toBeGreaterThanOrEqual(222);
+    expect(ms[5]).toBeGreaterThanOrEqual(197);
     // The unstamped and the late-stamped blocks wait for nothing: they follow their predecessor.
     expect(ms[2]).toBeLessThan(ms[3]!);
     expect(ms[4]).toBeLessThan(ms[5]!);
@@ -125,6 +125,34 @@ describe("ndjsonFile", () => {
     expect(() => ndjsonFile("x.ndjson", { maxWaitMs: -1 })).toThrow(
       "invalid configuration: maxWaitMs: must be a number of ms, at least 0 (got -1)",
     );
+  });
+
+  it("does not hold the block after one dated back (1970) for maxWaitMs, nor blame it", async () => {
+    // At 10x, 250 ms apart (25 ms of replay), one block stamped 1 ms after 1970 in the middle:
+    // the block after it asked for 5 years after that one, and waited maxWaitMs (the replay
+    // stood still for 60 s by default) with a wait cut blamed on its good timestamp.
+    const path = file([
+      at(1, 0n),
+      at(2, 250_000n),
+      JSON.stringify(block(3, { timestamp_usec: "1000" })),
+      JSON.stringify(block(4, { timestamp_usec: "500" })),
+      at(5, 500_000n),
+      at(6, 750_000n),
+    ]);
+    const cut: WaitCutEvent[] = [];
+    const got = await timed(path, 10, { maxWaitMs: 5_000, onWaitCut: (e) => cut.push(e) });
+    expect(got.map((g) => g.height)).toEqual([1n, 2n, 3n, 4n, 5n, 6n]);
+    expect(cut).toEqual([]);
+    const ms = got.map((g) => g.ms);
+    // On the recorded pace from block 2: 50 and 75 ms after block 1.
+    expect(ms[4]).toBeGreaterThanOrEqual(47);
+    expect(ms[5]).toBeGreaterThanOrEqual(72);
+    expect(ms[5]).toBeLessThan(1_000);
+    // A clock that really went back (a second recording after the first) paces on from there.
+    const reset = file([at(1, 0n), at(2, 250_000n), at(3, -1_000_000n), at(4, -750_000n)]);
+    const again = (await timed(reset, 10, { maxWaitMs: 5_000 })).map((g) => g.ms);
+    expect(again[3]! - again[2]!).toBeGreaterThanOrEqual(22);
+    expect(again[3]! - again[2]!).toBeLessThan(1_000);
   });
 
   it("skips the blocks below fromHeight before any pacing: the first one kept comes at once", async () => {
