@@ -215,6 +215,26 @@ describe("ndjsonFile", () => {
     expect(count).toBeGreaterThanOrEqual(10);
   });
 
+  it("lets the event loop take turns in a run of blank lines too", async () => {
+    // 4 MiB of blank lines between two blocks: blank lines yield no entry, so every line of a
+    // chunk (a million) was skipped in one turn, and a server fed by the replay waited 150 ms.
+    const path = file([at(1, 0n), "\n".repeat(4 << 20), at(2, 1n)]);
+    let longest = 0;
+    let last = performance.now();
+    let ticking = true;
+    const tick = () => {
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const blocks = await lastValueFrom(ndjsonFile(path).pipe(toArray()));
+    ticking = false;
+    expect(blocks.map((b) => b.height)).toEqual([1n, 2n]);
+    expect(longest).toBeLessThan(100);
+  });
+
   it("refuses a speed that is not a positive number, at call time", () => {
     for (const speed of [0, -2, Number.NaN, "2" as unknown as number]) {
       let error: unknown;

@@ -41,6 +41,26 @@ describe("readNdjson options", () => {
   });
 });
 
+describe("readNdjson signal", () => {
+  it("stops at the entry taken when it aborts, not at the end of the chunk", async () => {
+    // 100 lines, one chunk: every line of it used to come after the abort, then the error.
+    const path = write(`${Array.from({ length: 100 }, (_, i) => line(i + 1)).join("\n")}\n`);
+    const stop = new AbortController();
+    const got: number[] = [];
+    let error: unknown;
+    try {
+      for await (const e of readNdjson(path, { signal: stop.signal })) {
+        got.push(e.line);
+        if (e.line === 3) stop.abort();
+      }
+    } catch (e) {
+      error = e;
+    }
+    expect(got).toEqual([1, 2, 3]);
+    expect((error as Error).name).toBe("AbortError");
+  });
+});
+
 describe("readNdjson maxLineBytes", () => {
   it("rejects a long line inside one chunk with its number, and reads on", async () => {
     const long = line(2, 3000); // ~18 KB, far inside the first 1 MiB chunk
