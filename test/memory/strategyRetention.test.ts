@@ -1,6 +1,6 @@
 // The heap an engine holds must not grow with the number of blocks it was given: each built-in
-// strategy behind createEngine, fed 200,000 blocks of its own (a fresh object per height, as a
-// source hands them over), holds no more after them than after the first 20,000. Only
+// strategy behind createEngine, fed 110,000 blocks of its own (a fresh object per height, as a
+// source hands them over), holds no more after them than after the first 10,000. Only
 // calibrated had such a check; tdigest's counts its centroids, which stay within their bound
 // even when every block is kept beside them.
 import { spawnSync } from "node:child_process";
@@ -22,9 +22,9 @@ function heapGrowth(make: string): { early: number; late: number } {
     });
     const heap = () => { gc(); gc(); return process.memoryUsage().heapUsed; };
     let h = 0;
-    while (h < 20000) engine.ingest(blockAt(++h));
+    while (h < 10000) engine.ingest(blockAt(++h));
     const early = heap();
-    while (h < 200000) engine.ingest(blockAt(++h));
+    while (h < 110000) engine.ingest(blockAt(++h));
     const late = heap();
     if (engine.snapshot() === undefined) throw new Error("nothing served");
     process.stdout.write(JSON.stringify({ early, late }));
@@ -37,11 +37,11 @@ function heapGrowth(make: string): { early: number; late: number } {
 }
 
 describe("every strategy behind the engine: memory does not grow with the blocks given", () => {
-  // The first reading comes after 20,000 blocks so that code the JIT compiles and drops early
-  // is not counted. One kept pointer per block would be 1.4 MB over 180,000 blocks, an object far more.
+  // The first reading comes after 10,000 blocks so that code the JIT compiles and drops early
+  // is not counted. One kept pointer per block would be 800 KB over 100,000 blocks, an object far more.
   for (const make of ["g.aip34()", "g.tdigest()", "g.geth()", "g.lastBlock()", "g.calibrated()"])
     it(make, () => {
       const { early, late } = heapGrowth(make);
-      expect(late - early).toBeLessThan(1024 * 1024);
+      expect(late - early).toBeLessThan(512 * 1024);
     }, 120_000);
 });
