@@ -70,17 +70,14 @@ export function issuesFromZod(
   const said = new Set<string>();
   // An integer beyond 2^53 - 1 is also out of the integer type's own range, whose bound (2^53 - 1)
   // is no option's: where the field's range says it too, the type's bound is not said.
+  const sizeKey = (issue: z.core.$ZodIssue) =>
+    `${issue.path.map(String).join("\n")}\n${issue.code}`;
   const ranged = new Set<string>();
   for (const issue of error.issues)
     if ((issue.code === "too_big" || issue.code === "too_small") && !typeBound(issue))
-      ranged.add(`${issue.path.map(String).join("\n")}\n${issue.code}`);
+      ranged.add(sizeKey(issue));
   for (const issue of error.issues) {
-    if (
-      (issue.code === "too_big" || issue.code === "too_small") &&
-      typeBound(issue) &&
-      ranged.has(`${issue.path.map(String).join("\n")}\n${issue.code}`)
-    )
-      continue;
+    if (typeBound(issue) && ranged.has(sizeKey(issue))) continue;
     if (issue.code === "unrecognized_keys") {
       const fields = schema ? fieldsAt(schema, issue.path) : undefined;
       const at = formatPath([...prefix, ...issue.path]);
