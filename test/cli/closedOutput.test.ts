@@ -8,6 +8,7 @@ import { Writable } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { runCli } from "../helpers/cli.js";
+import { FAST_DRAIN } from "../helpers/fastDrain.js";
 
 const BIN = join(import.meta.dirname, "..", "..", "bin", "gasdigest.js");
 const dir = mkdtempSync(join(tmpdir(), "gasdigest-closed-"));
@@ -133,7 +134,7 @@ describe("a command whose output is closed", () => {
   it("serve keeps serving when the reader of its log goes away", async () => {
     const child = spawn(
       process.execPath,
-      [BIN, "serve", "--port", "0", "--host", "127.0.0.1", "--log-level", "debug"],
+      [BIN, "serve", "--port", "0", "--host", "127.0.0.1", "--log-level", "debug", ...FAST_DRAIN],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
     let stderr = "";

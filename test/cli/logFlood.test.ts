@@ -9,6 +9,7 @@ import { createLogLimiter } from "../../src/cli/createLogLimiter.js";
 import { type ServeHandle, startServe } from "../../src/cli/serve.js";
 import { block } from "../helpers/blocks.js";
 import { runCli } from "../helpers/cli.js";
+import { FAST_DRAIN } from "../helpers/fastDrain.js";
 
 const dir = mkdtempSync(join(tmpdir(), "gasdigest-flood-"));
 let files = 0;
@@ -148,7 +149,17 @@ describe("serve with a strategy that fails on every block", () => {
       logged += String(d);
     });
     const handle = await startServe(
-      ["--port", "0", "--strategy", modulePath, "--interval-ms", "5", "--log-level", "info"],
+      [
+        "--port",
+        "0",
+        "--strategy",
+        modulePath,
+        "--interval-ms",
+        "5",
+        "--log-level",
+        "info",
+        ...FAST_DRAIN,
+      ],
       { stdout: out, stderr: new PassThrough() },
     );
     let answered500 = 0;

@@ -8,6 +8,7 @@ import { parse } from "yaml";
 import { type PublishHandle, startPublish } from "../../src/cli/publish.js";
 import { type ServeHandle, startServe } from "../../src/cli/serve.js";
 import { runCli } from "../helpers/cli.js";
+import { FAST_DRAIN } from "../helpers/fastDrain.js";
 import { freePort } from "../helpers/freePort.js";
 import {
   redisSkipReason,
@@ -46,7 +47,7 @@ function collector() {
 
 async function serve(argv: string[]) {
   const out = collector();
-  const handle: ServeHandle = await startServe(["--port", "0", ...argv], {
+  const handle: ServeHandle = await startServe(["--port", "0", ...FAST_DRAIN, ...argv], {
     stdout: out.stream,
     stderr: new PassThrough(),
   });

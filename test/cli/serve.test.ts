@@ -7,6 +7,7 @@ import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ServeHandle, startServe } from "../../src/cli/serve.js";
 import { runCli } from "../helpers/cli.js";
+import { FAST_DRAIN } from "../helpers/fastDrain.js";
 import { freePort, noNodeUrl } from "../helpers/freePort.js";
 import { until } from "../helpers/until.js";
 
@@ -23,7 +24,7 @@ async function start(argv: string[]) {
   const logs: string[] = [];
   const stdout = new PassThrough();
   stdout.on("data", (d) => logs.push(String(d)));
-  const handle = await startServe(["--port", "0", "--log-level", "info", ...argv], {
+  const handle = await startServe(["--port", "0", "--log-level", "info", ...FAST_DRAIN, ...argv], {
     stdout,
     stderr: new PassThrough(),
   });
@@ -239,7 +240,8 @@ describe("gasdigest serve", () => {
 
   it("closes gracefully on SIGTERM (the built binary)", async () => {
     const bin = join(import.meta.dirname, "..", "..", "bin", "gasdigest.js");
-    const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--interval-ms", "50"], {
+    const argv = [bin, "serve", "--port", "0", "--interval-ms", "50", ...FAST_DRAIN];
+    const child = spawn(process.execPath, argv, {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -352,7 +354,7 @@ describe("gasdigest serve", () => {
     const bin = join(import.meta.dirname, "..", "..", "bin", "gasdigest.js");
     const child = spawn(
       process.execPath,
-      [bin, "serve", "--port", "0", "--interval-ms", "50", "--log-level", "debug"],
+      [bin, "serve", "--port", "0", "--interval-ms", "50", "--log-level", "debug", ...FAST_DRAIN],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
     let out = "";

@@ -5,6 +5,7 @@ import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ServeHandle, startServe } from "../../src/cli/serve.js";
 import { runCli } from "../helpers/cli.js";
+import { FAST_DRAIN } from "../helpers/fastDrain.js";
 import { replayedEstimate } from "../helpers/replayCli.js";
 import { until } from "../helpers/until.js";
 import { QUICK_FAULTS, startFakeNode } from "../sources/fakeNode.js";
@@ -47,6 +48,7 @@ describe("gasdigest serve --source aptos:URL", () => {
         "20",
         "--max-staleness-ms",
         "1500",
+        ...FAST_DRAIN,
       ],
       { stdout, stderr: new PassThrough() },
     );

@@ -1,6 +1,7 @@
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ServeHandle, startServe } from "../../src/cli/serve.js";
+import { FAST_DRAIN } from "../helpers/fastDrain.js";
 import { until } from "../helpers/until.js";
 import { startFakeNode } from "../sources/fakeNode.js";
 
@@ -11,7 +12,7 @@ afterEach(async () => {
 
 async function serveNode(url: string, flags: string[]): Promise<ServeHandle> {
   const handle = await startServe(
-    ["--source", `aptos:${url}`, "--port", "0", "--poll-ms", "20", ...flags],
+    ["--source", `aptos:${url}`, "--port", "0", "--poll-ms", "20", ...FAST_DRAIN, ...flags],
     { stdout: new PassThrough(), stderr: new PassThrough() },
   );
   cleanup.push(() => handle.close());

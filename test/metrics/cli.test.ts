@@ -10,6 +10,7 @@ import { startPublish } from "../../src/cli/publish.js";
 import { type ServeHandle, startServe } from "../../src/cli/serve.js";
 import { parseBlockSample, serializeBlockSample } from "../../src/core/blockSample.js";
 import { block } from "../helpers/blocks.js";
+import { FAST_DRAIN } from "../helpers/fastDrain.js";
 import { redisSkipReason, startRedis } from "../helpers/redisServer.js";
 import { until } from "../helpers/until.js";
 import { parsePrometheusText, sampleValue } from "./parsePrometheusText.js";
@@ -54,7 +55,7 @@ afterEach(async () => {
 
 async function serve(argv: string[]): Promise<ServeHandle> {
   const handle = await startServe(
-    ["--host", "127.0.0.1", "--port", "0", "--source", `ndjson:${HISTORY}`, ...argv],
+    ["--host", "127.0.0.1", "--port", "0", "--source", `ndjson:${HISTORY}`, ...FAST_DRAIN, ...argv],
     io(),
   );
   cleanup.push(() => handle.close());
