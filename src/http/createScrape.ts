@@ -44,14 +44,7 @@ export function createScrape(
       collected = Promise.reject(err);
     }
     const a = collected.then((result) => {
-      const { contentType, body } = (result ?? {}) as { contentType?: unknown; body?: unknown };
-      if (
-        typeof contentType !== "string" ||
-        !(typeof body === "string" || body instanceof Uint8Array)
-      )
-        throw new TypeError(
-          `scrape() must resolve to { contentType: string, body: string | Uint8Array }, got ${describeValue(result)}`,
-        );
+      const { contentType, body } = checkScrape(result);
       return responsePair(200, answerHeaders, contentType, body);
     });
     answering = a;
@@ -72,4 +65,24 @@ export function createScrape(
       (pair) => pick(pair, head),
       () => error(500, "internal_error", "collecting the metrics failed", head),
     );
+}
+
+/**
+ * What `scrape()` resolved to, checked: `{ contentType, body }` with a string type and a string
+ * or byte body (the handler and the metrics server answer anything else 500).
+ *
+ * @throws {TypeError} naming what it got.
+ * @example
+ * checkScrape(await metrics.scrape()).body;
+ */
+export function checkScrape(result: unknown): {
+  contentType: string;
+  body: string | Uint8Array;
+} {
+  const { contentType, body } = (result ?? {}) as { contentType?: unknown; body?: unknown };
+  if (typeof contentType !== "string" || !(typeof body === "string" || body instanceof Uint8Array))
+    throw new TypeError(
+      `scrape() must resolve to { contentType: string, body: string | Uint8Array }, got ${describeValue(result)}`,
+    );
+  return { contentType, body };
 }

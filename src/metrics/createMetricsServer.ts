@@ -3,7 +3,9 @@ import type { Socket } from "node:net";
 import { describeValue } from "../core/describeValue.js";
 import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
 import { hasMethods, openOptions, unknownFieldIssues } from "../core/readOptions.js";
+import { checkScrape } from "../http/createScrape.js";
 import { encodeErrorObject } from "../http/encodeErrorObject.js";
+import { originForm } from "../http/mount.js";
 import type { HandlerLogger, HandlerMetrics } from "../http/types.js";
 import { createPlaces } from "./createPlaces.js";
 
@@ -66,13 +68,14 @@ const LIMITS = {
 /**
  * A small node:http server for the scrape alone, so the metrics can stay off the public port
  * (bind it to 127.0.0.1 or a private interface): `GET`/`HEAD` of `path` answers
- * `metrics.scrape()`, anything else the error object (404, or 405 for another method). Each
- * scrape is recorded as a request of route `path`. Head size, request time (408 at
- * `requestTimeout`), connections (a newcomer past `maxConnections` takes the place of the one
- * idle longest), requests per connection (100; node answers more 503 and closes) and the time a
- * client may leave an answer unread (`writeIdleTimeout`) are capped, and requests arriving while
- * a scrape is collected share it; a request carrying a body is answered and its connection
- * closed, the body unread.
+ * `metrics.scrape()` (one that throws, rejects or answers no `{ contentType, body }` is the 500
+ * `internal_error`, logged, as through the handler), anything else the error object (404, or
+ * 405 for another method). Each scrape is recorded as a request of route `path`. Head size,
+ * request time (408 at `requestTimeout`), connections (a newcomer past `maxConnections` takes
+ * the place of the one idle longest), requests per connection (100; node answers more 503 and
+ * closes) and the time a client may leave an answer unread (`writeIdleTimeout`) are capped, and
+ * requests arriving while a scrape is collected share it; a request carrying a body is answered
+ * and its connection closed, the body unread.
  *
  * @throws {InvalidConfigError} listing every invalid option.
  * @example
@@ -93,10 +96,14 @@ export function createMetricsServer(
   }
   // Requests that arrive while a scrape is being collected share it: a client pipelining
   // thousands of requests costs one collection, not one each.
-  let collecting: ReturnType<HandlerMetrics["scrape"]> | undefined;
+  let collecting: Promise<ReturnType<typeof checkScrape>> | undefined;
   const scrape = () => {
     if (collecting === undefined) {
-      const p = Promise.resolve().then(() => metrics.scrape());
+      // Checked as the handler checks it: anything but a scrape is a 500, never a throw in the
+      // answer below (an unhandled rejection, which ended the process).
+      const p = Promise.resolve()
+        .then(() => metrics.scrape())
+        .then(checkScrape);
       collecting = p;
       const done = () => {
         if (collecting === p) collecting = undefined;
@@ -130,7 +137,10 @@ export function createMetricsServer(
       // at the cost of the whole process, the main port's requests included.
       if (hasBody(req)) closeUnread(req, res);
       res.once("close", places.begin(req.socket));
-      const url = req.url ?? "/";
+      const target = req.url ?? "/";
+      // An absolute-form target (`http://host/metrics`), which HTTP/1.1 servers must accept,
+      // lies where its path does, as on the main port.
+      const url = target.charCodeAt(0) === 47 ? target : (originForm(target) ?? target);
       const q = url.indexOf("?");
       const method = req.method ?? "GET";
       if ((q === -1 ? url : url.slice(0, q)) !== path)
@@ -307,7 +317,7 @@ function reply(
   res: http.ServerResponse,
   status: number,
   headers: Record<string, string>,
-  body: string | undefined,
+  body: string | Uint8Array | undefined,
   head = false,
 ) {
   try {

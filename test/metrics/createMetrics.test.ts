@@ -450,6 +450,45 @@ describe("options", () => {
     );
   });
 
+  it("createMetricsServer: a scrape that answers no scrape is a logged 500, as through the handler", async () => {
+    const { listen } = await import("../../src/adapters/node/listen.js");
+    const errors: unknown[] = [];
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => rejections.push(reason);
+    process.on("unhandledRejection", onRejection);
+    let answer: unknown;
+    const server = createMetricsServer(
+      { observeRequest: () => {}, scrape: async () => answer as never },
+      { logger: { error: (fields) => errors.push(fields) } },
+    );
+    const address = await listen(server, { host: "127.0.0.1", port: 0 });
+    const url = `http://127.0.0.1:${address.port}/metrics`;
+    try {
+      for (const bad of [undefined, { contentType: "text/plain", body: 42 }]) {
+        answer = bad;
+        // Before, the answer threw: an unhandled rejection (the process ended), no answer.
+        const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+        expect(res.status).toBe(500);
+        expect(await res.json()).toMatchObject({ message: "collecting the metrics failed" });
+      }
+      // Scraped again once it answers a scrape.
+      answer = {
+        contentType: "text/plain; version=0.0.4",
+        body: new TextEncoder().encode("x 1\n"),
+      };
+      expect(await (await fetch(url)).text()).toBe("x 1\n");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(rejections).toEqual([]);
+      expect(errors).toHaveLength(2);
+      expect(String((errors[0] as { err: Error }).err.message)).toMatch(
+        /^scrape\(\) must resolve to \{ contentType: string, body: string \| Uint8Array \}, got nothing$/,
+      );
+    } finally {
+      process.off("unhandledRejection", onRejection);
+      await server.shutdown();
+    }
+  });
+
   it("createMetricsServer names every invalid option", () => {
     let error: unknown;
     try {

@@ -65,6 +65,16 @@ describe("createMetricsServer: limits", () => {
     expect(statuses(other.text)).toEqual(["200"]);
   });
 
+  it("answers an absolute-form target (http://host/metrics) as the main port does", async () => {
+    const { port } = await start();
+    const client = exchange(
+      port,
+      `GET http://127.0.0.1:${port}/metrics?x=1 HTTP/1.1\r\nHost: x\r\n\r\nGET http://x/other HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+    );
+    await vi.waitFor(() => expect(client.closed).toBe(true), { timeout: 10_000 });
+    expect(statuses(client.text)).toEqual(["200", "404"]);
+  });
+
   it("closes a connection after 100 requests: the rest are answered 503", async () => {
     const { port } = await start();
     const client = exchange(port, GET.repeat(120), true, true);
