@@ -49,14 +49,18 @@ function recordProblem(r: Record<string, unknown>): string | undefined {
       (r.includedAtMinimum as number) > (r.included as number))
   )
     return bad("includedAtMinimum", `absent or a whole number from 0 to included (${r.included})`);
+  // Of the recent included bids (back from their rate, as the metrics read them): more would
+  // make the recent share above the minimum negative.
+  const recentIncluded =
+    r.recentRate === null ? 0 : Math.round((r.recentRate as number) * (r.recentBids as number));
   if (
     r.recentIncludedAtMinimum !== undefined &&
     (!wholeAtLeast(r.recentIncludedAtMinimum, 0) ||
-      (r.recentIncludedAtMinimum as number) > (r.recentBids as number))
+      (r.recentIncludedAtMinimum as number) > recentIncluded)
   )
     return bad(
       "recentIncludedAtMinimum",
-      `absent or a whole number from 0 to recentBids (${r.recentBids})`,
+      `absent or a whole number from 0 to the recent included bids (recentRate × recentBids: ${recentIncluded})`,
     );
   return undefined;
 }
@@ -65,7 +69,7 @@ function recordProblem(r: Record<string, unknown>): string | undefined {
  * Check what a strategy's `promises()` returned before it reaches a snapshot, the metrics and
  * the backtest: an object with exactly the three tiers, each a {@link PromiseRecord} of sane
  * values (a count a whole number, a share from 0 to 1, `included` at most `bids`, the optional
- * counts at the minimum at most `included` and `recentBids`). On success the
+ * counts at the minimum at most `included` and the recent included bids). On success the
  * records are copies of the known fields, frozen, so a snapshot never changes whatever the
  * strategy does with the objects it returned. On failure, the first problem, with its path.
  *

@@ -94,7 +94,10 @@ export interface PromiseRecord extends TierPromise {
    * differ). `calibrated` fills it.
    */
   readonly includedAtMinimum?: number;
-  /** Optional: the same among the recent outcomes (at most `recentBids`). `calibrated` fills it. */
+  /**
+   * Optional: the same among the recent outcomes (at most the recent included bids,
+   * `recentRate × recentBids` rounded). `calibrated` fills it.
+   */
   readonly recentIncludedAtMinimum?: number;
 }
 

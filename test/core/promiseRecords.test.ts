@@ -52,7 +52,17 @@ describe("checkPromises", () => {
       ],
       [
         all({ ...good, recentIncludedAtMinimum: -1 }),
-        "regular.recentIncludedAtMinimum: must be absent or a whole number from 0 to recentBids (10) (got -1)",
+        "regular.recentIncludedAtMinimum: must be absent or a whole number from 0 to the recent included bids (recentRate × recentBids: 9) (got -1)",
+      ],
+      [
+        // More recent bids included at the minimum than recent bids included: the metrics'
+        // recent share above the minimum read (5 - 9) / (10 - 9) = -4.
+        all({ ...good, recentRate: 0.5, recentIncludedAtMinimum: 9 }),
+        "regular.recentIncludedAtMinimum: must be absent or a whole number from 0 to the recent included bids (recentRate × recentBids: 5) (got 9)",
+      ],
+      [
+        all({ ...good, recentBids: 0, recentRate: null, recentIncludedAtMinimum: 1 }),
+        "regular.recentIncludedAtMinimum: must be absent or a whole number from 0 to the recent included bids (recentRate × recentBids: 0) (got 1)",
       ],
       [
         all({ ...good, bids: 10n }),
