@@ -9,13 +9,19 @@ import {
   gasConfigShape,
   markParsed,
 } from "../core/config.js";
+import { capIssues } from "../core/createIssueList.js";
 import { describeValue, shorten } from "../core/describeValue.js";
 import { duplicateKeyIssues } from "../core/duplicateKeys.js";
 import { BaseError, InvalidConfigError, type ValidationIssue } from "../core/errors.js";
 import { jsonErrorOffset } from "../core/jsonErrorOffset.js";
 import { parseJsonLossless } from "../core/parseJsonLossless.js";
 import { validateShape } from "../core/validate.js";
-import { resolveStrategy, STRATEGY_BLOCKS, type StrategySettings } from "../strategies/registry.js";
+import {
+  resolveStrategy,
+  STRATEGY_BLOCKS,
+  type StrategySettings,
+  underPath,
+} from "../strategies/registry.js";
 import { fileFlag } from "./outputFile.js";
 
 /** What a `--config FILE.json` holds: the AIP-34 keys at the top, strategy blocks beside them. */
@@ -106,10 +112,12 @@ function parseConfigObject(input: unknown): ConfigFile {
     strategies[k] = gas?.[k];
     delete gas?.[k];
   }
-  const issues = [
+  // Each part is cut to 20 issues on its own: the whole list is cut again, so that the file's
+  // problems are listed as every other list is, 20 and then one count of the others.
+  const issues = capIssues([
     ...(r.ok ? [] : r.issues),
     ...strategyBlockIssues(input, gas as GasConfig | undefined),
-  ];
+  ]);
   if (!gas || issues.length > 0) throw new InvalidConfigError(issues);
   return { gas: markParsed(gas as GasConfig), strategies };
 }
@@ -149,7 +157,7 @@ function strategyBlockIssues(input: object, gas: GasConfig | undefined): Validat
       factory(gas);
     } catch (e) {
       if (!(e instanceof InvalidConfigError)) throw e;
-      issues.push(...e.issues.map((i) => ({ ...i, path: i.path ? `${k}.${i.path}` : k })));
+      issues.push(...e.issues.map((i) => underPath(k, i)));
     }
   }
   return issues;
@@ -191,7 +199,7 @@ export async function loadConfigFile(flag?: string): Promise<ConfigFile> {
     config = parseConfigObject(value);
   } catch (e) {
     if (repeated.length > 0 && e instanceof InvalidConfigError)
-      throw new InvalidConfigError([...repeated, ...e.issues]);
+      throw new InvalidConfigError(capIssues([...repeated, ...e.issues]));
     throw e;
   }
   if (repeated.length > 0) throw new InvalidConfigError(repeated);

@@ -2,8 +2,9 @@
  * The closest of `known` to a mistyped `word` (an unknown command, flag or field), if one is close
  * enough to be a typo: edits (a letter added, dropped, changed, or two neighbours swapped) at
  * most a third of the word's letters, and at most 2; leading dashes are not letters. Failing
- * that, the singular or plural of the word (`--strategy` for `--strategies`: one command names
- * one, another several).
+ * that, the same words in another case or with other separators (`low_block_history` for
+ * `lowBlockHistory`), then the singular or plural of the word (`--strategy` for `--strategies`:
+ * one command names one, another several).
  *
  * @example
  * didYouMean("--prot", ["--port", "--host"]); // "--port"
@@ -20,8 +21,18 @@ export function didYouMean(word: string, known: Iterable<string>): string | unde
     }
   }
   if (best !== undefined) return best;
+  // The same words written another way: `low_block_history`, the node's own config name, for
+  // `lowBlockHistory`; `--max_connections` for `--max-connections`.
+  const bare = words(word);
+  const spelt = names.find((n) => n !== word && words(n) === bare);
+  if (spelt !== undefined) return spelt;
   const stem = singular(word);
   return names.find((n) => n !== word && singular(n) === stem);
+}
+
+/** A name's letters without leading dashes, word separators or case: `lowblockhistory`. */
+function words(name: string): string {
+  return name.replace(/^-+/, "").replace(/[-_]/g, "").toLowerCase();
 }
 
 /** `strategies` → `strategy`, `hosts` → `host`: enough to pair a name with its plural. */

@@ -1,6 +1,6 @@
 import { describeValue, thrownMessage } from "../core/describeValue.js";
 import { didYouMean } from "../core/didYouMean.js";
-import { InvalidArgumentError, InvalidConfigError } from "../core/errors.js";
+import { InvalidArgumentError, InvalidConfigError, type ValidationIssue } from "../core/errors.js";
 import { unknownFieldIssues, unreadableOptions } from "../core/readOptions.js";
 import type { StrategyFactory } from "../core/types.js";
 import { aip34 } from "./aip34.js";
@@ -53,15 +53,23 @@ const BUILT_IN: ReadonlySet<string> = new Set(makers.keys());
 /** The built-in names in lower case: "AIP34" would read as aip34 to anyone, so it is refused too. */
 const BUILT_IN_LOWER: ReadonlySet<string> = new Set([...BUILT_IN].map((n) => n.toLowerCase()));
 
+/**
+ * `issue` with its path under `block` (`tiers.regular` → `tdigest.tiers.regular`). A summary
+ * (`and 5 more issues`) is kept as it is: it names no field, and counts for the issues it
+ * stands for when lists are joined and cut again.
+ */
+export function underPath(block: string, issue: ValidationIssue): ValidationIssue {
+  if (issue.code === "too_many_issues") return issue;
+  return { ...issue, path: issue.path ? `${block}.${issue.path}` : block };
+}
+
 /** Run `make`, reporting invalid options under the config file block they came from. */
 function underBlock<T>(block: string, make: () => T): T {
   try {
     return make();
   } catch (e) {
     if (!(e instanceof InvalidConfigError)) throw e;
-    throw new InvalidConfigError(
-      e.issues.map((i) => ({ ...i, path: i.path ? `${block}.${i.path}` : block })),
-    );
+    throw new InvalidConfigError(e.issues.map((i) => underPath(block, i)));
   }
 }
 

@@ -42,6 +42,31 @@ describe("--config FILE", () => {
     expect(stderr).toContain("geth.blocks:");
   });
 
+  it("lists at most 20 problems, then one count of the others, however many blocks hold them", async () => {
+    // Each part (the settings, each strategy block, the keys given twice) was cut to 20 on its
+    // own and the parts joined: 80 problems listed, with a count in the middle of the list.
+    const keys = (prefix: string) =>
+      Array.from({ length: 25 }, (_, i) => `"${prefix}${i}": 1`).join(", ");
+    const stderr = await refused(
+      "many.json",
+      `{${keys("k")}, "calibrated": {${keys("c")}}, "tdigest": {${keys("t")}}, "geth": {"blocks": 0}}`,
+    );
+    const listed = stderr.split("\n").filter((l) => l.startsWith("  "));
+    expect(listed).toHaveLength(21);
+    expect(listed[20]).toBe("  and 56 more issues (not listed)");
+    // Keys given twice, and the file's other problems.
+    const twice = await refused(
+      "manytwice.json",
+      `{${Array.from({ length: 25 }, () => '"a": 1').join(", ")}}`,
+    );
+    const lines = twice.split("\n").filter((l) => l.startsWith("  "));
+    expect(lines).toHaveLength(21);
+    expect(lines[0]).toBe(
+      "  a: is given twice in the file (only the last would count); give it once",
+    );
+    expect(lines[20]).toBe("  and 1 more issue (not listed)");
+  });
+
   it("an integer too long for a JSON number is said to be too large, not to be no whole number", async () => {
     // Kept exact for the u64 fields, such a number reaches the others as its digits: they said
     // "must be a whole number of heights" of a whole number.
@@ -86,6 +111,10 @@ describe("--config FILE", () => {
       '{"lowBlocHistory": 5, "skipLatestBlock": "false", "enabled": null, "staticOverride": []}',
     );
     expect(stderr).toContain("lowBlocHistory: unknown field (did you mean lowBlockHistory?)");
+    // A node's config (node.yaml) names its settings in snake_case.
+    const node = await refused("node.json", '{"low_block_history": 5, "full_block_txns": 200}');
+    expect(node).toContain("low_block_history: unknown field (did you mean lowBlockHistory?)");
+    expect(node).toContain("full_block_txns: unknown field (did you mean fullBlockTxns?)");
     // Inside a strategy block too, at any depth; a key close to none is only named.
     const nested = await refused(
       "nested.json",

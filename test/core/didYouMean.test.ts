@@ -18,6 +18,20 @@ describe("a mistyped command or flag gets a suggestion", () => {
     expect(didYouMean("--cuont", ["--count"])).toBe("--count");
   });
 
+  it("suggests the name of the same words in another case or with other separators", async () => {
+    // The Aptos node's own config (node.yaml) writes its gas estimation settings in snake_case.
+    const keys = ["lowBlockHistory", "minGasUnitPrice", "incorporateReorderingEffects"];
+    expect(didYouMean("low_block_history", keys)).toBe("lowBlockHistory");
+    expect(didYouMean("min_gas_unit_price", keys)).toBe("minGasUnitPrice");
+    expect(didYouMean("incorporate_reordering_effects", keys)).toBe("incorporateReorderingEffects");
+    expect(didYouMean("last_block", ["last-block", "geth"])).toBe("last-block");
+    expect(didYouMean("--max_connections", ["--max-connections"])).toBe("--max-connections");
+    const r = await runCli(["replay", "--input", "x.ndjson", "--max_reported", "5"]);
+    expect(r.stderr.split("\n")[0]).toBe(
+      "gasdigest replay: Unknown option '--max_reported' (did you mean --max-reported?)",
+    );
+  });
+
   it("suggests the plural or singular of a flag that one command names one way and another the other", async () => {
     expect(didYouMean("--strategy", ["--strategies", "--input"])).toBe("--strategies");
     expect(didYouMean("--strategies", ["--strategy"])).toBe("--strategy");

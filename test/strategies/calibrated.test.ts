@@ -183,6 +183,24 @@ describe("calibrated: options", () => {
     );
   });
 
+  it("keeps a cut list's count as it is under the block's name: it names no field", () => {
+    const many = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`k${i}`, 1]));
+    let error: InvalidConfigError | undefined;
+    try {
+      resolveStrategy("calibrated", { calibrated: many });
+    } catch (e) {
+      error = e as InvalidConfigError;
+    }
+    expect(error?.issues).toHaveLength(21);
+    expect(error?.issues[0]?.path).toBe("calibrated.k0");
+    // Was `calibrated: and 5 more issues (not listed)`, which a joined list took for one issue.
+    expect(error?.issues[20]).toMatchObject({
+      path: "",
+      code: "too_many_issues",
+      message: "and 5 more issues (not listed)",
+    });
+  });
+
   it("refuses anchorBlocks not above a tier's withinBlocks: the learner served would settle few of its bids, or none", () => {
     // Accepted before, anchorBlocks 100 under a 300-block promise served a learner dropped
     // before any of its bids settled: the tier served its prior for ever, its record at 0 bids.
