@@ -150,6 +150,22 @@ describe("--config FILE", () => {
     }
   });
 
+  it("a file of objects or arrays nested by the million is refused before it is parsed", async () => {
+    // 4 million nested arrays (8 MB, under the byte cap) took seconds and a gigabyte of memory.
+    const file = join(dir, "nested.json");
+    writeFileSync(file, `${"[".repeat(4_000_000)}${"]".repeat(4_000_000)}`);
+    const r = await replay(file);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `config file ${file} holds more than 10000 objects or arrays (a config holds a few dozen)`,
+    );
+    // A long buckets list is one array.
+    const buckets = join(dir, "buckets.json");
+    const list = Array.from({ length: 20_000 }, (_, i) => 100 + i);
+    writeFileSync(buckets, JSON.stringify({ buckets: list, calibrated: {} }));
+    expect(await replay(buckets)).toMatchObject({ code: 0 });
+  });
+
   it("invalid JSON (a trailing comma: plain JSON only) is named by line and column", async () => {
     const file = join(dir, "comma.json");
     writeFileSync(file, '{\n  "lowBlockHistory": 10,\n}\n');
