@@ -12,7 +12,7 @@ import { shippedSwaggerUiBytes } from "./shippedSwaggerUi.js";
  * clients made it search the disk 10,800 times a second). A failure that can pass (out of file
  * descriptors, a read error) is not kept: the next request reads again.
  */
-const cache = new Map<SwaggerUiFile, Uint8Array | string | { missing: unknown }>();
+const cache = new Map<SwaggerUiFile, Uint8Array | { missing: unknown }>();
 
 /** Where the files are: the package's module of them, swagger-ui-dist's folder, or neither. */
 type Place =
@@ -31,17 +31,20 @@ const isMissing = (err: unknown) =>
   err instanceof BaseError ||
   ["ENOENT", "ENOTDIR"].includes((err as { code?: string })?.code ?? "");
 
-function read(name: SwaggerUiFile): Uint8Array | string {
+function read(name: SwaggerUiFile): Uint8Array {
   let content = cache.get(name);
   if (content === undefined) {
     try {
       place ??= swaggerUiPlace();
       if ("missing" in place) throw place.missing;
       // The build's module holds them shipped already; swagger-ui-dist's (from the sources) not.
-      content =
+      // Its text is encoded here, once per process: left a string, each handler encoded its own
+      // copy (1.9 MB per server in a process).
+      const given =
         "assets" in place
           ? place.assets[name]
           : shippedSwaggerUiBytes(name, new Uint8Array(readFileSync(join(place.folder, name))));
+      content = typeof given === "string" ? new TextEncoder().encode(given) : given;
     } catch (err) {
       if (!isMissing(err)) throw err;
       if (place === undefined) place = { missing: err };
@@ -67,7 +70,7 @@ function swaggerUiPlace(): Place {
     return { folder: dirname(load.resolve("swagger-ui-dist/package.json")) };
   } catch {
     throw new BaseError(
-      "the explorer's Swagger UI files are not beside gasdigest's code (bundled into one file?): pass explorerAssets from gasdigest/explorer-assets, or explorerAssets: false",
+      "the explorer's Swagger UI files are not beside gasdigest's code (bundled into one file?): pass explorerAssets from gasdigest/explorer-assets",
     );
   }
 }
@@ -84,7 +87,7 @@ function swaggerUiPlace(): Place {
  * createHandler(engine, { explorerAssets: swaggerUiFiles() });
  */
 export function swaggerUiFiles(): ExplorerAssets {
-  const files = {} as Record<SwaggerUiFile, () => Uint8Array | string>;
+  const files = {} as Record<SwaggerUiFile, () => Uint8Array>;
   for (const name of SWAGGER_UI_FILES) files[name] = () => read(name);
   return Object.freeze(files);
 }

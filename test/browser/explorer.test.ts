@@ -206,4 +206,40 @@ describe("the offline explorer at /v1/spec", () => {
       await new Promise((r) => host.close(r));
     }
   });
+
+  it("says Swagger UI did not load when its bundle fails, not that the API document did", async () => {
+    // What a node server bundled into one file serves: the files answer 500 (no file beside the
+    // code), the page and the document 200.
+    const handler = createHandler(engineWithBlocks(), {
+      maxStalenessMs: false,
+      explorerAssets: {
+        ...explorerAssets,
+        "swagger-ui-bundle.js": () => {
+          throw new Error("not beside the code");
+        },
+      },
+    });
+    const host = http.createServer((req, res) => {
+      const r = handler({ method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers });
+      res.writeHead(r.status, r.headers);
+      res.end(req.method === "HEAD" ? undefined : r.body);
+    });
+    const { port } = await new Promise<{ port: number }>((resolve) =>
+      host.listen(0, "127.0.0.1", () => resolve(host.address() as { port: number })),
+    );
+    try {
+      const { page, requests } = await open(`http://127.0.0.1:${port}/v1/spec`);
+      const error = page.locator(".gasdigest-error");
+      await error.waitFor();
+      const text = (await error.textContent()) ?? "";
+      expect(text).toMatch(/Swagger UI/);
+      expect(text).toContain("spec/assets/swagger-ui-bundle.js");
+      expect(text).not.toMatch(/Could not load the API document/);
+      expect(requests.some((u) => u.endsWith("/v1/spec/assets/swagger-ui-bundle.js"))).toBe(true);
+      await page.close();
+    } finally {
+      host.closeAllConnections();
+      await new Promise((r) => host.close(r));
+    }
+  });
 });

@@ -2,6 +2,10 @@
 // used to look for them on disk again (an existence check and a package resolution), 10,800
 // times a second under 10 clients. The failure is kept, as the files would be.
 import { describe, expect, it, vi } from "vitest";
+import { createEngine } from "../../src/core/createEngine.js";
+import { InvalidConfigError } from "../../src/core/errors.js";
+import { createHandler } from "../../src/http/createHandler.js";
+import { aip34 } from "../../src/strategies/aip34.js";
 
 const looked = vi.hoisted(() => ({ exists: 0, resolve: 0 }));
 
@@ -45,5 +49,21 @@ describe("swaggerUiFiles: files that are not there", () => {
       expect(() => files["swagger-ui-bundle.js"]!()).toThrow(/bundled into one file/);
     }
     expect(looked).toEqual({ exists: 1, resolve: 1 });
+  });
+
+  it("offers only advice the handler takes: explorerAssets: false is refused, so it is not offered", async () => {
+    const { swaggerUiFiles } = await import("../../src/http/swaggerUiFiles.js");
+    const files = swaggerUiFiles() as Record<string, () => Uint8Array>;
+    let message = "";
+    try {
+      files["index.css"]!();
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/pass explorerAssets from gasdigest\/explorer-assets/);
+    expect(() =>
+      createHandler(createEngine({ strategy: aip34() }), { explorerAssets: false as never }),
+    ).toThrow(InvalidConfigError);
+    expect(message).not.toMatch(/explorerAssets: false/);
   });
 });

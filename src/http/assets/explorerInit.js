@@ -23,12 +23,22 @@
     // the column stays
   }
 
-  /** @param {string} message */
-  function fail(message) {
+  /** @param {string} text */
+  function fail(text) {
     const p = document.createElement("p");
     p.className = "gasdigest-error";
-    p.textContent = `Could not load the API document: ${message}`;
+    p.textContent = text;
     root.appendChild(p);
+  }
+
+  // Swagger UI's bundle did not run (it answered 500, as from a node server bundled into one file
+  // without the explorer's files): name it, where the failure to start it read "Could not load
+  // the API document: SwaggerUIBundle is not defined" though the document was there.
+  if (typeof SwaggerUIBundle !== "function") {
+    fail(
+      "Could not start the explorer: Swagger UI (spec/assets/swagger-ui-bundle.js) did not load. The API document is at spec.json.",
+    );
+    return;
   }
 
   /**
@@ -112,6 +122,8 @@
       });
     })
     .catch((/** @type {unknown} */ error) => {
-      fail(error instanceof Error ? error.message : String(error));
+      fail(
+        `Could not load the API document: ${error instanceof Error ? error.message : String(error)}`,
+      );
     });
 })();
