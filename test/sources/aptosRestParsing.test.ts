@@ -216,8 +216,12 @@ describe("reading the node's answers", () => {
         block_approx_output_size: 5759,
       },
     });
-    for (const units of [24, "24", undefined])
+    // u64::MAX as the JSON integer a node writes: past 2^53, rounded by JSON.parse, still a u64.
+    const max = JSON.parse("18446744073709551615");
+    for (const units of [24, "24", undefined, max])
       expect(parseBlock(block([meta, end(units)]), 5n).ok).toBe(true);
+    for (const units of [1.5, 2 ** 65, "18446744073709551616"])
+      expect(parseBlock(block([meta, end(units)]), 5n).ok).toBe(false);
     const bad = parseBlock(block([meta, end(-1)]), 5n);
     expect(bad.ok ? [] : bad.issues.map((i) => [i.path, i.message])).toEqual([
       [

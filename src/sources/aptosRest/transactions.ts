@@ -56,14 +56,24 @@ const user = z.object({
 /**
  * The epilogue's two counters, which the source does not read: a JSON integer as nodes write
  * them today, or a u64 string as the API writes every other u64 (a node that wrote them so
- * would otherwise have every block refused for fields nothing uses).
+ * would otherwise have every block refused for fields nothing uses). A JSON integer may be any
+ * u64, past 2^53 too (`z.int()` takes safe integers only, and refused such a block for good):
+ * `JSON.parse` rounds it, which matters to nothing here.
  */
 const notCounter = (iss: { input: unknown }) =>
   `must be a whole number >= 0, as a JSON number or a u64 string (got ${describeValue(iss.input)})`;
 const counter = z
-  .union([z.int({ error: notCounter }).min(0, { error: notCounter }), u64String], {
-    error: notCounter,
-  })
+  .union(
+    [
+      z
+        .number({ error: notCounter })
+        .min(0, { error: notCounter })
+        .max(2 ** 64, { error: notCounter })
+        .refine(Number.isInteger, { error: notCounter }),
+      u64String,
+    ],
+    { error: notCounter },
+  )
   .optional();
 const epilogue = z.object({
   block_end_info: z
