@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { createEpochPrices } from "../../src/sources/aptosRest/createEpochPrices.js";
 import type { NodeClient } from "../../src/sources/aptosRest/createNodeClient.js";
@@ -26,6 +27,23 @@ describe("createEpochPrices: dropped reads", () => {
     ]);
     source.abort();
     expect(signals.get(20n)!.aborted).toBe(true);
+  });
+
+  it("puts one listener on the source's signal, however many reads are under way", () => {
+    const signals: AbortSignal[] = [];
+    const client = {
+      minGasUnitPrice: (_version: bigint, signal: AbortSignal) => {
+        signals.push(signal);
+        return hang(signal);
+      },
+    } as unknown as NodeClient;
+    const source = new AbortController();
+    const prices = createEpochPrices(client, source.signal);
+    // An epoch starting every block of the lookahead: node warned of a leak past 10 listeners.
+    for (let e = 1n; e <= 40n; e++) prices.prefetch(e, e * 10n);
+    expect(getEventListeners(source.signal, "abort")).toHaveLength(1);
+    source.abort();
+    expect(signals.every((s) => s.aborted)).toBe(true);
   });
 });
 

@@ -73,13 +73,21 @@ export function createEpochPrices(
 ): EpochPrices {
   const reads = new Map<string, HeldRead>();
   const keyOf = (epoch: bigint, version: bigint) => `${epoch}@${version}`;
+  // The controllers of the reads under way, aborted with the source by one listener: one
+  // listener per read put as many on the source's signal as epochs begin in the lookahead (a
+  // chain changing epoch every few blocks), and node printed a "possible memory leak" warning.
+  const live = new Set<AbortController>();
+  const abortAll = () => {
+    for (const c of live) c.abort(signal.reason);
+    live.clear();
+  };
+  if (!signal.aborted) signal.addEventListener("abort", abortAll, { once: true });
   /** An abort controller chained to the source's signal, and its release. */
   const chained = () => {
     const controller = new AbortController();
-    const onAbort = () => controller.abort(signal.reason);
     if (signal.aborted) controller.abort(signal.reason);
-    else signal.addEventListener("abort", onAbort, { once: true });
-    return { controller, detach: () => signal.removeEventListener("abort", onAbort) };
+    else live.add(controller);
+    return { controller, detach: () => live.delete(controller) };
   };
   const prefetch = (epoch: bigint, version: bigint) => {
     const key = keyOf(epoch, version);
