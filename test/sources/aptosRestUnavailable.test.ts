@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { NOT_FOUND_RETRIES } from "../../src/sources/aptosRest/fetchCompleteBlock.js";
 import { describeAptosRestEvent } from "../../src/sources/aptosRest.js";
 import { followScripted, until } from "./followHelpers.js";
 import { block, gasSchedule, heightOf, json, ledger } from "./scriptedNode.js";
@@ -22,8 +23,11 @@ function refusingNode(status: 404 | 410) {
   };
   const { events, heights, sub } = followScripted(fetch, { now: () => state.clock });
   const told = () => events.filter((e) => e.type === "block_unavailable");
-  /** Let the source ask for block 11 a few more times. */
-  const refusedAgain = async (times = 3) => {
+  /**
+   * Let the source ask for block 11 a few more times: twice over what it takes to count one
+   * refusal (a 404 is asked again NOT_FOUND_RETRIES times first).
+   */
+  const refusedAgain = async (times = 2 * (NOT_FOUND_RETRIES + 1)) => {
     const target = state.refusals + times;
     await until(() => expect(state.refusals).toBeGreaterThanOrEqual(target));
   };

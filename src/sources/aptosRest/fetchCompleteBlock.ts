@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { BaseError } from "../../core/errors.js";
 import type { BlockAnswer, NodeClient } from "./createNodeClient.js";
 import { blockEpoch } from "./toBlockSample.js";
@@ -40,4 +41,31 @@ export async function fetchCompleteBlock(
   // The parsers make sure the transaction at first_version is the metadata (or genesis) one.
   if (epoch === undefined) throw new BaseError(`block ${height}: no epoch after validation`);
   return { kind: "block", block: { ...block, transactions: txns }, epoch };
+}
+
+/** How many times a 404 for a height some node announced is asked again before it counts. */
+export const NOT_FOUND_RETRIES = 3;
+
+/**
+ * {@link fetchCompleteBlock} for a height a ledger read announced (at or below the newest tip
+ * seen): a 404 is asked again, up to {@link NOT_FOUND_RETRIES} times `pauseMs` apart, before it
+ * is returned. Behind a load balancer each request may reach another node, and one that lags
+ * answers 404 for blocks the others have: taken at once, that 404 threw away the blocks fetched
+ * ahead and set the tip back to the lagging node's, and the source fell as far behind as its
+ * slowest node.
+ *
+ * @example
+ * const r = await fetchAnnouncedBlock(client, 1042n, signal, 50); // not_found only after 4 404s
+ */
+export async function fetchAnnouncedBlock(
+  client: NodeClient,
+  height: bigint,
+  signal: AbortSignal,
+  pauseMs: number,
+): Promise<Fetched> {
+  for (let retries = 0; ; retries++) {
+    const r = await fetchCompleteBlock(client, height, signal);
+    if (r.kind !== "not_found" || retries === NOT_FOUND_RETRIES) return r;
+    await sleep(pauseMs, undefined, { signal });
+  }
 }

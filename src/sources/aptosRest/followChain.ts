@@ -6,7 +6,7 @@ import { createBlockDating } from "./createBlockDating.js";
 import { createEpochPrices } from "./createEpochPrices.js";
 import { createNodeClient } from "./createNodeClient.js";
 import { createUnavailableWatch } from "./createUnavailableWatch.js";
-import { type Fetched, fetchCompleteBlock } from "./fetchCompleteBlock.js";
+import { type Fetched, fetchAnnouncedBlock } from "./fetchCompleteBlock.js";
 import type { ResolvedAptosRestOptions } from "./options.js";
 import { type LedgerInfo, skipLimit } from "./schemas.js";
 import { toBlockSample } from "./toBlockSample.js";
@@ -188,7 +188,9 @@ export async function followChain(
       if (window.has(h)) continue;
       const started = generation;
       const windowSignal = windowAbort.signal;
-      const p = budget.admit(h).then(() => fetchCompleteBlock(client, h, windowSignal));
+      const p = budget
+        .admit(h)
+        .then(() => fetchAnnouncedBlock(client, h, windowSignal, options.pollIntervalMs / 10));
       p.then(
         (r) => {
           if (started !== generation) return;

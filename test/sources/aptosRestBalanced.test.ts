@@ -1,0 +1,35 @@
+import { describe, expect, it, vi } from "vitest";
+import { followScripted } from "./followHelpers.js";
+import { block, gasSchedule, heightOf, json, ledger } from "./scriptedNode.js";
+
+describe("aptosRest behind a load balancer", () => {
+  it("keeps up with the node that has the blocks while another one lags 100 blocks behind", async () => {
+    // Requests go to two nodes in turn: one at height 200, one at 100. A 404 from the lagging one
+    // used to throw away the blocks fetched ahead and set the tip back to 100, to be read again
+    // (a poll each time): the source kept only as far ahead as the slowest node let it.
+    let requests = 0;
+    let ledgerReads = 0;
+    const fetch = async (input: string | URL | Request) => {
+      const tip = requests++ % 2 === 0 ? 200 : 100;
+      const url = new URL(String(input));
+      if (url.pathname === "/v1") {
+        ledgerReads++;
+        return ledger(tip);
+      }
+      const h = heightOf(url);
+      if (h === undefined) return gasSchedule();
+      return h > tip ? json(404, { error_code: "block_not_found" }) : block(h, 1, 10 * h);
+    };
+    const { heights, sub } = followScripted(fetch, { startHeight: 101, pollIntervalMs: 50 });
+    try {
+      // Within seconds (it took 0.3 s): before, 20 s was not enough.
+      await vi.waitFor(() => expect(heights).toHaveLength(100), { timeout: 10_000, interval: 10 });
+      expect(heights).toEqual(Array.from({ length: 100 }, (_, i) => BigInt(101 + i)));
+      // The tip read at the start, and some in the background (one per pollIntervalMs at most
+      // while blocks come): not one per 404.
+      expect(ledgerReads).toBeLessThan(30);
+    } finally {
+      sub.unsubscribe();
+    }
+  });
+});
