@@ -57,7 +57,8 @@ export function createStrategyRunner(strategy: Strategy, config: GasConfig): Str
     new StrategyError(`strategy ${name} failed to ${what}`, { details: PROMISE_RESULT_DETAILS });
 
   function estimate(min: bigint): { estimate?: GasEstimate; failure?: StrategyError } {
-    if (!config.enabled) return { estimate: defaultEstimate(min, config.buckets) };
+    // Frozen, as every estimate a snapshot carries: what each request is answered with.
+    if (!config.enabled) return { estimate: Object.freeze(defaultEstimate(min, config.buckets)) };
     if (config.staticOverride) return { estimate: atLeast(config.staticOverride, min) };
     return checkEstimate(strategy, name, min);
   }

@@ -151,6 +151,24 @@ describe("engine", () => {
     expect(est(off)).toBe("100/100/150");
   });
 
+  it("keeps the snapshot's estimate frozen whatever is served (strategy, override, disabled)", () => {
+    for (const config of [
+      {},
+      { staticOverride: { low: 150, market: 200, aggressive: 300 } },
+      { staticOverride: { low: 1, market: 2, aggressive: 3 } },
+      { enabled: false },
+    ]) {
+      const engine = createEngine({ strategy: aip34(), config });
+      engine.ingest(fullBlock(1, 500));
+      const estimate = engine.snapshot()!.estimate!;
+      // A reader of the snapshot cannot change what every request is answered with.
+      expect(Object.isFrozen(estimate)).toBe(true);
+      expect(() => {
+        (estimate as { prioritized: bigint }).prioritized = 1n;
+      }).toThrow(TypeError);
+    }
+  });
+
   it("publishes snapshots and events as Observables", async () => {
     const engine = createEngine({ strategy: aip34() });
     const seen: number[] = [];
