@@ -22,6 +22,23 @@ export interface BlockOrder {
   clear(): void;
 }
 
+/** How many of the newest accepted blocks a copy of history is recognised among. */
+export const RECENT_BLOCKS = 1024;
+
+/**
+ * Whether `block` is `held`, a block accepted at its height: the same epoch, chain (when both
+ * say) and versions (as each says them: a block without versions matches one without).
+ */
+function isRecent(held: BlockPosition | undefined, block: BlockPosition): boolean {
+  return (
+    held !== undefined &&
+    held.epoch === block.epoch &&
+    (held.chainId === undefined || block.chainId === undefined || held.chainId === block.chainId) &&
+    held.firstVersion === block.firstVersion &&
+    held.lastVersion === block.lastVersion
+  );
+}
+
 /**
  * The engine's ordering rules ({@link checkBlockOrder}, with `maxHeightJump`) plus the way out
  * of a wrong newest block: a run of `resyncAfterBlocks` blocks in a row that are all rejected
@@ -29,7 +46,10 @@ export interface BlockOrder {
  * decreasing nor rising faster than heights, one chain id, versions increasing) means the
  * newest block was wrong (a poison line at height 2^64-1) or the chain was reset (a test
  * network wiped): the last block of the run is accepted as `"resync"`. So no single block can
- * stop a source for good, and one stray old block is still rejected.
+ * stop a source for good, and one stray old block is still rejected. A copy of one of the
+ * {@link RECENT_BLOCKS} newest blocks accepted (the same height, epoch, chain and versions:
+ * another source of the same chain lagging behind) is rejected too, but never counts in a run:
+ * history sent again is no new chain.
  *
  * @example
  * const order = createBlockOrder({ maxHeightJump: 1_000_000, resyncAfterBlocks: 10 });
@@ -38,6 +58,9 @@ export interface BlockOrder {
 export function createBlockOrder(options: BlockOrderOptions): BlockOrder {
   const maxJump = BigInt(options.maxHeightJump);
   let newest: BlockPosition | undefined;
+  // The newest accepted blocks by height, as they came: a block equal to one of them is a copy
+  // of history (a second source lagging behind), never one of a run to follow.
+  const recent = new Map<bigint, BlockPosition>();
   // The run of rejected blocks that are in order among themselves: its newest block and length.
   let runLast: BlockPosition | undefined;
   let runLength = 0;
@@ -68,6 +91,10 @@ export function createBlockOrder(options: BlockOrderOptions): BlockOrder {
       try {
         return checkBlockOrder(newest, block, maxJump);
       } catch (error) {
+        // A copy of a block accepted (a second source lagging behind, a recording joined with
+        // an overlap) is rejected as below the newest, but is no sign of a new chain: ten of
+        // them in a row took the engine back to them, its windows thrown away.
+        if (isRecent(recent.get(block.height), block)) throw error;
         if (runLast && block.height === runLast.height) throw error; // the run's duplicate
         if (runLast && follows(runLast, block)) runLength++;
         else runLength = 1;
@@ -78,13 +105,24 @@ export function createBlockOrder(options: BlockOrderOptions): BlockOrder {
       }
     },
     accept(block) {
+      // A run followed replaces the history it was refused against.
+      if (resynced?.height === block.height) recent.clear();
       newest = resynced?.height === block.height ? resynced : position(block, newest);
+      recent.set(block.height, {
+        height: block.height,
+        epoch: block.epoch,
+        chainId: block.chainId,
+        firstVersion: block.firstVersion,
+        lastVersion: block.lastVersion,
+      });
+      if (recent.size > RECENT_BLOCKS) recent.delete(recent.keys().next().value as bigint);
       resynced = undefined;
       runLast = undefined;
       runLength = 0;
     },
     clear() {
       newest = undefined;
+      recent.clear();
       resynced = undefined;
       runLast = undefined;
       runLength = 0;

@@ -35,6 +35,40 @@ function withEvents(config = {}) {
   return { engine, events, resyncs: () => events.filter((e) => e.type === "resynced") };
 }
 
+describe("two sources of one chain, one lagging behind", () => {
+  it("the lagging one's copies of blocks already accepted are rejected, never followed back", () => {
+    // Source A at 160 (full blocks at 4000 up to 150, idle after); source B sends 140..155 in a
+    // burst. Before, ten of B's copies in a row were taken for a new chain: the engine went back
+    // to 155, its windows thrown away, and its estimate fell from 4000 to the minimum.
+    const { engine, resyncs } = withEvents();
+    for (let h = 1; h <= 160; h++)
+      feed(engine, h <= 150 ? fullBlock(h, 4000) : block(h, { gas_unit_prices: ["100"] }));
+    const before = engine.snapshot()!;
+    for (let h = 140; h <= 155; h++)
+      expect(
+        feed(engine, h <= 150 ? fullBlock(h, 4000) : block(h, { gas_unit_prices: ["100"] })),
+      ).toBe(`height: ${h} is below the newest accepted height 160; heights must increase`);
+    expect(resyncs()).toEqual([]);
+    expect(engine.snapshot()).toBe(before);
+    expect(feed(engine, block(161, { gas_unit_prices: ["100"] }))).toBe("accepted");
+    const after = engine.snapshot()!;
+    expect(after.ledger.blockHeight).toBe(161n);
+    expect(after.estimate).toEqual(before.estimate);
+    expect(engine.counters()).toMatchObject({ accepted: 161, rejected: 16, resyncs: 0 });
+  });
+
+  it("blocks at those heights with other versions are no copies: ten in a row are followed (a chain reset)", () => {
+    const { engine, resyncs } = withEvents();
+    for (let h = 1; h <= 30; h++) feed(engine, fullBlock(h));
+    // The same heights and epoch, versions started again: a wiped test network.
+    const reset = (h: number) =>
+      fullBlock(h, 100, 250, { first_version: String(h * 10), last_version: String(h * 10 + 9) });
+    for (let h = 1; h <= 9; h++) expect(feed(engine, reset(h))).toMatch(/below the newest/);
+    expect(feed(engine, reset(10))).toBe("accepted");
+    expect(resyncs()).toHaveLength(1);
+  });
+});
+
 describe("one poison block cannot stop the engine for good", () => {
   it("a jump beyond maxHeightJump is rejected, and the next good block accepted", () => {
     const { engine } = withEvents();
