@@ -90,7 +90,8 @@ export function missBound(
 }
 
 /**
- * Most EW decay of each expert's pinball loss per outcome (about the last 50 outcomes matter).
+ * Most EW decay of each expert's pinball loss per outcome (a mean age of 50 outcomes, a weighted
+ * memory of about 100).
  * A promise with a small `1 − p` decays slower: see `lossDecay`.
  */
 const MAX_LOSS_DECAY = 0.02;
