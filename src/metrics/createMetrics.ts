@@ -95,7 +95,7 @@ function processMetricsFor(registry: Registry): readonly { name: string; metric:
  *
  * @throws {InvalidConfigError} listing every invalid option.
  * @example
- * import { createServer, listen } from "gasdigest/node";
+ * import { aptosRest, createServer, listen } from "gasdigest/node";
  * import { createMetrics } from "gasdigest/metrics";
  * const metrics = createMetrics({ engine });
  * engine.connect(aptosRest(url, { onEvent: metrics.source("aptos") }));

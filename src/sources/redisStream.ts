@@ -51,7 +51,7 @@ export {
  * @throws {InvalidConfigError} at call time when the URL or an option is invalid.
  * @example
  * import { aip34, createEngine } from "gasdigest";
- * import { redisStream } from "gasdigest/redis";
+ * import { describeRedisEvent, redisStream } from "gasdigest/redis";
  * const engine = createEngine({ strategy: aip34() });
  * engine.connect(redisStream("redis://127.0.0.1:6379", {
  *   warmStartBlocks: engine.config.aggressiveBlockHistory + 1,

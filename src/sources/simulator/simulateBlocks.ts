@@ -69,7 +69,7 @@ interface Episode {
  * @throws {InvalidConfigError} when an option is invalid, or the start values and `blocks` would
  * take a height, version or timestamp past 2^64-1 (at call time, not on the first `next()`).
  * @example
- * import { serializeBlockSample } from "gasdigest";
+ * import { serializeBlockSample, simulateBlocks } from "gasdigest";
  * for (const block of simulateBlocks({ scenario: "spike", blocks: 1000, seed: 7 }))
  *   process.stdout.write(`${serializeBlockSample(block)}\n`);
  */
