@@ -45,8 +45,9 @@ const FILE_NAMES: readonly string[] = SWAGGER_UI_FILES;
 
 /** The problems of an `explorerAssets` value, in one message (undefined when it is fine). */
 function checkExplorerAssets(v: unknown): string | undefined {
+  if (v === false) return undefined;
   if (typeof v !== "object" || v === null || Array.isArray(v))
-    return `must be an object of the explorer's files by name, such as explorerAssets from "gasdigest/explorer-assets" (got ${describeValue(v)})`;
+    return `must be an object of the explorer's files by name, such as explorerAssets from "gasdigest/explorer-assets", or false for no explorer (got ${describeValue(v)})`;
   const given = v as Record<string, unknown>;
   const problems: string[] = [];
   const missing = FILE_NAMES.filter((name) => given[name] === undefined);
@@ -160,10 +161,10 @@ const handlerOptionsShape = {
    * from `gasdigest/explorer-assets` (a module, so it works where there is no file system), or
    * your own. Without them the page answers 404 and names this option; the document stays at
    * `spec.json`. The node server and the Express, Fastify and Koa adapters read the package's own
-   * copy of Swagger UI when it is left out.
+   * copy of Swagger UI when it is left out; `false` turns the explorer off there too.
    * @default none (node server, Express, Fastify, Koa: the package's copy of Swagger UI)
    */
-  explorerAssets: refined<ExplorerAssets>(checkExplorerAssets).optional(),
+  explorerAssets: refined<ExplorerAssets | false>(checkExplorerAssets).optional(),
   /**
    * Record every request (route, status, time to answer) and serve the scrape at `metricsPath`:
    * `createMetrics()` of `gasdigest/metrics` (node, through prom-client), or any
@@ -197,7 +198,12 @@ const handlerOptionsShape = {
 export type HandlerOptions = z.input<z.ZodObject<typeof handlerOptionsShape>>;
 
 /** {@link HandlerOptions} after validation, every default filled in, `basePath` normalised. */
-export type ResolvedHandlerOptions = Readonly<z.output<z.ZodObject<typeof handlerOptionsShape>>>;
+export type ResolvedHandlerOptions = Readonly<
+  Omit<z.output<z.ZodObject<typeof handlerOptionsShape>>, "explorerAssets"> & {
+    /** The explorer's files; none (`false` or left out) turns the explorer off. */
+    explorerAssets?: ExplorerAssets | undefined;
+  }
+>;
 
 /**
  * Validate handler options without throwing: the resolved options, or every issue found.
@@ -218,7 +224,9 @@ export function safeParseHandlerOptions(
   if (!r.ok) return r;
   const given = r.value.basePath;
   const basePath = given.endsWith("/") ? given.slice(0, -1) : given;
-  const { explorerAssets, metrics } = r.value;
+  const { metrics } = r.value;
+  // `false` is the explorer off: as if no files were given (the node hosts' default is not).
+  const explorerAssets = r.value.explorerAssets === false ? undefined : r.value.explorerAssets;
   return { ok: true, value: Object.freeze({ ...r.value, basePath, explorerAssets, metrics }) };
 }
 

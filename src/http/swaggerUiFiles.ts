@@ -70,7 +70,7 @@ function swaggerUiPlace(): Place {
     return { folder: dirname(load.resolve("swagger-ui-dist/package.json")) };
   } catch {
     throw new BaseError(
-      "the explorer's Swagger UI files are not beside gasdigest's code (bundled into one file?): pass explorerAssets from gasdigest/explorer-assets",
+      "the explorer's Swagger UI files are not beside gasdigest's code (bundled into one file?): pass explorerAssets from gasdigest/explorer-assets (or explorerAssets: false for no explorer)",
     );
   }
 }

@@ -113,7 +113,7 @@ describe("explorerAssets handed in", () => {
       [
         "not an object",
         "yes",
-        'must be an object of the explorer\'s files by name, such as explorerAssets from "gasdigest/explorer-assets" (got "yes")',
+        'must be an object of the explorer\'s files by name, such as explorerAssets from "gasdigest/explorer-assets", or false for no explorer (got "yes")',
       ],
       [
         "missing, unknown and wrong-typed files",

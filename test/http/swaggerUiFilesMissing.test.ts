@@ -3,7 +3,6 @@
 // times a second under 10 clients. The failure is kept, as the files would be.
 import { describe, expect, it, vi } from "vitest";
 import { createEngine } from "../../src/core/createEngine.js";
-import { InvalidConfigError } from "../../src/core/errors.js";
 import { createHandler } from "../../src/http/createHandler.js";
 import { aip34 } from "../../src/strategies/aip34.js";
 
@@ -51,7 +50,7 @@ describe("swaggerUiFiles: files that are not there", () => {
     expect(looked).toEqual({ exists: 1, resolve: 1 });
   });
 
-  it("offers only advice the handler takes: explorerAssets: false is refused, so it is not offered", async () => {
+  it("offers advice the handler takes: explorerAssets from the module, or false, which turns the explorer off", async () => {
     const { swaggerUiFiles } = await import("../../src/http/swaggerUiFiles.js");
     const files = swaggerUiFiles() as Record<string, () => Uint8Array>;
     let message = "";
@@ -61,9 +60,21 @@ describe("swaggerUiFiles: files that are not there", () => {
       message = (err as Error).message;
     }
     expect(message).toMatch(/pass explorerAssets from gasdigest\/explorer-assets/);
+    expect(message).toMatch(/explorerAssets: false for no explorer/);
+    // Refused before (a node host could not turn its default explorer off): now the page is the
+    // explorer-off 404, its files are not served, and the document still is.
+    const { createNodeHandler } = await import("../../src/http/createNodeHandler.js");
+    const handler = createNodeHandler(createEngine({ strategy: aip34() }), {
+      explorerAssets: false,
+      maxStalenessMs: false,
+    });
+    const get = (url: string) => handler({ method: "GET", url, headers: {} });
+    expect(get("/v1/spec").status).toBe(404);
+    expect(new TextDecoder().decode(get("/v1/spec").body)).toContain("the API explorer is off");
+    expect(get("/v1/spec/assets/index.css").status).toBe(404);
+    expect(get("/v1/spec.json").status).toBe(200);
     expect(() =>
-      createHandler(createEngine({ strategy: aip34() }), { explorerAssets: false as never }),
-    ).toThrow(InvalidConfigError);
-    expect(message).not.toMatch(/explorerAssets: false/);
+      createHandler(createEngine({ strategy: aip34() }), { explorerAssets: true as never }),
+    ).toThrow(/or false for no explorer \(got true\)/);
   });
 });
