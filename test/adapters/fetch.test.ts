@@ -151,6 +151,28 @@ describe("createFetchHandler without a server", () => {
     expect((await mounted(bun("/x/chain/v1/estimate_gas_price"))).status).toBe(404);
   });
 
+  it("routes an absolute-form target with no path by its empty path, not by a '/' in its query", async () => {
+    // Deno hands over an absolute-form target as sent (`GET http://h?x=/v1 HTTP/1.1`); node's
+    // Request would add the "/" before "?". The node server answers these 404.
+    const deno = (url: string) =>
+      ({ url, method: "GET", headers: new Headers({ host: "h" }) }) as unknown as Request;
+    const handler = createFetchHandler(engine, { maxStalenessMs: false });
+    for (const url of [
+      "http://h?/v1",
+      "http://h:8080?x=/v1/estimate_gas_price",
+      "foo://bar?/v1/-/healthy",
+    ]) {
+      const res = await handler(deno(url));
+      expect(res.status, url).toBe(404);
+      expect(await res.text(), url).toBe(errorBody("web_framework_error", "not found"));
+    }
+    expect(await (await handler(deno("http://h/v1/estimate_gas_price?x=/v1"))).text()).toBe(
+      ESTIMATE,
+    );
+    const mounted = createFetchHandler(engine, { maxStalenessMs: false, prefix: "/chain" });
+    expect((await mounted(deno("http://h?/chain/v1/estimate_gas_price"))).status).toBe(404);
+  });
+
   it("answers 400 for a Host header that is not host[:port], as the node server does", async () => {
     // Deno and workerd paste the Host before the target: the URL they hand over, which node's
     // Request would refuse for some of these.

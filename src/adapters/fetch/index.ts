@@ -102,6 +102,7 @@ export function createFetchHandler(
  * targetOf("/v1/-/healthy"); // "/v1/-/healthy" (Bun, `GET /v1/-/healthy HTTP/1.0` without Host)
  * targetOf("//x/v1"); // "//x/v1", not "/v1"
  * targetOf("http://node.example/v1#top"); // "/v1"
+ * targetOf("http://node.example?x=/v1"); // "/?x=/v1" (Deno, `GET http://node.example?x=/v1`)
  */
 function targetOf(given: string): string {
   // A Request's URL may keep a fragment (`new Request("http://h/v1#x")`); a fetch never sends
@@ -109,7 +110,12 @@ function targetOf(given: string): string {
   const hash = given.indexOf("#");
   const url = hash === -1 ? given : given.slice(0, hash);
   if (url.charCodeAt(0) === 47 /* / */) return url;
-  const slash = url.indexOf("/", url.indexOf("//") + 2);
+  // The authority ends at the first "/" or "?": Deno hands over an absolute-form target as sent,
+  // so in `http://h?x=/v1` the "/" belongs to the query and the path is empty.
+  const authority = url.indexOf("//") + 2;
+  const slash = url.indexOf("/", authority);
+  const query = url.indexOf("?", authority);
+  if (query !== -1 && (slash === -1 || query < slash)) return `/${url.slice(query)}`;
   return slash === -1 ? "/" : url.slice(slash);
 }
 
