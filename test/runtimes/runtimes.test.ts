@@ -207,6 +207,14 @@ describe.each(RUNTIMES)("%s", (name, startRuntime) => {
       expect([actual.status, actual.body], head).toEqual([400, invalid]);
       expect(actual.headers).toMatchObject(CHAIN_STATE);
     }
+    // The app's own route reads request.url too: Deno and workerd paste the Host into it, which
+    // then no URL parser takes (Bun hands over the target: the app's answer to an empty push).
+    const push = await raw(
+      "POST /blocks HTTP/1.1\r\nHost: bad host\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+    );
+    if (name === "bun")
+      expect([push.status, push.body]).toEqual([200, '{"accepted":0,"rejected":[]}']);
+    else expect([push.status, push.body]).toEqual([400, invalid]);
   });
 
   it("serves the OpenAPI document as JSON and YAML as node does", async () => {
