@@ -42,9 +42,9 @@ export interface SourceConnections {
  * The engine's sources: any Observable, of rxjs or another library (whatever its `subscribe()`
  * returns: an rxjs Subscription, an object with `unsubscribe()`, a teardown function, or
  * nothing), each returned as an rxjs Subscription. A source unsubscribed by its owner before it
- * ended, or after it failed, no longer counts as connected (one that failed while `connect`
- * subscribed it is returned closed, and counts as not completed); once a connection is over, whatever its source still
- * sends is ignored, so one that cannot be stopped cannot feed a closed engine.
+ * ended, or after it failed (during `connect` too: its Subscription is returned open), no longer
+ * counts as connected; once a connection is over, whatever its source still sends is ignored, so
+ * one that cannot be stopped cannot feed a closed engine.
  *
  * @throws {InvalidArgumentError} from `connect`, naming `source$`, for something that is not an
  * Observable or whose `subscribe()` throws (nothing is counted).
@@ -128,9 +128,11 @@ export function createSourceConnections(handlers: SourceHandlers): SourceConnect
     subscribed = true;
     // Stopped while subscribing (the engine closed): stop the source now that there is a handle.
     if (stopped) stopForeign(foreign);
-    // Ended while subscribing: the connection is returned closed, as rxjs's would be (one that
-    // failed then still counts, as not completed).
-    else if (done) {
+    // Completed while subscribing: the connection is returned closed, as rxjs's would be. One
+    // that failed then is returned open, as after a later failure: it counts as not completed
+    // until its owner unsubscribes it (returned closed, it could never be detached, and the
+    // replay that replaced it never completed the engine).
+    else if (done && !failed) {
       endedEarly = true;
       sub.unsubscribe();
     }
