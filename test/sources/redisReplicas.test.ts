@@ -412,6 +412,45 @@ describe("a server whose replies are not Redis's", () => {
     });
 });
 
+describe("a server that answers an XADD with something other than its id", () => {
+  for (const [name, reply] of [
+    ["a number", ":1\r\n"],
+    ["another entry's id", "$5\r\n999-0\r\n"],
+  ] as const)
+    it(`a publisher answered ${name} counts no block published, retries and says why`, async () => {
+      const fake = await fakeRedis("*0\r\n");
+      cleanup.push(fake.close);
+      fake.xadd = () => reply;
+      const outcomes: string[] = [];
+      const events: RedisSinkEvent[] = [];
+      const sub = from(blocks(1, 3))
+        .pipe(
+          redisStreamSink(fake.url, {
+            initialBackoffMs: 10,
+            maxBackoffMs: 20,
+            onEvent: (e) => events.push(e),
+          }),
+        )
+        .subscribe({
+          next: (r) => outcomes.push(`${r.height}:${r.outcome}`),
+          error: () => undefined,
+        });
+      cleanup.push(() => sub.unsubscribe());
+      await until(() => events.filter((e) => e.type === "retrying").length >= 3);
+      // Nothing says the blocks were written: none is counted published (they were, and lost).
+      expect(outcomes).toEqual([]);
+      const retrying = events.find((e) => e.type === "retrying");
+      expect(retrying?.type === "retrying" && retrying.error.kind).toBe("reply");
+      expect(describeRedisSinkEvent(retrying!)).toMatch(
+        /answered XADD 1-0 of stream gasdigest:blocks with something that is not that entry's id/,
+      );
+      // Once the server answers each XADD with its id, every block is written, once, in order.
+      fake.xadd = (id: string) => `$${id.length}\r\n${id}\r\n`;
+      await until(() => outcomes.length === 3);
+      expect(outcomes).toEqual(["1:published", "2:published", "3:published"]);
+    });
+});
+
 describe("a server that sends replies no command asked for", () => {
   // ioredis turned these into an uncaught exception that ended the process (hardenIoredis.ts).
   for (const [name, answer] of [

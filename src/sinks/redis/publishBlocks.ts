@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { BlockSample } from "../../core/blockSample.js";
+import { describeValue } from "../../core/describeValue.js";
 import { checkStreamKey } from "../../sources/redis/checkStreamKey.js";
 import { connectRedis, type RedisConnection } from "../../sources/redis/connectRedis.js";
 import { createOutageTracker } from "../../sources/redis/createOutageTracker.js";
@@ -179,6 +180,16 @@ export async function publishBlocks(
             break;
           }
           const id = entryId(b.height);
+          // Redis answers an XADD with the id it added, the one asked for. Anything else (a
+          // proxy or a server that is not Redis, mangling replies) says nothing of what was
+          // written: counted as published, the block would be lost without a word.
+          if (!error && reply !== id) {
+            failure = new RedisFeedError(url, "reply", {
+              message: `Redis at ${url} answered XADD ${id} of stream ${stream} with something that is not that entry's id`,
+              details: `the reply is ${describeValue(reply)}`,
+            });
+            break;
+          }
           // Refused above the newest entry (or in an empty stream): no entry stands at or above
           // that height, so it is the stream's last id that Redis refuses it by (set past its
           // entries: an entry written and deleted or trimmed, XSETID). That can be repaired:

@@ -1,3 +1,4 @@
+import { describeValue } from "../../core/describeValue.js";
 import type { RedisConnection } from "../../sources/redis/connectRedis.js";
 import { commandFailure, RedisFeedError } from "../../sources/redis/errors.js";
 import { readStreamTopId } from "../../sources/redis/redisStreamTop.js";
@@ -70,8 +71,15 @@ export async function restoreLostEntries(
   for (let i = 0; i < kept.length; i += options.batchSize) {
     const replies = await writeEntries(conn, stream, retain, kept.slice(i, i + options.batchSize));
     for (let j = 0; j < Math.min(options.batchSize, kept.length - i); j++) {
-      const [error] = replies?.[j] ?? [new Error("no answer in the pipeline")];
+      const [error, reply] = replies?.[j] ?? [new Error("no answer in the pipeline")];
       if (error && !isRefused(error)) throw commandFailure(conn.url, error);
+      // Anything but the id asked for (a proxy mangling replies) is no sign it was written.
+      const id = entryId(kept[i + j]!.height);
+      if (!error && reply !== id)
+        throw new RedisFeedError(conn.url, "reply", {
+          message: `Redis at ${conn.url} answered XADD ${id} of stream ${stream} with something that is not that entry's id`,
+          details: `the reply is ${describeValue(reply)}`,
+        });
       if (error) refused ??= kept[i + j]!.height;
       if (error && kept[i + j]!.height === newest) newestRefused = true;
     }
