@@ -1,11 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { createOutageTracker } from "../sources/redis/createOutageTracker.js";
-import {
-  parseRedisUrl,
-  RedisFeedError,
-  type RedisStreamTop,
-  redisStreamTop,
-} from "../sources/redisStream.js";
+import { fetchStreamTop } from "../sources/redis/redisStreamTop.js";
+import { parseRedisUrl, RedisFeedError, type RedisStreamTop } from "../sources/redisStream.js";
 import type { logRedisEvent } from "./logRedisEvent.js";
 
 /** What {@link waitForStreamTop} returns when `signal` aborted before Redis answered. */
@@ -25,8 +21,9 @@ export async function waitForStreamTop(
   onEvent: ReturnType<typeof logRedisEvent>,
   signal: AbortSignal,
 ): Promise<RedisStreamTop | undefined | typeof STOPPED> {
+  const target = parseRedisUrl(url);
   const outage = createOutageTracker({
-    url: parseRedisUrl(url).display,
+    url: target.display,
     unreachableAfter: 3,
     initialBackoffMs: 100,
     maxBackoffMs: 5_000,
@@ -37,7 +34,9 @@ export async function waitForStreamTop(
   for (;;) {
     if (signal.aborted) return STOPPED;
     try {
-      const top = await redisStreamTop(url, { stream });
+      // The signal closes a connection waiting on a Redis that answers nothing: a stop does
+      // not wait out the timeout (5 s).
+      const top = await fetchStreamTop(target, stream, 5_000, signal);
       outage.succeeded();
       return top;
     } catch (e) {

@@ -17,6 +17,7 @@ import {
   useSharedRedis,
 } from "../helpers/redisServer.js";
 import { until } from "../helpers/until.js";
+import { respServer } from "../sources/respServer.js";
 
 const skip = redisSkipReason();
 const STREAM = "gasdigest:blocks";
@@ -266,6 +267,39 @@ describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", (
       msg: "gasdigest publish stopped before Redis answered",
     });
   });
+
+  for (const [name, answers] of [
+    ["accepts the connection and answers nothing", false],
+    ["answers the handshake but not the stream's type", true],
+  ] as const)
+    it(`a publisher stopped at start while Redis ${name} stops at once, not after the timeout`, async () => {
+      const seen: string[] = [];
+      const server = await respServer(() => (args, socket) => {
+        const name = args[0]!.toUpperCase();
+        seen.push(name);
+        if (answers && name === "INFO") socket.write("$0\r\n\r\n");
+        else if (answers && name !== "TYPE") socket.write("+OK\r\n");
+      });
+      cleanup.push(server.close);
+      const out = collector();
+      const stopping = new AbortController();
+      const starting = startPublish(
+        ["--source", "sim", "--to", server.url],
+        { stdout: out.stream, stderr: new PassThrough() },
+        stopping.signal,
+      );
+      await until(() => (answers ? seen.includes("TYPE") : seen.length > 0), 10_000, "a call");
+      await new Promise((r) => setTimeout(r, 200));
+      const asked = Date.now();
+      stopping.abort();
+      const handle = await starting;
+      expect(await handle.done).toBe(0);
+      // It waited out the 5 s timeout of the call in progress before.
+      expect(Date.now() - asked).toBeLessThan(1_000);
+      expect(out.lines().at(-1)).toMatchObject({
+        msg: "gasdigest publish stopped before Redis answered",
+      });
+    });
 
   it("a publisher stopped while Redis answers nothing says how many waiting blocks it dropped", async () => {
     const frozen = await startRedis();

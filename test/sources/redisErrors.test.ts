@@ -92,4 +92,36 @@ describe("connectRedis", () => {
       full.close();
     }
   });
+
+  it("says the server did not become ready when Redis is still loading its data, not only that nothing answered", async () => {
+    // What redis-server answers the client's ready check while it loads its data after a
+    // restart (a large RDB or AOF); the client waits, and the timeout said only "no answer".
+    const loading = net.createServer((socket) => {
+      socket.on("error", () => undefined);
+      socket.on("data", () => {
+        const info = "loading:1\r\nloading_eta_seconds:30\r\n";
+        socket.write(`$${info.length}\r\n${info}\r\n`);
+      });
+    });
+    loading.listen(0, "127.0.0.1");
+    await once(loading, "listening");
+    const { port } = loading.address() as net.AddressInfo;
+    try {
+      const e = await connectRedis(parseRedisUrl(`redis://127.0.0.1:${port}`), {
+        timeoutMs: 500,
+        name: "t",
+      }).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(e).toBeInstanceOf(RedisFeedError);
+      expect((e as RedisFeedError).kind).toBe("timeout");
+      expect((e as RedisFeedError).message).toMatch(
+        /no answer from redis:\/\/127\.0\.0\.1:\d+\/0 within the timeout[\s\S]*did not pass the client's ready check \(INFO\) in time: Redis loading its data after a restart answers loading:1/,
+      );
+    } finally {
+      loading.close();
+      (loading as net.Server & { closeAllConnections?: () => void }).closeAllConnections?.();
+    }
+  });
 });

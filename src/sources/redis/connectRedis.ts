@@ -119,12 +119,18 @@ export async function connectRedis(
     if (signal?.aborted) throw fail("closed");
     await withTimeout(client.connect(), options.timeoutMs);
   } catch (e) {
+    // "connect": the connection is open, the client's ready check (INFO) not passed.
+    const status = client.status;
     close();
     if (e instanceof RedisFeedError) throw e;
     if (signal?.aborted) throw fail("closed", e);
     // A plain server answers a TLS hello with nothing: say what the likely cause is.
     if (e === TIMEOUT && target.tls && lastError === undefined)
       throw fail("timeout", undefined, TLS_TIMEOUT_HINT);
+    // Redis loading its data after a restart answers the ready check with `loading:1` until it
+    // is done: the client waits, and "no answer" alone sent the operator after the network.
+    if (e === TIMEOUT && status === "connect" && lastError === undefined)
+      throw fail("timeout", undefined, NOT_READY_HINT);
     if (e === TIMEOUT) throw fail("timeout");
     // Redis at its maxclients accepts a connection, writes its refusal and closes it before the
     // client reads it: all that is left is the write that failed (EPIPE, ECONNRESET).
@@ -180,6 +186,10 @@ const TIMEOUT = Symbol("timeout");
 /** Why a server closes a connection as soon as it is open. */
 const CLOSED_AT_ONCE_HINT =
   "the server closed the connection as soon as it was open, as Redis does once it holds maxclients connections (compare connected_clients with maxclients in INFO clients: every replica and publisher holds one), or a TLS-only port reached with redis://";
+
+/** Why a connection that opened never became ready. */
+const NOT_READY_HINT =
+  "the connection opened, but the server did not pass the client's ready check (INFO) in time: Redis loading its data after a restart answers loading:1 until it is done (see loading_eta_seconds in INFO persistence), or the server answers nothing";
 
 /** Why a `rediss://` connection that never completes is most likely stuck. */
 const TLS_TIMEOUT_HINT =

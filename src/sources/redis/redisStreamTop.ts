@@ -4,7 +4,7 @@ import { validateWithArgument } from "../../core/validate.js";
 import { checkStreamKey } from "./checkStreamKey.js";
 import { redisConnectionShape } from "./connectionOptions.js";
 import { connectRedis, type RedisConnection } from "./connectRedis.js";
-import { parseRedisUrl } from "./parseRedisUrl.js";
+import { parseRedisUrl, type RedisTarget } from "./parseRedisUrl.js";
 import { decodeStreamEntry } from "./streamEntry.js";
 import { type StreamEntry, streamEntries } from "./streamReplies.js";
 
@@ -45,15 +45,38 @@ export async function redisStreamTop(
     options,
     () => [],
   );
-  const { stream, timeoutMs } = value;
+  return fetchStreamTop(target, value.stream, value.timeoutMs);
+}
+
+/**
+ * {@link redisStreamTop} on a validated target: one connection, no retry. When `signal` aborts,
+ * the connection is closed at once (a call waiting on a Redis that answers nothing fails with
+ * `closed`), instead of after `timeoutMs`: a publisher stopped while it waits for Redis at start
+ * stops then.
+ *
+ * @throws {RedisFeedError} as {@link redisStreamTop}.
+ * @example
+ * const top = await fetchStreamTop(parseRedisUrl(url), "gasdigest:blocks", 5000, signal);
+ */
+export async function fetchStreamTop(
+  target: RedisTarget,
+  stream: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<RedisStreamTop | undefined> {
   const conn = await connectRedis(target, {
     timeoutMs,
     name: "gasdigest-publisher",
+    signal,
   });
+  const close = () => conn.close();
+  signal?.addEventListener("abort", close, { once: true });
   try {
+    if (signal?.aborted) close();
     await checkStreamKey(conn, target.display, stream);
     return await readStreamTop(conn, stream);
   } finally {
+    signal?.removeEventListener("abort", close);
     conn.close();
   }
 }
