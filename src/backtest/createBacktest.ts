@@ -71,7 +71,10 @@ export interface Backtest {
   push(block: BlockSample | BlockSampleInput): "accepted" | "duplicate";
   /** The scores so far. */
   result(): BacktestResult;
-  /** The history's statistics so far (what `gasdigest stats` prints). */
+  /**
+   * The run's internal sizes so far: blocks accepted and bids waiting (what the CLI's progress
+   * line reads). A history's statistics, as `gasdigest stats` prints them, are not here.
+   */
   stats(): BacktestStats;
 }
 

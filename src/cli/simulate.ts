@@ -20,7 +20,9 @@ Writes N simulated blocks as NDJSON (one block sample per line) to FILE, or to s
   --seed       seed of every random draw, an integer from 0 to 2^53-1 (default 1)
   --block-capacity
                most user transactions per block, 1 to 100000; a block that takes this many is
-               full (default 250)
+               full (default 250). Above 250, read the file with a config whose fullBlockTxns
+               is N: replay, backtest and stats count any block of fullBlockTxns (250)
+               transactions as full (AIP-34's rule (b))
   --out        output file (default stdout)`;
 
 const wholeNumber = (flag: string, value: string): number => {

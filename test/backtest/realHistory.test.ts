@@ -2,8 +2,11 @@
 // calibrated strategy keeps each tier's promise within a point (or does better where even the
 // minimum price over-delivers), and its prioritized tier overpays less than every baseline's
 // at the same inclusion. Sizes are small enough for CI; docs/backtest.md has the full runs.
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { createHistoryStats } from "../../src/backtest/createHistoryStats.js";
 import type { StrategyResult } from "../../src/backtest/index.js";
+import { parseBlockSample } from "../../src/index.js";
 import { SCENARIOS } from "../../src/sources/simulator/regimes.js";
 import { runCli } from "../helpers/cli.js";
 
@@ -65,6 +68,28 @@ describe("backtest: the real history (Ethereum, December 2017)", () => {
       geth.tiers.prioritized.overpayment!.median,
     );
   }, 120_000);
+});
+
+describe("the real history's README", () => {
+  it("counts the blocks at and below 1 gwei that the file holds", () => {
+    const blocks = readFileSync(REAL, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => parseBlockSample(JSON.parse(line)));
+    const gwei = 1_000_000_000n;
+    const cheapest = blocks.map((b) => b.gasUnitPrices.reduce((a, p) => (p < a ? p : a)));
+    const stats = createHistoryStats(JSON.parse(readFileSync(WEI, "utf8")));
+    for (const b of blocks) stats.push(b);
+    const count = (n: number) => n.toLocaleString("en-US");
+    const atMinimum = Math.round(stats.result().atMinimumShare! * blocks.length);
+    const readme = readFileSync("test/fixtures/eth-2017-12/README.md", "utf8").replace(/\s+/g, " ");
+    expect(readme).toContain(
+      `paid exactly 1 gwei in ${count(cheapest.filter((p) => p === gwei).length)} blocks and less in ${count(cheapest.filter((p) => p < gwei).length)};`,
+    );
+    expect(readme).toContain(
+      `with the ${count(blocks.filter((b) => !b.blockGasLimitReached).length)} blocks that were not full, ${count(atMinimum)} clear at the minimum`,
+    );
+  });
 });
 
 describe("backtest: every simulator scenario (quick sizes)", () => {

@@ -104,6 +104,26 @@ describe("gasdigest simulate", () => {
     );
   });
 
+  it("--help says a capacity above 250 is read with fullBlockTxns N, which counts the blocks it filled", async () => {
+    const usage = (await runCli(["simulate", "--help"])).stdout.replace(/\s+/g, " ");
+    expect(usage).toContain("Above 250, read the file with a config whose fullBlockTxns is N");
+    const out = join(dir, "capacity-1000.ndjson");
+    const config = join(dir, "capacity-1000.json");
+    writeFileSync(config, '{"fullBlockTxns": 1000}');
+    const sim = ["simulate", "--scenario", "quiet", "--blocks", "600", "--block-capacity", "1000"];
+    expect((await runCli([...sim, "--out", out])).code).toBe(0);
+    const filled = readFileSync(out, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => parseBlockSample(JSON.parse(line)))
+      .filter((b) => b.blockGasLimitReached && !(b.majorityUseCaseFraction! > 0.5)).length;
+    const share = async (args: string[]) =>
+      JSON.parse((await runCli(["stats", "--input", out, "--json", ...args])).stdout).fullShare;
+    expect(await share(["--config", config])).toBe(filled / 600);
+    // Without it, AIP-34's rule (b) counts every block of 250 transactions or more as full.
+    expect(await share([])).toBeGreaterThan(filled / 600 + 0.1);
+  });
+
   it("a write that fails leaves no cut file: the old one stays, no temporary one is left", () => {
     const out = join(dir, "cut.ndjson");
     writeFileSync(out, "the previous file\n");
