@@ -86,6 +86,8 @@ body { font: 14px/1.45 system-ui, sans-serif; margin: 24px auto; max-width: 1140
 h1 { font-size: 22px; margin-bottom: 4px; }
 h2 { font-size: 17px; margin-top: 32px; }
 p.note { color: #4b5563; white-space: pre-line; }
+/* A run with no place to break (heights near 2^64, a long file name) wraps, not widen the page. */
+h1, h3, p { overflow-wrap: anywhere; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
 th, td { padding: 3px 10px; border-bottom: 1px solid #e5e7eb; text-align: right; }
 th:nth-child(-n+2), td:nth-child(-n+2) { text-align: left; }
@@ -115,10 +117,42 @@ function checkReportOptions(options: unknown): void {
       path: "series",
       message: `must be a recorded series, createSeriesRecorder()'s series() (got ${describeValue(o.series)})`,
     });
+  // A series built by hand (its heightLabels may be left out) must still hold what the page
+  // draws: without its heights the page's script stopped before the first chart.
+  const series = o.series as Record<string, unknown>;
+  if (isObject(series) && Array.isArray(series.strategies)) {
+    for (const key of ["heights", "clearing"])
+      if (!Array.isArray(series[key]))
+        issues.push({
+          path: `series.${key}`,
+          message: `must be an array of numbers, one per point (got ${describeValue(series[key])})`,
+        });
+    const perPoint = series.blocksPerPoint;
+    if (!Number.isInteger(perPoint) || (perPoint as number) < 1)
+      issues.push({
+        path: "series.blocksPerPoint",
+        message: `must be a whole number >= 1 (got ${describeValue(perPoint)})`,
+      });
+    series.strategies.forEach((s: unknown, i) => {
+      const one = s as Record<string, unknown>;
+      if (
+        !isObject(s) ||
+        typeof one.name !== "string" ||
+        !TIERS.every((t) => Array.isArray(one[t]))
+      )
+        issues.push({
+          path: `series.strategies[${i}]`,
+          message: `must be { name, deprioritized, regular, prioritized } (got ${describeValue(s)})`,
+        });
+    });
+  }
   for (const key of ["title", "source"])
     if (o[key] !== undefined && typeof o[key] !== "string")
       issues.push({ path: key, message: `must be a string (got ${describeValue(o[key])})` });
-  if (o.frontier !== undefined && !isObject(o.frontier))
+  if (
+    o.frontier !== undefined &&
+    (!isObject(o.frontier) || !Array.isArray((o.frontier as { curves?: unknown }).curves))
+  )
     issues.push({
       path: "frontier",
       message: `must be a frontier run's result (got ${describeValue(o.frontier)})`,

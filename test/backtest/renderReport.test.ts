@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createBacktest } from "../../src/backtest/createBacktest.js";
 import { createSeriesRecorder } from "../../src/backtest/createSeriesRecorder.js";
 import { renderReport } from "../../src/backtest/renderReport.js";
+import { InvalidArgumentError } from "../../src/core/errors.js";
 import { lastBlock } from "../../src/strategies/lastBlock.js";
 import { constant, history } from "./helpers.js";
 
@@ -61,6 +62,37 @@ describe("renderReport", () => {
     expect(data.series.clearing.slice(0, 4)).toEqual([100, 300, 500, 100]);
     expect(data.points).toHaveLength(6);
     expect(html).toContain("hand &lt;history&gt;");
+  });
+
+  it("names what a series or frontier built by hand lacks, rather than write a page that draws nothing", () => {
+    // A series without heights made a page whose script stopped at its first line
+    // ("Cannot read properties of undefined (reading 'every')"); a frontier without curves threw
+    // a TypeError; a series without blocksPerPoint read "over undefined consecutive blocks".
+    const recorder = createSeriesRecorder({ strategies: ["fixed"] });
+    const bt = createBacktest({
+      strategies: [{ name: "fixed", strategy: constant(100, 150, 300) }],
+      onBlock: recorder.record,
+    });
+    for (const b of history([100, 300, 100])) bt.push(b);
+    const result = bt.result();
+    const { strategies, clearing } = recorder.series();
+    let error: unknown;
+    try {
+      renderReport({
+        result,
+        series: { strategies: [...strategies, { name: "x" }], clearing } as never,
+        frontier: {} as never,
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(InvalidArgumentError);
+    expect((error as InvalidArgumentError).issues.map((i) => i.path)).toEqual([
+      "series.heights",
+      "series.blocksPerPoint",
+      "series.strategies[1]",
+      "frontier",
+    ]);
   });
 
   it("escapes names so that nothing closes the script or injects markup", () => {
