@@ -383,6 +383,32 @@ describe("the backtest report in a headless browser", () => {
     await page.close();
   });
 
+  it("wraps a note's long unbroken run (heights at u64's top) rather than widen the page", async () => {
+    // "(heights 18446744073709551516..18446744073709551615)," has no place to break: it ran
+    // 30 px past a 360 px phone's screen, and the whole page scrolled sideways.
+    const top = 18_446_744_073_709_551_615n;
+    const lines = readFileSync(fixture("scenario-spike-500.ndjson"), "utf8").trim().split("\n");
+    const page = await openReport(
+      "u64-heights-phone",
+      lines
+        .slice(0, 100)
+        .map((line, i) =>
+          line.replace(/^\{"height":"\d+"/, `{"height":"${top - 99n + BigInt(i)}"`),
+        ),
+      0,
+    );
+    await page.setViewportSize({ width: 360, height: 800 });
+    await page.reload();
+    await page.waitForSelector("body[data-charts]");
+    const width = await page.evaluate(
+      () =>
+        (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } })
+          .document.documentElement.scrollWidth,
+    );
+    expect(width).toBeLessThanOrEqual(360);
+    await page.close();
+  });
+
   it("gives each of eight strategies a colour of its own", async () => {
     // The five registered strategies and three module files: a palette of six used twice made
     // the seventh and eighth strategies' points pass for the first and second's.
@@ -629,5 +655,32 @@ describe("the backtest report's axis labels and titles", () => {
 
   it("shortens an axis title wider than a phone's chart rather than cut it off", async () => {
     expect(await cutOff(frontierPath, 360)).toEqual([]);
+  });
+
+  it("fits the charts in a 320 px screen: they were 320 px wide in its 288 px of room", async () => {
+    expect(await cutOff(frontierPath, 320)).toEqual([]);
+    // Prices near 2^64 leave the plot a sliver: its axis title is shortened, not cut off.
+    const full = readFileSync(fixture("scenario-spike-500.ndjson"), "utf8")
+      .split("\n")
+      .slice(0, 40)
+      .map((line) => {
+        const block = JSON.parse(line) as Record<string, unknown>;
+        block.gas_unit_prices = ["18446744073709551615"];
+        block.gas_used = undefined;
+        block.block_gas_limit_reached = true;
+        return JSON.stringify(block);
+      });
+    await (await openReport("u64-prices-320", full, 0)).close();
+    expect(await cutOff(join(dirname(reportPath), "u64-prices-320.html"), 320)).toEqual([]);
+    const page = await browser.newPage({ viewport: { width: 320, height: 900 } });
+    await page.goto(pathToFileURL(frontierPath).href);
+    await page.waitForSelector("body[data-charts]");
+    const width = await page.evaluate(
+      () =>
+        (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } })
+          .document.documentElement.scrollWidth,
+    );
+    expect(width).toBeLessThanOrEqual(320);
+    await page.close();
   });
 });

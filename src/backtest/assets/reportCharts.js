@@ -60,7 +60,7 @@
   const noLine = () => null;
 
   /** @param {HTMLElement} el */
-  const widthOf = (el) => Math.max(320, Math.min(1100, el.clientWidth || 900));
+  const widthOf = (el) => Math.max(240, Math.min(1100, el.clientWidth || 900));
   /** uPlot's log scale (3) when every value is positive, else linear (1). */
   const distrOf = (/** @type {(number | null)[][]} */ columns) =>
     columns.every((column) => column.every((v) => v === null || v > 0)) ? 3 : 1;
@@ -242,7 +242,7 @@
   for (let step = 1; step < 1e20; step *= 10) wholeSteps.push(step, step * 2, step * 5);
   /** @type {uPlot.Axis} */
   const heightAxis = rising
-    ? { label: "block height", incrs: wholeSteps, space: heightSpace }
+    ? { label: title("block height", "height"), incrs: wholeSteps, space: heightSpace }
     : {
         label: title(
           "block height (in history order: the heights went back or are too large to order)",
