@@ -118,6 +118,13 @@ afterAll(async () => {
   await browser?.close();
 });
 
+/** How wide the page is laid out, in CSS pixels: wider than the viewport, it scrolls sideways. */
+const pageWidth = (page: { evaluate<T>(f: () => T): Promise<T> }) =>
+  page.evaluate(
+    () =>
+      (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document
+        .documentElement.scrollWidth,
+  );
 describe("the backtest report in a headless browser", () => {
   it("draws every chart with uPlot, loads nothing but itself, and shows the table", async () => {
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
@@ -400,11 +407,7 @@ describe("the backtest report in a headless browser", () => {
     await page.setViewportSize({ width: 360, height: 800 });
     await page.reload();
     await page.waitForSelector("body[data-charts]");
-    const width = await page.evaluate(
-      () =>
-        (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } })
-          .document.documentElement.scrollWidth,
-    );
+    const width = await pageWidth(page);
     expect(width).toBeLessThanOrEqual(360);
     await page.close();
   });
@@ -675,11 +678,7 @@ describe("the backtest report's axis labels and titles", () => {
     const page = await browser.newPage({ viewport: { width: 320, height: 900 } });
     await page.goto(pathToFileURL(frontierPath).href);
     await page.waitForSelector("body[data-charts]");
-    const width = await page.evaluate(
-      () =>
-        (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } })
-          .document.documentElement.scrollWidth,
-    );
+    const width = await pageWidth(page);
     expect(width).toBeLessThanOrEqual(320);
     await page.close();
   });
