@@ -5,6 +5,13 @@ import { connectRedis } from "../../src/sources/redis/connectRedis.js";
 import { commandFailure, RedisFeedError, tooLargeToRead } from "../../src/sources/redis/errors.js";
 import { parseRedisUrl } from "../../src/sources/redis/parseRedisUrl.js";
 
+/** What connecting to a server on `port` of 127.0.0.1 failed with (undefined if it connected). */
+const connectFailure = (port: number, timeoutMs: number) =>
+  connectRedis(parseRedisUrl(`redis://127.0.0.1:${port}`), { timeoutMs, name: "t" }).then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+
 describe("tooLargeToRead", () => {
   const url = "redis://127.0.0.1:6379";
   it("names the entry that is too long for the client to decode, and its repair", () => {
@@ -74,13 +81,7 @@ describe("connectRedis", () => {
     const { port } = full.address() as net.AddressInfo;
     try {
       for (let i = 0; i < 5; i++) {
-        const e = await connectRedis(parseRedisUrl(`redis://127.0.0.1:${port}`), {
-          timeoutMs: 2000,
-          name: "t",
-        }).then(
-          () => undefined,
-          (err: unknown) => err,
-        );
+        const e = await connectFailure(port, 2000);
         expect(e).toBeInstanceOf(RedisFeedError);
         expect((e as RedisFeedError).kind).toBe("connect");
         // (Redis's own refusal, had the client read it first, would say the same.)
@@ -107,13 +108,7 @@ describe("connectRedis", () => {
     await once(loading, "listening");
     const { port } = loading.address() as net.AddressInfo;
     try {
-      const e = await connectRedis(parseRedisUrl(`redis://127.0.0.1:${port}`), {
-        timeoutMs: 500,
-        name: "t",
-      }).then(
-        () => undefined,
-        (err: unknown) => err,
-      );
+      const e = await connectFailure(port, 500);
       expect(e).toBeInstanceOf(RedisFeedError);
       expect((e as RedisFeedError).kind).toBe("timeout");
       expect((e as RedisFeedError).message).toMatch(
