@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { DEFAULT_REDIS_TIMEOUT_MS } from "../sources/redis/connectionOptions.js";
 import { createOutageTracker } from "../sources/redis/createOutageTracker.js";
 import { fetchStreamTop } from "../sources/redis/redisStreamTop.js";
 import { parseRedisUrl, RedisFeedError, type RedisStreamTop } from "../sources/redisStream.js";
@@ -35,8 +36,8 @@ export async function waitForStreamTop(
     if (signal.aborted) return STOPPED;
     try {
       // The signal closes a connection waiting on a Redis that answers nothing: a stop does
-      // not wait out the timeout (5 s).
-      const top = await fetchStreamTop(target, stream, 5_000, signal);
+      // not wait out the timeout.
+      const top = await fetchStreamTop(target, stream, DEFAULT_REDIS_TIMEOUT_MS, signal);
       outage.succeeded();
       return top;
     } catch (e) {

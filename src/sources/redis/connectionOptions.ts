@@ -7,6 +7,9 @@ import { validateWithArgument } from "../../core/validate.js";
 import { parseRedisUrl, type RedisTarget } from "./parseRedisUrl.js";
 import { DEFAULT_STREAM } from "./streamEntry.js";
 
+/** How long a Redis connection, and each answer on it, is waited for by default, in ms. */
+export const DEFAULT_REDIS_TIMEOUT_MS = 5_000;
+
 /**
  * The connection settings shared by the Redis source and sink, declared once: both option sets
  * spread it into their own shape, and {@link RedisConnectionOptions} and
@@ -19,7 +22,7 @@ export const redisConnectionShape = {
     .min(1, "must not be empty")
     .default(DEFAULT_STREAM),
   /** Longest wait for a connection and for each answer, in ms. @default 5000 */
-  timeoutMs: msRange(1, 600_000).default(5_000),
+  timeoutMs: msRange(1, 600_000).default(DEFAULT_REDIS_TIMEOUT_MS),
   /**
    * Delay before the first reconnection, in ms (doubles each time, with jitter); at most
    * `maxBackoffMs`. @default 100, or `maxBackoffMs` when that is smaller
