@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { BlockSample } from "../../core/blockSample.js";
 import { createBlockBudget } from "./createBlockBudget.js";
 import { createBlockDating } from "./createBlockDating.js";
+import { createEpochMinimum } from "./createEpochMinimum.js";
 import { createEpochPrices } from "./createEpochPrices.js";
 import { createNodeClient } from "./createNodeClient.js";
 import { createUnavailableWatch } from "./createUnavailableWatch.js";
@@ -125,17 +126,8 @@ export async function followChain(
   let behind = 0;
   // The next block refused (404, or 410 with nothing to skip to) for long: told, not silent.
   const unavailable = createUnavailableWatch(options.now, onEvent);
-  let epoch: bigint | undefined;
-  let minPrice: bigint | undefined;
   const prices = createEpochPrices(client, signal);
-  const setMinPrice = (of: bigint, height: bigint, value: bigint | undefined) => {
-    onEvent({ type: "min_gas_unit_price", epoch: of, height, value, previous: minPrice });
-    minPrice = value;
-  };
-  // The read of the current epoch's gas schedule, given up before it answered: its blocks go
-  // on with the previous minimum (a node that refuses or stalls that one read, a gateway that
-  // only lets blocks through, held every block before), and it is probed now and then.
-  let pendingPrice: { epoch: bigint; version: bigint } | undefined;
+  const minimum = createEpochMinimum(prices, options);
   // Epochs (and first versions) of fetched blocks from `next - 1` on: where `h - 1` and `h`
   // differ, an epoch begins at `h` and its gas schedule is read right away.
   const epochOf = new Map<bigint, { epoch: bigint; version: bigint }>();
@@ -145,7 +137,7 @@ export async function followChain(
     let before = epochOf.get(h - 1n)?.epoch;
     if (before === undefined) {
       if (h !== next) return; // not known yet
-      before = epoch;
+      before = minimum.epoch;
     }
     if (before !== b.epoch) prices.prefetch(b.epoch, b.version);
   };
@@ -179,7 +171,7 @@ export async function followChain(
     budget.reset();
     // The reads started for blocks of the cleared window are aborted: those heights may come
     // back with other epochs and versions (another node behind a load balancer).
-    prices.retain(epoch === undefined ? new Set() : new Set([epoch]));
+    prices.retain(minimum.epoch === undefined ? new Set() : new Set([minimum.epoch]));
   };
   const fill = () => {
     const last = next + lookahead - 1n;
@@ -294,42 +286,13 @@ export async function followChain(
       const r = await window.get(next)!;
       if (r.kind === "block") {
         unavailable.answered();
-        if (r.epoch !== epoch) {
-          const version = r.block.firstVersion;
-          const found = await prices.readOrGiveUp(
-            r.epoch,
-            version,
-            options.unreachableAfter,
-            options.timeoutMs,
-          );
-          // Keep the reads of this epoch and of the epochs fetched ahead, nothing else: epochs
-          // that go down block after block must not pile up reads.
-          const ahead = new Set([r.epoch]);
-          for (const b of epochOf.values()) ahead.add(b.epoch);
-          prices.retain(ahead);
-          epoch = r.epoch;
-          pendingPrice = undefined;
-          if ("value" in found) setMinPrice(r.epoch, r.block.height, found.value);
-          else {
-            pendingPrice = { epoch: r.epoch, version };
-            onEvent({
-              type: "min_gas_unit_price_pending",
-              epoch: r.epoch,
-              height: r.block.height,
-              failures: found.failures,
-              using: minPrice,
-            });
-          }
-        } else if (pendingPrice) {
-          // Asked once per maxBackoffMs at most, a single attempt outside the outage count.
-          prices.probe(pendingPrice.epoch, pendingPrice.version, options.maxBackoffMs);
-          const answer = prices.answered(pendingPrice.epoch, pendingPrice.version);
-          if (answer) {
-            pendingPrice = undefined;
-            setMinPrice(r.epoch, r.block.height, answer.value);
-          }
-        }
-        const sample = toBlockSample(r.block, r.epoch, { chainId, minGasUnitPrice: minPrice });
+        const minGasUnitPrice = await minimum.forBlock(
+          r.epoch,
+          r.block.height,
+          r.block.firstVersion,
+          () => Array.from(epochOf.values(), (b) => b.epoch),
+        );
+        const sample = toBlockSample(r.block, r.epoch, { chainId, minGasUnitPrice });
         dating.date(sample);
         emit(sample);
         emitted = true;
