@@ -12,9 +12,9 @@ export {
 export {
   createMetricsServer,
   type MetricsServer,
-  type MetricsServerOptions,
 } from "./metrics/createMetricsServer.js";
 export { REQUEST_DURATION_BUCKETS } from "./metrics/createRequestMetrics.js";
+export type { MetricsServerOptions } from "./metrics/metricsServerOptions.js";
 export type { CreateMetricsOptions, MetricsEngine } from "./metrics/options.js";
 export {
   FEED_STATES,
