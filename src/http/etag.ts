@@ -15,7 +15,9 @@ export function matchesEtag(
   ifNoneMatch: string | readonly string[] | undefined,
   tag: string,
 ): boolean {
-  if (ifNoneMatch === undefined) return false;
+  // Anything but a string or a list of them (a caller's own headers object, `null` as fetch's
+  // `Headers.get` gives for a missing one) reads as no If-None-Match, as for `Accept`.
+  if (typeof ifNoneMatch !== "string" && !Array.isArray(ifNoneMatch)) return false;
   const list = typeof ifNoneMatch === "string" ? ifNoneMatch : ifNoneMatch.join(",");
   for (const raw of list.split(",")) {
     const t = raw.trim();

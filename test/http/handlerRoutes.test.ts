@@ -163,6 +163,19 @@ describe("the OpenAPI document and the explorer", () => {
     expect(s.get("/v1/spec.yaml").headers.ETag).not.toBe(tag);
   });
 
+  it("reads an If-None-Match that is neither a string nor a list as none, as Accept (it answered 500)", () => {
+    const s = setup();
+    // A caller's own headers object: fetch's Headers.get gives null for a header not sent.
+    for (const value of [null, 5, {}]) {
+      const headers = { "if-none-match": value } as unknown as Record<string, string>;
+      for (const url of ["/v1/spec.json", "/spec.yaml", "/v1/spec"]) {
+        const res = s.handler({ method: "GET", url, headers });
+        expect(res.status).toBe(200);
+        expect(res.headers.ETag).toMatch(/^"/);
+      }
+    }
+  });
+
   it("serves the explorer page with a strict CSP and only same-origin relative URLs", () => {
     const s = setup();
     const res = s.get("/v1/spec");
