@@ -78,9 +78,11 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
   ]);
   const { document, routes: documentRoutes } = createDocumentRoutes(o, common);
   for (const [path, route] of documentRoutes) routes.set(path, route);
-  // No explorer files: the page names the option that turns it on (and where the document is).
-  if (o.explorerAssets === undefined)
-    routes.set(`${bp}/spec`, (_request, head) =>
+  // No explorer files: the page names the option that turns it on (and where the document is),
+  // whatever the method: it is not served, so no 405 or preflight may offer a GET of it.
+  const explorerOff = o.explorerAssets === undefined ? `${bp}/spec` : undefined;
+  if (explorerOff !== undefined)
+    routes.set(explorerOff, (_request, head) =>
       error(404, "web_framework_error", EXPLORER_OFF_MESSAGE, head),
     );
 
@@ -177,6 +179,7 @@ export function createHandler(engine: HandlerEngine, options?: HandlerOptions): 
     const r = routes.get(path);
     if (r === undefined) return error(404, "web_framework_error", "not found", head);
     matched = path;
+    if (path === explorerOff) return r(request, head, query);
     const method = request.method;
     if (method === "GET" || head) {
       // The page and the documents point at URLs relative to their own (assets, spec.json,

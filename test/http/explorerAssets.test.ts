@@ -56,6 +56,20 @@ describe("no explorerAssets (createHandler, gasdigest/fetch)", () => {
     expect(s.get("/spec.yaml").status).toBe(200);
     expect(s.handler.options.explorerAssets).toBeUndefined();
   });
+
+  it("the page answers its 404 to every method: no 405 or preflight offers a GET of it", () => {
+    const s = setup({ explorerAssets: undefined });
+    s.blocks(1, 3);
+    for (const method of ["POST", "PUT", "DELETE", "OPTIONS"]) {
+      const res = s.get("/v1/spec", {}, method);
+      expect(res.status, method).toBe(404);
+      expect(res.headers.Allow, method).toBeUndefined();
+      expect(text(res)).toBe(errorBody("web_framework_error", EXPLORER_OFF_MESSAGE));
+      expect(res.headers["X-Aptos-Block-Height"]).toBe("3");
+    }
+    // The document's own routes still answer another method 405.
+    expect(s.get("/v1/spec.json", {}, "POST").status).toBe(405);
+  });
 });
 
 describe("explorerAssets handed in", () => {
