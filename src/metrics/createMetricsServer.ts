@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { Socket } from "node:net";
+import { asksUpgrade } from "../http/asksUpgrade.js";
 import { checkScrape } from "../http/createScrape.js";
 import { encodeErrorObject } from "../http/encodeErrorObject.js";
 import { originForm } from "../http/mount.js";
@@ -34,8 +35,11 @@ const LINGER_MS = 1000;
  * request time (408 at `requestTimeout`), connections (a newcomer past `maxConnections` takes
  * the place of the one idle longest), requests per connection (100; node answers more 503 and
  * closes) and the time a client may leave an answer unread (`writeIdleTimeout`) are capped, and
- * requests arriving while a scrape is collected share it; a request carrying a body is answered
- * and its connection closed, the body unread.
+ * requests arriving while a scrape is collected share it; a request carrying a body, or asking
+ * to upgrade, is answered and its connection closed, the body unread. A malformed request is
+ * answered 400 (431, 408) after the answers pipelined ahead of it, then closed. What node itself
+ * answers is left to it: `CONNECT` closes the connection, an unknown `Expect` is node's 417, a
+ * request without `Host` node's 400 (Prometheus sends none of these).
  *
  * @throws {InvalidConfigError} listing every invalid option.
  * @example
@@ -96,6 +100,10 @@ export function createMetricsServer(
       // discard the body for as long as it lasts (until requestTimeout: gigabytes on loopback),
       // at the cost of the whole process, the main port's requests included.
       if (hasBody(req)) closeUnread(req, res);
+      // node's parser stops at the head of a request asking to upgrade, and what followed it in
+      // the same read is dropped (no `upgrade` listener): close after its answer, so the answer
+      // to a later request is not taken for a dropped one's.
+      else if (asksUpgrade(req.headers)) res.setHeader("Connection", "close");
       res.once("close", places.begin(req.socket));
       const target = req.url ?? "/";
       // An absolute-form target (`http://host/metrics`), which HTTP/1.1 servers must accept,
@@ -152,20 +160,32 @@ export function createMetricsServer(
   server.on("timeout", (socket: Socket & { _httpMessage?: unknown }) => {
     if (socket.writableLength > 0 || !socket._httpMessage) socket.destroy();
   });
+  // Sockets whose error reply waits for the answers ahead of it (node reports the same parse
+  // error again for every later chunk: one reply).
+  const failing = new WeakSet<Socket>();
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
-    if (socket.writable && err.code !== "ECONNRESET") {
-      const [status, message] =
-        err.code === "ERR_HTTP_REQUEST_TIMEOUT"
-          ? ["408 Request Timeout", "request timed out"]
-          : err.code === "HPE_HEADER_OVERFLOW"
-            ? ["431 Request Header Fields Too Large", "request head is too large"]
-            : ["400 Bad Request", "malformed request"];
-      const body = error(message);
-      socket.end(
-        `HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-      );
-    }
-    socket.destroy();
+    if (!socket.writable || err.code === "ECONNRESET") return socket.destroy();
+    if (failing.has(socket)) return;
+    failing.add(socket);
+    // Nothing more it sends is read (node resumes a socket once its answers drain: paused again).
+    socket.pause();
+    socket.on("resume", () => socket.pause());
+    const [status, message] =
+      err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? ["408 Request Timeout", "request timed out"]
+        : err.code === "HPE_HEADER_OVERFLOW"
+          ? ["431 Request Header Fields Too Large", "request head is too large"]
+          : ["400 Bad Request", "malformed request"];
+    const body = error(message);
+    // After the answers to the requests pipelined ahead of it, in order: written at once, it
+    // went out before a scrape still being collected, and the client took it for that answer.
+    places.afterAnswers(socket, () => {
+      if (socket.writable)
+        socket.end(
+          `HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        );
+      socket.destroy();
+    });
   });
 
   /**

@@ -11,6 +11,11 @@ export interface Places {
   admit(socket: Socket): boolean;
   /** A request began on `socket`: call what this returns once its answer has ended. */
   begin(socket: Socket): () => void;
+  /**
+   * Run `next` once every answer begun on `socket` has ended (now, when none is open): an error
+   * reply written straight to the socket must follow the answers of the requests ahead of it.
+   */
+  afterAnswers(socket: Socket, next: () => void): void;
 }
 
 interface Place {
@@ -18,6 +23,8 @@ interface Place {
   open: number;
   /** Since when it has had none (`now()`): connected, or its last answer ended. */
   idleSince: number;
+  /** What runs once `open` is back to 0 (see `afterAnswers`). */
+  afterAnswers: (() => void) | undefined;
 }
 
 /**
@@ -47,7 +54,7 @@ export function createPlaces(max: number, now: () => number = () => performance.
         places.delete(oldest);
         oldest.destroy();
       }
-      places.set(socket, { open: 0, idleSince: now() });
+      places.set(socket, { open: 0, idleSince: now(), afterAnswers: undefined });
       socket.once("close", () => places.delete(socket));
       return true;
     },
@@ -60,8 +67,17 @@ export function createPlaces(max: number, now: () => number = () => performance.
         if (ended) return;
         ended = true;
         place.open--;
-        if (place.open === 0) place.idleSince = now();
+        if (place.open > 0) return;
+        place.idleSince = now();
+        const next = place.afterAnswers;
+        place.afterAnswers = undefined;
+        next?.();
       };
+    },
+    afterAnswers(socket, next) {
+      const place = places.get(socket);
+      if (place === undefined || place.open === 0) next();
+      else place.afterAnswers = next;
     },
   };
 }

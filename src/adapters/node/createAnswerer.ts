@@ -1,5 +1,6 @@
 import type http from "node:http";
 import type { Socket } from "node:net";
+import { asksUpgrade } from "../../http/asksUpgrade.js";
 import type { Handler, HandlerResponse } from "../../http/index.js";
 import type { ConnectionTable, TrackedConnection } from "./createConnectionTable.js";
 import type { TurnBudget } from "./createTurnBudget.js";
@@ -346,7 +347,7 @@ export function createAnswerer(context: AnswererContext): Answerer {
     // after it in the same read is dropped (it is for an `upgrade` listener, and the server has
     // none). Answered, then closed: kept open, the next answer would go to a request the client
     // sent after the dropped ones, and a pipelining client would take it for a dropped one's.
-    const upgrading = asksUpgrade(req);
+    const upgrading = asksUpgrade(req.headers);
     if (upgrading) closeAfter(c);
     let response: HandlerResponse | Promise<HandlerResponse>;
     try {
@@ -382,19 +383,4 @@ export function createAnswerer(context: AnswererContext): Answerer {
     return c !== undefined && c.inFlight > 0 && (socket.isPaused() || c.held > 0);
   }
   return { onRequest, replyRaw, inBody, heldBack, error };
-}
-
-/**
- * Whether node's parser takes `req` for an upgrade (`Upgrade` with `Connection: upgrade`),
- * and so stops reading the connection at its head.
- */
-function asksUpgrade(req: http.IncomingMessage): boolean {
-  // As node's parser (llhttp) reads them: an `Upgrade` value that is not blank, and a
-  // `Connection` token `upgrade` with spaces or tabs around it (`trim()` would also take a
-  // no-break space, which makes it another token to node). One case reads differently: llhttp
-  // takes `upgrade` followed by a tab for another token, and node hands over the header's value
-  // with that tab trimmed. Closing after such a request is early, never an answer out of turn.
-  const upgrade = req.headers.upgrade;
-  if (upgrade === undefined || /^[ \t]*$/.test(upgrade)) return false;
-  return req.headers.connection?.split(",").some((t) => /^[ \t]*upgrade[ \t]*$/i.test(t)) ?? false;
 }
