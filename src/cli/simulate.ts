@@ -4,6 +4,7 @@ import { serializeBlockSample } from "../core/blockSample.js";
 import { escapeControls } from "../core/describeValue.js";
 import { BaseError } from "../core/errors.js";
 import { SCENARIOS, type Scenario, simulateBlocks } from "../sources/simulator.js";
+import { withFlagNames } from "./flagErrors.js";
 import { type CliIo, LineWriter, OutputClosedError, readerGone, UsageError } from "./io.js";
 import { fileFlag, openOutputFile } from "./outputFile.js";
 import { intFlag } from "./sourceSpec.js";
@@ -24,6 +25,14 @@ Writes N simulated blocks as NDJSON (one block sample per line) to FILE, or to s
                is N: replay, backtest and stats count any block of fullBlockTxns (250)
                transactions as full (AIP-34's rule (b))
   --out        output file (default stdout)`;
+
+/** The simulator's options this command sets, and their flags. */
+const SIMULATE_FLAG_NAMES = {
+  scenario: "scenario",
+  blocks: "blocks",
+  seed: "seed",
+  blockCapacity: "block-capacity",
+};
 
 const wholeNumber = (flag: string, value: string): number => {
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)))
@@ -58,14 +67,17 @@ export async function simulate(argv: string[], io: CliIo): Promise<number> {
     throw new UsageError(
       `--scenario must be one of ${SCENARIOS.join(", ")}, got "${values.scenario}"`,
     );
-  // Validates every option before anything is written.
-  const chain = simulateBlocks({
-    scenario: values.scenario as Scenario,
-    blocks,
-    seed,
-    blockCapacity,
-    intervalMs: 0,
-  });
+  // Validates every option before anything is written; what it refuses (more blocks than fit
+  // in u64) names the flag.
+  const chain = withFlagNames(SIMULATE_FLAG_NAMES, () =>
+    simulateBlocks({
+      scenario: values.scenario as Scenario,
+      blocks,
+      seed,
+      blockCapacity,
+      intervalMs: 0,
+    }),
+  );
 
   const outPath = fileFlag("out", values.out);
   const output = outPath === undefined ? undefined : await openOutputFile(outPath);

@@ -87,6 +87,11 @@ describe("gasdigest simulate", () => {
       [["simulate", "--blocks", "5", "--out", ""], "--out must name a file (got an empty value)"],
       [["simulate", "--blocks", "5", "--out", join(dir, "missing", "x.ndjson")], "cannot write"],
       [["simulate", "--blocks", "5", "--speed", "2"], "Unknown option '--speed'"],
+      // More blocks than u64 timestamps hold: the simulator's refusal names the flag.
+      [
+        ["simulate", "--blocks", "100000000000000"],
+        "gasdigest simulate: --blocks must be at most 73780176294839 for the timestamps to stay within 2^64-1",
+      ],
     ];
     for (const [argv, message] of cases) {
       const r = await runCli(argv);
