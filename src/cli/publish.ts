@@ -95,12 +95,20 @@ export async function startPublish(
     );
   }
   const startHeight = top?.ok ? top.height + 1n : undefined;
-  const source$ = publishSource(spec, limited, {
-    ...sourceFlags,
-    startHeight,
-    after: top?.ok ? top.block : undefined,
-    onEvent: onSourceEvent,
-  });
+  let source$: ReturnType<typeof publishSource>;
+  try {
+    source$ = publishSource(spec, limited, {
+      ...sourceFlags,
+      startHeight,
+      after: top?.ok ? top.block : undefined,
+      onEvent: onSourceEvent,
+    });
+  } catch (e) {
+    // A simulated chain that cannot go on after the stream's newest block.
+    limited.stop();
+    await metrics?.close();
+    throw e;
+  }
   log.info(
     {
       to: display,

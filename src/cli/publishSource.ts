@@ -1,5 +1,6 @@
 import type { Observable } from "rxjs";
 import type { BlockSample } from "../core/blockSample.js";
+import { BaseError, formatIssues, ValidationError } from "../core/errors.js";
 import { type AptosRestOptions, aptosRest } from "../sources/aptosRest.js";
 import { ndjsonFile } from "../sources/ndjsonFile.js";
 import { continuedChain } from "../sources/simulator/continuedChain.js";
@@ -40,6 +41,7 @@ export interface PublishSourceFlags {
  * again every block it holds (or trimmed), which Redis refuses.
  *
  * @throws {UsageError} for a `redis://` source.
+ * @throws {BaseError} when the simulator cannot go on after the stream's newest block (`after`).
  * @example
  * const source$ = publishSource({ kind: "sim" }, log, { startHeight: 1n, backfill: 0, ... });
  */
@@ -57,14 +59,23 @@ export function publishSource(
         pollIntervalMs: f.pollIntervalMs,
         onEvent: logAptosRestEvent(log, f.onEvent),
       });
-    case "sim":
-      return simulator({
-        seed: f.seed,
-        intervalMs: f.intervalMs,
-        // After the stream's top (its timestamps are the wall clock's, so its own do not matter).
-        ...continuedChain(f.after),
-        clock: "wall",
-      });
+    case "sim": {
+      // After the stream's top (its timestamps are the wall clock's, so its own do not matter).
+      const { startTimeUsec: _, ...after } = continuedChain(f.after);
+      try {
+        return simulator({ seed: f.seed, intervalMs: f.intervalMs, ...after, clock: "wall" });
+      } catch (e) {
+        // The start options come from the stream's newest block, not from a flag: say so,
+        // rather than `invalid configuration: startVersion: ...` for an option no flag sets.
+        // (Starting again at the simulator's default versions instead, which go back, wrote
+        // blocks every replica refused.)
+        if (!(e instanceof ValidationError) || f.after === undefined) throw e;
+        throw new BaseError(
+          `--source sim cannot go on after the stream's newest block (height ${f.after.height})`,
+          { details: formatIssues(e.issues, "; "), cause: e },
+        );
+      }
+    }
     case "ndjson": {
       // Resumed after the stream's top: the blocks below it are skipped before any pacing, so
       // a publisher restarted during a paced replay writes the next height at once (it waited

@@ -119,24 +119,57 @@ describe("gasdigest record", () => {
     }
     expect((await replayLines(file)).length).toBe(350);
 
-    // A file whose last block's version and timestamp are near u64's largest: no simulated chain
-    // goes on from there, so the simulator's defaults are used instead of refusing to start.
-    const high = join(tmp(), "high.ndjson");
+    // A file whose last block's versions are near u64's largest, with room for 3 more blocks
+    // but not for an endless run: they go on after it (the simulator's defaults, from
+    // 2 × height, went back, and replay refused every appended block).
+    const near = join(tmp(), "near.ndjson");
     writeFileSync(
-      high,
+      near,
       `${JSON.stringify({
-        height: "5",
+        height: "100",
         epoch: "1",
         chain_id: 4,
-        first_version: "18446744073709551600",
-        last_version: "18446744073709551610",
-        timestamp_usec: "18446744073709551000",
+        first_version: "18446744072709551000",
+        last_version: "18446744072709551615",
         gas_unit_prices: ["100"],
       })}\n`,
     );
+    const onNear = await record(["--source", "sim", "--blocks", "3", "--out", near, "--append"]);
+    expect(onNear.code, onNear.stderr).toBe(0);
+    expect(parseBlockSample(parseJsonLossless(lines(near)[1]!)).firstVersion).toBe(
+      18446744072709551616n,
+    );
+    expect(await replayLines(near)).toHaveLength(4);
+    // A last block that gives only its first version: the chain goes on after that one.
+    const first = join(tmp(), "first.ndjson");
+    writeFileSync(
+      first,
+      `${JSON.stringify({ height: "10", epoch: "1", first_version: "5000", gas_unit_prices: ["100"] })}\n`,
+    );
+    expect(
+      (await record(["--source", "sim", "--blocks", "2", "--out", first, "--append"])).code,
+    ).toBe(0);
+    expect(await replayLines(first)).toHaveLength(3);
+
+    // A file whose last block's version and timestamp are nearer still: no room for 3 more
+    // blocks, so the append is refused (it wrote blocks whose versions went back, which replay
+    // refused), and the file is left as it was.
+    const high = join(tmp(), "high.ndjson");
+    const highLine = JSON.stringify({
+      height: "5",
+      epoch: "1",
+      chain_id: 4,
+      first_version: "18446744073709551600",
+      last_version: "18446744073709551610",
+      gas_unit_prices: ["100"],
+    });
+    writeFileSync(high, `${highLine}\n`);
     const appended = await record(["--source", "sim", "--blocks", "3", "--out", high, "--append"]);
-    expect(appended.code, appended.stderr).toBe(0);
-    expect(heights(high)).toEqual([5n, 6n, 7n, 8n]);
+    expect(appended.code).toBe(1);
+    expect(appended.stderr).toContain(
+      `gasdigest record: cannot append to ${high}: the simulator cannot go on after its last block (height 5) (startVersion: must be at most 18446744073709550860 for the versions of 3 blocks to stay within 2^64-1`,
+    );
+    expect(lines(high)).toEqual([highLine]);
 
     // Past half of u64's range, with room left: the versions and timestamps go on after the
     // file's (the default versions, from 2 × height, went back, and replay refused every

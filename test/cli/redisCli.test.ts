@@ -195,28 +195,45 @@ describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", (
     const seen = await versions();
     // A block's versions follow the one before it: every last_version above the previous one.
     for (let i = 1; i < seen.length; i++) expect(seen[i]! > seen[i - 1]!, `entry ${i}`).toBe(true);
-    // A top whose versions are near u64's largest leaves no room to go on: the default then.
     // The chain goes on in the top's chain and epoch (a fresh simulation's chain 4 and epoch
-    // 1 + height / 1000 would be another chain to the replicas).
-    const high = "sim-restart-high";
+    // 1 + height / 1000 would be another chain to the replicas), after its versions.
+    const far = "sim-restart-far";
     const block = {
       height: "477445097",
       epoch: "12345",
       chain_id: 1,
-      first_version: "18446744073709551600",
-      last_version: "18446744073709551610",
+      first_version: "900000000000000000",
+      last_version: "900000000000000010",
       gas_unit_prices: ["100"],
     };
-    await redis.client.xadd(high, "477445097-0", "block", JSON.stringify(block));
-    const { handle } = await publisher(["--source", "sim", "--to", redis.url, "--stream", high]);
-    await until(async () => (await redis.client.xlen(high)) >= 3);
+    await redis.client.xadd(far, "477445097-0", "block", JSON.stringify(block));
+    const { handle } = await publisher(["--source", "sim", "--to", redis.url, "--stream", far]);
+    await until(async () => (await redis.client.xlen(far)) >= 3);
     await handle.stop(1_000);
-    const after = (await redis.client.xrange(high, "-", "+")).map(([, f]) => JSON.parse(f[1]!));
+    const after = (await redis.client.xrange(far, "-", "+")).map(([, f]) => JSON.parse(f[1]!));
     expect(after.map((b) => [b.height, b.epoch, b.chain_id]).slice(0, 3)).toEqual([
       ["477445097", "12345", 1],
       ["477445098", "12345", 1],
       ["477445099", "12345", 1],
     ]);
+    expect(after[1].first_version).toBe("900000000000000011");
+    // A top whose versions leave no room in u64 to go on is refused, naming the block: starting
+    // again at the simulator's default versions wrote blocks every replica refused.
+    const high = "sim-restart-high";
+    const top = {
+      ...block,
+      first_version: "18446744073709551600",
+      last_version: "18446744073709551610",
+    };
+    await redis.client.xadd(high, "477445097-0", "block", JSON.stringify(top));
+    const refused = startPublish(["--source", "sim", "--to", redis.url, "--stream", high], {
+      stdout: new PassThrough(),
+      stderr: new PassThrough(),
+    });
+    await expect(refused).rejects.toThrow(
+      /^--source sim cannot go on after the stream's newest block \(height 477445097\)\n\nDetails: startVersion: must be at most /,
+    );
+    expect(await redis.client.xlen(high)).toBe(1);
   });
 
   it("a Redis that refuses connections at start: serve answers 503 and retries, publish waits; both work once it is up", async () => {
