@@ -2,7 +2,12 @@ import { once } from "node:events";
 import net from "node:net";
 import { describe, expect, it } from "vitest";
 import { connectRedis } from "../../src/sources/redis/connectRedis.js";
-import { commandFailure, RedisFeedError, tooLargeToRead } from "../../src/sources/redis/errors.js";
+import {
+  commandFailure,
+  RedisFeedError,
+  tooLargeToRead,
+  tooLargeToReadBack,
+} from "../../src/sources/redis/errors.js";
 import { parseRedisUrl } from "../../src/sources/redis/parseRedisUrl.js";
 
 /** What connecting to a server on `port` of 127.0.0.1 failed with (undefined if it connected). */
@@ -36,6 +41,27 @@ describe("tooLargeToRead", () => {
   it("leaves every other failure as it is", () => {
     const other = commandFailure(url, new Error("NOPERM this user has no permissions"));
     expect(tooLargeToRead(url, "s", "1-0", other)).toBe(other);
+    expect(tooLargeToReadBack(url, "s", "+", other)).toBe(other);
+  });
+
+  it("names the entry of a warm start (read newest first) too, not as Redis refusing a command", () => {
+    const failure = commandFailure(
+      url,
+      new RangeError("Cannot create a string longer than 0x1fffffe8 characters"),
+    );
+    const top = tooLargeToReadBack(url, "gasdigest:blocks", "+", failure) as RedisFeedError;
+    expect(top.kind).toBe("reply");
+    expect(top.shortMessage).toBe(
+      "one of the newest entries of stream gasdigest:blocks is too large for this process to read (longer than the longest string it can hold, about 512 MB)",
+    );
+    expect(top.message).toContain("XREVRANGE gasdigest:blocks + - COUNT 1) and delete it");
+    const below = tooLargeToReadBack(url, "gasdigest:blocks", "1382-18446744073709551615", failure);
+    expect((below as RedisFeedError).shortMessage).toMatch(
+      /^an entry of stream gasdigest:blocks at or below 1382-18446744073709551615 is too large/,
+    );
+    expect((below as RedisFeedError).message).toContain(
+      "XREVRANGE gasdigest:blocks 1382-18446744073709551615 - COUNT 1)",
+    );
   });
 });
 

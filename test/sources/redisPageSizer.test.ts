@@ -5,7 +5,7 @@ import {
   PAGE_BYTES,
   REGROW_AFTER,
 } from "../../src/sources/redis/createPageSizer.js";
-import { RedisFeedError } from "../../src/sources/redis/errors.js";
+import { commandFailure, RedisFeedError, tooLargeToRead } from "../../src/sources/redis/errors.js";
 import type { StreamEntry } from "../../src/sources/redis/streamReplies.js";
 
 /** A page of `n` entries whose `block` field is `bytes` long. */
@@ -53,6 +53,36 @@ describe("Redis page sizes: entries asked for at once", () => {
     const other = new Error("boom");
     expect(() => pages.failed(other, 250)).toThrow(other);
     expect(pages.count()).toBe(250);
+  });
+
+  it("reads one entry at a time after a page held an entry too long to decode, so the entries before it are read", () => {
+    const pages = createPageSizer(500);
+    pages.observe(page(4, 100));
+    expect(pages.count()).toBe(500);
+    // As the XREAD of followStream reports it: the client's RangeError, wrapped twice.
+    const tooLong = tooLargeToRead(
+      "redis://x",
+      "s",
+      "50-0",
+      commandFailure(
+        "redis://x",
+        new RangeError("Cannot create a string longer than 0x1fffffe8 characters"),
+      ),
+    );
+    // Asked again whole (or halved), the page fails for as long as the entry stands: the
+    // blocks before it are never read, and the warning's XRANGE names the page's first entry.
+    expect(() => pages.failed(tooLong, 500)).toThrow(tooLong as Error);
+    expect(pages.count()).toBe(1);
+    // Once it is deleted, a warm start's pages double back too: one entry per round trip, a
+    // calibrated replica's 10,001 entries took 10,001 of them.
+    for (let i = 0; i < REGROW_AFTER; i++) pages.observe(page(1, 100), false);
+    expect(pages.count()).toBe(2);
+    // Any other command failure leaves the page as it is.
+    const fresh = createPageSizer(500);
+    fresh.observe(page(4, 100));
+    const nope = commandFailure("redis://x", new Error("NOPERM no permissions"));
+    expect(() => fresh.failed(nope, 500)).toThrow(nope);
+    expect(fresh.count()).toBe(500);
   });
 
   it("doubles a page cut by timeouts back after full pages: a Redis that stalled is not a slow link", () => {

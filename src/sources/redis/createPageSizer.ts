@@ -1,4 +1,4 @@
-import { RedisFeedError } from "./errors.js";
+import { isTooLong, RedisFeedError } from "./errors.js";
 import type { StreamEntry } from "./streamReplies.js";
 
 /** Bytes of entries one page should hold at most, judged by the largest entry seen lately. */
@@ -68,6 +68,9 @@ export function createPageSizer(batchSize: number, pageBytes = PAGE_BYTES): Page
   let regrowAfter = REGROW_AFTER;
   let grown = false;
   let largest = 0;
+  // Whether the cut is one entry for an entry too long to decode: it doubles back in a warm
+  // start too (a calibrated replica's 10,001 entries one per round trip once it is deleted).
+  let tooLongCut = false;
   return {
     count(want = Number.POSITIVE_INFINITY) {
       const fit = largest === 0 ? FIRST_PAGE : Math.floor(pageBytes / largest);
@@ -79,7 +82,7 @@ export function createPageSizer(batchSize: number, pageBytes = PAGE_BYTES): Page
         grown = false;
         regrowAfter = REGROW_AFTER;
       }
-      if (regrow && cut < batchSize) {
+      if ((regrow || tooLongCut) && cut < batchSize) {
         fullPages = page.length >= cut ? fullPages + 1 : 0;
         if (fullPages >= regrowAfter) {
           cut = Math.min(batchSize, cut * 2);
@@ -96,6 +99,17 @@ export function createPageSizer(batchSize: number, pageBytes = PAGE_BYTES): Page
       largest = Math.max(most, Math.floor(largest / 2));
     },
     failed(e, count) {
+      // An entry too long for the client to decode fails every page holding it: read one
+      // entry at a time, so the blocks before it are read and the failure names where it is
+      // (asked again whole, a page of 500 stayed stuck before them, and the repair the warning
+      // gave pointed at the first entry of the page, a valid block).
+      if (count > 1 && isTooLong(e)) {
+        grown = false;
+        cut = 1;
+        fullPages = 0;
+        tooLongCut = true;
+        throw e;
+      }
       if (
         e instanceof RedisFeedError &&
         count > 1 &&
@@ -106,6 +120,7 @@ export function createPageSizer(batchSize: number, pageBytes = PAGE_BYTES): Page
         grown = false;
         cut = Math.max(1, Math.floor(count / 2));
         fullPages = 0;
+        tooLongCut = false;
       }
       throw e;
     },

@@ -76,11 +76,50 @@ export function tooLargeToRead(
   after: string,
   error: unknown,
 ): unknown {
-  const message = (error as Error | undefined)?.message ?? "";
-  if (!/Cannot create a string longer than/.test(message)) return error;
+  if (!isTooLong(error)) return error;
   return new RedisFeedError(url, "reply", {
-    message: `an entry of stream ${stream} after ${after} is too large for this process to read (longer than the longest string it can hold, about 512 MB)`,
+    message: `an entry of stream ${stream} after ${after} ${TOO_LARGE}`,
     details: `find it (XRANGE ${stream} (${after} + COUNT 1) and delete it (XDEL ${stream} <its id>); reading resumes then`,
     cause: error,
   });
 }
+
+/**
+ * {@link tooLargeToRead} for a read newest first (the warm start's `XREVRANGE` from `end`
+ * down): the entry is at or below `end` (`+`: the top). Without this a replica started while
+ * such an entry stood said "Redis refused a command" and named no entry.
+ *
+ * @example
+ * tooLargeToReadBack(url, "gasdigest:blocks", "+", e); // "one of the newest entries of stream gasdigest:blocks is too large ..."
+ */
+export function tooLargeToReadBack(
+  url: string,
+  stream: string,
+  end: string,
+  error: unknown,
+): unknown {
+  if (!isTooLong(error)) return error;
+  const which =
+    end === "+"
+      ? `one of the newest entries of stream ${stream}`
+      : `an entry of stream ${stream} at or below ${end}`;
+  return new RedisFeedError(url, "reply", {
+    message: `${which} ${TOO_LARGE}`,
+    details: `find it (XREVRANGE ${stream} ${end} - COUNT 1) and delete it (XDEL ${stream} <its id>); reading resumes then`,
+    cause: error,
+  });
+}
+
+/**
+ * Whether `error` is (or was caused by) the client failing to decode a string longer than V8's
+ * longest: one entry of the page is too large, whatever the page's size.
+ */
+export function isTooLong(error: unknown): boolean {
+  const message = (error as Error | undefined)?.message ?? "";
+  if (/Cannot create a string longer than/.test(message)) return true;
+  const cause = (error as { cause?: unknown } | undefined)?.cause;
+  return cause !== undefined && cause !== error && isTooLong(cause);
+}
+
+const TOO_LARGE =
+  "is too large for this process to read (longer than the longest string it can hold, about 512 MB)";

@@ -8,7 +8,7 @@ import { blockDigest, createDeliveredRing, entryDigest } from "./createDelivered
 import { createFallWatch } from "./createFallWatch.js";
 import { createOutageTracker } from "./createOutageTracker.js";
 import { createPageSizer } from "./createPageSizer.js";
-import { RedisFeedError, tooLargeToRead } from "./errors.js";
+import { RedisFeedError, tooLargeToRead, tooLargeToReadBack } from "./errors.js";
 import type { ResolvedRedisStreamOptions } from "./options.js";
 import { readStreamTopId } from "./redisStreamTop.js";
 import {
@@ -145,7 +145,7 @@ export async function followStream(
       const count = pages.count(Math.max(1, wanted - valid));
       const reply: unknown = await conn
         .call((c) => c.xrevrange(stream, end, "-", "COUNT", count))
-        .catch((e: unknown) => pages.failed(e, count));
+        .catch((e: unknown) => pages.failed(tooLargeToReadBack(url, stream, end, e), count));
       const page = streamEntries(url, "XREVRANGE", reply);
       // A failure starts the warm start over: its pages do not grow back a cut size.
       pages.observe(page, false);
