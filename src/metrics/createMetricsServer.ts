@@ -179,12 +179,19 @@ export function createMetricsServer(
     const body = error(message);
     // After the answers to the requests pipelined ahead of it, in order: written at once, it
     // went out before a scrape still being collected, and the client took it for that answer.
+    // Destroyed LINGER_MS after all of it went to the kernel, not at once: the answers ahead
+    // may still wait in the socket (a busy machine), and destroying it dropped them with the
+    // 400. A client that reads none of it is destroyed at writeIdleTimeout, as any other.
     places.afterAnswers(socket, () => {
-      if (socket.writable)
-        socket.end(
-          `HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-        );
-      socket.destroy();
+      if (!socket.writable) return socket.destroy();
+      socket.once("finish", () => {
+        const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+        timer.unref();
+        socket.once("close", () => clearTimeout(timer));
+      });
+      socket.end(
+        `HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
     });
   });
 
