@@ -489,6 +489,53 @@ describe("whatever a strategy throws, the engine keeps going", () => {
     expect(engine.sourcesCompleted).toBe(true);
   });
 
+  it("an async subscribe() that rejects is the source failing: a source_error, never an unhandled rejection", async () => {
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => rejections.push(reason);
+    process.on("unhandledRejection", onRejection);
+    try {
+      const engine = createEngine({ strategy: aip34() });
+      const events: EngineEvent[] = [];
+      engine.events$.subscribe((e) => events.push(e));
+      // A hand-made source looping over an async iterator, whose feed breaks after one block.
+      async function* feed() {
+        yield idleBlock(1);
+        throw new Error("feed lost");
+      }
+      engine.connect({
+        async subscribe(o: { next(v: unknown): void; complete(): void }) {
+          for await (const block of feed()) o.next(block);
+          o.complete();
+        },
+      });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(rejections).toEqual([]);
+      expect(engine.counters().accepted).toBe(1);
+      expect(events.map((e) => e.type)).toEqual(["source_error"]);
+      expect(String((events[0] as { error: unknown }).error)).toBe("Error: feed lost");
+      expect(engine.sourcesCompleted).toBe(false);
+    } finally {
+      process.off("unhandledRejection", onRejection);
+    }
+  });
+
+  it("close() cuts the sources still running: they do not count as completed, so a stale estimate stays stale", () => {
+    let t = 1_000_000;
+    const engine = createEngine({ strategy: aip34(), now: () => t });
+    const handler = createHandler(engine, { maxStalenessMs: 30_000 });
+    const ask = () => handler({ method: "GET", url: "/v1/estimate_gas_price", headers: {} });
+    // A recording read at start, then a live feed that went quiet a minute ago.
+    engine.connect(of(idleBlock(1)));
+    const live = new Subject<unknown>();
+    engine.connect(live);
+    live.next(idleBlock(2));
+    t += 60_000;
+    expect(ask().status).toBe(503);
+    engine.close();
+    expect(engine.sourcesCompleted).toBe(false);
+    expect(ask().status).toBe(503);
+  });
+
   it("close() from a subscriber while a source sends its first blocks in connect() stops that source", () => {
     const engine = createEngine({ strategy: aip34() });
     // A backlog sent at once, then live blocks until stopped (a timer, a socket).
@@ -521,6 +568,26 @@ describe("whatever a strategy throws, the engine keeps going", () => {
     expect(engine.counters()).toMatchObject({ accepted: 1, rejected: 0 });
     expect(engine.snapshot()!.ledger.blockHeight).toBe(1n);
     expect(events).toEqual(["complete"]);
+    expect(engine.sourcesCompleted).toBe(false);
+  });
+
+  it("close() from a subscriber while a synchronous source sends in connect() stops it there, not at the end of its backlog (an endless one never let connect return)", () => {
+    const engine = createEngine({ strategy: aip34() });
+    let pulled = 0;
+    // Long, not endless: without the stop, the test would hang instead of failing.
+    function* backlog() {
+      for (let h = 1; h <= 100_000; h++) {
+        pulled++;
+        yield idleBlock(h);
+      }
+    }
+    engine.snapshots$.subscribe((s) => {
+      if (s.ledger.blockHeight === 3n) engine.close();
+    });
+    const sub = engine.connect(from(backlog()));
+    expect(sub.closed).toBe(true);
+    expect(pulled).toBe(3);
+    expect(engine.counters().accepted).toBe(3);
     expect(engine.sourcesCompleted).toBe(false);
   });
 
