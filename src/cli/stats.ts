@@ -14,6 +14,7 @@ import type { CliIo } from "./io.js";
 import { createLineReport, duplicateLine, issueLine } from "./lineMessages.js";
 import { loadConfigFile } from "./loadConfigFile.js";
 import { fileFlag, requiredFileFlag } from "./outputFile.js";
+import { checkReadableFile } from "./sourceSpec.js";
 
 export const STATS_USAGE = `Usage: gasdigest stats --input FILE.ndjson [--compare OTHER.ndjson] [--config FILE.json] [--json]
 
@@ -141,6 +142,9 @@ export async function stats(argv: string[], io: CliIo): Promise<number> {
   const file = await loadConfigFile(values.config);
   const gas = parseGasConfig(file.gas);
   const compare = fileFlag("compare", values.compare);
+  // A second history that cannot be read fails now, not after the first was read whole (a
+  // large one took minutes, its rejected lines printed, to end on the missing file).
+  if (compare !== undefined) checkReadableFile(compare);
   const named = compare !== undefined;
   const a = await collect(input, io, gas, named);
   const b = compare !== undefined ? await collect(compare, io, gas, named) : undefined;

@@ -93,6 +93,20 @@ describe("gasdigest stats", () => {
     expect(r.stderr).toContain("cannot read no/such.ndjson");
   });
 
+  it("refuses a --compare it cannot read before it reads --input", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gasdigest-stats-"));
+    const input = join(dir, "bad-line.ndjson");
+    writeFileSync(input, `not json\n${readFileSync(MIXED, "utf8")}`);
+    const missing = join(dir, "missing.ndjson");
+    const r = await runCli(["stats", "--input", input, "--compare", missing]);
+    expect(r.code).toBe(1);
+    // Only the missing file is named: --input's lines were not read (nor reported) first.
+    expect(r.stderr).toMatch(
+      new RegExp(`^gasdigest stats: cannot read ${missing} \\(ENOENT: [^\n]*\\)\n$`),
+    );
+    expect(r.stdout).toBe("");
+  });
+
   it("applies replay's ordering rules: a repeated height is ignored, a lower one rejected", async () => {
     const lines = readFileSync(MIXED, "utf8").trim().split("\n");
     const dir = mkdtempSync(join(tmpdir(), "gasdigest-stats-"));
