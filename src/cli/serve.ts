@@ -284,6 +284,9 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
     engine,
     metricsUrl,
     close() {
+      // The source stops with the drain: no block comes any more, so the newest one ageing
+      // past --max-staleness-ms while connections drain is no outage to warn about.
+      if (closing === undefined) stopWatch();
       closing ??= Promise.all([server.shutdown(), metrics?.close()]).then(() => {
         stopLogging();
         log.info({ counters: engine.counters() }, "gasdigest stopped");

@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { type AddressInfo, createServer as createNetServer } from "node:net";
+import { type AddressInfo, connect, createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -173,6 +173,28 @@ describe("gasdigest serve", () => {
     const stale = await fetch(`${soon.handle.url}/v1/estimate_gas_price`);
     expect(stale.status).toBe(503);
     expect(await stale.json()).toMatchObject({ error_code: "health_check_failed" });
+  });
+
+  it("does not warn that it went stale while its stop drains a kept-alive connection", async () => {
+    // One block now, the next an hour away; stale 200 ms after it. The stop closes the source,
+    // and the drain waits out the idle connection's keep-alive (1 s): no block can come then,
+    // and the newest one ageing past the bound is no outage.
+    const { handle, logs } = await start(["--interval-ms", "3600000", "--max-staleness-ms", "200"]);
+    await until(() => handle.engine.snapshot() !== undefined);
+    const { port } = new URL(handle.url);
+    const socket = connect(Number(port), "127.0.0.1");
+    let answer = "";
+    socket.on("data", (d) => {
+      answer += String(d);
+    });
+    socket.on("error", () => undefined);
+    socket.write("GET /v1/estimate_gas_price HTTP/1.1\r\nHost: x\r\n\r\n");
+    await until(() => answer.includes("\r\n\r\n"));
+    await handle.close();
+    socket.destroy();
+    const text = logs.join("");
+    expect(text).toContain('"msg":"gasdigest stopped"');
+    expect(text).not.toContain("stale:");
   });
 
   it("rejects unusable flags with exit code 1 and the reason", async () => {
