@@ -2,6 +2,7 @@
 // Launcher: runs the built CLI (dist/, which an installed package ships; in a checkout, `npm run
 // build` makes it, and `npm start` and `npm test` run the build first).
 import { existsSync, fstatSync, writeSync } from "node:fs";
+import { constants } from "node:os";
 import { fileURLToPath } from "node:url";
 
 const entry = new URL("../dist/cli/main.js", import.meta.url);
@@ -71,6 +72,15 @@ const hold = (signal) => {
   }
 };
 if (logOnly) for (const s of ["SIGINT", "SIGTERM"]) process.on(s, hold);
+// The other commands end by a stop signal, with no handler of their own. As PID 1 (a container
+// run without an init: `docker run ... gasdigest record`), a signal without a handler is
+// ignored: Ctrl-C and `docker stop` did nothing until the kill 10 s later, and `simulate --out`
+// dropped its temporary file and wrote on, to fail at the end. There, such a signal ends the
+// process with 128 + its number, as a shell reports one that killed it; one turn later, so the
+// handlers that clean up on it (the temporary file of --out) have run.
+if (!logOnly && process.pid === 1)
+  for (const s of ["SIGINT", "SIGTERM", "SIGHUP"])
+    process.on(s, () => setImmediate(() => process.exit(128 + constants.signals[s])));
 const { main } = await import(entry.href);
 const running = main(process.argv.slice(2));
 for (const s of ["SIGINT", "SIGTERM"]) process.off(s, hold);

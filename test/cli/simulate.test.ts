@@ -7,6 +7,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
@@ -196,6 +197,55 @@ describe("gasdigest simulate", () => {
       expect(temporary(), signal).toEqual([]);
     }
   }, 60_000);
+
+  // A container run without an init makes the command PID 1, which the kernel spares every
+  // signal it has no handler for: Ctrl-C and `docker stop` did nothing (until the kill), and
+  // simulate --out dropped its temporary file, wrote on and failed at the end (ENOENT).
+  const pidNamespaces =
+    spawnSync("unshare", ["--pid", "--fork", "--mount-proc", "true"], { stdio: "ignore" })
+      .status === 0;
+  it.skipIf(!pidNamespaces)(
+    "as PID 1 (a container without an init), a stop signal still ends it: 128 + the signal",
+    async () => {
+      const bin = join(import.meta.dirname, "..", "..", "bin", "gasdigest.js");
+      const sub = mkdtempSync(join(dir, "pid1-"));
+      const out = join(sub, "keep.ndjson");
+      writeFileSync(out, "old\n");
+      const record = join(sub, "record.ndjson");
+      for (const [argv, signal, code] of [
+        [["simulate", "--blocks", "5000000", "--out", out], "SIGTERM", 143],
+        [["record", "--source", "sim", "--blocks", "5000000", "--out", record], "SIGINT", 130],
+      ] as const) {
+        const child = spawn(
+          "unshare",
+          ["--pid", "--fork", "--mount-proc", process.execPath, bin, ...argv],
+          {
+            stdio: "ignore",
+          },
+        );
+        const grown = () =>
+          readdirSync(sub).some(
+            (f) => f !== "keep.ndjson" && statSync(join(sub, f)).size > 100_000,
+          );
+        await until(grown, 20_000);
+        // The command is unshare's child, PID 1 of its own namespace.
+        const pid = Number(readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8"));
+        process.kill(pid, signal);
+        const exit = await Promise.race([
+          new Promise<number | null>((r) => child.on("exit", (c) => r(c))),
+          new Promise<string>((r) =>
+            setTimeout(() => r("still running 5 s after the signal"), 5_000),
+          ),
+        ]);
+        if (exit !== code) process.kill(pid, "SIGKILL");
+        expect(exit, argv[0]).toBe(code);
+        expect(readFileSync(out, "utf8")).toBe("old\n");
+        expect(readdirSync(sub).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+        rmSync(record, { force: true });
+      }
+    },
+    60_000,
+  );
 
   it("writes through a symbolic link, never over it, and keeps a replaced file's permissions", async () => {
     const bin = join(import.meta.dirname, "..", "..", "bin", "gasdigest.js");
