@@ -21,6 +21,7 @@ import {
 import { jsonErrorOffset } from "../core/jsonErrorOffset.js";
 import { parseJsonLossless } from "../core/parseJsonLossless.js";
 import { validateShape } from "../core/validate.js";
+import { isStdinSocket } from "../sources/stdinSocket.js";
 import {
   resolveStrategy,
   STRATEGY_BLOCKS,
@@ -66,7 +67,8 @@ function fileKind(info: Stats): string {
 
 /**
  * The text of the config file at `path`: a regular file or a pipe (`--config /dev/stdin` under
- * `cat c.json |`, `--config <(jq ...)`, a FIFO), of at most {@link MAX_CONFIG_BYTES}, checked by
+ * `cat c.json |`, `--config <(jq ...)`, a FIFO; standard input that is a socket, as a Node parent
+ * gives it, is read from `process.stdin`), of at most {@link MAX_CONFIG_BYTES}, checked by
  * its size before reading and again while reading (it may grow; a pipe has no size). A device,
  * socket or directory is refused before it is opened: reading `/dev/urandom` never ends.
  */
@@ -77,6 +79,20 @@ async function readConfigText(path: string): Promise<string> {
     });
   let fh: Awaited<ReturnType<typeof open>> | undefined;
   try {
+    // Standard input given by a Node parent is a socket, which cannot be opened by its path.
+    if (isStdinSocket(path)) {
+      const parts: Buffer[] = [];
+      let total = 0;
+      for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+        parts.push(chunk);
+        total += chunk.length;
+        if (total > MAX_CONFIG_BYTES) {
+          process.stdin.destroy();
+          throw tooLarge("it grew past that while it was read");
+        }
+      }
+      return Buffer.concat(parts).toString("utf8");
+    }
     const info = await stat(path);
     if (!info.isFile() && !info.isFIFO())
       throw new BaseError(`config file ${path} is not a regular file or a pipe`, {

@@ -1,4 +1,5 @@
 import { closeSync, constants, createReadStream, openSync, statSync } from "node:fs";
+import { addAbortSignal } from "node:stream";
 import { createTurnPacer } from "./createTurnPacer.js";
 import { checkNdjsonArguments, readNdjsonShape } from "./ndjsonOptions.js";
 import {
@@ -7,6 +8,7 @@ import {
   parseNdjsonLine,
   tooLong,
 } from "./parseNdjsonLine.js";
+import { isStdinSocket } from "./stdinSocket.js";
 
 export {
   DEFAULT_MAX_LINE_BYTES,
@@ -66,7 +68,10 @@ async function* ndjsonLines(
 ): AsyncGenerator<NdjsonLine> {
   const maxLineBytes = o.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const parse = { fastPath: o.fastPath };
-  const stream = createReadStream(path, { highWaterMark: 1 << 20, signal: o.signal });
+  // Standard input given by a Node parent is a socket, which cannot be opened by its path.
+  const stream = isStdinSocket(path)
+    ? stdin(o.signal)
+    : createReadStream(path, { highWaterMark: 1 << 20, signal: o.signal });
   // Stopping while the open still waits for a FIFO's writer: the open sits in a libuv pool
   // thread, and a process cannot exit until it returns (`serve --source ndjson:FIFO` ignored
   // SIGTERM with no writer). Opening the write end ourselves, without blocking, lets it return.
@@ -152,6 +157,11 @@ async function* ndjsonLines(
     stream.destroy();
     unblock();
   }
+}
+
+/** `process.stdin`, destroyed when `signal` aborts (as a file's stream is). */
+function stdin(signal: AbortSignal | undefined) {
+  return signal === undefined ? process.stdin : addAbortSignal(signal, process.stdin);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, truncateSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -271,6 +271,33 @@ describe("--config FILE", () => {
     const bad = piped('{"lowBlockHistory": 0}');
     expect(bad.status).toBe(1);
     expect(bad.stderr).toContain("lowBlockHistory:");
+  });
+
+  it("reads /dev/stdin that is a socket, as a Node parent gives it (the built binary)", () => {
+    // Node's child stdio (child_process, execa, zx) is a socket pair, which Linux refuses to
+    // open by its path: --config /dev/stdin and --input /dev/stdin failed under a Node parent.
+    const bin = join(import.meta.dirname, "..", "..", "bin", "gasdigest.js");
+    const run = (argv: string[], input: string) =>
+      spawnSync(process.execPath, [bin, ...argv], { input, encoding: "utf8" });
+    const good = run(
+      ["replay", "--input", HAND, "--config", "/dev/stdin"],
+      '{"lowBlockHistory": 5}',
+    );
+    expect(good.stderr).toBe("");
+    expect(good.status).toBe(0);
+    const bad = run(
+      ["replay", "--input", HAND, "--config", "/dev/stdin"],
+      '{"lowBlockHistory": 0}',
+    );
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain("lowBlockHistory:");
+    const history = readFileSync(HAND, "utf8");
+    const fromFile = run(["replay", "--input", HAND], "");
+    const fromStdin = run(["replay", "--input", "/dev/stdin"], history);
+    expect(fromStdin.stderr).toBe("");
+    expect(fromStdin.status).toBe(0);
+    expect(fromStdin.stdout).toBe(fromFile.stdout);
+    expect(fromStdin.stdout).not.toBe("");
   });
 
   it("refuses a file larger than 16 MiB by its size; one of exactly 16 MiB is read", async () => {
