@@ -145,4 +145,27 @@ describe("connectRedis", () => {
       (loading as net.Server & { closeAllConnections?: () => void }).closeAllConnections?.();
     }
   });
+
+  it("shows the control characters of the server's error replies escaped, never sends them", async () => {
+    // Whatever answers on the port writes the error text, and `record` prints the events'
+    // lines to a terminal: an escape sequence there set its title and cleared the screen.
+    const hostile = net.createServer((socket) => {
+      socket.on("error", () => undefined);
+      socket.on("data", () => socket.write("-ERR evil\u001b]0;PWNED\u0007\u001b[2J\r\n"));
+    });
+    hostile.listen(0, "127.0.0.1");
+    await once(hostile, "listening");
+    const { port } = hostile.address() as net.AddressInfo;
+    try {
+      const e = await connectFailure(port, 2000);
+      expect(e).toBeInstanceOf(RedisFeedError);
+      expect((e as RedisFeedError).details).toBe("ERR evil\\u001b]0;PWNED\\u0007\\u001b[2J");
+      expect((e as RedisFeedError).message).not.toMatch(/\p{Cc}(?<!\n)/u);
+    } finally {
+      hostile.close();
+      (hostile as net.Server & { closeAllConnections?: () => void }).closeAllConnections?.();
+    }
+    const refused = commandFailure("redis://127.0.0.1:6379", new Error("ERR \u001b[31mred\u0007"));
+    expect(refused.details).toBe("ERR \\u001b[31mred\\u0007");
+  });
 });

@@ -1,3 +1,4 @@
+import { escapeControls } from "../../core/describeValue.js";
 import { BaseError } from "../../core/errors.js";
 
 /**
@@ -40,7 +41,11 @@ export class RedisFeedError extends BaseError {
           : kind === "closed"
             ? `the connection to ${url} closed`
             : `Redis at ${url} refused a command`);
-    super(what, { details: options.details, cause: options.cause });
+    // The details quote what the server said (its error replies, the client's errors): whatever
+    // answers on that port chooses them, and `record` prints them to a terminal, so a control
+    // character is shown escaped, never sent (as the node source's status texts are).
+    const details = options.details === undefined ? undefined : escapeControls(options.details);
+    super(what, { details, cause: options.cause });
     this.url = url;
     this.kind = kind;
   }
