@@ -114,6 +114,15 @@ describe("aptosRest: redirects", () => {
       `redirect to ${target} not followed (followRedirects is off, --follow-redirects)`,
     );
 
+    // A target's credentials are not logged (the node's own, but a secret all the same).
+    const secret = target.replace("http://", "http://bob:pw2@");
+    node.inject({ kind: "redirect", location: secret }, { route: "ledger" });
+    const hidden = follow(node, { backfillBlocks: 3 });
+    await collect(hidden.source$, 3);
+    expect(requestErrors(hidden.events)[0]!.details).toBe(
+      `redirect to ${target.replace("http://", "http://***@")} not followed (followRedirects is off, --follow-redirects)`,
+    );
+
     node.inject({ kind: "redirect", location: target, status: 301 }, { route: "ledger" });
     const before = node.requests.length;
     const on = follow(node, { backfillBlocks: 3, followRedirects: true });

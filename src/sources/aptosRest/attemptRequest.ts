@@ -10,6 +10,7 @@ import { pruneUnread, UNREAD_MEMBERS } from "./pruneUnread.js";
 import { readBody } from "./readBody.js";
 import { requestSignal } from "./requestSignal.js";
 import type { Parsed } from "./schemas.js";
+import { showUrl } from "./urlCredentials.js";
 
 /** A usable answer: 200 with its parsed body, or one of the statuses the caller accepts. */
 export type Answer<T> = { status: 200; value: T } | { status: number; value?: undefined };
@@ -153,7 +154,7 @@ export async function attemptRequest<T>(
     const location = res.status >= 300 && res.status < 400 && res.headers.get("location");
     const details =
       typeof location === "string"
-        ? `redirect to ${escapeControls(location.slice(0, MAX_ECHO))} not followed (followRedirects is off, --follow-redirects)`
+        ? `redirect to ${escapeControls(shownTarget(location).slice(0, MAX_ECHO))} not followed (followRedirects is off, --follow-redirects)`
         : escapeControls(res.statusText.slice(0, MAX_ECHO)) || undefined;
     const error = new SourceRequestError(url, "http", { status: res.status, details });
     return { ok: false, error, retryAfterMs };
@@ -241,4 +242,17 @@ function badPort(url: string): string {
   return port === undefined
     ? `bad port: a redirect led to a port fetch refuses to connect to (one of the Fetch standard's "bad ports"), and will on every retry; have the node redirect to another port, or turn followRedirects (--follow-redirects) off (the fault then names the redirect's Location)`
     : `bad port: fetch refuses to connect to port ${port}, one of the Fetch standard's "bad ports", and will on every retry; serve the node on another port (or behind a proxy on one), or pass a fetch that can reach it`;
+}
+
+/**
+ * A redirect's target as logged: an absolute URL with its credentials as `***` (a node's own,
+ * which a log must not carry any more than ours); a relative one as sent.
+ */
+function shownTarget(location: string): string {
+  try {
+    new URL(location);
+  } catch {
+    return location;
+  }
+  return showUrl(location);
 }
