@@ -91,6 +91,17 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
   if (twice) throw new UsageError(`--strategies names "${twice}" twice`);
 
   const file = await loadConfigFile(values.config);
+  // The config is every strategy's engine's: one that pins the estimate pins it for all of them,
+  // and each row would score the same bids under its own strategy's name.
+  const pinned = !file.gas.enabled
+    ? "enabled: false, so every strategy's engine serves the default estimate (min, min, nextBucket(min))"
+    : file.gas.staticOverride
+      ? "staticOverride, so every strategy's engine serves it"
+      : undefined;
+  if (pinned)
+    io.stderr.write(
+      `backtest: --config sets ${pinned} instead of the strategy's own estimate: every row scores those same bids (leave it out of a backtest's config to compare strategies)\n`,
+    );
   const strategies: BacktestStrategy[] = [];
   for (const name of names)
     strategies.push({

@@ -333,6 +333,31 @@ describe("gasdigest backtest", () => {
       expected.strategies[0]!.tiers.regular.inclusion.within1,
     );
   });
+
+  it("says so when the config pins every strategy's estimate", async () => {
+    // A review found a serve config with staticOverride reused for a backtest: geth and
+    // calibrated scored the same fixed bids, row for row, without a word.
+    const pinned = join(dir, "pinned.json");
+    writeFileSync(
+      pinned,
+      JSON.stringify({ staticOverride: { low: 100, market: 200, aggressive: 300 } }),
+    );
+    const off = join(dir, "off.json");
+    writeFileSync(off, JSON.stringify({ enabled: false }));
+    for (const [config, what] of [
+      [pinned, "staticOverride"],
+      [off, "enabled: false"],
+    ] as const) {
+      const r = await runCli(["backtest", "--input", SPIKE, ...THREE, "--config", config]);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toContain(
+        `backtest: --config sets ${what}, so every strategy's engine serves`,
+      );
+      expect(r.stderr).toContain("every row scores those same bids");
+    }
+    const plain = await runCli(["backtest", "--input", SPIKE, ...THREE]);
+    expect(plain.stderr).not.toContain("every row scores");
+  });
 });
 
 describe("gasdigest backtest: progress off a terminal", () => {
