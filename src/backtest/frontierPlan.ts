@@ -66,17 +66,24 @@ export const FRONTIER_KNOBS: Readonly<Record<string, FrontierKnob>> = Object.fre
       0.85, 0.9, 0.95, 0.97, 0.99, 1,
     ],
     perHorizon: false,
-    make: (q, _k, s) => {
+    make: (q, _k, s) => (config) => {
       const o = (s.tdigest ?? {}) as TDigestStrategyOptions;
-      // Only the quantiles are the knob: each tier keeps its window and sample.
+      // Only the quantile is the knob: the regular tier keeps its window and sample. The
+      // deprioritized tier reads the minimum of that same window (one shared digest): the
+      // minimum of its own, shorter window (10 blocks against 30 by default) is often above a
+      // low quantile of the regular one, and would lift the swept bid (tiers are monotone).
+      const regular = {
+        ...o.tiers?.regular,
+        windowBlocks: o.tiers?.regular?.windowBlocks ?? config.marketBlockHistory,
+      };
       return tdigest({
         ...o,
         tiers: {
           ...o.tiers,
-          deprioritized: { ...o.tiers?.deprioritized, quantile: 0 },
-          regular: { ...o.tiers?.regular, quantile: q },
+          deprioritized: { ...regular, quantile: 0 },
+          regular: { ...regular, quantile: q },
         },
-      });
+      })(config);
     },
   },
   "last-block": {

@@ -158,7 +158,33 @@ describe("frontier", () => {
     const lane = planFrontier(["tdigest"], {}, { tdigest: options });
     const swept = lane.strategies[lane.lanes.findIndex((l) => l.value === 0.5)]!.strategy;
     const a = createEngine({ strategy: swept });
-    const b = createEngine({ strategy: tdigest(options) });
+    // The regular tier alone: the deprioritized one at the minimum of the same window.
+    const alone = { windowBlocks: 200, sample: "paid" as const };
+    const b = createEngine({
+      strategy: tdigest({ tiers: { deprioritized: { ...alone, quantile: 0 }, regular: alone } }),
+    });
+    let apart = 0;
+    for (const block of simulateBlocks({ scenario: "mixed", blocks: 600, seed: 3 })) {
+      a.ingest(block);
+      b.ingest(block);
+      if (a.snapshot()!.estimate!.regular !== b.snapshot()!.estimate!.regular) apart++;
+    }
+    expect(apart).toBe(0);
+  });
+
+  it("never lifts a swept tdigest bid by the deprioritized tier's shorter window", () => {
+    // A review found the sweep's deprioritized tier at quantile 0 of its own 10 blocks: their
+    // minimum is often above a low quantile of the regular tier's 30, and tiers are monotone,
+    // so the low end of the curve scored a bid the regular quantile never made.
+    const plan = planFrontier(["tdigest"], {}, {});
+    const swept = plan.strategies[plan.lanes.findIndex((l) => l.value === 0)]!.strategy;
+    const a = createEngine({ strategy: swept });
+    // The regular tier alone: the deprioritized one reads the minimum of the same window.
+    const b = createEngine({
+      strategy: tdigest({
+        tiers: { deprioritized: { windowBlocks: 30, quantile: 0 }, regular: { quantile: 0 } },
+      }),
+    });
     let apart = 0;
     for (const block of simulateBlocks({ scenario: "mixed", blocks: 600, seed: 3 })) {
       a.ingest(block);
