@@ -143,11 +143,41 @@ function parseConfigObject(input: unknown): ConfigFile {
   // Each part is cut to 20 issues on its own: the whole list is cut again, so that the file's
   // problems are listed as every other list is, 20 and then one count of the others.
   const issues = capIssues([
-    ...(r.ok ? [] : r.issues),
+    ...(r.ok ? [] : r.issues.map((i) => strategyOptionHint(input, i))),
     ...strategyBlockIssues(input, gas as GasConfig | undefined),
   ]);
   if (!gas || issues.length > 0) throw new InvalidConfigError(issues);
   return { gas: markParsed(gas as GasConfig), strategies };
+}
+
+/**
+ * `issue`, an unknown top-level field that is an option of a strategy block, named with that
+ * block (`multiplier: unknown field (an option of the "last-block" block: {"last-block":
+ * {"multiplier": ...}})`): a strategy's option written at the top level read as a typo.
+ */
+function strategyOptionHint(input: object, issue: ValidationIssue): ValidationIssue {
+  const key = issue.path;
+  if (issue.code !== "unrecognized_keys" || issue.message !== "unknown field") return issue;
+  if (!Object.hasOwn(input, key)) return issue;
+  const value = (input as Record<string, unknown>)[key];
+  const blocks = STRATEGY_BLOCKS.filter((block) => {
+    try {
+      resolveStrategy(block, { [block]: { [key]: value } });
+      return true;
+    } catch (e) {
+      // Refused for its value (or another rule), not as unknown: the block has that option.
+      return (
+        e instanceof InvalidConfigError &&
+        !e.issues.some((i) => i.code === "unrecognized_keys" && i.path === `${block}.${key}`)
+      );
+    }
+  });
+  if (blocks.length === 0) return issue;
+  const hint =
+    blocks.length === 1
+      ? `an option of the "${blocks[0]}" block: {"${blocks[0]}": {"${key}": ...}}`
+      : `an option of the ${blocks.map((b) => `"${b}"`).join(" and ")} blocks`;
+  return { ...issue, message: `unknown field (${hint})` };
 }
 
 /**

@@ -115,6 +115,15 @@ describe("--config FILE", () => {
     const node = await refused("node.json", '{"low_block_history": 5, "full_block_txns": 200}');
     expect(node).toContain("low_block_history: unknown field (did you mean lowBlockHistory?)");
     expect(node).toContain("full_block_txns: unknown field (did you mean fullBlockTxns?)");
+    // A strategy's option at the top level is named with the block it belongs in.
+    const top = await refused("top.json", '{"multiplier": 2, "learningRate": 0.1, "zzzz": 1}');
+    expect(top).toContain(
+      'multiplier: unknown field (an option of the "last-block" block: {"last-block": {"multiplier": ...}})',
+    );
+    expect(top).toContain(
+      'learningRate: unknown field (an option of the "calibrated" block: {"calibrated": {"learningRate": ...}})',
+    );
+    expect(top).toContain("zzzz: unknown field\n");
     // Inside a strategy block too, at any depth; a key close to none is only named.
     const nested = await refused(
       "nested.json",
