@@ -6,7 +6,7 @@ import { HORIZONS } from "./types.js";
 export const FRONTIER_LEGEND =
   "Each cell: the measure at that inclusion, read off the strategy's curve as its knob is swept (linear between the two knob values around the target).\n" +
   "median overpayment: estimate / clearing price of the block each bid got into. mean price paid: what the included bids paid, in mean clearing prices of the history.\n" +
-  "*: even its cheapest setting includes more than the target; that is the least it pays. -: no setting reaches the target.\n" +
+  "*: even its cheapest setting includes more than the target; that is the least it pays. -: no setting reaches the target (or no bid was scored at that horizon: a history too short).\n" +
   "(x%): a strategy without a knob; its tier for that horizon (prioritized in 1, regular in 3, deprioritized in 10) and the inclusion it reached.\n" +
   "lowest: the strategy that pays least at that inclusion (a point or a * counts only where it reaches the target).";
 

@@ -41,7 +41,7 @@ export interface FrontierReading {
    * `interpolated`: between the two knob values around the target. `floor`: even its cheapest
    * knob value includes more than the target, so this is the least it overpays. `point`: a
    * strategy without a knob, its tier for this horizon (inclusion says where it sits).
-   * `unreached`: no knob value reaches the target.
+   * `unreached`: no knob value reaches the target (or no bid was scored at that horizon).
    */
   readonly kind: "interpolated" | "floor" | "point" | "unreached";
   /** The median overpayment at that inclusion; `null` when `unreached` or no bid got in. */
