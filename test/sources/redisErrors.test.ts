@@ -17,6 +17,28 @@ const connectFailure = (port: number, timeoutMs: number) =>
     (err: unknown) => err,
   );
 
+/**
+ * A TCP server on a free port of 127.0.0.1 answering each connection with `answer`; `close()`
+ * also destroys the connections still open.
+ */
+async function fakeServer(answer: (socket: net.Socket) => void) {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+    answer(socket);
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    close() {
+      server.close();
+      for (const socket of sockets) socket.destroy();
+    },
+  };
+}
+
 describe("tooLargeToRead", () => {
   const url = "redis://127.0.0.1:6379";
   it("names the entry that is too long for the client to decode, and its repair", () => {
@@ -76,10 +98,8 @@ describe("connectRedis", () => {
     await once(gone, "listening");
     const refused = (gone.address() as net.AddressInfo).port;
     gone.close();
-    const silent = net.createServer(() => {}); // accepts, never answers nor closes
-    silent.listen(0, "127.0.0.1");
-    await once(silent, "listening");
-    const mute = (silent.address() as net.AddressInfo).port;
+    const silent = await fakeServer(() => {}); // accepts, never answers nor closes
+    const mute = silent.port;
     try {
       for (const port of [refused, mute]) {
         const before = timers();
@@ -91,20 +111,17 @@ describe("connectRedis", () => {
       }
     } finally {
       silent.close();
-      (silent as net.Server & { closeAllConnections?: () => void }).closeAllConnections?.();
     }
   });
 
   it("says why when the server closes the connection as soon as it is open (Redis at its maxclients)", async () => {
     // What redis-server does past maxclients: its refusal, then the close, before the client
     // reads anything; all the client saw was "write EPIPE" or "write ECONNRESET".
-    const full = net.createServer((socket) => {
+    const full = await fakeServer((socket) => {
       socket.end("-ERR max number of clients reached\r\n");
       socket.destroy();
     });
-    full.listen(0, "127.0.0.1");
-    await once(full, "listening");
-    const { port } = full.address() as net.AddressInfo;
+    const { port } = full;
     try {
       for (let i = 0; i < 5; i++) {
         const e = await connectFailure(port, 2000);
@@ -123,16 +140,14 @@ describe("connectRedis", () => {
   it("says the server did not become ready when Redis is still loading its data, not only that nothing answered", async () => {
     // What redis-server answers the client's ready check while it loads its data after a
     // restart (a large RDB or AOF); the client waits, and the timeout said only "no answer".
-    const loading = net.createServer((socket) => {
+    const loading = await fakeServer((socket) => {
       socket.on("error", () => undefined);
       socket.on("data", () => {
         const info = "loading:1\r\nloading_eta_seconds:30\r\n";
         socket.write(`$${info.length}\r\n${info}\r\n`);
       });
     });
-    loading.listen(0, "127.0.0.1");
-    await once(loading, "listening");
-    const { port } = loading.address() as net.AddressInfo;
+    const { port } = loading;
     try {
       const e = await connectFailure(port, 500);
       expect(e).toBeInstanceOf(RedisFeedError);
@@ -142,20 +157,17 @@ describe("connectRedis", () => {
       );
     } finally {
       loading.close();
-      (loading as net.Server & { closeAllConnections?: () => void }).closeAllConnections?.();
     }
   });
 
   it("shows the control characters of the server's error replies escaped, never sends them", async () => {
     // Whatever answers on the port writes the error text, and `record` prints the events'
     // lines to a terminal: an escape sequence there set its title and cleared the screen.
-    const hostile = net.createServer((socket) => {
+    const hostile = await fakeServer((socket) => {
       socket.on("error", () => undefined);
       socket.on("data", () => socket.write("-ERR evil\u001b]0;PWNED\u0007\u001b[2J\r\n"));
     });
-    hostile.listen(0, "127.0.0.1");
-    await once(hostile, "listening");
-    const { port } = hostile.address() as net.AddressInfo;
+    const { port } = hostile;
     try {
       const e = await connectFailure(port, 2000);
       expect(e).toBeInstanceOf(RedisFeedError);
@@ -163,7 +175,6 @@ describe("connectRedis", () => {
       expect((e as RedisFeedError).message).not.toMatch(/\p{Cc}(?<!\n)/u);
     } finally {
       hostile.close();
-      (hostile as net.Server & { closeAllConnections?: () => void }).closeAllConnections?.();
     }
     const refused = commandFailure("redis://127.0.0.1:6379", new Error("ERR \u001b[31mred\u0007"));
     expect(refused.details).toBe("ERR \\u001b[31mred\\u0007");
