@@ -395,7 +395,8 @@ describe("memory does not grow with the history", () => {
     const r = bt.result();
     expect(r.spikes).toBe(5000);
     expect(r.strategies[1]!.tiers.prioritized.bids).toBe(200_000 - 10);
-  });
+    // 200,000 blocks: about 7 s alone, more than 20 s on a loaded 2-core machine.
+  }, 120_000);
 });
 
 describe("createTierScore: inclusion where the price was a choice", () => {

@@ -132,7 +132,8 @@ describe("the file record writes", () => {
     const increasing = all.every((h, i) => i === 0 || h > all[i - 1]!);
     if (!increasing) expect([a, b]).toEqual([1, 1]);
     else expect([a, b].sort()).toEqual([0, 1]);
-  });
+    // Two runs of up to 20,000 blocks at once: more than 20 s on a loaded 2-core machine.
+  }, 120_000);
 
   it("a rotation that truncates the file under record (copytruncate) is not taken for another writer", () => {
     const dir = tmp();
@@ -143,7 +144,8 @@ describe("the file record writes", () => {
     );
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toContain("wrote 30000 blocks");
-  });
+    // 30,000 blocks: about 6 s of CPU, more than 30 s on a loaded 2-core machine.
+  }, 120_000);
 
   // Root replaces any file; a user is asked as the shell's `>` asks. Run as root, the tests use
   // setpriv to be another user (nobody: 65534).

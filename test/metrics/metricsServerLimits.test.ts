@@ -172,7 +172,9 @@ describe("createMetricsServer: limits", () => {
       const body = `# ${"x".repeat(1 << 20)}\n`;
       const server = createMetricsServer(
         { observeRequest() {}, scrape: async () => ({ contentType: "text/plain", body }) },
-        { writeIdleTimeout: 300, maxConnections: 2 },
+        // Not shorter: the first scrape must find both places still held, and on a busy machine
+        // this process can take longer than a short timeout to get from the stall to that scrape.
+        { writeIdleTimeout: 1_000, maxConnections: 2 },
       );
       servers.push(server);
       const { port } = await listen(server, { host: "127.0.0.1", port: 0 });
@@ -197,7 +199,7 @@ describe("createMetricsServer: limits", () => {
       await new Promise((r) => setTimeout(r, 100));
       expect(await scrape()).toEqual([]);
       await vi.waitFor(async () => expect(await scrape()).toEqual(["200"]), {
-        timeout: 5_000,
+        timeout: 10_000,
         interval: 100,
       });
     },
