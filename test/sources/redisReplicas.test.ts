@@ -1,7 +1,7 @@
 // Replicas that must agree, and a publisher that must not die, when the stream or the server
 // misbehaves: entries that are not blocks, newest entries deleted, replies that are not Redis's.
 import { from } from "rxjs";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   aip34,
   calibrated,
@@ -520,5 +520,25 @@ describe("a server that answers XREAD BLOCK with nothing at once", () => {
     await new Promise((r) => setTimeout(r, 1000));
     // About one read per 200 ms (it spun through thousands a second before).
     expect(fake.commands.filter((c) => c === "XREAD").length).toBeLessThanOrEqual(8);
+  });
+
+  it("a wall clock stepped back during a read does not stop the replica reading", async () => {
+    // The clock steps back an hour while each XREAD waits (an NTP step, a VM resumed): the
+    // rest of blockMs was counted by it, and the replica slept an hour, serving 503.
+    let offset = 0;
+    const realNow = Date.now;
+    const fake = await fakeRedis((command) => {
+      if (command === "XREAD") offset -= 3_600_000;
+      return command === "XREAD" ? "*-1\r\n" : "*0\r\n";
+    });
+    cleanup.push(fake.close);
+    const spy = vi.spyOn(Date, "now").mockImplementation(() => realNow() + offset);
+    cleanup.push(() => spy.mockRestore());
+    const sub = redisStream(fake.url, { blockMs: 200 }).subscribe({ error: () => undefined });
+    cleanup.push(() => sub.unsubscribe());
+    await until(() => fake.commands.includes("XREAD"));
+    await new Promise((r) => setTimeout(r, 1000));
+    // About one read per 200 ms, as with a steady clock (one read an hour before).
+    expect(fake.commands.filter((c) => c === "XREAD").length).toBeGreaterThanOrEqual(3);
   });
 });

@@ -277,7 +277,7 @@ export async function followStream(
       connectedBefore = true;
       while (!signal.aborted) {
         const after: string = lastId;
-        const asked = Date.now();
+        const asked = performance.now();
         const count = pages.count();
         const reply: unknown = await conn
           .call(
@@ -300,8 +300,9 @@ export async function followStream(
             else lastId = (await falls.settle(conn, after)) ?? lastId;
           }
           // Redis answers nothing only after blockMs; a server that answers nothing at once
-          // would make this loop spin (a CPU core and two round trips a turn): wait the rest.
-          const early = options.blockMs - (Date.now() - asked);
+          // would make this loop spin (a CPU core and two round trips a turn): wait the rest,
+          // by a monotonic clock (a wall clock stepped back an hour made it sleep an hour).
+          const early = options.blockMs - (performance.now() - asked);
           if (early > options.blockMs / 2)
             await sleep(early, undefined, { signal }).catch(() => undefined);
           continue;
