@@ -573,6 +573,42 @@ describe("write-idle timeout", () => {
     expect(ms).toBeGreaterThanOrEqual(900);
     expect(ms).toBeLessThan(1800);
   });
+
+  it("a wall clock stepped forward or back neither cuts a reading client nor spares a stuck one", async () => {
+    // Idle times were read off the wall clock: stepped an hour ahead (an NTP step, a VM
+    // resumed), every answer in flight was taken for an hour unread and its connection
+    // destroyed; stepped back, a client reading nothing held its connection twice as long.
+    const realNow = Date.now;
+    let offset = 0;
+    const spy = vi.spyOn(Date, "now").mockImplementation(() => realNow() + offset);
+    try {
+      const { server, port } = await start({ writeIdleTimeout: 1000 });
+      const serverSide = new Promise<net.Socket>((resolve) => server.once("connection", resolve));
+      const reader = await connect(port);
+      reader.pause();
+      reader.write(GET("/v1/spec/assets/swagger-ui-bundle.js").repeat(12));
+      const readerServerSide = await serverSide;
+      await sleep(100);
+      offset = 3_600_000;
+      await sleep(600); // more than a sweep (every 250 ms), less than writeIdleTimeout
+      expect(readerServerSide.destroyed).toBe(false);
+      reader.destroy();
+
+      const stuckSide = new Promise<net.Socket>((resolve) => server.once("connection", resolve));
+      const stuck = await connect(port);
+      stuck.on("error", () => {});
+      stuck.pause();
+      const t0 = realNow();
+      stuck.write(GET("/v1/spec/assets/swagger-ui-bundle.js").repeat(12));
+      const stuckServerSide = await stuckSide;
+      await sleep(100);
+      offset = -3_600_000;
+      await closed(stuckServerSide);
+      expect(realNow() - t0).toBeLessThan(1800);
+    } finally {
+      spy.mockRestore();
+    }
+  });
 });
 
 describe("options", () => {

@@ -95,7 +95,7 @@ export function createAnswerer(context: AnswererContext): Answerer {
         // The bytes waiting now are what the client's reads are measured against (see
         // `noteWrites`): without this, what it reads before the next look would go unseen.
         const c = connections.get(res.socket);
-        if (c !== undefined) connections.noteWrites(c, Date.now());
+        if (c !== undefined) connections.noteWrites(c, performance.now());
       }
     } catch (err) {
       // A client that went away, or a response the socket can no longer take.
@@ -119,7 +119,7 @@ export function createAnswerer(context: AnswererContext): Answerer {
     // (Found through the request's socket: a function shared by every response, no closure.)
     const c = connections.get(this.req.socket);
     if (c === undefined) return; // closed meanwhile
-    const now = Date.now();
+    const now = performance.now();
     c.inFlight--;
     c.lastProgress = now;
     connections.noteWrites(c, now);
@@ -298,7 +298,7 @@ export function createAnswerer(context: AnswererContext): Answerer {
       if (c.closing) return;
       c.inFlight++;
       c.mark = socket.bytesRead;
-      c.lastProgress = Date.now();
+      c.lastProgress = performance.now();
       res.on("close", onAnswered);
       if (c.inFlight >= o.maxPipelinedRequests) {
         if (!c.paced && c.inFlight > o.maxPipelinedRequests) return overflow(c, req, res);

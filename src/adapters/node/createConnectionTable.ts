@@ -110,7 +110,7 @@ function queuedInHandle(socket: Socket): number {
  * it is idle and since when (the eviction order at the connection cap, and the drain).
  *
  * @example
- * const table = createConnectionTable(Date.now);
+ * const table = createConnectionTable(() => performance.now());
  * server.on("connection", (socket) => table.add(socket));
  * table.evictable(1000)?.socket.destroy();
  */

@@ -61,7 +61,9 @@ export function createServer(engine: HandlerEngine, options?: NodeServerOptions)
   const { server: o, handler: handlerOptions } = parseServerOptions(options);
   const handler = createNodeHandler(engine, handlerOptions);
   const logger = handler.options.logger;
-  const connections = createConnectionTable(Date.now);
+  // Idle and progress times by a monotonic clock: a wall clock stepped an hour ahead took every
+  // answer in flight for an hour unread (and destroyed its connection).
+  const connections = createConnectionTable(() => performance.now());
   const budget = createTurnBudget(REQUESTS_PER_TURN);
   let draining = false;
   let closing: Promise<void> | undefined;
@@ -186,7 +188,7 @@ export function createServer(engine: HandlerEngine, options?: NodeServerOptions)
       keepAliveTimeout: o.keepAliveTimeout,
       closeTimeout: o.closeTimeout,
       logger,
-      now: Date.now,
+      now: () => performance.now(),
       // Also while a listen may be binding: node's close() cancels it (it was left to bind, and
       // the server listened for ever, answering 503 from the closed engine). A server that was
       // never told to listen (sockets handed to it) is left out: node's close() would call back

@@ -35,7 +35,7 @@ const POLL_MS = 25;
  *
  * @example
  * draining = true; // the request handler adds `Connection: close` from now on
- * await drainConnections(table, { keepAliveTimeout: 5000, closeTimeout: 10000, logger, now: Date.now });
+ * await drainConnections(table, { keepAliveTimeout: 5000, closeTimeout: 10000, logger, now: () => performance.now() });
  */
 export function drainConnections(
   connections: ConnectionTable,

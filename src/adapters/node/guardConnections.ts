@@ -188,7 +188,7 @@ export function guardConnections(
     }
     const c = connections.add(socket, peer);
     c.pump = pauseWhenBusy(socket, c, options.maxPipelinedRequests);
-    if (Date.now() < shieldedUntil) pace(c);
+    if (performance.now() < shieldedUntil) pace(c);
   });
 
   // node's own cap (maxConnections + refusals lingering): closed without an answer.
@@ -208,7 +208,7 @@ export function guardConnections(
   let sweep: NodeJS.Timeout | undefined;
   server.on("listening", () => {
     sweep ??= setInterval(() => {
-      const now = Date.now();
+      const now = performance.now();
       for (const c of connections) {
         if (c.socket.writableLength > 0) {
           connections.noteWrites(c, now);
@@ -257,12 +257,12 @@ export function guardConnections(
   return {
     isRefused: (socket) => refused.has(socket),
     flooded() {
-      if (Date.now() >= shieldedUntil)
+      if (performance.now() >= shieldedUntil)
         logger.warn(
           { open: connections.size, seconds: SHIELD_MS / 1000 },
           "pipelining flood: pacing every connection",
         );
-      shieldedUntil = Date.now() + SHIELD_MS;
+      shieldedUntil = performance.now() + SHIELD_MS;
       for (const c of connections) pace(c);
     },
   };
