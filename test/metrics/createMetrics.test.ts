@@ -505,6 +505,31 @@ describe("options", () => {
     ]);
   });
 
+  it("createMetricsServer refuses a timeout longer than a timer takes, as the node server does", () => {
+    // 2^31 ms of closeTimeout destroyed the connections still open 1 ms after shutdown() (node
+    // fires a longer timer after 1 ms), and a writeIdleTimeout that long looked every 1 ms.
+    const metrics = createMetrics({ defaultMetrics: false });
+    let error: unknown;
+    try {
+      createMetricsServer(metrics, { closeTimeout: 2 ** 31, writeIdleTimeout: 2 ** 31 });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(InvalidConfigError);
+    expect((error as InvalidConfigError).issues).toMatchObject([
+      {
+        path: "closeTimeout",
+        message: "must be a whole number of ms from 0 to 2147483647 (got 2147483648)",
+      },
+      {
+        path: "writeIdleTimeout",
+        message: "must be a whole number of ms from 1 to 2147483647 (got 2147483648)",
+      },
+    ]);
+    const server = createMetricsServer(metrics, { closeTimeout: 2_147_483_647 });
+    void server.shutdown();
+  });
+
   it("a registry that already holds the process defaults is a clear error", () => {
     const registry = new Registry();
     createMetrics({ registry });
