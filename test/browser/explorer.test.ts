@@ -146,6 +146,42 @@ describe("the offline explorer at /v1/spec", () => {
     await page.close();
   });
 
+  it("shows an estimate beyond 2^53 as the wire holds it, not rounded by JSON.parse", async () => {
+    // Swagger UI lays a JSON answer out through JSON.parse: 2^64 - 1 read 18446744073709552000.
+    const engine = createEngine({
+      strategy: aip34(),
+      config: {
+        staticOverride: {
+          low: "9007199254740993",
+          market: "12345678901234567891",
+          aggressive: "18446744073709551615",
+        },
+      },
+    });
+    for (let h = 1; h <= 3; h++) engine.ingest(block(h));
+    const huge = createServer(engine, { maxStalenessMs: false });
+    const { port } = await listen(huge, { port: 0 });
+    try {
+      const { page, problems } = await open(`http://127.0.0.1:${port}/v1/spec`);
+      await page.locator("#operations-Transactions-estimate_gas_price").waitFor();
+      const { status, body } = await tryEstimate(page);
+      expect(status).toBe("200");
+      expect(body).toBe(
+        [
+          "{",
+          '  "deprioritized_gas_estimate": 9007199254740993,',
+          '  "gas_estimate": 12345678901234567891,',
+          '  "prioritized_gas_estimate": 18446744073709551615',
+          "}",
+        ].join("\n"),
+      );
+      expect(problems).toEqual([]);
+      await page.close();
+    } finally {
+      await huge.shutdown();
+    }
+  });
+
   it("fits a phone's width (360 px) with an operation open and its live answer shown", async () => {
     const { page, problems } = await open(`${base}/v1/spec`);
     await page.setViewportSize({ width: 360, height: 800 });

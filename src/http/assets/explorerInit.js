@@ -95,6 +95,94 @@
     return response;
   }
 
+  /**
+   * `text`, a JSON document, laid out as Swagger UI lays out a JSON answer (two spaces a level,
+   * `JSON.stringify(JSON.parse(text), null, 2)`), but with every number as the answer wrote it;
+   * `undefined` when it holds no integer that a JavaScript number would round. Swagger UI parses
+   * the answer to lay it out, and so showed an estimate of 2^64 − 1 as 18446744073709552000 (and
+   * 2^53 + 1 as 2^53), where the wire holds the exact u64.
+   * @param {string} text
+   * @returns {string | undefined}
+   */
+  function exactJson(text) {
+    const NUMBER = /-?[0-9.eE+-]+/y;
+    /** @type {string[]} */
+    const out = [];
+    let depth = 0;
+    let rounded = false;
+    const newline = () => `\n${"  ".repeat(depth)}`;
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i] ?? "";
+      if (c === '"') {
+        let end = i + 1;
+        while (end < text.length && text[end] !== '"') end += text[end] === "\\" ? 2 : 1;
+        out.push(text.slice(i, end + 1));
+        i = end;
+      } else if (c === "{" || c === "[") {
+        const close = c === "{" ? "}" : "]";
+        let next = i + 1;
+        while (/\s/.test(text[next] ?? "")) next++;
+        if (text[next] === close) {
+          out.push(c + close);
+          i = next;
+        } else {
+          depth++;
+          out.push(c + newline());
+        }
+      } else if (c === "}" || c === "]") {
+        depth--;
+        out.push(newline() + c);
+      } else if (c === ",") out.push(c + newline());
+      else if (c === ":") out.push(": ");
+      else if (/[-0-9]/.test(c)) {
+        NUMBER.lastIndex = i;
+        const number = NUMBER.exec(text)?.[0] ?? c;
+        if (/^-?[0-9]+$/.test(number) && !Number.isSafeInteger(Number(number))) rounded = true;
+        out.push(number);
+        i += number.length - 1;
+      } else if (!/\s/.test(c)) out.push(c);
+    }
+    return rounded ? out.join("") : undefined;
+  }
+
+  /**
+   * A Swagger UI plugin: a JSON answer that holds an integer beyond 2^53 is shown with its
+   * numbers as they came ({@link exactJson}), in the same code box (copy and download
+   * included); any other answer as Swagger UI shows it.
+   */
+  const exactNumbers = {
+    wrapComponents: {
+      responseBody:
+        (
+          /** @type {unknown} */ Original,
+          /** @type {{ React: SwaggerUiReact, getComponent: (name: string, container?: boolean) => unknown }} */ system,
+        ) =>
+        (/** @type {{ content?: unknown, contentType?: unknown }} */ props) => {
+          const h = system.React.createElement;
+          let shown;
+          if (typeof props.content === "string" && /json/i.test(String(props.contentType ?? "")))
+            try {
+              JSON.parse(props.content);
+              shown = exactJson(props.content);
+            } catch {
+              // Swagger UI says it cannot parse it, with the text
+            }
+          if (shown === undefined) return h(Original, props);
+          const code = h(
+            system.getComponent("HighlightCode", true),
+            {
+              language: "json",
+              downloadable: true,
+              fileName: `response_${Date.now()}.json`,
+              canCopy: true,
+            },
+            shown,
+          );
+          return h("div", null, h("h5", null, "Response body"), code);
+        },
+    },
+  };
+
   fetch(new URL("spec.json", base).href, {
     headers: { Accept: "application/json" },
     credentials: "same-origin",
@@ -119,6 +207,7 @@
         presets: [SwaggerUIBundle.presets.apis],
         layout: "BaseLayout",
         responseInterceptor: showBcs,
+        plugins: [exactNumbers],
       });
     })
     .catch((/** @type {unknown} */ error) => {

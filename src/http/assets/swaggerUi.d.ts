@@ -17,6 +17,13 @@ interface SwaggerUiOptions {
   responseInterceptor: (
     response: SwaggerUiResponse,
   ) => SwaggerUiResponse | Promise<SwaggerUiResponse>;
+  /** Swagger UI plugins: here, components wrapped around its own. */
+  plugins: { wrapComponents: Record<string, unknown> }[];
+}
+
+/** The part of React that Swagger UI hands its plugins (`system.React`). */
+interface SwaggerUiReact {
+  createElement(type: unknown, props: object | null, ...children: unknown[]): unknown;
 }
 
 /** An answer as Swagger UI keeps it: headers by lower-case name; the body read as text, or a Blob. */
