@@ -213,7 +213,8 @@ function integersWrittenOddly(input: unknown): ValidationIssue[] {
   if (!hasIntegersWrittenOddly(input)) return issues;
   for (const key of INTEGER_FIELDS) {
     const written = integerWrittenAs(input, key);
-    if (written !== undefined) issues.push({ path: key, message: writtenOddlyMessage(written) });
+    if (written !== undefined)
+      issues.push({ path: key, message: writtenOddlyMessage(written), code: "custom" });
   }
   return issues;
 }
@@ -260,6 +261,7 @@ function copiedSample(input: unknown): ValidationIssue[] {
       path: "",
       message:
         "looks like a copy of a validated BlockSample (camelCase fields such as gasUnitPrices): pass the BlockSample itself (copies are not recognised), or its wire form, JSON.parse(serializeBlockSample(block))",
+      code: "custom",
     },
   ];
 }

@@ -48,6 +48,7 @@ export function tooManyWrittenOddly(root: object): ValidationIssue[] {
     {
       path: "",
       message: `holds ${count} integers written with a fraction, exponent or sign (such as 1e2, 100.0 or -0), more than ${MAX_LOCATED}; integers are written with digits only`,
+      code: "custom",
     },
   ];
 }

@@ -158,8 +158,30 @@ describe("integers written with a fraction, exponent or minus sign are not u64",
         path: "",
         message:
           "holds 1001 integers written with a fraction, exponent or sign (such as 1e2, 100.0 or -0), more than 1000; integers are written with digits only",
+        code: "custom",
       },
     ]);
+  });
+
+  it("every issue safeParseBlockSample returns has a code, as errors.md says", () => {
+    const issuesOf = (input: unknown) => {
+      const r = safeParseBlockSample(input);
+      return r.ok ? [] : r.issues;
+    };
+    const odd = issuesOf(parseJsonLossless(`{"height":1e2,"epoch":"1","gas_unit_prices":[]}`));
+    expect(odd).toEqual([
+      {
+        path: "height",
+        message: "must be written with digits only, without a fraction, exponent or sign (got 1e2)",
+        code: "custom",
+      },
+    ]);
+    const many = `{"height":"1","epoch":"1","gas_unit_prices":[${Array(1001).fill("1.0").join(",")}]}`;
+    const copy = { height: 1n, epoch: 1n, gasUnitPrices: [] };
+    for (const issues of [odd, issuesOf(parseJsonLossless(many)), issuesOf(copy)]) {
+      expect(issues.length).toBeGreaterThan(0);
+      for (const issue of issues) expect(issue.code).toBeTypeOf("string");
+    }
   });
 });
 

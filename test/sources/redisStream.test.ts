@@ -211,6 +211,15 @@ describe.skipIf(skip)("Redis Stream sink and source", () => {
     expect(rejected[1]!.issues[0]!.message).toBe("required (the entry has no block field)");
     expect(rejected[3]!.issues[0]!.message).toBe("must be the entry id's height 5 (got 6)");
     expect(rejected[4]!.issues[0]!.message).toBe('must be <height>-0 (got "5-1")');
+    // Each issue keeps its code, the line reader's included (errors.md: every issue has one).
+    expect(rejected.map((e) => e.issues.map((i) => i.code))).toEqual([
+      ["invalid_json"],
+      ["custom"],
+      ["custom"],
+      ["custom"],
+      ["custom"],
+      ["invalid_type"],
+    ]);
     // Heights without a valid block between two blocks are told once each stretch.
     const gaps = source.events.flatMap((e) => (e.type === "gap" ? [[e.from, e.to]] : []));
     expect(gaps).toEqual([

@@ -149,13 +149,17 @@ export function decodeStreamEntry(id: string, fields: readonly string[]): Decode
   if (height === undefined)
     return {
       ok: false,
-      issues: [{ path: "id", message: `must be <height>-0 (got ${describeValue(id)})` }],
+      issues: [
+        { path: "id", message: `must be <height>-0 (got ${describeValue(id)})`, code: "custom" },
+      ],
     };
   const text = blockField(fields);
   if (text === undefined)
     return {
       ok: false,
-      issues: [{ path: BLOCK_FIELD, message: "required (the entry has no block field)" }],
+      issues: [
+        { path: BLOCK_FIELD, message: "required (the entry has no block field)", code: "custom" },
+      ],
     };
   // The NDJSON reader's own path, so an entry costs what the same line in a file does: the
   // byte scanner for the plain shape `encodeStreamEntry` writes (one pass; long integers read
@@ -163,7 +167,9 @@ export function decodeStreamEntry(id: string, fields: readonly string[]): Decode
   // anything else (an entry of millions of `{}` or keys costs one pass, not millions of objects).
   const r = parseNdjsonLine(encoder.encode(text), 1, { fileStart: false }) ?? {
     ok: false,
-    issues: [{ path: "", message: "empty (an NDJSON block line is a JSON object)" }],
+    issues: [
+      { path: "", message: "empty (an NDJSON block line is a JSON object)", code: "invalid_json" },
+    ],
   };
   if (!r.ok)
     return {
@@ -171,6 +177,9 @@ export function decodeStreamEntry(id: string, fields: readonly string[]): Decode
       issues: r.issues.map((i) => ({
         path: i.path ? `${BLOCK_FIELD}.${i.path}` : BLOCK_FIELD,
         message: i.message,
+        // The line reader's code (`invalid_json`, `duplicate_key`, `too_many_issues`, ...) is
+        // kept: a consumer of `rejected` events tells the kinds apart by it.
+        code: i.code ?? "custom",
       })),
     };
   if (r.block.height !== height)
@@ -180,6 +189,7 @@ export function decodeStreamEntry(id: string, fields: readonly string[]): Decode
         {
           path: `${BLOCK_FIELD}.height`,
           message: `must be the entry id's height ${height} (got ${r.block.height})`,
+          code: "custom",
         },
       ],
     };
