@@ -1,3 +1,5 @@
+import { capIssues } from "./createIssueList.js";
+
 /** One problem found while validating input: where it is and what is wrong. */
 export interface ValidationIssue {
   /** Field path such as `gas_unit_prices[3]` or `lowBlockHistory`; empty for the whole value. */
@@ -63,7 +65,11 @@ export class ValidationError extends BaseError {
   readonly subject: string;
   readonly issues: readonly ValidationIssue[];
 
-  constructor(subject: string, issues: readonly ValidationIssue[]) {
+  constructor(subject: string, given: readonly ValidationIssue[]) {
+    // At most 20 issues, whoever built the list (a check of its own appending one issue per
+    // unknown key or per bad entry too): a list already cut (20 and a summary) is kept as it is.
+    const listed = given.filter((i) => i.code !== "too_many_issues").length;
+    const issues = listed > MAX_ISSUES ? capIssues(given) : given;
     super(`${subject}: ${formatIssues(issues, "; ")}`);
     this.subject = subject;
     // Every issue carries a code: one found by a rule of gasdigest's own that named none is

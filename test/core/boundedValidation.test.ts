@@ -1,11 +1,17 @@
 import { describe, expect, it } from "vitest";
+import { createBacktest } from "../../src/backtest/index.js";
 import { createIssueList, moreIssues } from "../../src/core/createIssueList.js";
 import { MAX_ISSUES } from "../../src/core/errors.js";
 import { parseHandlerOptions } from "../../src/http/handlerOptions.js";
 import {
+  aip34,
+  createEngine,
+  createOpenApiDocument,
   InvalidConfigError,
   parseGasConfig,
+  resolveStrategy,
   safeParseBlockSample,
+  ValidationError,
   type ValidationIssue,
 } from "../../src/index.js";
 import { parseMinGasUnitPrice } from "../../src/sources/aptosRest/schemas.js";
@@ -111,6 +117,43 @@ describe("issue lists stop at 20 and count the rest", () => {
       configIssues(() => parseHandlerOptions(keys as never)),
       1000 - 20,
     );
+  });
+
+  it("caps the checks written by hand too: one issue per unknown key or bad strategy", () => {
+    const keys = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`x${i}`, 1]));
+    const thrown = (f: () => unknown): readonly ValidationIssue[] => {
+      try {
+        f();
+      } catch (e) {
+        expect(e).toBeInstanceOf(ValidationError);
+        return (e as ValidationError).issues;
+      }
+      throw new Error("expected a rejection");
+    };
+    expectBounded(
+      thrown(() => createEngine({ strategy: aip34(), ...keys })),
+      1000 - 20,
+    );
+    expectBounded(
+      thrown(() => createOpenApiDocument(keys as never)),
+      1000 - 20,
+    );
+    expectBounded(
+      thrown(() => resolveStrategy("aip34", keys as never)),
+      1000 - 20,
+    );
+    const strategies = Array.from({ length: 1000 }, () => ({ strategy: 5 }));
+    expectBounded(
+      thrown(() => createBacktest({ strategies } as never)),
+      1000 - 20,
+    );
+    // A list already cut keeps its summary, and one under the limit is kept whole.
+    const cut = new InvalidConfigError([
+      ...Array(20).fill({ path: "a", message: "b" }),
+      moreIssues(7),
+    ]);
+    expect(cut.issues.at(-1)).toEqual(moreIssues(7));
+    expect(cut.issues).toHaveLength(21);
   });
 
   it("echoes a huge bad option value in at most 80 characters", () => {
