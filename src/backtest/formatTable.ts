@@ -60,8 +60,10 @@ export function tableRows(result: BacktestResult): string[][] {
         percent(t.inclusion.within1),
         percent(t.inclusion.within3),
         percent(t.inclusion.within10),
+        // As the option was written: rounded to two decimals, 99.999 % read "100%", a promise
+        // no bid keeps, beside the share of its bids that kept it.
         t.promise
-          ? `${+(t.promise.probability * 100).toFixed(2)}% in ${t.promise.withinBlocks}`
+          ? `${+(t.promise.probability * 100).toPrecision(15)}% in ${t.promise.withinBlocks}`
           : "-",
         t.promise ? percent(t.promise.achieved) : "-",
         ratio(t.overpayment?.median),

@@ -332,6 +332,23 @@ describe("createBacktest: input and options", () => {
   });
 });
 
+describe("the table's promise column", () => {
+  it("shows the promised probability as written, never rounded up to 100 %", async () => {
+    const strategy = calibrated({
+      tiers: {
+        regular: { withinBlocks: 3, probability: 0.999 },
+        prioritized: { withinBlocks: 1, probability: 0.99999 },
+      },
+    });
+    const r = await runBacktest(history(Array(30).fill(100)), { strategies: [{ strategy }] });
+    const text = formatTable(r);
+    expect(text).toMatch(/prioritized .* 99\.999% in 1 /);
+    expect(text).toMatch(/regular .* 99\.9% in 3 /);
+    expect(text).toMatch(/deprioritized .* 90% in 10 /);
+    expect(text).not.toContain("100% in");
+  });
+});
+
 describe("the table's counts read as English", () => {
   it("an 11-block history scored 1 bid a tier, 12 blocks 2 bids, the last 9 of each apart", async () => {
     const strategies = [{ strategy: aip34() }];
