@@ -9,7 +9,9 @@ export type CheckedPromises =
 
 const wholeAtLeast = (v: unknown, least: number) =>
   typeof v === "number" && Number.isSafeInteger(v) && v >= least;
-const share = (v: unknown) => typeof v === "number" && v >= 0 && v <= 1;
+const share = (v: unknown): v is number => typeof v === "number" && v >= 0 && v <= 1;
+/** Equal but for float rounding (a rate computed as `1 - missed / bids`, say). */
+const near = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
 
 /** The fields of a {@link PromiseRecord}, the last two optional. */
 const RECORD_FIELDS = [
@@ -39,10 +41,36 @@ function recordProblem(r: Record<string, unknown>): string | undefined {
   if (!wholeAtLeast(r.included, 0) || (r.included as number) > (r.bids as number))
     return bad("included", `a whole number from 0 to bids (${r.bids})`);
   if (!(r.rate === null || share(r.rate))) return bad("rate", "null or a number from 0 to 1");
-  if (!wholeAtLeast(r.recentBids, 0) || (r.recentBids as number) > (r.bids as number))
-    return bad("recentBids", `a whole number from 0 to bids (${r.bids})`);
+  // The rates are exported beside the counts: one that says otherwise than its counts (0.99 of
+  // 100 bids with 10 included, a rate before any outcome) would be exported as it is, next to
+  // counts and a share above the minimum that contradict it.
+  const bids = r.bids as number;
+  if (
+    bids === 0 ? r.rate !== null : r.rate === null || !near(r.rate, (r.included as number) / bids)
+  )
+    return bad(
+      "rate",
+      bids === 0
+        ? "null while no bid has an outcome (bids 0)"
+        : `included / bids (${r.included} / ${bids})`,
+    );
+  if (!wholeAtLeast(r.recentBids, 0) || (r.recentBids as number) > bids)
+    return bad("recentBids", `a whole number from 0 to bids (${bids})`);
   if (!(r.recentRate === null || share(r.recentRate)))
     return bad("recentRate", "null or a number from 0 to 1");
+  const recentBids = r.recentBids as number;
+  const recentShare = r.recentRate === null ? 0 : r.recentRate * recentBids;
+  if (
+    recentBids === 0
+      ? r.recentRate !== null
+      : r.recentRate === null || !near(recentShare, Math.round(recentShare))
+  )
+    return bad(
+      "recentRate",
+      recentBids === 0
+        ? "null while no recent bid has an outcome (recentBids 0)"
+        : `a whole number of the ${recentBids} recent bids over ${recentBids}`,
+    );
   if (
     r.includedAtMinimum !== undefined &&
     (!wholeAtLeast(r.includedAtMinimum, 0) ||
@@ -68,10 +96,11 @@ function recordProblem(r: Record<string, unknown>): string | undefined {
 /**
  * Check what a strategy's `promises()` returned before it reaches a snapshot, the metrics and
  * the backtest: an object with exactly the three tiers, each a {@link PromiseRecord} of sane
- * values (a count a whole number, a share from 0 to 1, `included` at most `bids`, the optional
- * counts at the minimum at most `included` and the recent included bids). On success the
- * records are copies of the known fields, frozen, so a snapshot never changes whatever the
- * strategy does with the objects it returned. On failure, the first problem, with its path.
+ * values (a count a whole number, a share from 0 to 1 that agrees with its counts, `null` without
+ * any, `included` at most `bids`, the optional counts at the minimum at most `included` and the
+ * recent included bids). On success the records are copies of the known fields, frozen, so a
+ * snapshot never changes whatever the strategy does with the objects it returned. On failure,
+ * the first problem, with its path.
  *
  * @example
  * checkPromises({ regular: { withinBlocks: 3, probability: 1.5 } }); // { ok: false, problem: "deprioritized: ..." }

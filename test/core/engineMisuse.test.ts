@@ -232,6 +232,7 @@ describe("whatever a strategy throws, the engine keeps going", () => {
     engine.ingest(idleBlock(1));
     const first = engine.snapshot()!;
     record.bids = 5;
+    record.included = 5;
     engine.ingest(idleBlock(2));
     expect(first.promises!.regular.bids).toBe(1);
     expect(engine.snapshot()!.promises!.regular.bids).toBe(5);

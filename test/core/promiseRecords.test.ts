@@ -42,6 +42,21 @@ describe("checkPromises", () => {
         "regular.included: must be a whole number from 0 to bids (10) (got 11)",
       ],
       [all({ ...good, rate: 1.7 }), "regular.rate: must be null or a number from 0 to 1 (got 1.7)"],
+      // Rates that contradict their counts: the metrics export the rate beside the counts.
+      [all({ ...good, rate: 0.99 }), "regular.rate: must be included / bids (9 / 10) (got 0.99)"],
+      [all({ ...good, rate: null }), "regular.rate: must be included / bids (9 / 10) (got null)"],
+      [
+        all({ ...good, bids: 0, included: 0, recentBids: 0, recentRate: null }),
+        "regular.rate: must be null while no bid has an outcome (bids 0) (got 0.9)",
+      ],
+      [
+        all({ ...good, recentRate: 0.55 }),
+        "regular.recentRate: must be a whole number of the 10 recent bids over 10 (got 0.55)",
+      ],
+      [
+        all({ ...good, recentBids: 0 }),
+        "regular.recentRate: must be null while no recent bid has an outcome (recentBids 0) (got 0.9)",
+      ],
       [
         all({ ...good, recentRate: Number.NaN }),
         "regular.recentRate: must be null or a number from 0 to 1 (got NaN)",
@@ -74,10 +89,11 @@ describe("checkPromises", () => {
   });
 
   it("keeps the known fields of sane records, frozen", () => {
-    const r = checkPromises(all({ ...good, note: "extra", rate: null, recentRate: null }));
+    const none = { ...good, bids: 0, included: 0, rate: null, recentBids: 0, recentRate: null };
+    const r = checkPromises(all({ ...none, note: "extra" }));
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(r.promises.regular).toEqual({ ...good, rate: null, recentRate: null });
+    expect(r.promises.regular).toEqual(none);
     expect(Object.isFrozen(r.promises.regular)).toBe(true);
     // The optional counts at the minimum are kept when given, and not made up when not.
     expect(r.promises.regular).not.toHaveProperty("includedAtMinimum");
