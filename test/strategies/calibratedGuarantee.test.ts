@@ -39,6 +39,12 @@ function drive(
   const steps = adversary.kind === "sequence" ? adversary.prices.length : adversary.steps;
   let lastBid = 100n;
   let floor = 1n;
+  // The bound's S and E counted here, not read back from the learner: the starts of the
+  // learning, and the prices served without a bid that settled (each settles `lag +
+  // withinBlocks` blocks later, unless the next epoch change or the end comes first).
+  let starts = 1;
+  let withoutBid = 0;
+  const delay = o.lag + o.withinBlocks;
   // Prices are u64: an adversary cannot price above the largest one (a bid there covers all).
   const above = (bid: bigint) => (bid < U64_MAX ? bid + 1n : U64_MAX);
   for (let t = 0; t < steps; t++) {
@@ -54,6 +60,8 @@ function drive(
       ring.length = 0;
       ring.push(price);
       learner.servedWithoutBid(floor, floor);
+      if (resets.learning) starts++;
+      if (resets.every > delay && t + delay < steps) withoutBid++;
       lastBid = floor;
       continue;
     }
@@ -71,8 +79,14 @@ function drive(
     learner.served(lastBid, floor);
   }
   const record = learner.record();
-  const { shortfall, withoutBid, starts } = learner.state();
-  return { record, bound: missBound(o, record.bids, shortfall, withoutBid, starts), shortfall };
+  const { shortfall } = learner.state();
+  return {
+    record,
+    bound: missBound(o, record.bids, shortfall, withoutBid, starts),
+    shortfall,
+    counted: { starts, withoutBid },
+    reported: { starts: learner.state().starts, withoutBid: learner.state().withoutBid },
+  };
 }
 
 /**
@@ -201,7 +215,13 @@ describe("calibrated: the online correction's guarantee", () => {
         fc.integer({ min: 2, max: 120 }),
         fc.boolean(),
         (o, adversary, every, learning) => {
-          const { record, bound } = drive(o, adversary, false, { every, learning });
+          const { record, bound, counted, reported } = drive(o, adversary, false, {
+            every,
+            learning,
+          });
+          // The learner's own counts of S and E (what missBound is given in production) are
+          // the ones the bound is derived with: over-counted, they would loosen it unseen.
+          expect(reported).toEqual(counted);
           if (record.bids === 0) return;
           const missRate = 1 - record.included / record.bids;
           expect(missRate).toBeLessThanOrEqual(1 - o.probability + bound + 1e-12);
