@@ -59,10 +59,12 @@ export function checkBlockOrder(
       message: `${block.chainId} is not the chain ${newest.chainId} of the newest accepted block`,
       code: "out_of_order",
     });
-  // The newest height again is a duplicate only if it is the same chain's, in the same epoch:
+  // Another chain's block is named as such whatever its height and epoch (a node of another
+  // network was reported as below the newest height, or in a lower epoch, as if it lagged). The
+  // newest height again is a duplicate only if it is the same chain's, in the same epoch:
   // another chain's block, or another epoch's, is no copy of it.
+  if (otherChain) throw chainError();
   if (block.height === newest.height) {
-    if (otherChain) throw chainError();
     if (block.epoch === newest.epoch) return "duplicate";
     throw new BlockOrderError({
       path: "epoch",
@@ -88,7 +90,6 @@ export function checkBlockOrder(
       message: `${block.epoch} is ${block.epoch - newest.epoch} epochs above the current epoch ${newest.epoch} over ${block.height - newest.height} height(s); a chain changes epoch at most once per block`,
       code: "out_of_order",
     });
-  if (otherChain) throw chainError();
   if (maxHeightJump !== undefined && block.height - newest.height > maxHeightJump)
     throw new BlockOrderError({
       path: "height",

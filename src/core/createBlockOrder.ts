@@ -39,6 +39,15 @@ function isRecent(held: BlockPosition | undefined, block: BlockPosition): boolea
   );
 }
 
+/** What a block's copy is recognised by (see {@link isRecent}): its position as it says it. */
+const held = (block: BlockPosition): BlockPosition => ({
+  height: block.height,
+  epoch: block.epoch,
+  chainId: block.chainId,
+  firstVersion: block.firstVersion,
+  lastVersion: block.lastVersion,
+});
+
 /**
  * The engine's ordering rules ({@link checkBlockOrder}, with `maxHeightJump`) plus the way out
  * of a wrong newest block: a run of `resyncAfterBlocks` blocks in a row that are all rejected
@@ -49,7 +58,8 @@ function isRecent(held: BlockPosition | undefined, block: BlockPosition): boolea
  * stop a source for good, and one stray old block is still rejected. A copy of one of the
  * {@link RECENT_BLOCKS} newest blocks accepted (the same height, epoch, chain and versions:
  * another source of the same chain lagging behind) is rejected too, but never counts in a run:
- * history sent again is no new chain.
+ * history sent again is no new chain. Nor does a copy of one of the run's own blocks (a second
+ * source of the chain the run follows, out of step with the first) break the run.
  *
  * @example
  * const order = createBlockOrder({ maxHeightJump: 1_000_000, resyncAfterBlocks: 10 });
@@ -64,6 +74,9 @@ export function createBlockOrder(options: BlockOrderOptions): BlockOrder {
   // The run of rejected blocks that are in order among themselves: its newest block and length.
   let runLast: BlockPosition | undefined;
   let runLength = 0;
+  // The run's blocks by height, as they came: a copy of one of them (a second source of the
+  // chain the run follows, a block or two behind the first) neither counts nor breaks the run.
+  const runBlocks = new Map<bigint, BlockPosition>();
   // The position of a block `check` answered "resync" for, with the run's chain: what `accept`
   // makes the newest (not the old newest's chain, which the run replaces).
   let resynced: BlockPosition | undefined;
@@ -96,9 +109,16 @@ export function createBlockOrder(options: BlockOrderOptions): BlockOrder {
         // them in a row took the engine back to them, its windows thrown away.
         if (isRecent(recent.get(block.height), block)) throw error;
         if (runLast && block.height === runLast.height) throw error; // the run's duplicate
+        // A copy of one of the run's blocks: two sources of that chain out of step by a block
+        // broke the run at every block, and it was never followed (stuck for good).
+        if (isRecent(runBlocks.get(block.height), block)) throw error;
         if (runLast && follows(runLast, block)) runLength++;
-        else runLength = 1;
+        else {
+          runLength = 1;
+          runBlocks.clear();
+        }
         runLast = position(block, runLength > 1 ? runLast : undefined);
+        runBlocks.set(block.height, held(block));
         if (runLength < options.resyncAfterBlocks) throw error;
         resynced = runLast;
         return "resync";
@@ -108,17 +128,12 @@ export function createBlockOrder(options: BlockOrderOptions): BlockOrder {
       // A run followed replaces the history it was refused against.
       if (resynced?.height === block.height) recent.clear();
       newest = resynced?.height === block.height ? resynced : position(block, newest);
-      recent.set(block.height, {
-        height: block.height,
-        epoch: block.epoch,
-        chainId: block.chainId,
-        firstVersion: block.firstVersion,
-        lastVersion: block.lastVersion,
-      });
+      recent.set(block.height, held(block));
       if (recent.size > RECENT_BLOCKS) recent.delete(recent.keys().next().value as bigint);
       resynced = undefined;
       runLast = undefined;
       runLength = 0;
+      runBlocks.clear();
     },
     clear() {
       newest = undefined;
@@ -126,6 +141,7 @@ export function createBlockOrder(options: BlockOrderOptions): BlockOrder {
       resynced = undefined;
       runLast = undefined;
       runLength = 0;
+      runBlocks.clear();
     },
   };
 }

@@ -67,6 +67,35 @@ describe("two sources of one chain, one lagging behind", () => {
     expect(feed(engine, reset(10))).toBe("accepted");
     expect(resyncs()).toHaveLength(1);
   });
+
+  it("two sources of the chain a run follows, out of step, do not break the run: it is followed", () => {
+    // A poison block accepted first, then two sources of the real chain, B a block behind A.
+    // Before, each of B's copies broke A's run (lower than its newest) and A's next block
+    // started it again: the run never reached 10, and the engine stayed on the poison for good.
+    const { engine, resyncs } = withEvents();
+    expect(feed(engine, fullBlock(1, 100, 250, { height: POISON }))).toBe("accepted");
+    for (let h = 1; h <= 10; h++) {
+      feed(engine, fullBlock(h, 300));
+      if (h < 10) expect(feed(engine, fullBlock(h - 1 || 1, 300))).toMatch(/below the newest/);
+    }
+    expect(resyncs()).toEqual([
+      { type: "resynced", from: U64_MAX, to: 10n, epoch: 1n, rejected: 9 },
+    ]);
+    expect(feed(engine, fullBlock(9, 300))).toMatch(/below the newest accepted height 10/);
+    expect(feed(engine, fullBlock(11, 300))).toBe("accepted");
+
+    // A test network wiped and restarted lower, followed by two nodes two blocks apart.
+    const reset = withEvents();
+    for (let h = 5000; h < 5010; h++) feed(reset.engine, fullBlock(h, 500, 250, { epoch: "40" }));
+    const lower = (h: number) =>
+      fullBlock(h, 100, 250, { first_version: String(h * 10), last_version: String(h * 10 + 9) });
+    for (let h = 1; h <= 12; h++) {
+      feed(reset.engine, lower(h));
+      if (h > 2) feed(reset.engine, lower(h - 2));
+    }
+    expect(reset.resyncs()).toMatchObject([{ from: 5009n, to: 10n }]);
+    expect(reset.engine.snapshot()!.ledger.blockHeight).toBe(12n);
+  });
 });
 
 describe("one poison block cannot stop the engine for good", () => {
@@ -149,6 +178,21 @@ describe("one poison block cannot stop the engine for good", () => {
     expect(results[9]).toBe("accepted");
     expect(resyncs()).toHaveLength(1);
     expect(engine.snapshot()!.ledger.chainId).toBe(1);
+  });
+
+  it("another chain's block is named as such below the newest height or epoch too", () => {
+    // Before, a node of another network was reported as lagging ("below the newest accepted
+    // height") or in a lower epoch: only at the newest height, or above it, was the chain named.
+    const { engine } = withEvents();
+    feed(engine, fullBlock(300, 100, 250, { epoch: "40", chain_id: 1 }));
+    const chain2 = "chain_id: 2 is not the chain 1 of the newest accepted block";
+    expect(feed(engine, fullBlock(250, 100, 250, { epoch: "50", chain_id: 2 }))).toBe(chain2);
+    expect(feed(engine, fullBlock(301, 100, 250, { epoch: "30", chain_id: 2 }))).toBe(chain2);
+    expect(feed(engine, fullBlock(302, 100, 250, { epoch: "60", chain_id: 2 }))).toBe(chain2);
+    // Without a chain id, the same blocks are refused for their height or epoch.
+    expect(feed(engine, fullBlock(250, 100, 250, { epoch: "50", chain_id: undefined }))).toBe(
+      "height: 250 is below the newest accepted height 300; heights must increase",
+    );
   });
 
   it("the newest height again is a duplicate only from the same chain and epoch: another one's is rejected", () => {
