@@ -1,7 +1,7 @@
 import type { BlockSample } from "../core/blockSample.js";
 import type { GasConfig, GasConfigInput } from "../core/config.js";
 import { createEngine, type Engine } from "../core/createEngine.js";
-import { oneLine } from "../core/describeValue.js";
+import { oneLine, thrownMessage } from "../core/describeValue.js";
 import { InvalidConfigError } from "../core/errors.js";
 import { isPromiseResult } from "../core/promiseResult.js";
 import type { GasEstimate, Snapshot, Strategy } from "../core/types.js";
@@ -107,11 +107,18 @@ export function verifyLane(lane: Lane, block: BlockSample, ask: boolean): void {
   const snap = lane.published;
   if (!ask || !lane.probe || !snap?.estimate) return;
   let again: GasEstimate | undefined;
+  let thrown = "";
   try {
     const answer: unknown = lane.inner!.estimate(snap.minGasUnitPrice);
-    again = isPromiseResult(answer) ? undefined : (answer as GasEstimate);
-  } catch {
+    // Its tiers are read here, inside the guard, as the engine reads them: a getter or proxy
+    // trap that throws is the strategy giving an error, not a fault of the history being read.
+    if (!isPromiseResult(answer)) {
+      const o = answer as Partial<GasEstimate>;
+      again = { deprioritized: o.deprioritized!, regular: o.regular!, prioritized: o.prioritized! };
+    }
+  } catch (error) {
     again = undefined;
+    thrown = ` (${oneLine(thrownMessage(error), 100)})`;
   }
   const e = snap.estimate;
   if (
@@ -122,7 +129,7 @@ export function verifyLane(lane: Lane, block: BlockSample, ask: boolean): void {
     throw new LookaheadError(
       lane.name,
       block.height,
-      `it published ${show(e)} after block ${snap.ledger.blockHeight} but gives ${again ? show(again) : "an error"} while block ${block.height} is being scored, without having been given a block: its estimate depends on something other than the blocks it was given`,
+      `it published ${show(e)} after block ${snap.ledger.blockHeight} but gives ${again ? show(again) : `an error${thrown}`} while block ${block.height} is being scored, without having been given a block: its estimate depends on something other than the blocks it was given`,
     );
 }
 

@@ -8,9 +8,13 @@ import { isPromiseResult } from "../core/promiseResult.js";
 import { builderName } from "../core/strategyBuilder.js";
 import type { Strategy, StrategyFactory } from "../core/types.js";
 
-/** Whether a `--strategy` / `--strategies` entry names a module file rather than a registered strategy. */
+/**
+ * Whether a `--strategy` / `--strategies` entry names a module file rather than a registered
+ * strategy. A TypeScript file too: node says it cannot load it (or, where it strips types, loads
+ * it), where "unknown strategy" hid that the name was read as a strategy's.
+ */
 export function isStrategyPath(name: string): boolean {
-  return name.includes("/") || name.includes("\\") || /\.(m|c)?js$/.test(name);
+  return name.includes("/") || name.includes("\\") || /\.(m|c)?(js|ts)$/.test(name);
 }
 
 /** A strategy module that cannot be used, with what to do about it. */
@@ -19,6 +23,22 @@ function unusable(path: string, problem: string): BaseError {
     details:
       "a strategy module's default export is what createEngine({ strategy }) takes: a function from the validated config to a strategy { name, ingest(block), estimate(min), reset() }, as aip34() returns",
   });
+}
+
+/**
+ * Why a CommonJS module's `exports.default` (what TypeScript compiles `export default` to) is
+ * not the default export `import()` gives (that is `module.exports`), when it is that.
+ */
+function commonJsDefault(exported: unknown): string {
+  let inner: unknown;
+  try {
+    inner = (exported as { default?: unknown } | null)?.default;
+  } catch {
+    return "";
+  }
+  return typeof inner === "function"
+    ? " (a CommonJS module's exports.default, as TypeScript compiles export default, is not its default export: import() gives module.exports; assign the factory to module.exports, or make it an ES module)"
+    : "";
 }
 
 /**
@@ -79,7 +99,10 @@ export async function loadStrategyModule(
       `its default export is the builder ${builder}; export ${builder}() instead`,
     );
   if (typeof factory !== "function")
-    throw unusable(path, `its default export is ${describeValue(factory)}, not a function`);
+    throw unusable(
+      path,
+      `its default export is ${describeValue(factory)}, not a function${commonJsDefault(factory)}`,
+    );
   // Every call is checked, the engine's too (a factory may fail on its second call): an error
   // names the file, whichever strategy of several it is.
   const checked = (c: GasConfig) => {

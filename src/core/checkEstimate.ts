@@ -58,17 +58,27 @@ export function checkEstimate(
     high <= U64_MAX
   )
     return { estimate: Object.freeze({ deprioritized: low, regular, prioritized: high }) };
+  // What is wrong comes first: the CLI cuts a failure to one line of 200 characters, and the
+  // tiers of an estimate of plain numbers read as a good one.
   return {
     failure: new StrategyError(`strategy ${name} returned an estimate that breaks the invariants`, {
-      details: `expected min (${min}) <= deprioritized <= regular <= prioritized <= 2^64-1 as BigInt, got ${describeValue(low)}/${describeValue(regular)}/${describeValue(high)}${notBigInt([low, regular, high])}`,
+      details: `got ${describeValue(low)}/${describeValue(regular)}/${describeValue(high)} (${brokenRule([low, regular, high], min)}); expected min (${min}) <= deprioritized <= regular <= prioritized <= 2^64-1 as BigInt`,
     }),
   };
 }
 
-/** Which tiers are not BigInts (a number prints like one): `" (deprioritized is number, ..., not a BigInt)"`. */
-function notBigInt(values: readonly unknown[]): string {
+/**
+ * The first rule the tiers break: which are not BigInts (a number prints like one), else the
+ * first comparison that fails (`"regular is above prioritized"`).
+ */
+function brokenRule(values: readonly unknown[], min: bigint): string {
   const wrong = values.flatMap((v, i) =>
     typeof v === "bigint" ? [] : [`${TIERS[i]} is ${v === null ? "null" : typeof v}`],
   );
-  return wrong.length > 0 ? ` (${wrong.join(", ")}, not a BigInt)` : "";
+  if (wrong.length > 0) return `${wrong.join(", ")}, not a BigInt`;
+  const [low, regular, high] = values as bigint[];
+  if (low! < min) return "deprioritized is below the minimum";
+  if (low! > regular!) return "deprioritized is above regular";
+  if (regular! > high!) return "regular is above prioritized";
+  return "prioritized is above 2^64-1";
 }

@@ -85,7 +85,13 @@ export function createStrategyRunner(strategy: Strategy, config: GasConfig): Str
       return undefined;
     },
     outcome(min, failure) {
-      if (failure) return { estimate: undefined, failure, promises: undefined };
+      if (failure) {
+        // With `staticOverride` or `enabled: false` the strategy's estimate is not what is
+        // served: a failure to reset or ingest is reported, and the estimate still served.
+        const served =
+          !config.enabled || config.staticOverride ? estimate(min).estimate : undefined;
+        return { estimate: served, failure, promises: undefined };
+      }
       const r = estimate(min);
       if (r.failure) return { estimate: r.estimate, failure: r.failure, promises: undefined };
       // With `staticOverride` or `enabled: false` the strategy's estimate is not what is served:

@@ -28,9 +28,18 @@ export function describeValue(value: unknown): string {
       return "a symbol";
     default:
       if (value === null) return "null";
-      if (Array.isArray(value))
+      if (isArray(value))
         return `an array of ${value.length} ${value.length === 1 ? "item" : "items"}`;
       return "an object";
+  }
+}
+
+/** `Array.isArray`, false for a revoked proxy (which it throws on): an object that cannot be read. */
+function isArray(value: unknown): value is unknown[] {
+  try {
+    return Array.isArray(value);
+  } catch {
+    return false;
   }
 }
 

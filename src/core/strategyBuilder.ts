@@ -19,9 +19,18 @@ export function strategyBuilder<A extends unknown[], F extends StrategyFactory =
   return build;
 }
 
-/** The name of a strategy builder (see {@link strategyBuilder}), else `undefined`. */
+/**
+ * The name of a strategy builder (see {@link strategyBuilder}), else `undefined`: also for a
+ * function whose mark cannot be read (a proxy whose trap throws, a revoked one), which is no
+ * builder; what it is wrong with is said when it is called.
+ */
 export function builderName(value: unknown): string | undefined {
   if (typeof value !== "function") return undefined;
-  const name = (value as unknown as Record<symbol, unknown>)[BUILDER];
+  let name: unknown;
+  try {
+    name = (value as unknown as Record<symbol, unknown>)[BUILDER];
+  } catch {
+    return undefined;
+  }
   return typeof name === "string" ? name : undefined;
 }

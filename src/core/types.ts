@@ -35,9 +35,15 @@ export interface LedgerState {
 
 /** Immutable result of ingesting one block: what every request reads until the next block. */
 export interface Snapshot {
-  /** The estimate, or `undefined` when the strategy failed (see `failure`). */
+  /**
+   * The estimate, or `undefined` when the strategy failed (see `failure`); with `staticOverride`
+   * or `enabled: false` always the one served, whatever the strategy did.
+   */
   readonly estimate: GasEstimate | undefined;
-  /** Why there is no estimate: the strategy threw or broke the invariants. */
+  /**
+   * Why there is no estimate: the strategy threw or broke the invariants (with `staticOverride`
+   * or `enabled: false`, a failure to reset or ingest, reported beside the estimate served).
+   */
   readonly failure: StrategyError | undefined;
   /** Chain state as of this block (the chain-state headers of every answer). */
   readonly ledger: LedgerState;

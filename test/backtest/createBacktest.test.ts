@@ -134,6 +134,30 @@ describe("the harness never lets a strategy see the block it is scored on", () =
     ).rejects.toThrow("strategy drifting looked ahead at block 2");
   });
 
+  it("a tier getter that throws when asked again is the strategy's error, caught inside the check", async () => {
+    // The engine reads the tiers once per block; the check reads them again. A getter that
+    // throws there was an exception out of the run (the CLI blamed the history: "cannot read").
+    let reads = 0;
+    const flaky: StrategyFactory = () => ({
+      name: "flaky",
+      ingest() {},
+      estimate: () => ({
+        deprioritized: 100n,
+        get regular() {
+          if (++reads % 2 === 0) throw new Error("second read");
+          return 100n;
+        },
+        prioritized: 100n,
+      }),
+      reset() {},
+    });
+    const run = runBacktest(history(spiky), { strategies: [{ strategy: flaky }] });
+    await expect(run).rejects.toThrow(LookaheadError);
+    await expect(run).rejects.toThrow(
+      "it published 100/100/100 after block 1 but gives an error (second read) while block 2 is being scored",
+    );
+  });
+
   it("the shipped strategies pass the check on a simulated chain", async () => {
     const r = await runBacktest(
       simulateBlocks({ scenario: "mixed", blocks: 400, blockCapacity: 20 }),

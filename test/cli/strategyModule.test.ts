@@ -121,6 +121,24 @@ describe("your own strategy from the command line", () => {
       "its factory threw: boom\\u001b[2J\\u0007",
     ],
     [
+      "a default export that is a proxy whose get trap throws",
+      () =>
+        module(
+          "trapped.mjs",
+          "export default new Proxy(() => undefined, { get() { throw new Error('trap'); } });\n",
+        ),
+      "its factory returned nothing, which lacks name, ingest, estimate, reset",
+    ],
+    [
+      "a default export that is a revoked proxy",
+      () =>
+        module(
+          "revoked.mjs",
+          "const { proxy, revoke } = Proxy.revocable(() => undefined, {});\nrevoke();\nexport default proxy;\n",
+        ),
+      "its factory threw: Cannot perform 'apply' on a proxy that has been revoked",
+    ],
+    [
       "an async factory that rejects",
       () => module("async.mjs", "export default async () => { throw new Error('late'); };\n"),
       "its factory returned a promise (an async function)",
@@ -138,6 +156,40 @@ describe("your own strategy from the command line", () => {
     expect(replay.stderr).not.toMatch(/\n\s+at /);
     // biome-ignore lint/suspicious/noControlCharactersInRegex: no control character but newlines
     expect(replay.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
+  });
+
+  it("replay's line for an estimate of plain numbers says so within its 200 characters", async () => {
+    // Large prices print like a good estimate; the reason came last and was cut off.
+    const path = module(
+      "numbers.mjs",
+      "export default () => ({ name: 'percentiles', ingest() {}, reset() {}, estimate() { return { deprioritized: 1000000000n, regular: 1000000000n, prioritized: 1500000000 }; } });\n",
+    );
+    const r = await runCli(["replay", "--input", MIXED, "--strategy", path]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.split("\n")[0]).toContain(
+      "line 1: strategy percentiles returned an estimate that breaks the invariants Details: got 1000000000/1000000000/1500000000 (prioritized is number, not a BigInt)",
+    );
+  });
+
+  it("a CommonJS module whose exports.default is the factory (TypeScript's output) says why it is not the default export", async () => {
+    // Run by node itself: vitest's loader would hand over exports.default, node gives
+    // module.exports, an object, and said only "not a function".
+    const path = module(
+      "compiled.cjs",
+      '"use strict";\nObject.defineProperty(exports, "__esModule", { value: true });\nexports.default = () => ({});\n',
+    );
+    const r = await runGasdigest(["replay", "--input", MIXED, "--strategy", path], 30_000);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `cannot use ${path} as a strategy: its default export is an object, not a function (a CommonJS module's exports.default, as TypeScript compiles export default, is not its default export: import() gives module.exports; assign the factory to module.exports, or make it an ES module)`,
+    );
+  });
+
+  it("a TypeScript file named without a path is read as a module file, not as an unknown strategy's name", async () => {
+    const r = await runCli(["replay", "--input", MIXED, "--strategy", "nope-mine.ts"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("cannot use nope-mine.ts as a strategy: no such file");
+    expect(r.stderr).not.toContain("unknown strategy");
   });
 
   it("a module whose top-level await never settles is named when node gives up on it", async () => {

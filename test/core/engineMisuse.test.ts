@@ -11,6 +11,8 @@ import {
   InvalidArgumentError,
   type InvalidBlockSampleError,
   InvalidConfigError,
+  registerStrategy,
+  resolveStrategy,
   StrategyError,
   type StrategyFactory,
 } from "../../src/index.js";
@@ -87,8 +89,25 @@ describe("a strategy's estimate is read inside the guard", () => {
     engine.ingest(idleBlock(1));
     expect(engine.snapshot()!.failure).toMatchObject({
       details:
-        "expected min (100) <= deprioritized <= regular <= prioritized <= 2^64-1 as BigInt, got 100/200/300 (deprioritized is number, prioritized is number, not a BigInt)",
+        "got 100/200/300 (deprioritized is number, prioritized is number, not a BigInt); expected min (100) <= deprioritized <= regular <= prioritized <= 2^64-1 as BigInt",
     });
+  });
+
+  it("names the first rule the tiers break, before the rule itself", () => {
+    for (const [e, rule] of [
+      [[99n, 100n, 100n], "deprioritized is below the minimum"],
+      [[110n, 100n, 100n], "deprioritized is above regular"],
+      [[100n, 200n, 150n], "regular is above prioritized"],
+      [[100n, 100n, U64_MAX + 1n], "prioritized is above 2^64-1"],
+    ] as const) {
+      const engine = createEngine({
+        strategy: fixed(() => ({ deprioritized: e[0], regular: e[1], prioritized: e[2] })),
+      });
+      engine.ingest(idleBlock(1));
+      expect(engine.snapshot()!.failure!.details).toBe(
+        `got ${e.join("/")} (${rule}); expected min (100) <= deprioritized <= regular <= prioritized <= 2^64-1 as BigInt`,
+      );
+    }
   });
 });
 
@@ -284,6 +303,46 @@ describe("whatever a strategy throws, the engine keeps going", () => {
       off.ingest(idleBlock(1));
       expect(off.snapshot()!.estimate).toBeDefined();
       expect(off.snapshot()!.promises).toBeUndefined();
+    }
+  });
+
+  it("with staticOverride or enabled: false, a strategy that fails to ingest or reset does not stop the estimate served", () => {
+    // The operator's way to pin the estimate (a strategy gone wrong) answered 500 as soon as
+    // the strategy's ingest or reset threw: only its estimate was left out.
+    const broken: StrategyFactory = () => ({
+      name: "broken",
+      ingest() {
+        throw new Error("ingest broke");
+      },
+      estimate: (min) => ({ deprioritized: min, regular: min, prioritized: min }),
+      reset() {
+        throw new Error("reset broke");
+      },
+    });
+    for (const [config, served] of [
+      [{ staticOverride: { low: "200", market: "300", aggressive: "400" } }, [200n, 300n, 400n]],
+      [{ enabled: false }, [100n, 100n, 150n]],
+    ] as const) {
+      const engine = createEngine({ strategy: broken, config });
+      const events: string[] = [];
+      engine.events$.subscribe((e) => events.push(e.type));
+      for (const [height, epoch] of [
+        [1, "1"],
+        [2, "1"],
+        [3, "2"],
+      ] as const) {
+        engine.ingest({ ...idleBlock(height), epoch });
+        const s = engine.snapshot()!;
+        expect(s.estimate, `block ${height}`).toEqual({
+          deprioritized: served[0],
+          regular: served[1],
+          prioritized: served[2],
+        });
+        if (height > 1) expect(s.failure).toBeInstanceOf(StrategyError);
+      }
+      // The failures are still told: ingest at block 2, reset at block 3.
+      expect(events).toEqual(["strategy_failed", "epoch_changed", "strategy_failed"]);
+      expect(engine.counters()).toMatchObject({ accepted: 3, strategyFailures: 2 });
     }
   });
 
@@ -688,6 +747,34 @@ describe("misuse gives named errors with the usual message shape", () => {
       name: "StrategyError",
       message: expect.stringContaining("the strategy factory failed"),
     });
+  });
+
+  it("a factory that is a proxy whose traps throw, or a revoked one, gives a named error", () => {
+    // Looking for a builder's mark read the function's properties outside any guard: the
+    // trap's own error (or a raw TypeError) came out of createEngine.
+    const trapped = new Proxy(() => undefined, {
+      get() {
+        throw new Error("trap on get");
+      },
+    });
+    expect(thrown(() => createEngine({ strategy: trapped as never }))).toEqual({
+      name: "InvalidConfigError",
+      message:
+        "invalid configuration: strategy: the factory returned nothing; it must return an object with name, ingest, estimate and reset",
+    });
+    const { proxy, revoke } = Proxy.revocable(() => undefined, {});
+    revoke();
+    expect(thrown(() => createEngine({ strategy: proxy as never }))).toEqual({
+      name: "StrategyError",
+      message: expect.stringContaining("the strategy factory failed"),
+    });
+    // A maker returning a revoked proxy: described, not a TypeError out of the description.
+    const revoked = Proxy.revocable([], {});
+    revoked.revoke();
+    registerStrategy("revoked-maker", () => revoked.proxy as never);
+    expect(thrown(() => resolveStrategy("revoked-maker")).message).toBe(
+      'invalid configuration: revoked-maker: the maker of strategy "revoked-maker" must return a strategy factory such as aip34() (got an object)',
+    );
   });
 
   it("a history of 2^32 is a config error: every history is bounded", () => {
