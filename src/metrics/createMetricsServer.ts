@@ -210,9 +210,13 @@ export function createMetricsServer(
     // Bytes whose write completed (what `bytesWritten` counts, less what still waits).
     const taken = () => socket.bytesWritten - socket.writableLength;
     let mark = taken();
+    // Ends the watch and lets go of the socket: a keep-alive connection is watched again at its
+    // next stalled answer, and each watch left a 'close' listener behind (node warned of a leak
+    // after 10 of them).
     const stop = () => {
       clearInterval(timer);
       watched.delete(socket);
+      socket.removeListener("close", stop);
     };
     const timer = setInterval(() => {
       if (socket.destroyed || socket.writableLength === 0) return stop();

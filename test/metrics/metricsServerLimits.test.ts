@@ -307,6 +307,43 @@ describe("createMetricsServer: limits", () => {
     expect(client.text.endsWith("second\n")).toBe(true);
   }, 15_000);
 
+  it("watches a keep-alive connection's stalled answers without adding a listener to it per stall", async () => {
+    // A soak found one 'close' listener left on the socket for every answer the kernel did not
+    // take at once: a keep-alive scraper reading a large scrape slowly made node warn of a
+    // "possible EventEmitter memory leak" after 10 scrapes, and held up to 100 of them. (16 MB:
+    // more than loopback's buffers take, so every answer waits in the socket for a while.)
+    const body = `# ${"x".repeat(16 << 20)}\n`;
+    const server = createMetricsServer(
+      { observeRequest() {}, scrape: async () => ({ contentType: "text/plain", body }) },
+      // Not shorter: the client reads in this process, and on a busy machine one turn of its
+      // reading can outlast a short timeout before the server sees the bytes taken.
+      { writeIdleTimeout: 1_000 },
+    );
+    servers.push(server);
+    const accepted: net.Socket[] = [];
+    server.on("connection", (s: net.Socket) => accepted.push(s));
+    const { port } = await listen(server, { host: "127.0.0.1", port: 0 });
+    const client = net.connect(port, "127.0.0.1");
+    sockets.push(client);
+    client.on("error", () => {});
+    // Bytes only: collecting 100 MB of answers as text made this process too slow a reader.
+    let received = 0;
+    client.on("data", (d: Buffer) => {
+      received += d.length;
+    });
+    for (let i = 1; i <= 5; i++) {
+      client.write(GET);
+      await vi.waitFor(() => expect(received).toBeGreaterThan(i * body.length), {
+        timeout: 10_000,
+      });
+      // Past a tick of the watch, which ends once nothing waits in the socket.
+      await new Promise((r) => setTimeout(r, 1_500));
+    }
+    expect(client.destroyed).toBe(false);
+    expect(accepted).toHaveLength(1);
+    expect(accepted[0]!.listenerCount("close")).toBeLessThan(6);
+  }, 60_000);
+
   it("shutdown() answers a scrape in flight and closes its connection then, not at closeTimeout", async () => {
     // Node kept the connection alive once the answer was out, so shutdown() waited closeTimeout
     // for it (the CLI's exit too) whenever it began during a scrape: a slow collector of an
