@@ -260,6 +260,18 @@ describe("calibrated: options", () => {
         },
       }),
     ).toThrow("(99.99998 % in 1 block against 99.99999 % in 1 block)");
+    // At 15 digits both read "100 % in 3 blocks", a promise no tier may make (and 100 times two
+    // such probabilities can be one double): the probabilities are written as given.
+    expect(() =>
+      calibrated({
+        tiers: {
+          regular: { withinBlocks: 3, probability: 0.9999999999999997 },
+          prioritized: { withinBlocks: 3, probability: 0.9999999999999996 },
+        },
+      }),
+    ).toThrow(
+      "tiers.prioritized: promises less than the regular tier (probability 0.9999999999999996 in 3 blocks against probability 0.9999999999999997 in 3 blocks)",
+    );
     // Float noise is not shown: 0.57 · 100 is 56.99999999999999.
     expect(() =>
       calibrated({

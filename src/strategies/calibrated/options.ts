@@ -128,8 +128,19 @@ export type CalibratedPromise = CalibratedConfig["tiers"][Tier];
 const ORDER = ["deprioritized", "regular", "prioritized"] as const;
 // 15 digits: two probabilities a user wrote apart read apart (6 read 0.9000001 as 90 %, the
 // message then refused a promise as less than one it printed the same), float noise dropped.
-const describePromise = (t: CalibratedPromise) =>
-  `${+(t.probability * 100).toPrecision(15)} % in ${t.withinBlocks} block${t.withinBlocks === 1 ? "" : "s"}`;
+const percent = (p: number) => +(p * 100).toPrecision(15);
+/**
+ * Two promises as the tier-order message shows them: in percent, or where that reads them alike
+ * or as 100 % (0.9999999999999996 and 0.9999999999999997 both read "100 %", a promise no tier
+ * may make), each probability as given.
+ */
+function describePromises(b: CalibratedPromise, a: CalibratedPromise): [string, string] {
+  const [pb, pa] = [percent(b.probability), percent(a.probability)];
+  const exact = pb >= 100 || pa >= 100 || (pb === pa && b.probability !== a.probability);
+  const describe = (t: CalibratedPromise, shown: number) =>
+    `${exact ? `probability ${t.probability}` : `${shown} %`} in ${t.withinBlocks} block${t.withinBlocks === 1 ? "" : "s"}`;
+  return [describe(b, pb), describe(a, pa)];
+}
 
 /**
  * A tier may not promise less than a tier below it (a later inclusion, with no higher
@@ -147,9 +158,10 @@ function tierOrderIssues(fields: { tiers?: unknown }): ValidationIssue[] {
       const weaker = b.withinBlocks >= a.withinBlocks && b.probability <= a.probability;
       const same = b.withinBlocks === a.withinBlocks && b.probability === a.probability;
       if (!weaker || same) continue;
+      const [shownB, shownA] = describePromises(b, a);
       issues.push({
         path: `tiers.${ORDER[hi]}`,
-        message: `promises less than the ${ORDER[lo]} tier (${describePromise(b)} against ${describePromise(a)}): a tier must not promise less than a tier below it`,
+        message: `promises less than the ${ORDER[lo]} tier (${shownB} against ${shownA}): a tier must not promise less than a tier below it`,
       });
       break;
     }
