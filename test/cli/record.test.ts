@@ -12,6 +12,7 @@ import { simulator } from "../../src/sources/simulator.js";
 import { aip34 } from "../../src/strategies/aip34.js";
 import { runCli } from "../helpers/cli.js";
 import { noNodeUrl } from "../helpers/freePort.js";
+import { runGasdigest } from "../helpers/runChild.js";
 import { type FakeNode, startFakeNode } from "../sources/fakeNode.js";
 
 /** A node URL nothing listens on (not port 1 or 9: Fetch "bad ports" are refused up front). */
@@ -244,6 +245,19 @@ describe("gasdigest record", () => {
       "recorded 3/4 blocks (75%), height 3",
       "recorded 4/4 blocks (100%), height 4",
     ]);
+  });
+
+  it("holds no block the file has not taken: 10,000 simulated blocks within a 64 MB heap", async () => {
+    // The simulator's timer emitted 25 blocks a tick while the file took one 16 KiB write's
+    // worth; the rest waited in memory (100,000 blocks peaked at 841 MB, 1,000,000 ran out).
+    const file = join(tmp(), "long.ndjson");
+    const r = await runGasdigest(
+      ["record", "--source", "sim", "--blocks", "10000", "--out", file],
+      120_000,
+      ["--max-old-space-size=64"],
+    );
+    expect(r.code, r.stderr.slice(-2000)).toBe(0);
+    expect(lines(file)).toHaveLength(10_000);
   });
 
   it("draws a progress bar on a terminal", async () => {

@@ -15,14 +15,19 @@ export interface ChildRun {
 
 /**
  * Run the built `gasdigest` CLI in a child process (so a test can read its peak memory, and a
- * crash cannot take the test runner down), killing it after `timeoutMs`.
+ * crash cannot take the test runner down), killing it after `timeoutMs`; `nodeFlags` go to node
+ * itself (`["--max-old-space-size=64"]`).
  *
  * @example
  * const r = await runGasdigest(["record", "--source", `aptos:${url}`, "--blocks", "5", "--out", file]);
  * expect(r.maxRssMiB).toBeLessThan(512);
  */
-export function runGasdigest(argv: string[], timeoutMs = 60_000): Promise<ChildRun> {
-  const child = spawn(process.execPath, ["--require", REPORT_MAX_RSS, BIN, ...argv], {
+export function runGasdigest(
+  argv: string[],
+  timeoutMs = 60_000,
+  nodeFlags: readonly string[] = [],
+): Promise<ChildRun> {
+  const child = spawn(process.execPath, [...nodeFlags, "--require", REPORT_MAX_RSS, BIN, ...argv], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
