@@ -18,6 +18,12 @@ import { publishSource } from "./publishSource.js";
 import { showSource } from "./sourceSpec.js";
 import { STOPPED, waitForStreamTop } from "./waitForStreamTop.js";
 
+/**
+ * Blocks of a file read without `--speed` that may wait in the sink at once: ten of its
+ * pipelines of 100 `XADD`s, far below the 100,000 past which it drops the oldest.
+ */
+const FILE_AHEAD = 1_000;
+
 /** A running publisher, for tests and embedding. */
 export interface PublishHandle {
   /** Blocks by outcome so far. */
@@ -95,6 +101,28 @@ export async function startPublish(
     );
   }
   const startHeight = top?.ok ? top.height + 1n : undefined;
+  // A file read as fast as possible waits while FILE_AHEAD blocks wait in the sink, rather than
+  // have the sink drop the oldest of them past its maxPending (see pulledFile): `wake` is the
+  // wait's resolve, called when a result or a drop makes room.
+  let wake: (() => void) | undefined;
+  const wakeIfRoom = () => {
+    if (wake === undefined || waiting() >= FILE_AHEAD) return;
+    const w = wake;
+    wake = undefined;
+    w();
+  };
+  const room = async (signal: AbortSignal) => {
+    while (waiting() >= FILE_AHEAD && !signal.aborted) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          signal.removeEventListener("abort", done);
+          resolve();
+        };
+        wake = done;
+        signal.addEventListener("abort", done);
+      });
+    }
+  };
   let source$: ReturnType<typeof publishSource>;
   try {
     source$ = publishSource(spec, limited, {
@@ -102,6 +130,7 @@ export async function startPublish(
       startHeight,
       after: top?.ok ? top.block : undefined,
       onEvent: onSourceEvent,
+      room,
     });
   } catch (e) {
     // A simulated chain that cannot go on after the stream's newest block.
@@ -159,7 +188,10 @@ export async function startPublish(
         retain,
         keepBlocks,
         onEvent: (e: RedisSinkEvent) => {
-          if (e.type === "dropped") overflowed += e.count;
+          if (e.type === "dropped") {
+            overflowed += e.count;
+            wakeIfRoom();
+          }
           onRedisEvent(e);
         },
       }),
@@ -167,6 +199,7 @@ export async function startPublish(
     .subscribe({
       next(r) {
         counts[r.outcome]++;
+        wakeIfRoom();
         metrics?.metrics.published(r);
         if (counts.published === 1 && r.outcome === "published")
           log.info({ height: r.height.toString() }, "first block published");

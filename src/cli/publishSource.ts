@@ -9,6 +9,7 @@ import type { LineLogger } from "./createLogLimiter.js";
 import { UsageError } from "./io.js";
 import { logAptosRestEvent } from "./logAptosRestEvent.js";
 import { logInvalidLine, logWaitCut } from "./logInvalidLine.js";
+import { pulledFile } from "./pulledFile.js";
 import type { SourceSpec } from "./sourceSpec.js";
 
 /** The flags of `gasdigest publish` that shape its source. */
@@ -31,6 +32,12 @@ export interface PublishSourceFlags {
   aptos?: AptosRestOptions;
   /** Also told every event of the source (the metrics' source listener). */
   onEvent?: (event: { readonly type: string }) => void;
+  /**
+   * Resolves once the sink has room for another block: a file read without `--speed` reads its
+   * next line only then (read as fast as the disk goes, the sink dropped what Redis had not
+   * taken yet). A node and the simulator, which make blocks at the chain's pace, do not wait.
+   */
+  room?: ((signal: AbortSignal) => Promise<void>) | undefined;
 }
 
 /**
@@ -77,6 +84,13 @@ export function publishSource(
       }
     }
     case "ndjson": {
+      // Unpaced, as fast as the sink takes the blocks: a file can wait for Redis.
+      if (f.room !== undefined && (f.speed === undefined || f.speed === Number.POSITIVE_INFINITY))
+        return pulledFile(spec.path, {
+          fromHeight: f.startHeight,
+          onInvalidLine: logInvalidLine(log, f.onEvent),
+          room: f.room,
+        });
       // Resumed after the stream's top: the blocks below it are skipped before any pacing, so
       // a publisher restarted during a paced replay writes the next height at once (it waited
       // the recorded time of every block it skipped, and a failover to it stalled the stream).

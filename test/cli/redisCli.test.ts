@@ -7,6 +7,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { type PublishHandle, startPublish } from "../../src/cli/publish.js";
 import { type ServeHandle, startServe } from "../../src/cli/serve.js";
+import { serializeBlockSample } from "../../src/core/blockSample.js";
+import { simulateBlocks } from "../../src/sources/simulator.js";
 import { runCli } from "../helpers/cli.js";
 import { FAST_DRAIN } from "../helpers/fastDrain.js";
 import { freePort } from "../helpers/freePort.js";
@@ -347,6 +349,33 @@ describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", (
       msg: "gasdigest publish stopped",
       counts: { dropped: warning!.dropped },
     });
+  });
+
+  it("a file read without --speed waits for Redis: no more than a thousand of its blocks wait in the sink", async () => {
+    // Read as fast as the disk goes, a file outran Redis and the sink dropped the oldest blocks
+    // past its 100,000: a 1,000,000-block file published 377,100 and exited 0. Here Redis takes
+    // no XADD at all, and the stop's count of the blocks waiting says how many were read.
+    const dir = mkdtempSync(join(tmpdir(), "gasdigest-publish-pulled-"));
+    const path = join(dir, "long.ndjson");
+    const lines: string[] = [];
+    for (const block of simulateBlocks({ seed: 1, blocks: 5_000, blockCapacity: 5 }))
+      lines.push(serializeBlockSample(block));
+    writeFileSync(path, `${lines.join("\n")}\n`);
+    const server = await respServer(() => (args, socket) => {
+      const name = args[0]!.toUpperCase();
+      if (name === "INFO") socket.write("$0\r\n\r\n");
+      else if (name === "TYPE") socket.write("+none\r\n");
+      else if (name === "XREVRANGE") socket.write("*0\r\n");
+      else if (name !== "XADD" && name !== "EXEC" && name !== "MULTI") socket.write("+OK\r\n");
+    });
+    cleanup.push(server.close);
+    const pub = await publisher(["--source", `ndjson:${path}`, "--to", server.url]);
+    await until(() => pub.logs.text().includes("publishing to"), 10_000, "publishing");
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await pub.handle.stop(200)).toBe(0);
+    const warning = pub.logs.lines().find((l) => String(l.msg).startsWith("Redis did not take"));
+    expect(warning!.dropped).toBeGreaterThan(0);
+    expect(warning!.dropped).toBeLessThanOrEqual(1_000);
   });
 
   it("a wrong --stream: an absent key is reported and waited for; a key of another type is named with its type", async () => {
