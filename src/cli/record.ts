@@ -8,7 +8,10 @@ import { escapeControls } from "../core/describeValue.js";
 import { BaseError, formatIssues, ValidationError } from "../core/errors.js";
 import { U64_MAX } from "../core/u64.js";
 import { aptosRest, describeAptosRestEvent } from "../sources/aptosRest.js";
-import { describeRedisEvent, redisStream } from "../sources/redisStream.js";
+import { DEFAULT_REDIS_TIMEOUT_MS } from "../sources/redis/connectionOptions.js";
+import { fetchStreamTop } from "../sources/redis/redisStreamTop.js";
+import { DEFAULT_STREAM } from "../sources/redis/streamEntry.js";
+import { describeRedisEvent, parseRedisUrl, redisStream } from "../sources/redisStream.js";
 import { continuedChain } from "../sources/simulator/continuedChain.js";
 import { simulateBlocks } from "../sources/simulator.js";
 import { APTOS_FLAGS, APTOS_FLAGS_USAGE, parseAptosFlags } from "./aptosFlags.js";
@@ -125,6 +128,12 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
     throw new BaseError(`cannot append to ${out}: its last block is at height ${U64_MAX}`, {
       details: "the largest height there is: no block can follow it",
     });
+  // A stream's newest N blocks are read forward from the height N below its newest entry, page
+  // by page: the warm start holds them all before the first is written, and stops at its 5
+  // million transactions (of 100,000 blocks of 250 transactions it read 29,064, then waited for
+  // new blocks that never came).
+  const fromTop =
+    spec.kind === "redis" && !last ? await newestStart(spec.url, values.stream, total) : undefined;
   const progress = createProgress(io, total);
 
   // What the source refuses of the flags names them (--stream, not the option `stream`).
@@ -150,7 +159,7 @@ export async function record(argv: string[], io: CliIo): Promise<number> {
       return redisStream(spec.url, {
         stream: values.stream,
         warmStartBlocks: total,
-        startHeight: last ? last.block.height + 1n : undefined,
+        startHeight: last ? last.block.height + 1n : fromTop,
         onEvent: (e) => progress.log(describeRedisEvent(e)),
       });
     if (spec.kind === "aptos")
@@ -274,3 +283,27 @@ export const recordCommand = {
   usage: RECORD_USAGE,
   summary: "record blocks from a node, a Redis stream or the simulator to an NDJSON file",
 };
+
+/**
+ * The first of the newest `n` heights of a stream (its newest entry's height, less `n - 1`), or
+ * `undefined` when that cannot be read now (an empty stream, an entry that is not a block, a
+ * Redis not answering): the warm start then reads them, and says what it could not.
+ */
+async function newestStart(
+  url: string,
+  stream: string | undefined,
+  n: number,
+): Promise<bigint | undefined> {
+  try {
+    const top = await fetchStreamTop(
+      parseRedisUrl(url),
+      stream ?? DEFAULT_STREAM,
+      DEFAULT_REDIS_TIMEOUT_MS,
+    );
+    if (!top?.ok) return undefined;
+    const from = top.height - BigInt(n) + 1n;
+    return from > 0n ? from : 0n;
+  } catch {
+    return undefined;
+  }
+}

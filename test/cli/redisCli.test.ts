@@ -450,6 +450,38 @@ describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", (
     await until(() => handle.engine.snapshot()?.ledger.blockHeight === 501n);
   });
 
+  it("record --blocks N of a stream whose newest N blocks hold more than a warm start takes: all N, then it ends", async () => {
+    // 52 blocks of 100,000 transactions: the warm start held 50 of them (its 5 million
+    // transactions) and record waited for ever for a 51st that no publisher would write.
+    const key = "gasdigest:wide";
+    const prices = JSON.stringify(Array.from({ length: 100_000 }, () => "100"));
+    for (let h = 1; h <= 52; h++)
+      await redis.client.xadd(
+        key,
+        `${h}-0`,
+        "block",
+        `{"height":"${h}","epoch":"1","gas_unit_prices":${prices}}`,
+      );
+    const out = join(mkdtempSync(join(tmpdir(), "gasdigest-record-wide-")), "rec.ndjson");
+    const r = await runCli([
+      "record",
+      "--source",
+      redis.url,
+      "--stream",
+      key,
+      "--blocks",
+      "51",
+      "--out",
+      out,
+    ]);
+    expect(r.code).toBe(0);
+    const heights = readFileSync(out, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => Number(JSON.parse(l).height));
+    expect(heights).toEqual(Array.from({ length: 51 }, (_, i) => i + 2));
+  }, 60_000);
+
   it("Redis restarting while record reads from it: every height once, in order; --append resumes after the file", async () => {
     const pub = await publisher(["--source", "sim", "--interval-ms", "10", "--to", redis.url]);
     await until(async () => (await redis.client.xlen(STREAM)) >= 40, 15_000, "40 entries");
