@@ -1,6 +1,6 @@
 import { describeValue } from "../core/describeValue.js";
 import { InvalidConfigError, type ValidationIssue } from "../core/errors.js";
-import { MAX_TIMER_MS } from "../core/maxTimerMs.js";
+import { limitIssue } from "../core/maxTimerMs.js";
 import { hasMethods, openOptions, unknownFieldIssues } from "../core/readOptions.js";
 import type { HandlerLogger, HandlerMetrics } from "../http/types.js";
 
@@ -72,17 +72,9 @@ export function parseMetricsServerOptions(
     readonly [number, number],
   ][]) {
     const v = options[key] ?? fallback;
-    // A time past the largest timer delay (about 24.8 days) would fire after 1 ms.
-    const max = key.endsWith("Timeout") ? MAX_TIMER_MS : Number.MAX_SAFE_INTEGER;
-    if (typeof v === "number" && Number.isSafeInteger(v) && v >= min && v <= max) limits[key] = v;
-    else
-      issues.push({
-        path: key,
-        message:
-          max === MAX_TIMER_MS
-            ? `must be a whole number of ms from ${min} to ${MAX_TIMER_MS} (got ${describeValue(v)})`
-            : `must be a whole number >= ${min} (got ${describeValue(v)})`,
-      });
+    const issue = limitIssue(key, v, min);
+    if (issue) issues.push(issue);
+    else limits[key] = v as number;
   }
   const logger = options.logger;
   if (logger !== undefined && !hasMethods(logger, "error"))

@@ -1,6 +1,5 @@
-import { MAX_TIMER_MS } from "../../core/maxTimerMs.js";
+import { limitIssue } from "../../core/maxTimerMs.js";
 import {
-  describeValue,
   type HandlerOptions,
   InvalidConfigError,
   openOptions,
@@ -130,19 +129,9 @@ export function parseServerOptions(input: NodeServerOptions | null | undefined):
       server.closeEngine = parseCloseEngine(value, issues);
       continue;
     }
-    const min = MINIMUM[key]!;
-    // A time past the largest timer delay (about 24.8 days) would fire after 1 ms.
-    const max = key.endsWith("Timeout") ? MAX_TIMER_MS : Number.MAX_SAFE_INTEGER;
-    if (typeof value === "number" && Number.isSafeInteger(value) && value >= min && value <= max)
-      server[key] = value;
-    else
-      issues.push({
-        path: key,
-        message:
-          max === MAX_TIMER_MS
-            ? `must be a whole number of ms from ${min} to ${MAX_TIMER_MS} (got ${describeValue(value)})`
-            : `must be a whole number >= ${min} (got ${describeValue(value)})`,
-      });
+    const issue = limitIssue(key, value, MINIMUM[key]!);
+    if (issue) issues.push(issue);
+    else server[key] = value as number;
   }
   const h = safeParseHandlerOptions(handler);
   // The handler took every key that is not the server's: a typo of a server option is one of
