@@ -8,16 +8,14 @@ import { escapeControls } from "../core/describeValue.js";
 import { BaseError, formatIssues, ValidationError } from "../core/errors.js";
 import { U64_MAX } from "../core/u64.js";
 import { aptosRest, describeAptosRestEvent } from "../sources/aptosRest.js";
-import { DEFAULT_REDIS_TIMEOUT_MS } from "../sources/redis/connectionOptions.js";
-import { fetchStreamTop } from "../sources/redis/redisStreamTop.js";
-import { DEFAULT_STREAM } from "../sources/redis/streamEntry.js";
-import { describeRedisEvent, parseRedisUrl, redisStream } from "../sources/redisStream.js";
+import { describeRedisEvent, redisStream } from "../sources/redisStream.js";
 import { continuedChain } from "../sources/simulator/continuedChain.js";
 import { simulateBlocks } from "../sources/simulator.js";
 import { APTOS_FLAGS, APTOS_FLAGS_USAGE, parseAptosFlags } from "./aptosFlags.js";
 import { flagError, SOURCE_FLAG_NAMES, withFlagNames } from "./flagErrors.js";
 import type { CliIo } from "./io.js";
 import { readerGone, UsageError } from "./io.js";
+import { newestStart } from "./newestStart.js";
 import { requiredFileFlag } from "./outputFile.js";
 import {
   cutToLastLine,
@@ -283,27 +281,3 @@ export const recordCommand = {
   usage: RECORD_USAGE,
   summary: "record blocks from a node, a Redis stream or the simulator to an NDJSON file",
 };
-
-/**
- * The first of the newest `n` heights of a stream (its newest entry's height, less `n - 1`), or
- * `undefined` when that cannot be read now (an empty stream, an entry that is not a block, a
- * Redis not answering): the warm start then reads them, and says what it could not.
- */
-async function newestStart(
-  url: string,
-  stream: string | undefined,
-  n: number,
-): Promise<bigint | undefined> {
-  try {
-    const top = await fetchStreamTop(
-      parseRedisUrl(url),
-      stream ?? DEFAULT_STREAM,
-      DEFAULT_REDIS_TIMEOUT_MS,
-    );
-    if (!top?.ok) return undefined;
-    const from = top.height - BigInt(n) + 1n;
-    return from > 0n ? from : 0n;
-  } catch {
-    return undefined;
-  }
-}
