@@ -49,7 +49,7 @@ describe("logRedisEvent", () => {
       [
         40,
         "dropped",
-        "Redis stayed away too long: dropped the 2 oldest waiting blocks (heights 1..2)",
+        "Redis did not take the blocks as fast as they came (away, or slower than the source): dropped the 2 oldest waiting blocks (heights 1..2)",
       ],
       [
         40,

@@ -11,7 +11,7 @@ import type { RedisSinkEvent } from "./options.js";
 export function describeRedisSinkEvent(event: RedisSinkEvent): string {
   switch (event.type) {
     case "dropped":
-      return `Redis stayed away too long: dropped the ${event.count} oldest waiting blocks (heights ${event.from}..${event.to})`;
+      return `Redis did not take the blocks as fast as they came (away, or slower than the source): dropped the ${event.count} oldest waiting blocks (heights ${event.from}..${event.to})`;
     case "stream_ahead":
       return `stream ${event.stream} ends at entry ${event.top}, above height ${event.height}, which it does not hold: Redis refuses the block. A publisher behind the stream (an older file or history, a node lagging by more than the stream keeps) needs nothing done: the stream is fine; if something else wrote ${event.top}, delete that entry (XDEL) and set the stream's last id back (XSETID); delete the stream key only if you know the chain itself was reset (its heights started again lower), after stopping every publisher: on a healthy stream that throws away the blocks the replicas read`;
     case "stream_lost":

@@ -13,7 +13,7 @@ import type { RedisConnectionEvent } from "../../sources/redis/createOutageTrack
 /** Something the Redis sink did that an operator wants in the log. */
 export type RedisSinkEvent =
   | RedisConnectionEvent
-  /** Redis stayed away while `maxPending` blocks waited: the oldest `count` (heights `from`..`to`) were dropped. */
+  /** More than `maxPending` blocks waited (Redis away, or slower than the source): the oldest `count` (heights `from`..`to`) were dropped. */
   | { type: "dropped"; count: number; from: bigint; to: bigint }
   /**
    * Redis refused the `XADD` of `height`, and the stream does not hold that height: its newest
