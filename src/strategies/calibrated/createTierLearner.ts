@@ -96,13 +96,21 @@ export function missBound(
  */
 const MAX_LOSS_DECAY = 0.02;
 /**
+ * Least EW decay of each expert's pinball loss: its value at 99.9 % (a weighted memory of about
+ * 3,000 outcomes). Above 99.9 % a decay of `2(1 − p)/3` made the memory outgrow a history
+ * (30,000 outcomes at 99.99 %): the first outcomes fixed the ranking, and a stricter promise kept
+ * fewer of its bids than a looser one (docs/calibrated-experiments.md).
+ */
+const MIN_LOSS_DECAY = (2 * 0.001) / 3;
+/**
  * The decay of the experts' losses for miss rate `alpha`: at most {@link MAX_LOSS_DECAY}, and
  * slow enough that the weighted memory (about `2 / decay` outcomes) holds at least 3 expected
- * misses. At 99 % a fixed 0.02 ranked experts on about one miss, so which one was chosen was
- * noise, and on heavy-tailed prices the tier kept switching to windows whose top is a poor
- * guide. Tiers at 95 % and below keep 0.02 (5 misses or more).
+ * misses, down to {@link MIN_LOSS_DECAY}. At 99 % a fixed 0.02 ranked experts on about one
+ * miss, so which one was chosen was noise, and on heavy-tailed prices the tier kept switching to
+ * windows whose top is a poor guide. Tiers at 95 % and below keep 0.02 (5 misses or more).
  */
-const lossDecay = (alpha: number) => Math.min(MAX_LOSS_DECAY, (2 * alpha) / 3);
+const lossDecay = (alpha: number) =>
+  Math.max(MIN_LOSS_DECAY, Math.min(MAX_LOSS_DECAY, (2 * alpha) / 3));
 /** Lowest quantile level an expert may drift to (a quarter below its window's minimum). */
 const MIN_LEVEL = -0.25;
 /** Lowest final correction: the guarantee needs no bound below, this keeps recovery quick. */
