@@ -45,4 +45,4 @@ export {
   type HandlerResponse,
   type ResolvedHandlerOptions,
 } from "./types.js";
-export { withEarlierVary } from "./withEarlierVary.js";
+export { withEarlierLists } from "./withEarlierVary.js";

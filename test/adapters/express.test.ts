@@ -15,6 +15,10 @@ import {
   request,
 } from "./contract.js";
 
+/** The chain-state headers the handler exposes to browser pages (default header prefix). */
+const CHAIN_STATE =
+  "X-Aptos-Chain-Id, X-Aptos-Ledger-Version, X-Aptos-Ledger-Oldest-Version, X-Aptos-Ledger-TimestampUsec, X-Aptos-Epoch, X-Aptos-Block-Height, X-Aptos-Oldest-Block-Height";
+
 const versions = [
   ["Express 5", express5],
   ["Express 4", express4],
@@ -202,6 +206,28 @@ for (const [name, express] of versions) {
         expect(estimate.text).toBe(ESTIMATE);
         expect(estimate.headers.vary).toBe("Accept, Origin");
         expect((await request(`${origin}/v1/-/healthy`)).headers.vary).toBe("Origin");
+      } finally {
+        await close();
+      }
+    });
+
+    it("keeps the headers an earlier cors() exposes, adding the chain-state ones", async () => {
+      const app = express();
+      // What cors({ exposedHeaders: ["X-Request-Id"] }) does before passing the request on.
+      app.use((_req, res, next) => {
+        res.setHeader("Access-Control-Allow-Origin", "*");
+        res.setHeader("Access-Control-Expose-Headers", "X-Request-Id");
+        res.setHeader("X-Request-Id", "req-1");
+        next();
+      });
+      app.use(gasdigest(engineWithBlocks(), { maxStalenessMs: false }));
+      const { origin, close } = await listenLocal(http.createServer(app));
+      try {
+        for (const path of ["/v1/estimate_gas_price", "/v1/nope", "/spec.json"]) {
+          const res = await request(`${origin}${path}`);
+          expect(res.headers["access-control-expose-headers"]).toBe(`${CHAIN_STATE}, X-Request-Id`);
+          expect(res.headers["x-request-id"]).toBe("req-1");
+        }
       } finally {
         await close();
       }

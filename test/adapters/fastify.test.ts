@@ -76,6 +76,22 @@ describe("Fastify plugin with inject()", () => {
     await app.close();
   });
 
+  it("keeps the headers an earlier hook exposes (@fastify/cors), adding the chain-state ones", async () => {
+    const app = Fastify();
+    // What @fastify/cors({ exposedHeaders: ["X-Request-Id"] }) does in its onRequest hook.
+    app.addHook("onRequest", async (_request, reply) => {
+      reply
+        .header("Access-Control-Allow-Origin", "*")
+        .header("Access-Control-Expose-Headers", "X-Request-Id");
+    });
+    await app.register(gasdigest, { engine: engineWithBlocks(), maxStalenessMs: false });
+    for (const url of ["/v1/estimate_gas_price", "/v1/nope", "/spec.json"])
+      expect((await app.inject(url)).headers["access-control-expose-headers"]).toBe(
+        "X-Aptos-Chain-Id, X-Aptos-Ledger-Version, X-Aptos-Ledger-Oldest-Version, X-Aptos-Ledger-TimestampUsec, X-Aptos-Epoch, X-Aptos-Block-Height, X-Aptos-Oldest-Block-Height, X-Request-Id",
+      );
+    await app.close();
+  });
+
   it("answers 405 before Fastify parses a request body (and the app keeps its JSON parser)", async () => {
     const app = Fastify();
     app.post("/echo", async (req) => req.body);

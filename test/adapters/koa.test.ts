@@ -167,6 +167,26 @@ describe("Koa: a native middleware", () => {
     }
   });
 
+  it("keeps the headers an upstream @koa/cors exposes, adding the chain-state ones", async () => {
+    // What @koa/cors({ exposeHeaders: ["X-Request-Id"] }) does before it calls next().
+    const cors: Koa.Middleware = async (ctx, next) => {
+      ctx.set("Access-Control-Allow-Origin", "*");
+      ctx.set("Access-Control-Expose-Headers", "X-Request-Id");
+      await next();
+    };
+    const app = await host(gasdigest(engineWithBlocks(), { maxStalenessMs: false }), cors);
+    try {
+      for (const path of ["/v1/estimate_gas_price", "/v1/nope", "/spec.json"])
+        expect(
+          (await request(`${app.origin}${path}`)).headers["access-control-expose-headers"],
+        ).toBe(
+          "X-Aptos-Chain-Id, X-Aptos-Ledger-Version, X-Aptos-Ledger-Oldest-Version, X-Aptos-Ledger-TimestampUsec, X-Aptos-Epoch, X-Aptos-Block-Height, X-Aptos-Oldest-Block-Height, X-Request-Id",
+        );
+    } finally {
+      await app.close();
+    }
+  });
+
   it("is an options factory returning a middleware named gasdigest; validates up front", () => {
     const middleware = gasdigest(engineWithBlocks());
     expect(middleware.name).toBe("gasdigest");

@@ -5,7 +5,7 @@ import {
   type HandlerOptions,
   type HandlerResponse,
   stripPrefix,
-  withEarlierVary,
+  withEarlierLists,
   withinMount,
 } from "../../http/index.js";
 
@@ -94,9 +94,12 @@ function send(
   response: HandlerResponse,
 ) {
   try {
-    // A Vary an earlier middleware set (an application's cors() adds Origin) is kept.
-    const vary = response.headers.Vary === undefined ? undefined : res.getHeader("Vary");
-    res.writeHead(response.status, withEarlierVary(response.headers, vary));
+    // A Vary or Access-Control-Expose-Headers an earlier middleware set (an application's
+    // cors() adds Origin, and the headers it exposes) is kept.
+    res.writeHead(
+      response.status,
+      withEarlierLists(response.headers, (name) => res.getHeader(name)),
+    );
   } catch (err) {
     next(err);
     return;

@@ -17,7 +17,7 @@ import {
   splitMountOptions,
   stripPrefix,
   type ValidationIssue,
-  withEarlierVary,
+  withEarlierLists,
 } from "../../http/index.js";
 
 // The type of `gasdigest` below, named here so a consumer whose package manager does not hoist
@@ -134,9 +134,10 @@ export const gasdigest: FastifyPluginAsync<FastifyGasdigestOptions> = fp(
         routes.removeAllContentTypeParsers();
         routes.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));
         const send = (reply: FastifyReply, res: HandlerResponse) => {
-          // A Vary set by an earlier hook (@fastify/cors adds Origin) is kept.
-          const vary = res.headers.Vary === undefined ? undefined : reply.getHeader("vary");
-          reply.code(res.status).headers(withEarlierVary(res.headers, vary));
+          // A Vary or Access-Control-Expose-Headers set by an earlier hook (@fastify/cors adds
+          // Origin, and the headers it exposes) is kept.
+          const earlier = withEarlierLists(res.headers, (name) => reply.getHeader(name));
+          reply.code(res.status).headers(earlier);
           if (res.body === undefined) return reply.send();
           return reply.send(Buffer.from(res.body.buffer, res.body.byteOffset, res.body.byteLength));
         };

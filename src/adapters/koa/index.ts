@@ -5,7 +5,7 @@ import {
   type HandlerOptions,
   splitMountOptions,
   stripPrefix,
-  withEarlierVary,
+  withEarlierLists,
   withinMount,
 } from "../../http/index.js";
 
@@ -80,9 +80,9 @@ export function gasdigest(
     // Only the metrics scrape is asynchronous.
     const res = answer instanceof Promise ? await answer : answer;
     ctx.status = res.status;
-    // A Vary set upstream (koa-compress adds Accept-Encoding, @koa/cors Origin) is kept.
-    const vary = res.headers.Vary === undefined ? undefined : ctx.response?.get("Vary");
-    ctx.set(withEarlierVary(res.headers, vary));
+    // A Vary or Access-Control-Expose-Headers set upstream (koa-compress adds Accept-Encoding,
+    // @koa/cors Origin and the headers it exposes) is kept.
+    ctx.set(withEarlierLists(res.headers, (name) => ctx.response?.get(name)));
     // No body on HEAD, 204 and 304: Koa then sends the headers as set, Content-Length included.
     if (res.body !== undefined)
       ctx.body = Buffer.from(res.body.buffer, res.body.byteOffset, res.body.byteLength);
