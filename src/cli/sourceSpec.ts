@@ -127,6 +127,8 @@ export function speedFlag(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const speed = Number(value);
   if (!/^(?:\d+\.?\d*|\.\d+)$/.test(value) || !(speed > 0 && Number.isFinite(speed)))
-    throw new UsageError(`--speed must be a positive number (got "${value}")`);
+    throw new UsageError(
+      `--speed must be a positive decimal number in digits, such as 2 or 0.5 (got "${value}")`,
+    );
   return speed;
 }

@@ -73,11 +73,11 @@ describe("flag errors name the flag, whichever layer finds them", () => {
   });
 
   it("--speed is a decimal number as written; a Redis URL needs a real port; help COMMAND is COMMAND --help", async () => {
-    for (const speed of ["0x10", "1e3", " 5", "0", ""]) {
+    for (const speed of ["0x10", "1e3", " 5", "0", "", `1${"0".repeat(400)}`]) {
       const r = await runCli(["serve", "--source", "ndjson:/dev/null", "--speed", speed]);
       expect(r.code, speed).toBe(1);
       expect(firstLine(r.stderr)).toBe(
-        `gasdigest serve: --speed must be a positive number (got "${speed}")`,
+        `gasdigest serve: --speed must be a positive decimal number in digits, such as 2 or 0.5 (got "${speed}")`,
       );
     }
     const port0 = await runCli(["serve", "--source", "redis://127.0.0.1:0"]);
