@@ -1,6 +1,7 @@
-import { Observable } from "rxjs";
+import type { Observable } from "rxjs";
 import type { BlockSample } from "../core/blockSample.js";
 import { createTurnPacer } from "../sources/createTurnPacer.js";
+import { loopObservable } from "../sources/loopObservable.js";
 import { InvalidLineError } from "../sources/ndjsonFile.js";
 import { readNdjson } from "../sources/readNdjson.js";
 
@@ -28,25 +29,18 @@ export interface PulledFileOptions {
  * pulledFile("history.ndjson", { onInvalidLine: log, room: async () => {} }).subscribe(...);
  */
 export function pulledFile(path: string, options: PulledFileOptions): Observable<BlockSample> {
-  return new Observable<BlockSample>((subscriber) => {
-    const abort = new AbortController();
-    (async () => {
-      const pace = createTurnPacer();
-      for await (const entry of readNdjson(path, { signal: abort.signal })) {
-        if (!entry.ok) {
-          options.onInvalidLine(new InvalidLineError(entry.line, entry.issues));
-          continue;
-        }
-        if (options.fromHeight !== undefined && entry.block.height < options.fromHeight) continue;
-        await pace();
-        await options.room(abort.signal);
-        if (subscriber.closed) return;
-        subscriber.next(entry.block);
+  return loopObservable<BlockSample>(async (subscriber, signal) => {
+    const pace = createTurnPacer();
+    for await (const entry of readNdjson(path, { signal })) {
+      if (!entry.ok) {
+        options.onInvalidLine(new InvalidLineError(entry.line, entry.issues));
+        continue;
       }
-      subscriber.complete();
-    })().catch((error) => {
-      if (!abort.signal.aborted) subscriber.error(error);
-    });
-    return () => abort.abort();
+      if (options.fromHeight !== undefined && entry.block.height < options.fromHeight) continue;
+      await pace();
+      await options.room(signal);
+      if (subscriber.closed) return;
+      subscriber.next(entry.block);
+    }
   });
 }

@@ -1,7 +1,8 @@
-import { Observable } from "rxjs";
+import type { Observable } from "rxjs";
 import type { BlockSample } from "../core/blockSample.js";
 import { followChain } from "./aptosRest/followChain.js";
 import { type AptosRestOptions, resolveAptosRestOptions } from "./aptosRest/options.js";
+import { loopObservable } from "./loopObservable.js";
 
 export { aptosRestEventFields } from "./aptosRest/aptosRestEventFields.js";
 export { describeAptosRestEvent } from "./aptosRest/describeAptosRestEvent.js";
@@ -43,14 +44,7 @@ export { normaliseNodeUrl, resolveAptosRestOptions } from "./aptosRest/options.j
  */
 export function aptosRest(url: string, options: AptosRestOptions = {}): Observable<BlockSample> {
   const resolved = resolveAptosRestOptions(url, options);
-  return new Observable<BlockSample>((subscriber) => {
-    const abort = new AbortController();
-    followChain(resolved, (block) => subscriber.next(block), abort.signal).then(
-      () => subscriber.complete(),
-      (error) => {
-        if (!abort.signal.aborted) subscriber.error(error);
-      },
-    );
-    return () => abort.abort();
-  });
+  return loopObservable<BlockSample>((subscriber, signal) =>
+    followChain(resolved, (block) => subscriber.next(block), signal),
+  );
 }

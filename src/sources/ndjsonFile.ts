@@ -1,11 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { Observable } from "rxjs";
+import type { Observable } from "rxjs";
 import type { BlockSample } from "../core/blockSample.js";
 import { InvalidBlockSampleError } from "../core/errors.js";
 import { guarded } from "../core/guarded.js";
 import { MAX_TIMER_MS } from "../core/maxTimerMs.js";
 import type { U64Input } from "../core/u64.js";
 import { createTurnPacer } from "./createTurnPacer.js";
+import { loopObservable } from "./loopObservable.js";
 import { checkNdjsonArguments, ndjsonFileShape } from "./ndjsonOptions.js";
 import { readNdjson } from "./readNdjson.js";
 
@@ -83,8 +84,7 @@ export function ndjsonFile(path: string, options: NdjsonFileOptions = {}): Obser
   // What the application's callbacks throw is dropped: the file is still read to its end.
   const onInvalidLine = guarded(o.onInvalidLine);
   const onWaitCut = guarded(o.onWaitCut);
-  return new Observable<BlockSample>((subscriber) => {
-    const abort = new AbortController();
+  return loopObservable<BlockSample>(async (subscriber, signal) => {
     // Pacing: a block is due `(timestamp - anchor's timestamp) / speed` after the anchor was
     // due (the first block with a timestamp; again a block dated before the one before it, which
     // comes at once, and one whose wait was cut). `prev`: the last paced block. `before`: the
@@ -95,54 +95,48 @@ export function ndjsonFile(path: string, options: NdjsonFileOptions = {}): Obser
     let prev: { usec: bigint; dueMs: number } | undefined;
     let before: { anchor: typeof anchor; prev: typeof prev } | undefined;
     const dueOf = (usec: bigint) => anchor!.ms + Number(usec - anchor!.usec) / 1000 / speed!;
-    (async () => {
-      const pace = createTurnPacer();
-      for await (const entry of readNdjson(path, {
-        signal: abort.signal,
-        maxLineBytes: o.maxLineBytes,
-      })) {
-        if (subscriber.closed) return;
-        await pace();
-        if (subscriber.closed) return;
-        if (!entry.ok) {
-          onInvalidLine(new InvalidLineError(entry.line, entry.issues));
-          continue;
-        }
-        if (o.fromHeight !== undefined && entry.block.height < o.fromHeight) continue;
-        const ts = entry.block.timestampUsec;
-        if (paced && ts !== undefined) {
-          if (before !== undefined && ts >= before.prev!.usec) ({ anchor, prev } = before);
-          const back = prev !== undefined && ts < prev.usec;
-          before = back ? (before ?? { anchor, prev }) : undefined;
-          if (prev === undefined || back) {
-            anchor = { usec: ts, ms: performance.now() };
-            prev = { usec: ts, dueMs: anchor.ms };
-          } else {
-            let dueMs = dueOf(ts);
-            if (dueMs - prev.dueMs > o.maxWaitMs) {
-              onWaitCut({
-                line: entry.line,
-                height: entry.block.height,
-                gapMs: dueMs - prev.dueMs,
-                waitedMs: o.maxWaitMs,
-              });
-              dueMs = prev.dueMs + o.maxWaitMs;
-              anchor = { usec: ts, ms: dueMs };
-            }
-            prev = { usec: ts, dueMs };
-            // In steps a timer can take (MAX_TIMER_MS; a longer delay fires after 1 ms), and
-            // a 30-day maxWaitMs at speed 1 would not be paced at all.
-            for (let left = dueMs - performance.now(); left > 0; left = dueMs - performance.now())
-              await sleep(Math.min(left, MAX_TIMER_MS), undefined, { signal: abort.signal });
-            if (subscriber.closed) return;
-          }
-        }
-        subscriber.next(entry.block);
+    const pace = createTurnPacer();
+    for await (const entry of readNdjson(path, {
+      signal,
+      maxLineBytes: o.maxLineBytes,
+    })) {
+      if (subscriber.closed) return;
+      await pace();
+      if (subscriber.closed) return;
+      if (!entry.ok) {
+        onInvalidLine(new InvalidLineError(entry.line, entry.issues));
+        continue;
       }
-      subscriber.complete();
-    })().catch((error) => {
-      if (!abort.signal.aborted) subscriber.error(error);
-    });
-    return () => abort.abort();
+      if (o.fromHeight !== undefined && entry.block.height < o.fromHeight) continue;
+      const ts = entry.block.timestampUsec;
+      if (paced && ts !== undefined) {
+        if (before !== undefined && ts >= before.prev!.usec) ({ anchor, prev } = before);
+        const back = prev !== undefined && ts < prev.usec;
+        before = back ? (before ?? { anchor, prev }) : undefined;
+        if (prev === undefined || back) {
+          anchor = { usec: ts, ms: performance.now() };
+          prev = { usec: ts, dueMs: anchor.ms };
+        } else {
+          let dueMs = dueOf(ts);
+          if (dueMs - prev.dueMs > o.maxWaitMs) {
+            onWaitCut({
+              line: entry.line,
+              height: entry.block.height,
+              gapMs: dueMs - prev.dueMs,
+              waitedMs: o.maxWaitMs,
+            });
+            dueMs = prev.dueMs + o.maxWaitMs;
+            anchor = { usec: ts, ms: dueMs };
+          }
+          prev = { usec: ts, dueMs };
+          // In steps a timer can take (MAX_TIMER_MS; a longer delay fires after 1 ms), and
+          // a 30-day maxWaitMs at speed 1 would not be paced at all.
+          for (let left = dueMs - performance.now(); left > 0; left = dueMs - performance.now())
+            await sleep(Math.min(left, MAX_TIMER_MS), undefined, { signal });
+          if (subscriber.closed) return;
+        }
+      }
+      subscriber.next(entry.block);
+    }
   });
 }

@@ -1,5 +1,6 @@
-import { Observable } from "rxjs";
+import type { Observable } from "rxjs";
 import type { BlockSample } from "../core/blockSample.js";
+import { loopObservable } from "./loopObservable.js";
 import { loadIoredis } from "./redis/connectRedis.js";
 import { followStream } from "./redis/followStream.js";
 import { type RedisStreamOptions, resolveRedisStreamOptions } from "./redis/options.js";
@@ -65,14 +66,7 @@ export function redisStream(
   const resolved = resolveRedisStreamOptions(url, options);
   // Start loading the client now, so a server subscribing after it listens connects sooner.
   loadIoredis().catch(() => undefined);
-  return new Observable<BlockSample>((subscriber) => {
-    const abort = new AbortController();
-    followStream(resolved, (block) => subscriber.next(block), abort.signal).then(
-      () => subscriber.complete(),
-      (error) => {
-        if (!abort.signal.aborted) subscriber.error(error);
-      },
-    );
-    return () => abort.abort();
-  });
+  return loopObservable<BlockSample>((subscriber, signal) =>
+    followStream(resolved, (block) => subscriber.next(block), signal),
+  );
 }
