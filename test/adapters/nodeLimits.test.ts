@@ -651,6 +651,25 @@ describe("options", () => {
     ]);
   });
 
+  it("names a __proto__ key as unknown, as the handler does (options read from JSON)", () => {
+    const engine = createEngine({ strategy: aip34() });
+    const issuesOf = (text: string) => {
+      try {
+        createServer(engine, JSON.parse(text));
+      } catch (e) {
+        expect(e).toBeInstanceOf(InvalidConfigError);
+        return (e as InvalidConfigError).issues.map(({ path, message }) => ({ path, message }));
+      }
+      return [];
+    };
+    // `handler[key] = value` set the copy's prototype: this one passed unchecked, and the next
+    // read "maxConnections: unknown field (did you mean maxConnections?)".
+    expect(issuesOf('{"__proto__":5}')).toEqual([{ path: "__proto__", message: "unknown field" }]);
+    expect(issuesOf('{"__proto__":{"maxConnections":1,"basePath":"/x"}}')).toEqual([
+      { path: "__proto__", message: "unknown field" },
+    ]);
+  });
+
   it("parseResponses splits HEAD answers and chunked ones", () => {
     const data = Buffer.from(
       "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n0\r\n\r\n",

@@ -118,13 +118,14 @@ export function parseServerOptions(input: NodeServerOptions | null | undefined):
   if (opened.issue) throw new InvalidConfigError([opened.issue]);
   const issues: ValidationIssue[] = [];
   const server: Record<string, unknown> = { ...SERVER_DEFAULTS };
-  const handler: Record<string, unknown> = {};
+  // Copied as data properties: an own `__proto__` key (JSON.parse makes one) stays a key, named
+  // as unknown, where `handler[key] = value` set the copy's prototype (its fields then passed
+  // unchecked, or were named as unknown though spelt right).
+  const handler: Record<string, unknown> = Object.fromEntries(
+    Object.entries(opened.value).filter(([key]) => !Object.hasOwn(SERVER_DEFAULTS, key)),
+  );
   for (const [key, value] of Object.entries(opened.value)) {
-    if (!Object.hasOwn(SERVER_DEFAULTS, key)) {
-      handler[key] = value;
-      continue;
-    }
-    if (value === undefined) continue;
+    if (!Object.hasOwn(SERVER_DEFAULTS, key) || value === undefined) continue;
     if (key === "closeEngine") {
       server.closeEngine = parseCloseEngine(value, issues);
       continue;
