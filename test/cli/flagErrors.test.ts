@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PUBLISH_USAGE, parsePublishFlags, RETAIN_MARGIN } from "../../src/cli/publishFlags.js";
+import { speedFlag } from "../../src/cli/sourceSpec.js";
 import { runCli } from "../helpers/cli.js";
 import { noNodeUrl } from "../helpers/freePort.js";
 
@@ -70,6 +71,15 @@ describe("flag errors name the flag, whichever layer finds them", () => {
       expect(firstLine(r.stderr)).toBe(`gasdigest publish: ${message}`);
       expect(r.stdout, "nothing logged: the command never started").toBe("");
     }
+  });
+
+  // A hang guard, not a speed claim: the check's regex took quadratic time on a long value that
+  // is not a number (100,000 digits and a letter: 12 s; these 300,000 would take about 2 min).
+  it("--speed refuses a long value that is not a number at once", { timeout: 10_000 }, () => {
+    expect(["2", "0.5", "10.", ".5"].map(speedFlag)).toEqual([2, 0.5, 10, 0.5]);
+    expect(() => speedFlag(`${"1".repeat(300_000)}x`)).toThrow(
+      "--speed must be a positive decimal number in digits",
+    );
   });
 
   it("--speed is a decimal number as written; a Redis URL needs a real port; help COMMAND is COMMAND --help", async () => {

@@ -111,6 +111,14 @@ describe("aptosRest: headers fetch would refuse are refused at the call", () => 
     expect(o.headers).toEqual({ authorization: "Bearer k", "x-api-key": "k2", "x-empty": "" });
     expect(Object.isFrozen(o.headers)).toBe(true);
   });
+
+  // A hang guard, not a speed claim: a regex trimmed in quadratic time (100,000 spaces inside a
+  // value: 11 s; these 300,000 would take about 2 min).
+  it("trims a value with a long run of spaces inside at once", { timeout: 10_000 }, () => {
+    const inner = " ".repeat(300_000);
+    const o = resolveAptosRestOptions("http://node", { headers: { "x-a": ` a${inner}b ` } });
+    expect(o.headers["x-a"]).toBe(`a${inner}b`);
+  });
 });
 
 describe("aptosRest: what the check accepts is what node's fetch sends", () => {

@@ -34,8 +34,20 @@ function showChar(code: number): string {
   return JSON.stringify(String.fromCharCode(code));
 }
 
-/** Fetch's "HTTP whitespace", which it strips from both ends of a value before checking it. */
-const trimHttpWhitespace = (v: string) => v.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
+const isHttpWhitespace = (c: number) => c === 9 || c === 10 || c === 13 || c === 32;
+
+/**
+ * Fetch's "HTTP whitespace", which it strips from both ends of a value before checking it. A
+ * loop, not `/[\t\n\r ]+$/`, which a value with a long run of spaces inside took quadratic
+ * time on (100,000 spaces: 11 s).
+ */
+function trimHttpWhitespace(v: string): string {
+  let from = 0;
+  let to = v.length;
+  while (from < to && isHttpWhitespace(v.charCodeAt(from))) from++;
+  while (to > from && isHttpWhitespace(v.charCodeAt(to - 1))) to--;
+  return v.slice(from, to);
+}
 
 /**
  * What is wrong with a header value (already trimmed), or undefined. A value is sent as bytes:
