@@ -41,7 +41,7 @@ function describeStreamLost(event: Extract<RedisSinkEvent, { type: "stream_lost"
       : `${rewriteFrom === undefined ? "" : `this publisher writes heights ${rewriteFrom}..${to} again (what it kept) before any newer block; `}heights ${from}..${(rewriteFrom ?? to + 1n) - 1n} stay missing: replicas that read them keep them, a replica started now warm-starts across the hole until newer blocks fill its windows`;
   const cause =
     event.top === undefined
-      ? "it restarted from an older snapshot or without persistence, or the stream was deleted or emptied: DEL, FLUSHALL, XTRIM"
+      ? "it restarted from an older snapshot or without persistence, or the stream was deleted or emptied: DEL, FLUSHALL, XTRIM, or evicted by a maxmemory-policy other than noeviction"
       : "it restarted from an older snapshot, or without persistence";
   const lost =
     event.top === undefined

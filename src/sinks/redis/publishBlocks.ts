@@ -17,7 +17,7 @@ import type { PendingQueue } from "./createPendingQueue.js";
 import { createWrittenRing } from "./createWrittenRing.js";
 import type { RedisPublishResult, ResolvedRedisStreamSinkOptions } from "./options.js";
 import { type LossReport, restoreLostEntries } from "./restoreLostEntries.js";
-import { isRefused, writeEntries } from "./writeEntries.js";
+import { isRefused, refusesNoMakeStream, writeEntries } from "./writeEntries.js";
 
 /**
  * The write loop of the Redis sink: take up to `batchSize` waiting blocks, send their `XADD`s
@@ -111,8 +111,7 @@ export async function publishBlocks(
           // The outage ends when blocks are written (below), not when a connection is up: a
           // write refused every time must count as an outage, not as endless reconnections.
           onEvent({ type: "connected", url, stream });
-          wroteHere = false;
-          await restoreLostEntries(conn, options, written, lost);
+          wroteHere = await restoreLostEntries(conn, options, written, lost);
         }
         batch = queue.take(options.batchSize);
         // Height 0 is never written (Redis refuses the id 0-0): skipped where it comes. One
@@ -134,13 +133,8 @@ export async function publishBlocks(
         // by the next connection's check (which may leave it empty: then XADD makes it again).
         const mustExist = noMakeStream && wroteHere;
         const replies = await writeEntries(conn, stream, retain, entries, mustExist);
-        // Redis before 6.2 reads NOMKSTREAM as the id ("Invalid stream ID") or refuses the
-        // syntax: the batch is written again without the check (ids here are always valid).
-        const answer = replies?.[0]?.[0]?.message.toLowerCase() ?? "";
-        if (
-          mustExist &&
-          (answer.includes("syntax error") || answer.includes("invalid stream id"))
-        ) {
+        // Redis before 6.2: the batch is written again without the check.
+        if (mustExist && refusesNoMakeStream(replies)) {
           noMakeStream = false;
           queue.putBack(batch);
           batch = [];

@@ -5,7 +5,7 @@ import { readStreamTopId } from "../../sources/redis/redisStreamTop.js";
 import { entryId, idHeight } from "../../sources/redis/streamEntry.js";
 import type { WrittenRing } from "./createWrittenRing.js";
 import type { ResolvedRedisStreamSinkOptions } from "./options.js";
-import { isRefused, writeEntries } from "./writeEntries.js";
+import { isRefused, refusesNoMakeStream, writeEntries } from "./writeEntries.js";
 
 /**
  * The loss being repaired: its `to`, so that a repair retried after a failure is not reported
@@ -26,19 +26,23 @@ export interface LossReport {
  * other publisher was first) is fine. Costs nothing before the first write, and one
  * `XREVRANGE ... COUNT 1` (the top's id, not decoded) on each reconnection.
  *
+ * Returns whether it wrote an entry: the stream is then there, and the sink's next write carries
+ * `NOMKSTREAM` (a stream deleted between the repair and that write is noticed, not started again
+ * above a hole).
+ *
  * @throws {RedisFeedError} when a call fails (the sink retries after a backoff: the top is read
  * again and only what is still missing is written).
  * @example
- * await restoreLostEntries(conn, options, written, reported);
+ * const wrote = await restoreLostEntries(conn, options, written, reported);
  */
 export async function restoreLostEntries(
   conn: RedisConnection,
   options: ResolvedRedisStreamSinkOptions,
   written: WrittenRing,
   reported: LossReport,
-): Promise<void> {
+): Promise<boolean> {
   const newest = written.newest;
-  if (newest === undefined) return;
+  if (newest === undefined) return false;
   const { stream } = options;
   const top = await readStreamTopId(conn, stream);
   // An id that is not a height (written by something else) is handled by the XADDs' own check.
@@ -46,7 +50,7 @@ export async function restoreLostEntries(
   if (topHeight === undefined || topHeight >= newest) {
     reported.to = undefined;
     reported.refusedTo = undefined;
-    return;
+    return false;
   }
   const kept = written.above(topHeight);
   if (reported.to !== newest) {
@@ -68,11 +72,33 @@ export async function restoreLostEntries(
   let refused: bigint | undefined;
   // Whether Redis refused the newest height: its last id is at or above it.
   let newestRefused = false;
-  for (let i = 0; i < kept.length; i += options.batchSize) {
-    const replies = await writeEntries(conn, stream, retain, kept.slice(i, i + options.batchSize));
+  // Once a batch is in, the stream must stay: deleted under the repair (DEL, FLUSHALL, a
+  // maxmemory policy that evicts), the next batch would start it again above a hole, without a
+  // word. NOMKSTREAM (Redis 6.2 and later) answers null instead: the next connection repairs
+  // again, from the start. Older servers refuse the option, and the repair goes on without it.
+  let noMakeStream = true;
+  let wrote = false;
+  for (let i = 0; i < kept.length; ) {
+    const mustExist = noMakeStream && i > 0;
+    const replies = await writeEntries(
+      conn,
+      stream,
+      retain,
+      kept.slice(i, i + options.batchSize),
+      mustExist,
+    );
+    if (mustExist && refusesNoMakeStream(replies)) {
+      noMakeStream = false;
+      continue;
+    }
     for (let j = 0; j < Math.min(options.batchSize, kept.length - i); j++) {
       const [error, reply] = replies?.[j] ?? [new Error("no answer in the pipeline")];
       if (error && !isRefused(error)) throw commandFailure(conn.url, error);
+      if (mustExist && !error && reply === null)
+        throw new RedisFeedError(conn.url, "command", {
+          message: `stream ${stream} is gone (deleted, evicted, or Redis flushed) while this publisher wrote the heights it lost back`,
+          details: "the blocks it kept are written again, from the oldest, on the next connection",
+        });
       // Anything but the id asked for (a proxy mangling replies) is no sign it was written.
       const id = entryId(kept[i + j]!.height);
       if (!error && reply !== id)
@@ -80,9 +106,11 @@ export async function restoreLostEntries(
           message: `Redis at ${conn.url} answered XADD ${id} of stream ${stream} with something that is not that entry's id`,
           details: `the reply is ${describeValue(reply)}`,
         });
+      if (!error) wrote = true;
       if (error) refused ??= kept[i + j]!.height;
       if (error && kept[i + j]!.height === newest) newestRefused = true;
     }
+    i += options.batchSize;
   }
   // Refused up to the newest height: the stream's last id still stands at or above every height
   // Redis acknowledged, which a restart from an older snapshot or without persistence never
@@ -97,7 +125,7 @@ export async function restoreLostEntries(
       reported.refusedTo = newest;
       options.onEvent({ type: "repair_refused", stream, from: kept[0]!.height, to: newest });
     }
-    return;
+    return wrote;
   }
   // A refused height is fine when the stream now stands at or above it (the other publisher
   // was first). Refused with no entry at or above it, Redis refused it by the stream's last id,
@@ -113,4 +141,5 @@ export async function restoreLostEntries(
       });
   }
   reported.to = undefined;
+  return wrote;
 }

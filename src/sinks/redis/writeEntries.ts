@@ -57,3 +57,16 @@ export function writeEntries(
     });
   });
 }
+
+/**
+ * Whether Redis refused `NOMKSTREAM` itself (before 6.2 it reads it as the id, "Invalid stream
+ * ID", or refuses the syntax): the batch is to be written again without it (the ids written are
+ * always valid, so neither answer means anything else).
+ *
+ * @example
+ * if (mustExist && refusesNoMakeStream(replies)) noMakeStream = false;
+ */
+export function refusesNoMakeStream(replies: XaddReplies): boolean {
+  const answer = replies?.[0]?.[0]?.message.toLowerCase() ?? "";
+  return answer.includes("syntax error") || answer.includes("invalid stream id");
+}
