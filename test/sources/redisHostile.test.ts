@@ -113,7 +113,7 @@ describe.skipIf(skip)("Redis feed against a stream others write to", () => {
     const gaps = source.events.filter((e) => e.type === "gap");
     expect(gaps).toEqual([{ type: "gap", stream: STREAM, from: 6n, to: 8n }]);
     expect(describeRedisEvent(gaps[0]!)).toBe(
-      `no block for heights 6..8 in stream ${STREAM}: trimmed before this replica read them (it fell behind by more than the stream keeps, see --retain), never published, or skipped as invalid`,
+      `no block for heights 6..8 in stream ${STREAM}: trimmed before they were read here (this reader fell behind by more than the stream keeps, or asked for older heights than it keeps: see --retain), never published, or skipped as invalid`,
     );
   });
 

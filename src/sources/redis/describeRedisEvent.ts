@@ -37,7 +37,7 @@ export function describeRedisEvent(event: RedisStreamEvent | RedisConnectionEven
     case "resumed":
       return `reading stream ${event.stream} again after entry ${event.afterId}`;
     case "gap":
-      return `no block for heights ${event.from}..${event.to} in stream ${event.stream}: trimmed before this replica read them (it fell behind by more than the stream keeps, see --retain), never published, or skipped as invalid`;
+      return `no block for heights ${event.from}..${event.to} in stream ${event.stream}: trimmed before they were read here (this reader fell behind by more than the stream keeps, or asked for older heights than it keeps: see --retain), never published, or skipped as invalid`;
     case "rejected":
       return `entry ${event.id} skipped: ${formatIssues(event.issues, "; ")}`;
   }
