@@ -21,6 +21,8 @@ export async function newestStart(
       parseRedisUrl(url),
       stream ?? DEFAULT_STREAM,
       DEFAULT_REDIS_TIMEOUT_MS,
+      undefined,
+      "gasdigest-record",
     );
     if (!top?.ok) return undefined;
     const from = top.height - BigInt(n) + 1n;

@@ -37,7 +37,13 @@ export async function waitForStreamTop(
     try {
       // The signal closes a connection waiting on a Redis that answers nothing: a stop does
       // not wait out the timeout.
-      const top = await fetchStreamTop(target, stream, DEFAULT_REDIS_TIMEOUT_MS, signal);
+      const top = await fetchStreamTop(
+        target,
+        stream,
+        DEFAULT_REDIS_TIMEOUT_MS,
+        signal,
+        "gasdigest-publisher",
+      );
       outage.succeeded();
       return top;
     } catch (e) {

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { newestStart } from "../../src/cli/newestStart.js";
 import { U64_MAX } from "../../src/core/u64.js";
 import { parseBlockSample } from "../../src/index.js";
 import {
@@ -213,6 +214,23 @@ describe.skipIf(skip)("Redis feed against a stream others write to", () => {
     await until(() => source.got.length === 12);
     expect(source.heights()).toEqual([21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32]);
     expect(source.events.filter((e) => e.type === "retrying")).toEqual([]);
+  });
+
+  it("a short look at the stream's top names its connection after the command that asks (CLIENT LIST)", async () => {
+    // record's --blocks N and the library's redisStreamTop read the top on a connection once
+    // named gasdigest-publisher: an operator looking for a running publisher found one.
+    await publish(redis.url, blocks(1, 3));
+    const monitor = await redis.client.monitor();
+    cleanup.push(() => monitor.disconnect());
+    const names: string[] = [];
+    monitor.on("monitor", (_time: string, args: string[]) => {
+      if (args[0]?.toLowerCase() === "client" && args[1]?.toLowerCase() === "setname")
+        names.push(args[2]!);
+    });
+    expect(await newestStart(redis.url, STREAM, 2)).toBe(2n);
+    expect((await redisStreamTop(redis.url, { stream: STREAM }))?.ok).toBe(true);
+    await until(() => names.length === 2);
+    expect(names).toEqual(["gasdigest-record", "gasdigest"]);
   });
 
   it("a password holding %, @, : and a space, percent-encoded, reaches Redis as it is", async () => {

@@ -52,23 +52,20 @@ export async function redisStreamTop(
  * {@link redisStreamTop} on a validated target: one connection, no retry. When `signal` aborts,
  * the connection is closed at once (a call waiting on a Redis that answers nothing fails with
  * `closed`), instead of after `timeoutMs`: a publisher stopped while it waits for Redis at start
- * stops then.
+ * stops then. `name` is the connection's (`CLIENT LIST`): the command that asks.
  *
  * @throws {RedisFeedError} as {@link redisStreamTop}.
  * @example
- * const top = await fetchStreamTop(parseRedisUrl(url), "gasdigest:blocks", 5000, signal);
+ * const top = await fetchStreamTop(parseRedisUrl(url), "gasdigest:blocks", 5000, signal, "gasdigest-publisher");
  */
 export async function fetchStreamTop(
   target: RedisTarget,
   stream: string,
   timeoutMs: number,
   signal?: AbortSignal,
+  name = "gasdigest",
 ): Promise<RedisStreamTop | undefined> {
-  const conn = await connectRedis(target, {
-    timeoutMs,
-    name: "gasdigest-publisher",
-    signal,
-  });
+  const conn = await connectRedis(target, { timeoutMs, name, signal });
   const close = () => conn.close();
   signal?.addEventListener("abort", close, { once: true });
   try {
