@@ -16,6 +16,18 @@ import { descriptorOf, writtenInPlace } from "./outputFile.js";
 const isRegularFile = async (path: string) =>
   (await stat(path).catch(() => undefined))?.isFile() === true;
 
+/** Whether the file at `path` starts with gzip's magic bytes, `1f 8b`. */
+async function startsWithGzip(path: string): Promise<boolean> {
+  const fh = await open(path, "r");
+  try {
+    const head = Buffer.alloc(2);
+    const { bytesRead } = await fh.read(head, 0, 2, 0);
+    return bytesRead === 2 && head[0] === 0x1f && head[1] === 0x8b;
+  } finally {
+    await fh.close();
+  }
+}
+
 /**
  * The last block of an NDJSON file (`undefined` when the file is missing or empty, or is not a
  * regular file: a FIFO has no last line to read, and opening one to read it waits for a writer),
@@ -33,6 +45,12 @@ export async function readLastBlock(
   if (found !== undefined && !found.isFile() && !found.isDirectory()) return undefined;
   let last: Awaited<ReturnType<typeof readLastNdjsonLine>>;
   try {
+    // Every reader takes a gzip file, but plain lines appended to one would be lost to them.
+    if (found?.isFile() && (await startsWithGzip(path)))
+      throw new BaseError(`cannot append to ${path}: it is gzip-compressed`, {
+        details:
+          "record writes plain NDJSON: decompress it first (gunzip), or record to a new file",
+      });
     last = await readLastNdjsonLine(path);
   } catch (e) {
     if (e instanceof BaseError) throw e;

@@ -8,6 +8,7 @@ import {
   parseNdjsonLine,
   tooLong,
 } from "./parseNdjsonLine.js";
+import { plainBytes } from "./plainBytes.js";
 import { isStdinSocket } from "./stdinSocket.js";
 
 export {
@@ -44,7 +45,8 @@ const BLANKS_PER_LOOK = 1024;
 
 /**
  * Read an NDJSON block file as a stream (never whole), yielding one entry per non-blank line
- * with its 1-based line number. Bad lines are yielded with their issues; reading goes on. Each
+ * with its 1-based line number. A gzip-compressed file (`history.ndjson.gz`) is decompressed as
+ * it is read. Bad lines are yielded with their issues; reading goes on. Each
  * line goes through `parseNdjsonLine` (the byte scanner, then the general parser); the file is
  * read in 1 MiB chunks, so memory is one chunk plus the longest line (at most `maxLineBytes`:
  * a longer line is forgotten as it comes and rejected with its number).
@@ -98,7 +100,8 @@ async function* ndjsonLines(
   let partsBytes = 0;
   let oversized = false;
   let lineNo = 0;
-  let bytesRead = 0;
+  // Bytes taken from the file (compressed ones, for a gzip file): progress is against its size.
+  const read = { bytes: 0 };
   // Blank lines yield nothing, so a consumer that takes turns between entries (ndjsonFile) never
   // gets one in a run of them: a chunk of a million blank lines held its server for 150 ms.
   const pace = createTurnPacer();
@@ -114,10 +117,9 @@ async function* ndjsonLines(
   };
 
   try {
-    chunks: for await (const chunk of stream as AsyncIterable<Buffer>) {
-      bytesRead += chunk.length;
+    chunks: for await (const chunk of plainBytes(stream as AsyncIterable<Buffer>, read)) {
       // Before the chunk's lines, so that progress shown while they are taken counts it.
-      o.onBytes?.(bytesRead);
+      o.onBytes?.(read.bytes);
       let start = 0;
       let nl = chunk.indexOf(NEWLINE, start);
       while (nl !== -1) {

@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { lastValueFrom, take, toArray } from "rxjs";
 import { afterEach, describe, expect, it } from "vitest";
 import { estimateLine } from "../../src/cli/replay.js";
@@ -303,6 +304,12 @@ describe("gasdigest record", () => {
     const fed = await record(["--source", "sim", "--blocks", "2", "--out", feed, "--append"]);
     expect(fed.code).toBe(1);
     expect(fed.stderr).toMatch(/cannot append to .*feed\.ndjson: its last line is not JSON \(/);
+    // Every reader takes a gzip history, but lines appended to one would be lost to them.
+    const gz = join(dir, "h.ndjson.gz");
+    writeFileSync(gz, gzipSync(`${serializeBlockSample(sim[0]!)}\n`));
+    const zipped = await record(["--source", "sim", "--blocks", "2", "--out", gz, "--append"]);
+    expect(zipped.code).toBe(1);
+    expect(zipped.stderr).toMatch(/cannot append to .*h\.ndjson\.gz: it is gzip-compressed \(/);
     const empty = join(dir, "empty.ndjson");
     writeFileSync(empty, "\n\n");
     expect(

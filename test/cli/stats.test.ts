@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 
@@ -84,6 +85,20 @@ describe("gasdigest stats", () => {
         "m",
       ),
     );
+  });
+
+  it("reads a gzip-compressed history as the plain one", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gasdigest-stats-gz-"));
+    const gz = join(dir, "mixed.ndjson.gz");
+    writeFileSync(gz, gzipSync(readFileSync(MIXED)));
+    const plain = JSON.parse((await runCli(["stats", "--input", MIXED, "--json"])).stdout);
+    const zipped = await runCli(["stats", "--input", gz, "--json"]);
+    expect(zipped.stderr).toBe("");
+    const { input, ...stats } = JSON.parse(zipped.stdout);
+    expect(input).toBe(gz);
+    const { input: _, ...plainStats } = plain;
+    expect(stats).toEqual(plainStats);
+    expect(stats.blocks).toBe(500);
   });
 
   it("a missing --input is a usage error; an unreadable file names itself", async () => {

@@ -2,7 +2,9 @@ import { constants } from "node:buffer";
 import { mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
+import { plainBytes } from "../../src/sources/plainBytes.js";
 import { type NdjsonLine, readNdjson } from "../../src/sources/readNdjson.js";
 import { block } from "../helpers/blocks.js";
 
@@ -142,5 +144,66 @@ describe("readNdjson: blank lines are JSON whitespace only", () => {
     // Lines 2-6 are text that is not JSON; line 7 (spaces, a tab, a CR) and 8 are blank.
     expect(bad.map((e) => e.line)).toEqual([2, 3, 4, 5, 6]);
     for (const e of bad) expect(e.issues[0]!.code).toBe("invalid_json");
+  });
+});
+
+describe("readNdjson: a gzip-compressed file", () => {
+  const text = `${[1, 2, 3].map((h) => line(h, 2)).join("\n")}\n`;
+  const writeBytes = (bytes: Uint8Array) => {
+    const path = join(dir, `f${files++}.ndjson.gz`);
+    writeFileSync(path, bytes);
+    return path;
+  };
+
+  it("is read as the plain file is, progress counted in the file's own (compressed) bytes", async () => {
+    const path = writeBytes(gzipSync(text));
+    const seen: number[] = [];
+    const entries: NdjsonLine[] = [];
+    for await (const e of readNdjson(path, { onBytes: (n) => seen.push(n) })) entries.push(e);
+    expect(entries).toEqual(await collect(write(text)));
+    expect(entries.map((e) => e.ok)).toEqual([true, true, true]);
+    expect(seen.at(-1)).toBe(statSync(path).size);
+  });
+
+  it("several members one after the other (cat a.gz b.gz) are one history", async () => {
+    const path = writeBytes(Buffer.concat([gzipSync(text), gzipSync(`${line(4)}\n`)]));
+    const entries = await collect(path);
+    expect(entries.map((e) => (e.ok ? Number(e.block.height) : e.issues))).toEqual([1, 2, 3, 4]);
+  });
+
+  it("cut short: the lines before the cut, then an error that says the gzip data is cut", async () => {
+    const whole = gzipSync(
+      `${Array.from({ length: 2_000 }, (_, i) => line(i + 1, 3)).join("\n")}\n`,
+    );
+    const path = writeBytes(whole.subarray(0, Math.floor(whole.length / 2)));
+    const heights: number[] = [];
+    const read = (async () => {
+      for await (const e of readNdjson(path)) if (e.ok) heights.push(Number(e.block.height));
+    })();
+    await expect(read).rejects.toThrow(/^gzip data cut short or corrupt: unexpected end of file$/);
+    expect(heights.length).toBeGreaterThan(0);
+    expect(heights).toEqual(Array.from({ length: heights.length }, (_, i) => i + 1));
+  });
+
+  it("handed over a byte at a time (a pipe) is still recognised", async () => {
+    const bytes = gzipSync(text);
+    async function* oneByOne() {
+      for (const b of bytes) yield Buffer.from([b]);
+    }
+    const read = { bytes: 0 };
+    const chunks: Buffer[] = [];
+    for await (const c of plainBytes(oneByOne(), read)) chunks.push(c);
+    expect(Buffer.concat(chunks).toString()).toBe(text);
+    expect(read.bytes).toBe(bytes.length);
+    // And a plain one-byte file is not taken for gzip.
+    const plain: Buffer[] = [];
+    for await (const c of plainBytes(
+      (async function* () {
+        yield Buffer.from("{");
+      })(),
+      { bytes: 0 },
+    ))
+      plain.push(c);
+    expect(Buffer.concat(plain).toString()).toBe("{");
   });
 });
