@@ -466,6 +466,14 @@ describe("createTierScore: inclusion where the price was a choice", () => {
     expect(score.result().overpayment).toEqual({ median: 5, p90: 5, mean: 3 });
   });
 
+  it("reads the overpayment's p90 at the 90th percentile of the bids that got in", () => {
+    const score = createTierScore();
+    // Bids paying 1× to 100× a clearing price of 1, each in its own block.
+    for (let k = 1; k <= 100; k++) score.observe(BigInt(k), 1n);
+    for (let i = 0; i < 10; i++) score.observe(undefined, 1_000_000n);
+    expect(score.result().overpayment).toMatchObject({ median: 51, p90: 91, mean: 50.5 });
+  });
+
   it("a calibrated run reports it next to the promise's kept rate", async () => {
     // Quiet then busy: the quiet bids sit at the minimum and get in.
     const prices = [

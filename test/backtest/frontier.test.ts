@@ -149,6 +149,35 @@ describe("frontier", () => {
     expect(r(0.9)).toMatchObject({ kind: "floor", overpay: 1, inclusion: 0.97 });
     expect(r(0.99)).toMatchObject({ kind: "unreached", overpay: null });
     expect(formatFrontier(f)).toContain("1.000*");
+    // The cheapest setting exactly at a target is that target's floor too.
+    const exact = {
+      strategies: values.map((v) =>
+        lane(`last-block@${v}`, [
+          [0, 0],
+          [0.95, v],
+          [0, 0],
+        ]),
+      ),
+    } as unknown as BacktestResult;
+    const g = frontierResult(exact, planFrontier(["last-block"], {}, {}));
+    expect(
+      g.readings.find((x) => x.strategy === "last-block" && x.horizon === 1 && x.target === 0.95),
+    ).toMatchObject({ kind: "floor", overpay: values[0], inclusion: 0.95 });
+    // A setting that reaches a target exactly reaches it, the last one too.
+    const last = values.length - 1;
+    const top = {
+      strategies: values.map((v, i) =>
+        lane(`last-block@${v}`, [
+          [0, 0],
+          [i === last ? 0.99 : 0.5, v],
+          [0, 0],
+        ]),
+      ),
+    } as unknown as BacktestResult;
+    const h = frontierResult(top, planFrontier(["last-block"], {}, {}));
+    expect(
+      h.readings.find((x) => x.strategy === "last-block" && x.horizon === 1 && x.target === 0.99),
+    ).toMatchObject({ kind: "interpolated", overpay: values[last], inclusion: 0.99 });
   });
 
   it("keeps a swept tdigest tier's own window and sample from the config", () => {

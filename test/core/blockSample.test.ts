@@ -125,6 +125,15 @@ describe("block sample", () => {
     ]);
   });
 
+  it("takes chain id 255 and refuses 256", () => {
+    expect(
+      parseBlockSample({ height: 1, epoch: 1, chain_id: 255, gas_unit_prices: [] }).chainId,
+    ).toBe(255);
+    expect(issuesOf({ height: 1, epoch: 1, chain_id: "256", gas_unit_prices: [] })).toEqual([
+      "chain_id: must be a chain id from 0 to 255 (got 256)",
+    ]);
+  });
+
   it("round-trips through its NDJSON line, exactly above 2^53", () => {
     const line =
       '{"height":"9","epoch":"2","gas_unit_prices":["9007199254740993"],"block_gas_limit":"5"}';

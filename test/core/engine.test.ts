@@ -1,5 +1,6 @@
 import { from, lastValueFrom, Observable, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
+import { noteArrival } from "../../src/core/blockArrival.js";
 import {
   aip34,
   BlockOrderError,
@@ -9,6 +10,7 @@ import {
   geth,
   InvalidBlockSampleError,
   lastBlock,
+  parseBlockSample,
   type StrategyFactory,
   tdigest,
 } from "../../src/index.js";
@@ -32,6 +34,18 @@ describe("engine", () => {
       true,
     );
     expect(engine.snapshot()).toBe(s);
+  });
+
+  it("dates a block from its earlier arrival elsewhere (a replica's publisher), never from a later one", () => {
+    const engine = createEngine({ strategy: aip34(), now: () => 5000 });
+    const early = parseBlockSample(idleBlock(1));
+    noteArrival(early, 1000);
+    engine.ingest(early);
+    expect(engine.snapshot()!.receivedAtMs).toBe(1000);
+    const late = parseBlockSample(idleBlock(2));
+    noteArrival(late, 9000);
+    engine.ingest(late);
+    expect(engine.snapshot()!.receivedAtMs).toBe(5000);
   });
 
   it("ignores and counts duplicates, rejects lower heights leaving state untouched, accepts gaps", () => {

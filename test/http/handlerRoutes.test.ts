@@ -24,6 +24,7 @@ describe("GET /v1 (ledger info)", () => {
       expect(res.headers).toMatchObject({
         ...chainHeadersAfter3(),
         "Content-Type": "application/json",
+        "Cache-Control": "no-store",
       });
     }
   });
@@ -391,6 +392,14 @@ describe("options", () => {
     expect(off.headers.Allow).toBe("GET, HEAD, OPTIONS");
     expect(off.headers["Access-Control-Allow-Methods"]).toBeUndefined();
     expect(s.get("/unknown", {}, "OPTIONS").status).toBe(404);
+    // Asked-for headers that are not a list of header names are not echoed.
+    const odd = s.get(
+      "/v1/estimate_gas_price",
+      { origin: "https://a.example", "access-control-request-headers": "x-a, (b)" },
+      "OPTIONS",
+    );
+    expect(odd.status).toBe(204);
+    expect(odd.headers["Access-Control-Allow-Headers"]).toBeUndefined();
   });
 
   it("logs one debug line per request through the logger", () => {
@@ -540,6 +549,9 @@ describe("options", () => {
     // Its arguments are checked, every problem named: a host's typo never goes out on the wire.
     expect(() => s.handler.errorResponse(200, "oops" as never, 5 as never)).toThrow(
       'invalid argument: status: must be an error status from 400 to 599 (got 200); errorCode: must be one of the node\'s error codes such as "internal_error" (got "oops"); message: must be a string (got 5)',
+    );
+    expect(() => s.handler.errorResponse(600, "internal_error", "x")).toThrow(
+      "status: must be an error status from 400 to 599 (got 600)",
     );
   });
 });

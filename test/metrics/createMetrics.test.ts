@@ -386,6 +386,35 @@ describe("options", () => {
     ).toBeUndefined();
   });
 
+  it("counts a request at a bucket's bound in that bucket (le is inclusive), a status below 100 as 0", async () => {
+    const engine = createEngine({ strategy: aip34() });
+    const metrics = createMetrics({
+      engine,
+      defaultMetrics: false,
+      requestDurationBuckets: [0.01, 0.1],
+    });
+    metrics.observeRequest("/r", 200, 0.01);
+    const m = parsePrometheusText((await metrics.scrape()).body);
+    const bucket = (le: string) =>
+      sampleValue(m, "gasdigest_http_request_duration_seconds_bucket", { route: "/r", le });
+    expect([bucket("0.01"), bucket("0.1"), bucket("+Inf")]).toEqual([1, 1, 1]);
+    // A status that is no HTTP status (below 100) is counted as status 0.
+    metrics.observeRequest("/r", 99, 0.01);
+    const again = parsePrometheusText((await metrics.scrape()).body);
+    expect(sampleValue(again, "gasdigest_http_requests_total", { route: "/r", status: "0" })).toBe(
+      1,
+    );
+  });
+
+  it("reads a block's age as 0, never negative, when the wall clock stepped back behind its arrival", async () => {
+    let clock = 1_700_000_000_000;
+    const engine = knownHistory(() => clock);
+    const metrics = createMetrics({ engine, defaultMetrics: false, now: () => clock });
+    clock -= 10_000;
+    const m = parsePrometheusText((await metrics.scrape()).body);
+    expect(sampleValue(m, "gasdigest_block_age_seconds")).toBe(0);
+  });
+
   it("routes past the 63rd, from handlers sharing one metrics, are counted as other", async () => {
     const engine = createEngine({ strategy: aip34() });
     const metrics = createMetrics({ engine, defaultMetrics: false });

@@ -98,6 +98,15 @@ describe("createSlidingDigest: window semantics", () => {
     }
   });
 
+  it("a window of exactly exactUpTo blocks is still one of single blocks", () => {
+    expect(createSlidingDigest({ windowBlocks: 1024 }).chunkBlocks).toBe(1);
+    expect(createSlidingDigest({ windowBlocks: 1025 }).chunkBlocks).toBe(33);
+    const w = createSlidingDigest({ windowBlocks: 4, exactUpTo: 4, chunks: 2 });
+    for (const v of [1, 2, 3, 4, 5]) w.addBlock([v]);
+    // Exactly the newest 4 blocks: 2..5.
+    expect([w.blocks, w.quantile(0, 0)]).toEqual([4, 2]);
+  });
+
   it("an empty block still moves the window", () => {
     const w = createSlidingDigest({ windowBlocks: 2 });
     w.addBlock([5, 6]);
@@ -246,6 +255,19 @@ describe("createSlidingDigest: accuracy and memory", () => {
         () => createSlidingDigest({ windowBlocks: 10 }).addBlockDigest({} as never),
         "block.length must be a whole number >= 0, got nothing",
       ],
+      [
+        () =>
+          createSlidingDigest({ windowBlocks: 10 }).addBlockDigest({
+            means: Float64Array.of(1),
+            weights: Float64Array.of(1),
+            exact: Uint8Array.of(2),
+            length: 1,
+            count: 1,
+            min: 1,
+            max: 1,
+          }),
+        "block.exact[0] must be 0 or 1, got 2",
+      ],
     ];
     for (const [call, message] of cases) {
       expect(call, message).toThrow(SketchError);
@@ -261,6 +283,10 @@ describe("createSlidingDigest: accuracy and memory", () => {
     expect(call).toThrow(SketchError);
     expect(call).toThrow("deferred must be a number from 0 to 2^53, got 1e+308");
     expect(() => w.addBlockDigest(createTDigest(), 1e308)).toThrow(SketchError);
+    // The next weight up from 2^53 already is too much.
+    expect(() => w.addBlock([], undefined, 2 ** 53 + 2)).toThrow(
+      "deferred must be a number from 0 to 2^53, got 9007199254740994",
+    );
     // Nothing changed, and the window still answers: 2^53 of its weight is at the deferred value.
     expect([w.blocks, w.count]).toEqual([2, 2 ** 53 + 1]);
     expect([w.quantile(0.5, 100), w.quantile(1, 100)]).toEqual([100, 200]);

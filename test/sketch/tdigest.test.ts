@@ -391,6 +391,9 @@ describe("createTDigest: rejects bad input with a clear error", () => {
     expect(() => createTDigest({ bufferSize: 0 })).toThrow(
       "bufferSize must be a whole number from 1 to 10000000, got 0",
     );
+    expect(() => createTDigest({ bufferSize: 10_000_001 })).toThrow(
+      "bufferSize must be a whole number from 1 to 10000000, got 10000001",
+    );
   });
 
   it("fromJSON names the field at fault", () => {

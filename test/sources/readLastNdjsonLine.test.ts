@@ -29,6 +29,10 @@ describe("readLastNdjsonLine", () => {
     );
     const last = await readLastNdjsonLine(path, 2000);
     expect(last?.entry.ok && last.entry.block.height).toBe(2n);
+    // Exactly maxLineBytes of them (1 + 1200 bytes) is still within the bound.
+    const atBound = await readLastNdjsonLine(path, 1201);
+    expect(atBound?.entry.ok && atBound.entry.block.height).toBe(2n);
+    await expect(readLastNdjsonLine(path, 1200)).rejects.toThrow("more than 1200 bytes");
   });
 
   it("still bounds the last line, and finds one that spans read steps or starts the file", async () => {

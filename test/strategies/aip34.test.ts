@@ -181,6 +181,25 @@ describe("aip34: windows, epochs, minimum prices", () => {
     // low: newest 10 are all 500; median of 30 sorted [100 x20, 500 x10] at index 15 = 100 -> max(500, 100).
     expect(estimateAfter(blocks)).toBe("500/500/1000");
   });
+  it("low counts the oldest block of its window; regular is the upper median of an even window", () => {
+    const three = {
+      ...single,
+      lowBlockHistory: 3,
+      marketBlockHistory: 3,
+      aggressiveBlockHistory: 3,
+    };
+    // Newest first: 3000, 3000, then the idle block (100) at the far end of the low window.
+    const lowLast = [fullBlock(1, 1000), idleBlock(2), fullBlock(3, 1000), fullBlock(4, 1000)];
+    expect(estimateAfter(lowLast, three)).toBe("100/3000/5000");
+    // Two blocks in the market window, 3000 then 150: the median is sorted[1] = 3000.
+    const even = { ...single, marketBlockHistory: 2, aggressiveBlockHistory: 2 };
+    expect(estimateAfter([fullBlock(1, 1000), fullBlock(2, 100)], even)).toBe("150/3000/5000");
+  });
+  it("the prioritized p90 of ten blocks is sorted[9], the dearest", () => {
+    const ten = { ...single, aggressiveBlockHistory: 10 };
+    const blocks = [fullBlock(1, 1000), ...range(2, 10).map((h) => fullBlock(h, 100))];
+    expect(estimateAfter(blocks, ten)).toBe("150/150/5000");
+  });
   it("prices above 2^53 stay exact", () => {
     const p = "9007199254740993";
     expect(estimateAfter(range(1, 3).map((h) => fullBlock(h, p)))).toBe(`${p}/${p}/${p}`);

@@ -33,6 +33,11 @@ function estimateAfter(
 }
 
 describe("geth: known answers", () => {
+  it("skips prices below the block's own minimum price, not the configured one", () => {
+    // Minimum 200 in this block: 150 is skipped -> [300, 400, 500]: 300/400/400 -> 300/400/500.
+    const b = full(1, [150, 300, 400, 500], { min_gas_unit_price: "200" });
+    expect(estimateAfter([b], {}, noSkip)).toBe("300/400/500");
+  });
   it("takes the 3 lowest prices at or above the minimum of a block, index floor((n-1)·p/100)", () => {
     // Usable: 500, 120, 300, 110 (90 is below the minimum 100) -> lowest 3: [110, 120, 300].
     // 30th: index floor(2·0.3) = 0 -> 110; 60th: floor(1.2) = 1 -> 120; 90th: floor(1.8) = 1 -> 120,
@@ -118,6 +123,9 @@ describe("geth: options", () => {
     ]);
     expect(() => geth({ percentiles: { deprioritized: 70, regular: 60 } })).toThrow(
       "percentiles: must satisfy deprioritized <= regular <= prioritized, got 70/60/90",
+    );
+    expect(() => geth({ percentiles: { regular: 95 } })).toThrow(
+      "percentiles: must satisfy deprioritized <= regular <= prioritized, got 30/95/90",
     );
   });
 

@@ -6,7 +6,12 @@ import { parseGasConfig } from "../../src/core/config.js";
 import { createEngine } from "../../src/core/createEngine.js";
 import { InvalidConfigError } from "../../src/core/errors.js";
 import { minInclusionPrice } from "../../src/core/fullness.js";
-import type { GasConfigInput, StrategyFactory } from "../../src/index.js";
+import {
+  createSlidingDigest,
+  createTDigest,
+  type GasConfigInput,
+  type StrategyFactory,
+} from "../../src/index.js";
 import { aip34 } from "../../src/strategies/aip34.js";
 import { type TDigestStrategy, tdigest } from "../../src/strategies/tdigest.js";
 import { parseTDigestOptions } from "../../src/strategies/tdigestOptions.js";
@@ -153,6 +158,41 @@ describe("tdigest: tiers, samples and rounding", () => {
     expect(estimate(tdigest({ tiers, weightByGasUsed: true }), [b])).toBe("100/100/150");
   });
 
+  it("weightByGasUsed: a transaction that used 0 gas weighs 1; a block not full, its mean gas_used", () => {
+    const tiers = { ...allPaid, regular: { sample: "paid", quantile: 0.5 } } as const;
+    const zero = block(1, { gas_unit_prices: ["100", "1000", "1000"], gas_used: ["0", "1", "1"] });
+    expect(
+      estimate(tdigest({ tiers, weightByGasUsed: true, roundPrioritizedToBucket: false }), [zero], {
+        ...one,
+        fullBlockTxns: 3,
+      }),
+    ).toBe("100/1000/1000");
+    // Window: 1000 ×4 (gas 1 each), then a block not full whose transactions used 100 gas each:
+    // the minimum price weighs 100 and is the median.
+    const config = { ...one, lowBlockHistory: 2, marketBlockHistory: 2, aggressiveBlockHistory: 2 };
+    const blocks = [
+      block(1, {
+        gas_unit_prices: ["1000", "1000", "1000", "1000"],
+        gas_used: ["1", "1", "1", "1"],
+      }),
+      idleBlock(2, { gas_used: ["100", "100"] }),
+    ];
+    expect(
+      estimate(
+        tdigest({ tiers, weightByGasUsed: true, roundPrioritizedToBucket: false }),
+        blocks,
+        config,
+      ),
+    ).toBe("100/100/100");
+  });
+
+  it("serves a price at the top of u64 as it is, never past it", () => {
+    const max = String(2n ** 64n - 1n);
+    const blocks = [fullBlock(1, max, 4), fullBlock(2, max, 4)];
+    expect(estimate(tdigest(), blocks)).toBe(`${max}/${max}/${max}`);
+    expect(estimate(tdigest({ tiers: allPaid }), blocks)).toBe(`${max}/${max}/${max}`);
+  });
+
   it("results stay monotone even when the tier quantiles are not", () => {
     const b = block(1, { gas_unit_prices: ["100", "200", "300", "400"] });
     const tiers = {
@@ -177,6 +217,14 @@ describe("tdigest: tiers, samples and rounding", () => {
     expect(Math.abs(regular - (101 + 200 * 7))).toBeLessThan(400 * 7 * 0.35);
     expect(prioritized).toBeGreaterThan(regular);
     expect(prioritized).toBeLessThanOrEqual(101 + 399 * 7);
+    // Rounded up, not down: the window's own quantile of the block, ceil'd.
+    const digest = createTDigest({ compression: 10, bufferSize: 400 });
+    digest.addMany(prices.map(Number));
+    const window = createSlidingDigest({ windowBlocks: 1, compression: 10 });
+    window.addBlockDigest(digest, 0, 1n);
+    const exact = window.quantile(0.5, 100);
+    expect(Number.isInteger(exact)).toBe(false);
+    expect(regular).toBe(Math.ceil(exact));
   });
 
   it("skipLatestBlock leaves the newest block out, as aip34 does", () => {
