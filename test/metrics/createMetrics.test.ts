@@ -240,6 +240,52 @@ describe("createMetrics with the handler: a known history", () => {
   });
 });
 
+describe("createMetrics: the share above the minimum at its least counts", () => {
+  it("reads one bid above the minimum (all) and exactly 100 recent ones, absent with one fewer", async () => {
+    // 200 bids, 199 of them in at the minimum: one bid was a choice, and it got in (1). Of the
+    // 120 recent ones, 20 got in at the minimum: 100 were a choice. Then none (all), and 99.
+    let free = 199;
+    let recentBids = 120;
+    const record = () => ({
+      withinBlocks: 1,
+      probability: 0.9,
+      bids: 200,
+      included: 200,
+      includedAtMinimum: free,
+      rate: 1,
+      recentBids,
+      recentRate: 1,
+      recentIncludedAtMinimum: 20,
+    });
+    const engine = createEngine({
+      strategy: () => ({
+        name: "promising",
+        ingest() {},
+        estimate: (min: bigint) => ({ deprioritized: min, regular: min, prioritized: min }),
+        reset() {},
+        promises: () => ({ deprioritized: record(), regular: record(), prioritized: record() }),
+      }),
+    });
+    const metrics = createMetrics({ engine });
+    const ratio = async (window: string) => {
+      const m = parsePrometheusText((await metrics.scrape()).body);
+      return sampleValue(m, "gasdigest_promise_inclusion_ratio_above_minimum", {
+        tier: "regular",
+        window,
+      });
+    };
+    engine.ingest(cleared(1, 500));
+    expect(engine.snapshot()!.failure).toBeUndefined();
+    expect(await ratio("all")).toBe(1);
+    expect(await ratio("recent")).toBe(1);
+    free = 200;
+    recentBids = 119;
+    engine.ingest(cleared(2, 500));
+    expect(await ratio("all")).toBeUndefined();
+    expect(await ratio("recent")).toBeUndefined();
+  });
+});
+
 describe("createMetrics: sources, sinks and publish outcomes", () => {
   it("follows a source from starting to connected, retrying, connected, stale and completed", async () => {
     let clock = 0;
