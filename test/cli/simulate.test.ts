@@ -288,3 +288,28 @@ describe("gasdigest simulate", () => {
     expect(readFileSync(secret, "utf8")).toBe(expected);
   });
 });
+
+describe("gasdigest simulate: progress off a terminal", () => {
+  it("writes a line every 10 s of a long run to stderr, and none in a short one", async () => {
+    // A run of millions of blocks with stderr going to a log was silent until its last line. On a
+    // clock that moves 6 s at each look (one per 1,000 blocks): a line every second look.
+    const out = join(dir, "progress.ndjson");
+    let t = 0;
+    const slow = await runCli(["simulate", "--blocks", "5000", "--out", out], {
+      now: () => (t += 6_000),
+    });
+    expect(slow.code).toBe(0);
+    const progress = slow.stderr.split("\n").filter((l) => l.startsWith("simulate: "));
+    expect(progress).toEqual([
+      "simulate: 2,000 of 5,000 blocks written (40%), 12 s",
+      "simulate: 4,000 of 5,000 blocks written (80%), 24 s",
+    ]);
+    const quick = await runCli(["simulate", "--blocks", "5000", "--out", out]);
+    expect(quick.code).toBe(0);
+    expect(quick.stderr).not.toContain("simulate: ");
+    // Standard output is the blocks alone.
+    const piped = await runCli(["simulate", "--blocks", "5000"], { now: () => (t += 6_000) });
+    expect(piped.stdout.trim().split("\n")).toHaveLength(5000);
+    expect(piped.stderr).toContain("simulate: 2,000 of 5,000 blocks written");
+  });
+});
