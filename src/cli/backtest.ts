@@ -18,6 +18,7 @@ import { loadConfigFile } from "./loadConfigFile.js";
 import { strategyFor } from "./loadStrategy.js";
 import { isStrategyPath } from "./loadStrategyModule.js";
 import { checkOutputPath, fileFlag, requiredFileFlag, writeOutputFile } from "./outputFile.js";
+import { progressLines } from "./progressLines.js";
 import { intFlag } from "./sourceSpec.js";
 
 export const BACKTEST_USAGE = `Usage: gasdigest backtest --input FILE.ndjson [--strategies aip34,calibrated,geth,...]
@@ -50,9 +51,6 @@ Exit code: 0 all lines accepted, 2 some lines rejected, 1 unusable arguments or 
 
 /** Rejected lines reported one by one; the rest are counted in one line. */
 const MAX_REPORTED = 1000;
-
-/** Off a terminal, a progress line at most this often (a run shorter than it prints none). */
-const PROGRESS_LINE_MS = 10_000;
 
 /** `gasdigest backtest`: returns the exit code. */
 export async function backtest(argv: string[], io: CliIo): Promise<number> {
@@ -150,24 +148,18 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
         )
       : undefined;
   bar?.start(Math.max(size, 1), 0, { blocks: 0 });
-  // Off a terminal (a log, CI), a plain line every PROGRESS_LINE_MS: a long run is not silent.
-  const now = io.now ?? (() => performance.now());
-  const started = now();
-  let nextLine = started + PROGRESS_LINE_MS;
+  // Off a terminal (a log, CI), a plain line every 10 s: a long run is not silent.
   let bytes = 0;
   // The clock is read at every line, not only at each 1 MiB of the file: a frontier run takes
   // longer than 10 s over 1 MiB of small blocks.
-  const progress = () => {
-    if (bar) return;
-    const t = now();
-    if (t < nextLine) return;
-    nextLine = t + PROGRESS_LINE_MS;
-    const share =
-      size > 0 ? ` (${Math.floor((Math.min(bytes, size) * 100) / size)}% of the file)` : "";
-    io.stderr.write(
-      `backtest: ${run.stats().blocks.toLocaleString("en-US")} blocks read${share}, ${Math.round((t - started) / 1000)} s\n`,
-    );
-  };
+  const line = bar
+    ? undefined
+    : progressLines(io, (ms) => {
+        const share =
+          size > 0 ? ` (${Math.floor((Math.min(bytes, size) * 100) / size)}% of the file)` : "";
+        return `backtest: ${run.stats().blocks.toLocaleString("en-US")} blocks read${share}, ${Math.round(ms / 1000)} s`;
+      });
+  const progress = () => line?.();
   const onBytes = (read: number) => {
     bytes = read;
     if (bar) bar.update(read, { blocks: run.stats().blocks });

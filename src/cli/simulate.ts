@@ -7,6 +7,7 @@ import { SCENARIOS, type Scenario, simulateBlocks } from "../sources/simulator.j
 import { withFlagNames } from "./flagErrors.js";
 import { type CliIo, LineWriter, OutputClosedError, readerGone, UsageError } from "./io.js";
 import { fileFlag, openOutputFile } from "./outputFile.js";
+import { progressLines } from "./progressLines.js";
 import { intFlag } from "./sourceSpec.js";
 
 export const SIMULATE_USAGE = `Usage: gasdigest simulate --scenario quiet|busy|spike|mixed|congested --blocks N
@@ -25,9 +26,6 @@ Writes N simulated blocks as NDJSON (one block sample per line) to FILE, or to s
                is N: replay, backtest and stats count any block of fullBlockTxns (250)
                transactions as full (AIP-34's rule (b))
   --out        output file (default stdout)`;
-
-/** Off a terminal, a progress line at most this often (a run shorter than it prints none). */
-const PROGRESS_LINE_MS = 10_000;
 
 /** The simulator's options this command sets, and their flags. */
 const SIMULATE_FLAG_NAMES = {
@@ -97,28 +95,23 @@ export async function simulate(argv: string[], io: CliIo): Promise<number> {
         )
       : undefined;
   bar?.start(blocks, 0);
-  // Off a terminal (a log, CI), a plain line every PROGRESS_LINE_MS, as backtest writes: a run
-  // of millions of blocks is not silent. None with a terminal on stderr: the bar, or the blocks
-  // themselves on the screen.
+  // Off a terminal (a log, CI), a plain line every 10 s, as backtest writes: a run of millions
+  // of blocks is not silent. None with a terminal on stderr: the bar, or the blocks themselves
+  // on the screen.
   let written = 0;
-  const now = io.now ?? (() => performance.now());
-  const started = now();
-  let nextLine = started + PROGRESS_LINE_MS;
-  const progress = () => {
-    if (io.isTTY) return;
-    const t = now();
-    if (t < nextLine) return;
-    nextLine = t + PROGRESS_LINE_MS;
-    io.stderr.write(
-      `simulate: ${written.toLocaleString("en-US")} of ${blocks.toLocaleString("en-US")} blocks written (${Math.floor((written * 100) / blocks)}%), ${Math.round((t - started) / 1000)} s\n`,
-    );
-  };
+  const progress = io.isTTY
+    ? undefined
+    : progressLines(
+        io,
+        (ms) =>
+          `simulate: ${written.toLocaleString("en-US")} of ${blocks.toLocaleString("en-US")} blocks written (${Math.floor((written * 100) / blocks)}%), ${Math.round(ms / 1000)} s`,
+      );
   try {
     for (const block of chain) {
       await out.line(serializeBlockSample(block));
       if (++written % 1000 === 0) {
         bar?.update(written);
-        progress();
+        progress?.();
       }
     }
     await out.flush();
