@@ -29,6 +29,7 @@ import {
   showSource,
   speedFlag,
 } from "./sourceSpec.js";
+import { untilStopped } from "./untilStopped.js";
 import { watchStaleness } from "./watchStaleness.js";
 
 export const SERVE_USAGE = `Usage: gasdigest serve [options]
@@ -122,7 +123,11 @@ export interface ServeHandle {
 }
 
 /** Parse the flags, build the engine, connect the source and listen. */
-export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle> {
+export async function startServe(
+  argv: string[],
+  io: CliIo,
+  step: (what: string) => void = () => undefined,
+): Promise<ServeHandle> {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -177,12 +182,15 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
       throw new UsageError(`--${flag} only applies to --source redis://HOST:PORT`);
 
   // A missing optional client is a usage problem: say so now, not as a source failure later.
+  step("loading ioredis");
   if (spec.kind === "redis") await loadIoredis();
   // A file that cannot be read would only ever answer 503: refuse it now, as the offline
   // commands do (stat and access, not open: opening a FIFO waits for its writer).
   if (spec.kind === "ndjson") checkReadableFile(spec.path);
+  step("loading the metrics");
   const makeMetrics = await cliMetrics(values);
   const log = pino({ level, base: { name: "gasdigest" } }, io.stdout);
+  step(`loading the strategy ${JSON.stringify(values.strategy)}`);
   const { strategy, config, strategyName, windowBlocks, nodeBlocks } = await loadStrategy(
     values.strategy,
     values.config,
@@ -248,6 +256,7 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
   }
   let address: Awaited<ReturnType<typeof listen>>;
   try {
+    step(`listening on ${values.host}:${port}`);
     address = await listen(server, { host: values.host, port });
   } catch (e) {
     abandon();
@@ -260,6 +269,7 @@ export async function startServe(argv: string[], io: CliIo): Promise<ServeHandle
   const url = `http://${host}:${address.port}`;
   let metricsUrl: string | undefined;
   try {
+    step("opening the metrics port");
     metricsUrl = metrics && ((await metrics.listen()) ?? `${url}/metrics`);
   } catch (e) {
     abandon();
@@ -313,28 +323,13 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     return 0;
   }
   // Signals are handled from the start, as publish's: one during start-up (loading modules,
-  // a strategy module, listening) stops the server as soon as it has started. Handled only
-  // from then on, it ended the process by the signal, or, as PID 1 in a container (where a
-  // signal without a handler is ignored), was lost: the server went on until killed.
-  let signal: () => void = () => undefined;
-  const signalled = new Promise<void>((resolve) => {
-    signal = resolve;
-  });
-  const stop = () => {
-    process.off("SIGINT", stop);
-    process.off("SIGTERM", stop);
-    signal();
-  };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
-  let handle: ServeHandle;
-  try {
-    handle = await startServe(argv, io);
-  } catch (e) {
-    stop();
-    throw e;
-  }
-  await signalled;
-  await handle.close();
-  return 0;
+  // a strategy module, listening) stops the server as soon as it has started, or gives up a
+  // start-up that has not finished 3 s later.
+  return untilStopped(
+    (step) => startServe(argv, io, step),
+    (step, graceMs) =>
+      io.stderr.write(
+        `gasdigest serve: stopped before it had started: ${step} had not finished ${graceMs / 1000} s after the signal\n`,
+      ),
+  );
 }
