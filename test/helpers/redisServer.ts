@@ -47,8 +47,24 @@ export interface TestRedis {
  * const redis = await startRedis(); await redis.client.xlen("gasdigest:blocks"); await redis.close();
  */
 export async function startRedis(options: { port?: number } = {}): Promise<TestRedis> {
+  // A port found free may be taken before redis-server binds it (another test's server, or a
+  // client socket's local port): then it exits "Address already in use", and another is tried.
+  for (let tries = 1; ; tries++) {
+    const port = options.port ?? (await freePort());
+    try {
+      return await startRedisOn(port);
+    } catch (e) {
+      const taken = e instanceof PortTakenError;
+      if (!taken || options.port !== undefined || tries === 5) throw e;
+    }
+  }
+}
+
+/** redis-server could not bind its port: another process has it. */
+class PortTakenError extends Error {}
+
+async function startRedisOn(port: number): Promise<TestRedis> {
   const dir = mkdtempSync(join(tmpdir(), "gasdigest-redis-"));
-  const port = options.port ?? (await freePort());
   let child: ChildProcess | undefined;
   let exited: Promise<void> = Promise.resolve();
 
@@ -83,18 +99,27 @@ export async function startRedis(options: { port?: number } = {}): Promise<TestR
     exited = new Promise((resolve) => proc.once("exit", () => resolve()));
     const end = Date.now() + 10_000;
     for (;;) {
-      if (proc.exitCode !== null)
-        throw new Error(`redis-server exited with ${proc.exitCode}: ${output}`);
+      if (proc.exitCode !== null) {
+        const message = `redis-server exited with ${proc.exitCode}: ${output}`;
+        throw output.includes("Address already in use")
+          ? new PortTakenError(message)
+          : new Error(message);
+      }
       const probe = new Redis({
         port,
         host: "127.0.0.1",
         lazyConnect: true,
         retryStrategy: () => null,
+        // A port someone else holds may accept and answer nothing.
+        connectTimeout: 1_000,
+        commandTimeout: 1_000,
       });
       probe.on("error", () => undefined);
       try {
         await probe.connect();
-        if ((await probe.ping()) === "PONG") {
+        // Ours, not a server that took the port between freePort() and this start.
+        const server = await probe.info("server");
+        if (new RegExp(`^process_id:${proc.pid}\\r?$`, "m").test(server)) {
           probe.disconnect();
           return;
         }
@@ -116,7 +141,13 @@ export async function startRedis(options: { port?: number } = {}): Promise<TestR
     await exited;
   }
 
-  await start();
+  try {
+    await start();
+  } catch (e) {
+    await stop();
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
   const client = new Redis({ port, host: "127.0.0.1", maxRetriesPerRequest: 2 });
   client.on("error", () => undefined);
   return {
