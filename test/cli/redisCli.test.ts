@@ -268,7 +268,7 @@ describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", (
   });
 
   /**
-   * `publish --source sim --to url`, stopped once `waiting(out)` holds: it stops within 1 s,
+   * `publish --source sim --to url`, stopped once `waiting(out)` holds: it stops within 3 s,
    * exit 0, saying it stopped before Redis answered.
    */
   async function stopWhileWaiting(
@@ -288,7 +288,8 @@ describe.skipIf(skip)("gasdigest publish, serve and record with a real Redis", (
     stopping.abort();
     const handle = await starting;
     expect(await handle.done).toBe(0);
-    expect(Date.now() - asked).toBeLessThan(1_000);
+    // Far below the call's 5 s timeout it used to wait out, with room for a loaded machine.
+    expect(Date.now() - asked).toBeLessThan(3_000);
     expect(out.lines().at(-1)).toMatchObject({
       msg: "gasdigest publish stopped before Redis answered",
     });
