@@ -182,8 +182,10 @@ export async function startServe(
       throw new UsageError(`--${flag} only applies to --source redis://HOST:PORT`);
 
   // A missing optional client is a usage problem: say so now, not as a source failure later.
-  step("loading ioredis");
-  if (spec.kind === "redis") await loadIoredis();
+  if (spec.kind === "redis") {
+    step("loading ioredis");
+    await loadIoredis();
+  }
   // A file that cannot be read would only ever answer 503: refuse it now, as the offline
   // commands do (stat and access, not open: opening a FIFO waits for its writer).
   if (spec.kind === "ndjson") checkReadableFile(spec.path);
