@@ -8,6 +8,7 @@ import {
 } from "prom-client";
 import { describeValue } from "../core/describeValue.js";
 import { BaseError, InvalidArgumentError, InvalidConfigError } from "../core/errors.js";
+import { U64_MAX } from "../core/u64.js";
 import type { HandlerMetrics } from "../http/types.js";
 import { createRequestMetrics } from "./createRequestMetrics.js";
 import { type CreateMetricsOptions, resolveMetricsOptions } from "./options.js";
@@ -43,12 +44,14 @@ export interface GasdigestMetrics extends HandlerMetrics {
    * Declare a sink by kind (`redis`) and get the listener of its events (redisStreamSink's
    * `onEvent`): its connection state, retries, and the blocks it `dropped`.
    * @throws {InvalidArgumentError} `kind` is not a non-empty string, or a sink of that kind is
-   *   declared already.
+   *   declared already. Its listener throws it for a `dropped` event whose `count` is not a
+   *   whole number >= 0 (nothing is counted).
    */
   sink(kind: string, probe?: FeedProbe): FeedListener;
   /**
    * Count one result of a sink (what `redisStreamSink` emits for each block).
-   * @throws {InvalidArgumentError} `outcome` is not one of the {@link PublishOutcome}s.
+   * @throws {InvalidArgumentError} `outcome` is not one of the {@link PublishOutcome}s, or
+   *   `height` is not a u64 bigint.
    */
   published(result: { readonly outcome: PublishOutcome; readonly height: bigint }): void;
   /**
@@ -224,9 +227,18 @@ export function createMetrics(options: CreateMetricsOptions = {}): GasdigestMetr
       const listener = trackSink(kind, probe ?? { newestBlockMs: () => lastPublishedMs });
       const { blocks } = publishMetrics();
       return (event) => {
+        const count = event.type === "dropped" ? (event as { count?: unknown }).count : undefined;
+        // Checked before anything is counted: a count of NaN made the counter NaN for good (every
+        // later `increase()` NaN, its alert silent), and prom-client's own refusals name no field.
+        if (count !== undefined && !(Number.isSafeInteger(count) && (count as number) >= 0))
+          throw new InvalidArgumentError([
+            {
+              path: "count",
+              message: `must be a whole number of blocks >= 0 (got ${describeValue(count)})`,
+            },
+          ]);
         listener(event);
-        if (event.type === "dropped")
-          blocks.inc({ outcome: "dropped" }, (event as { count?: number }).count ?? 0);
+        if (count !== undefined) blocks.inc({ outcome: "dropped" }, count as number);
       };
     },
     published({ outcome, height }) {
@@ -237,6 +249,14 @@ export function createMetrics(options: CreateMetricsOptions = {}): GasdigestMetr
           {
             path: "outcome",
             message: `must be one of ${PUBLISH_OUTCOMES.join(", ")} (got ${describeValue(outcome)})`,
+          },
+        ]);
+      // A height that is not one (undefined, a string) was exported as `NaN`, a negative one as is.
+      if (typeof height !== "bigint" || height < 0n || height > U64_MAX)
+        throw new InvalidArgumentError([
+          {
+            path: "height",
+            message: `must be a block height, a bigint from 0 to ${U64_MAX} (got ${describeValue(height)})`,
           },
         ]);
       const p = publishMetrics();

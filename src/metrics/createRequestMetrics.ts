@@ -84,7 +84,9 @@ export function createRequestMetrics(
   function observe(route: string, status: number, seconds: number) {
     const t = routes.get(route) ?? totals(route);
     t.statuses[status >= 100 && status < STATUS_SLOTS ? status : 0]!++;
-    if (!(seconds >= 0)) return; // NaN or negative: counted, not timed
+    // NaN, negative or infinite: counted, not timed (an infinite one made the sum +Inf for good,
+    // and every `rate()` of it NaN).
+    if (!(seconds >= 0 && seconds < Number.POSITIVE_INFINITY)) return;
     let i = 0;
     while (i < upper.length && seconds > upper[i]!) i++;
     t.buckets[i]!++;

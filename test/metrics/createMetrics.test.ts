@@ -360,6 +360,27 @@ describe("createMetrics: sources, sinks and publish outcomes", () => {
       expect(body).not.toContain(`"${value}"`);
   });
 
+  it("refuses a published height and a dropped count that are none, before counting anything", async () => {
+    // A height of undefined or "x" was exported as `gasdigest_publish_height Nan`, -5n as -5; a
+    // dropped count of NaN made the counter NaN for good (every later increase() NaN).
+    const metrics = createMetrics({ defaultMetrics: false });
+    const sink = metrics.sink("redis");
+    metrics.published({ outcome: "published", height: 3n });
+    for (const height of [undefined, "x", 4, -5n, 1n << 64n])
+      expect(() => metrics.published({ outcome: "published", height: height as never })).toThrow(
+        /height: must be a block height, a bigint from 0 to 18446744073709551615 \(got /,
+      );
+    for (const count of [Number.NaN, -1, 1.5, "2", Number.POSITIVE_INFINITY])
+      expect(() => sink({ type: "dropped", count } as { type: string })).toThrow(
+        /count: must be a whole number of blocks >= 0 \(got /,
+      );
+    sink({ type: "dropped", count: 2 } as { type: string });
+    const body = (await metrics.scrape()).body;
+    expect(body).toContain("\ngasdigest_publish_height 3\n");
+    expect(body).toContain('\ngasdigest_publish_blocks_total{outcome="published"} 1\n');
+    expect(body).toContain('\ngasdigest_publish_blocks_total{outcome="dropped"} 2\n');
+  });
+
   it("counts publish outcomes, dropped blocks and the sink's retries", async () => {
     const metrics = createMetrics({ defaultMetrics: false });
     const sink = metrics.sink("redis");
@@ -449,6 +470,21 @@ describe("options", () => {
     const again = parsePrometheusText((await metrics.scrape()).body);
     expect(sampleValue(again, "gasdigest_http_requests_total", { route: "/r", status: "0" })).toBe(
       1,
+    );
+  });
+
+  it("counts a request of infinite seconds, as one of NaN or negative ones, without timing it", async () => {
+    // Timed, it made the sum +Inf for good: every rate() of it NaN.
+    const metrics = createMetrics({ defaultMetrics: false, requestDurationBuckets: [0.01] });
+    metrics.observeRequest("/r", 200, 0.002);
+    for (const seconds of [Number.POSITIVE_INFINITY, Number.NaN, -1])
+      metrics.observeRequest("/r", 200, seconds);
+    const body = (await metrics.scrape()).body;
+    expect(body).toContain('\ngasdigest_http_requests_total{route="/r",status="200"} 4\n');
+    expect(body).toContain('\ngasdigest_http_request_duration_seconds_sum{route="/r"} 0.002\n');
+    expect(body).toContain('\ngasdigest_http_request_duration_seconds_count{route="/r"} 1\n');
+    expect(body).toContain(
+      '\ngasdigest_http_request_duration_seconds_bucket{le="+Inf",route="/r"} 1\n',
     );
   });
 
