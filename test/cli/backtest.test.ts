@@ -277,6 +277,12 @@ describe("gasdigest backtest", () => {
     expect(proc.code).toBe(1);
     expect(proc.stderr).toMatch(/^gasdigest backtest: cannot write \/proc\/r\.html \(/);
     expect(proc.stdout).toBe("");
+    // A folder named as the report: said before the run (no table), in those words, not as the
+    // EISDIR of a write after the whole run.
+    const folder = await runCli(["backtest", "--input", SPIKE, ...THREE, "--report", dir]);
+    expect(folder.code).toBe(1);
+    expect(folder.stderr).toBe(`gasdigest backtest: cannot write ${dir} (it is a directory)\n`);
+    expect(folder.stdout).toBe("");
     // A report named as the history it reads (or its config, or a strategy module it runs) would
     // replace it: refused, the file left as it was.
     const history = join(dir, "own.ndjson");

@@ -309,6 +309,18 @@ describe("--config FILE", () => {
     expect(fromStdin.stdout).not.toBe("");
   });
 
+  it("reads a file that starts with a byte order mark (as editors on Windows save it)", async () => {
+    const json = '{ "lowBlockHistory": 5 }';
+    const plain = join(dir, "plain.json");
+    const marked = join(dir, "marked.json");
+    writeFileSync(plain, json);
+    writeFileSync(marked, `\uFEFF${json}`);
+    const withMark = await replay(marked);
+    expect(withMark.stderr).toBe("");
+    expect(withMark.code).toBe(0);
+    expect(withMark.stdout).toBe((await replay(plain)).stdout);
+  });
+
   it("refuses a file larger than 16 MiB by its size; one of exactly 16 MiB is read", async () => {
     expect(MAX_CONFIG_BYTES).toBe(16 * 1024 * 1024);
     const big = join(dir, "big.json");

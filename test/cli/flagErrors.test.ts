@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parseAptosFlags } from "../../src/cli/aptosFlags.js";
 import { PUBLISH_USAGE, parsePublishFlags, RETAIN_MARGIN } from "../../src/cli/publishFlags.js";
 import { speedFlag } from "../../src/cli/sourceSpec.js";
 import { runCli } from "../helpers/cli.js";
@@ -64,6 +65,14 @@ describe("flag errors name the flag, whichever layer finds them", () => {
         ["--source", "ndjson:/nonexistent/chain.ndjson"],
         "cannot read /nonexistent/chain.ndjson (ENOENT: no such file or directory, stat '/nonexistent/chain.ndjson')",
       ],
+      // A flag of another source is refused, not silently ignored.
+      [["--source", "sim", "--poll-ms", "100"], "--poll-ms only applies to --source aptos:URL"],
+      [["--source", "sim", "--speed", "2"], "--speed only applies to --source ndjson:PATH"],
+      [
+        ["--source", "ndjson:/nonexistent/chain.ndjson", "--interval-ms", "5"],
+        "--interval-ms only applies to --source sim",
+      ],
+      [["--source", `aptos:${NO_NODE}/v1`, "--seed", "3"], "--seed only applies to --source sim"],
     ];
     for (const [flags, message] of cases) {
       const r = await runCli(["publish", "--to", NO_REDIS, ...flags]);
@@ -71,6 +80,24 @@ describe("flag errors name the flag, whichever layer finds them", () => {
       expect(firstLine(r.stderr)).toBe(`gasdigest publish: ${message}`);
       expect(r.stdout, "nothing logged: the command never started").toBe("");
     }
+  });
+
+  it("aptos flags at their bounds: --lookahead-blocks may equal --concurrency, --concurrency at most 64, --max-retry-after-ms 0", () => {
+    const spec = { kind: "aptos", url: `${NO_NODE}/v1` } as const;
+    expect(parseAptosFlags({ concurrency: "64", "max-retry-after-ms": "0" }, spec)).toEqual({
+      concurrency: 64,
+      maxRetryAfterMs: 0,
+    });
+    expect(() => parseAptosFlags({ concurrency: "65" }, spec)).toThrow(
+      '--concurrency must be a whole number from 1 to 64 (got "65")',
+    );
+    expect(parseAptosFlags({ concurrency: "8", "lookahead-blocks": "8" }, spec)).toEqual({
+      concurrency: 8,
+      lookaheadBlocks: 8,
+    });
+    expect(() => parseAptosFlags({ concurrency: "8", "lookahead-blocks": "7" }, spec)).toThrow(
+      "--lookahead-blocks must not be below --concurrency (8), got 7",
+    );
   });
 
   // A hang guard, not a speed claim: the check's regex took quadratic time on a long value that
@@ -102,6 +129,19 @@ describe("flag errors name the flag, whichever layer finds them", () => {
     expect(typo.code).toBe(1);
     expect(typo.stderr).toContain('gasdigest: unknown command "serv" (did you mean "serve"?)');
     expect((await runCli(["help", "serve", "extra"])).code).toBe(1);
+  });
+
+  it("no command at all is an error (the usage on stderr, exit 1); --help asks for it (stdout, exit 0)", async () => {
+    const none = await runCli([]);
+    expect(none.code).toBe(1);
+    expect(none.stdout).toBe("");
+    expect(none.stderr).toMatch(/^Usage: gasdigest <command> \[options\]\n/);
+    for (const flag of ["--help", "-h", "help"]) {
+      const asked = await runCli([flag]);
+      expect(asked.code, flag).toBe(0);
+      expect(asked.stderr, flag).toBe("");
+      expect(asked.stdout, flag).toBe(none.stderr);
+    }
   });
 
   it("an aptos: URL the node source refuses is a bad --source, with the usage: serve, record, publish", async () => {

@@ -403,6 +403,14 @@ describe("gasdigest record", () => {
         ["--source", `aptos:${NO_NODE}`, "--blocks", "5", "--out", file, "--seed", "3"],
         "--seed applies to --source sim only",
       ],
+      [
+        ["--source", "sim", "--blocks", "5", "--out", file, "--append", "--force"],
+        "--append and --force exclude each other",
+      ],
+      [
+        ["--source", "sim", "--blocks", "5", "--out", file, "--stream", "gasdigest:blocks"],
+        "--stream applies to --source redis://HOST:PORT only",
+      ],
     ];
     for (const [argv, message] of cases) {
       const r = await run(argv);

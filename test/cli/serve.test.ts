@@ -215,6 +215,11 @@ describe("gasdigest serve", () => {
       ],
       [["--port", "99999"], '--port must be a whole number from 0 to 65535 (got "99999")'],
       [["--source", "ndjson:x", "--seed", "1"], "--seed only applies to --source sim"],
+      [["--source", "ndjson:x", "--scenario", "spike"], "--scenario only applies to --source sim"],
+      [
+        ["--source", "ndjson:x", "--interval-ms", "5"],
+        "--interval-ms only applies to --source sim",
+      ],
       [["--backfill", "10"], "--backfill only applies to --source aptos:URL"],
       [
         ["--source", `aptos:${NO_NODE}`, "--backfill", "many"],

@@ -144,5 +144,11 @@ describe("gasdigest stats", () => {
     expect(b.stderr).toBe(
       `line 11: height: ${height(3)} is below the newest accepted height ${height(9)}; heights must increase\n`,
     );
+    // A line rejected in the --compare file counts as much as one in --input: exit 2.
+    const compared = await runCli(["stats", "--input", MIXED, "--compare", back]);
+    expect(compared.code).toBe(2);
+    expect(compared.stderr).toBe(
+      `${back}: line 11: height: ${height(3)} is below the newest accepted height ${height(9)}; heights must increase\n`,
+    );
   });
 });
