@@ -89,6 +89,20 @@ describe.skipIf(skip)("a publisher whose Redis lost entries it had acknowledged"
     expect(await streamHeights(redis)).toEqual([8, 9, 10, 11, 12]);
   });
 
+  it("keeps at most retain blocks to write again, with keepBlocks above it: a loss writes back what the stream holds", async () => {
+    const redis = await startRedis();
+    cleanup.push(() => redis.close());
+    // keepBlocks at its default (10,000), above retain.
+    const { write, lost } = handSink(redis.url, { retain: 5 });
+    await write(1, 10);
+    await restartFrom(redis, undefined);
+    await write(11, 11);
+    expect(lost()).toEqual([
+      { type: "stream_lost", stream: STREAM, top: undefined, from: 6n, to: 10n, rewriteFrom: 6n },
+    ]);
+    expect(await streamHeights(redis)).toEqual([6, 7, 8, 9, 10, 11]);
+  });
+
   it("an entry something else wrote at a height is not kept: after a loss the publisher writes its own block there", async () => {
     const redis = await startRedis();
     cleanup.push(() => redis.close());

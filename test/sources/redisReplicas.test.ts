@@ -244,6 +244,26 @@ describe.skipIf(skip)("replicas and publishers against a misbehaving stream", ()
     expect(again.filter((e) => e.type === "stream_differs")).toEqual([]);
   });
 
+  it("a publisher that agreed with the stream again reports the next height that differs", async () => {
+    await publish(redis.url, blocks(1, 6));
+    const events: RedisSinkEvent[] = [];
+    // One sink: 3 differs, 4 is the same block (the publishers agree again), 5 differs again.
+    const other = [block(3, [999]), block(4), block(5, [999]), block(7)];
+    const results = await publish(redis.url, other, {
+      onEvent: (e: RedisSinkEvent) => events.push(e),
+    });
+    expect(results.map((r) => r.outcome)).toEqual([
+      "already_published",
+      "already_published",
+      "already_published",
+      "published",
+    ]);
+    expect(events.filter((e) => e.type === "stream_differs")).toEqual([
+      { type: "stream_differs", stream: STREAM, height: 3n, id: "3-0" },
+      { type: "stream_differs", stream: STREAM, height: 5n, id: "5-0" },
+    ]);
+  });
+
   it("a database the server does not have is refused, not silently replaced by database 0", async () => {
     await publish(redis.url, blocks(1, 5));
     const url = `${redis.url}/16`; // a default server has databases 0..15

@@ -336,6 +336,26 @@ describe.skipIf(skip)("Redis Stream sink and source", () => {
     expect(quiet.map((e) => e.type)).not.toContain("stream_ahead");
   });
 
+  it("a publisher that published again after a stream_ahead warns again when the stream next goes past it", async () => {
+    await publish(redis.url, blocks(500, 520), { retain: 10 });
+    const sink = handSink(redis.url, { retain: 10 });
+    await sink.write(1, 3);
+    // Caught up with the stream: its next heights are published, the warning is over.
+    await sink.write(521, 522);
+    // Behind it again (another chain reset): a new warning, once.
+    await sink.write(4, 6);
+    expect(sink.results.map((r) => r.outcome)).toEqual([
+      ...Array(3).fill("refused"),
+      "published",
+      "published",
+      ...Array(3).fill("refused"),
+    ]);
+    expect(sink.events.filter((e) => e.type === "stream_ahead")).toEqual([
+      { type: "stream_ahead", stream: STREAM, height: 1n, top: "520-0" },
+      { type: "stream_ahead", stream: STREAM, height: 4n, top: "522-0" },
+    ]);
+  });
+
   it("a replica started at a height the stream has not reached waits for it (no rewind)", async () => {
     await publish(redis.url, blocks(1, 3));
     const source = follow(redis.url, { startHeight: 10n });

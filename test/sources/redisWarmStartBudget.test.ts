@@ -81,4 +81,20 @@ describe.skipIf(skip)("Redis warm start: a budget of transactions", () => {
     });
     expect(source.heights()).toEqual([2]);
   });
+
+  it("reads at most 10 entries per block wanted: entries that are not blocks on top do not make it read the whole stream", async () => {
+    await publish(redis.url, [hundred(1)]);
+    for (let i = 0; i < 30; i++) await redis.client.xadd(STREAM, "*", "note", "written by hand");
+    const source = follow(redis.url, { warmStartBlocks: 2 });
+    await until(() => source.events.some((e) => e.type === "warm_start"));
+    // 2 blocks wanted: the newest 20 entries read, each reported, and no block among them.
+    expect(source.events.filter((e) => e.type === "rejected")).toHaveLength(20);
+    expect(source.events.find((e) => e.type === "warm_start")).toEqual({
+      type: "warm_start",
+      stream: STREAM,
+      blocks: 0,
+      wanted: 2,
+    });
+    expect(source.heights()).toEqual([]);
+  });
 });
