@@ -14,6 +14,9 @@ const start = async () => (await startNodeServer()).port;
 const head = (fillers: number, last = "") =>
   `GET /v1/-/healthy HTTP/1.1\r\nHost: a\r\n${"a: b\r\n".repeat(fillers)}${last}\r\n`;
 
+// Node 22.23.2, 24.18.1 and later refuse a head over `maxHeadersCount` lines as one over the
+// bytes: with the count one above 1,000, a head of 1,100 lines was answered 400 "request head is
+// too large" there (CI runs these on those Nodes too).
 describe("the number of header field lines", () => {
   it("serves a head of 1,000 field lines", async () => {
     const port = await start();
@@ -26,6 +29,11 @@ describe("the number of header field lines", () => {
     ["a second Host after 1,100 lines", head(1100, "Host: evil.example\r\n")],
     ["a second Host after 2,000 lines", head(2000, "Host: evil.example\r\n")],
     ["an invalid Host after 2,000 lines", head(2000, "Host: a b\r\n")],
+    // 64 KB, but node counts only names and values against the 16 KiB: 16,300 bytes.
+    [
+      "16,000 lines of `a:`",
+      `GET /v1/-/healthy HTTP/1.1\r\nHost: a\r\n${"a:\r\n".repeat(16_000)}\r\n`,
+    ],
   ])("answers %s with 431 and closes", async (_, request) => {
     const port = await start();
     const r = await exchange(port, [request, "GET /v1 HTTP/1.1\r\nHost: a\r\n\r\n"], {

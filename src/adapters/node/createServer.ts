@@ -11,7 +11,7 @@ import { createAnswerer } from "./createAnswerer.js";
 import { createConnectionTable } from "./createConnectionTable.js";
 import { createTurnBudget } from "./createTurnBudget.js";
 import { drainConnections } from "./drainConnections.js";
-import { MAX_FIELD_LINES } from "./fieldLines.js";
+import { headerLinesKept } from "./fieldLines.js";
 import { guardConnections } from "./guardConnections.js";
 import { type NodeServerOptions, parseServerOptions } from "./parseServerOptions.js";
 
@@ -84,8 +84,7 @@ export function createServer(engine: HandlerEngine, options?: NodeServerOptions)
     (req, res) => answerer.onRequest(req, res),
   ) as GasdigestServer;
   server.keepAliveTimeout = o.keepAliveTimeout;
-  // One line more than the server reads, so that a head with too many is seen (and refused).
-  server.maxHeadersCount = MAX_FIELD_LINES + 1;
+  server.maxHeadersCount = headerLinesKept(o.maxHeaderSize);
   // When a client half-closes after pipelining requests, answer them all before closing (by
   // default node ends the connection at once, dropping the answers still queued).
   (server as { httpAllowHalfOpen?: boolean }).httpAllowHalfOpen = true;
