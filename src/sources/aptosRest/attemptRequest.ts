@@ -186,7 +186,8 @@ export async function attemptRequest<T>(
 
 /**
  * Whether fetch failed on bytes it could not read as an HTTP answer, not on the connection:
- * llhttp's parse errors (`HPE_*`: not HTTP, a bad header), headers past the client's limit,
+ * llhttp's parse errors (`HPE_*`: not HTTP, a bad header; the undici of Node 24 and later sets
+ * no code on them, only the name `HTTPParserError`), headers past the client's limit,
  * undici's assertion on a status line it cannot take (`HTTP/1.1 099`), whose only text is
  * `false == true`, and the answers undici refuses by a message alone: informational answers
  * (`100 Continue`) that never end in a final one (`bad response`), a `101 Switching Protocols`
@@ -201,6 +202,7 @@ function isMalformedAnswer(
   const message = typeof inner?.message === "string" ? inner.message : "";
   return (
     code.startsWith("HPE_") ||
+    inner?.name === "HTTPParserError" ||
     code === "UND_ERR_HEADERS_OVERFLOW" ||
     (code === "ERR_ASSERTION" && inner?.name === "AssertionError") ||
     (code === "UND_ERR_SOCKET" && (message === "bad response" || message === "bad upgrade")) ||
