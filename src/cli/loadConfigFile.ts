@@ -274,7 +274,10 @@ export async function loadConfigFile(flag?: string): Promise<ConfigFile> {
  * 12 (line 3, column 1)`), or, where it names none (V8's `Unexpected token '}', ...`), of
  * {@link jsonErrorOffset}.
  */
-function withLineAndColumn(message: string, text: string): string {
+function withLineAndColumn(parserMessage: string, text: string): string {
+  // V8 of Node 22 and later adds its own `(line 3 column 1)`, without the comma: one form on
+  // every Node.
+  const message = parserMessage.replace(/ \(line \d+ column \d+\)$/, "");
   if (/\bline \d+/.test(message)) return shorten(message);
   const m = /\bposition (\d+)\b/.exec(message);
   const offset = m === null ? jsonErrorOffset(text) : Number(m[1]);
