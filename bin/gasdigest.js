@@ -81,7 +81,10 @@ if (logOnly) for (const s of ["SIGINT", "SIGTERM"]) process.on(s, hold);
 if (!logOnly && process.pid === 1)
   for (const s of ["SIGINT", "SIGTERM", "SIGHUP"])
     process.on(s, () => setImmediate(() => process.exit(128 + constants.signals[s])));
-const { main } = await import(entry.href);
+const { main, loadCommand } = await import(entry.href);
+// The command's own module too is loaded under the hold: main then calls the command before its
+// first `await`, and serve and publish set their handlers there.
+await loadCommand(process.argv.slice(2));
 const running = main(process.argv.slice(2));
 for (const s of ["SIGINT", "SIGTERM"]) process.off(s, hold);
 if (early !== undefined) process.emit(early, early);

@@ -243,5 +243,4 @@ export async function backtest(argv: string[], io: CliIo): Promise<number> {
 export const backtestCommand = {
   run: backtest,
   usage: BACKTEST_USAGE,
-  summary: "score strategies on a block history: inclusion against overpayment",
 };

@@ -2,38 +2,78 @@ import { createRequire } from "node:module";
 import { escapeControls } from "../core/describeValue.js";
 import { didYouMean } from "../core/didYouMean.js";
 import { BaseError, formatIssues, ValidationError } from "../core/errors.js";
-import { backtestCommand } from "./backtest.js";
 import { type CliIo, OUTPUT_CLOSED_EXIT, OutputClosedError, processIo, UsageError } from "./io.js";
-import { publishCommand } from "./publish.js";
-import { recordCommand } from "./record.js";
-import { REPLAY_USAGE, replay } from "./replay.js";
-import { SERVE_USAGE, serve } from "./serve.js";
-import { simulateCommand } from "./simulate.js";
-import { statsCommand } from "./stats.js";
 
+/** What a command's module gives the table: how to run it, and its usage text. */
 type Command = {
   run: (argv: string[], io: CliIo) => Promise<number>;
   usage: string;
-  summary: string;
 };
 
-const commands: Record<string, Command> = {
+/**
+ * The commands, each loaded when it is run: a command's module and what it imports (the HTTP
+ * stack, the sources, the backtest) cost 0.2-0.5 s to load, so loading all of them made every
+ * run, `--version` and `--help` included, pay for the other six.
+ */
+const commands: Record<string, { summary: string; load: () => Promise<Command> }> = {
   serve: {
-    run: serve,
-    usage: SERVE_USAGE,
     summary: "serve the estimate over HTTP (default: from the simulated chain)",
+    load: async () => {
+      const { serve, SERVE_USAGE } = await import("./serve.js");
+      return { run: serve, usage: SERVE_USAGE };
+    },
   },
   replay: {
-    run: replay,
-    usage: REPLAY_USAGE,
     summary: "replay an NDJSON block file, one estimate per block",
+    load: async () => {
+      const { replay, REPLAY_USAGE } = await import("./replay.js");
+      return { run: replay, usage: REPLAY_USAGE };
+    },
   },
-  simulate: simulateCommand,
-  backtest: backtestCommand,
-  stats: statsCommand,
-  record: recordCommand,
-  publish: publishCommand,
+  simulate: {
+    summary: "write a simulated chain (seeded scenario) as an NDJSON block file",
+    load: async () => (await import("./simulate.js")).simulateCommand,
+  },
+  backtest: {
+    summary: "score strategies on a block history: inclusion against overpayment",
+    load: async () => (await import("./backtest.js")).backtestCommand,
+  },
+  stats: {
+    summary: "a block history's statistics (fullness, runs, autocorrelation, price ratios)",
+    load: async () => (await import("./stats.js")).statsCommand,
+  },
+  record: {
+    summary: "record blocks from a node, a Redis stream or the simulator to an NDJSON file",
+    load: async () => (await import("./record.js")).recordCommand,
+  },
+  publish: {
+    summary: "publish blocks from a node (or a file, or the simulator) to a Redis Stream",
+    load: async () => (await import("./publish.js")).publishCommand,
+  },
 };
+
+/** Commands whose module is loaded, by name. */
+const loaded = new Map<string, Command>();
+
+async function loadNamed(name: string): Promise<Command> {
+  let command = loaded.get(name);
+  if (command === undefined) {
+    command = await commands[name]!.load();
+    loaded.set(name, command);
+  }
+  return command;
+}
+
+/**
+ * Load the module of the command `argv` names (`gasdigest help NAME` names NAME), if any, so that
+ * `main(argv)` then calls it before its first `await`: serve and publish set their stop-signal
+ * handlers before theirs, and the launcher (bin/gasdigest.js) holds a signal that comes while
+ * the CLI is loading until they have.
+ */
+export async function loadCommand(argv: readonly string[]): Promise<void> {
+  const name = argv[0] === "help" && argv.length === 2 ? argv[1] : argv[0];
+  if (name !== undefined && Object.hasOwn(commands, name)) await loadNamed(name);
+}
 
 function usage(): string {
   const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);
@@ -62,13 +102,14 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     io.stdout.write(`${pkg.version}\n`);
     return 0;
   }
-  const command = commands[name];
-  if (!command) {
+  if (!Object.hasOwn(commands, name)) {
     const guess = didYouMean(name, Object.keys(commands));
     const hint = guess ? ` (did you mean "${guess}"?)` : "";
     io.stderr.write(`gasdigest: unknown command "${escapeControls(name)}"${hint}\n\n${usage()}\n`);
     return 1;
   }
+  // No `await` before `run` when the module is loaded (see loadCommand).
+  const command = loaded.get(name) ?? (await loadNamed(name));
   try {
     return await command.run(rest, io);
   } catch (e) {

@@ -285,5 +285,4 @@ export async function publish(argv: string[], io: CliIo): Promise<number> {
 export const publishCommand = {
   run: publish,
   usage: PUBLISH_USAGE,
-  summary: "publish blocks from a node (or a file, or the simulator) to a Redis Stream",
 };

@@ -279,5 +279,4 @@ async function writeFailed(out: string, e: Error, before: number): Promise<BaseE
 export const recordCommand = {
   run: record,
   usage: RECORD_USAGE,
-  summary: "record blocks from a node, a Redis stream or the simulator to an NDJSON file",
 };

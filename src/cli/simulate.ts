@@ -141,5 +141,4 @@ export async function simulate(argv: string[], io: CliIo): Promise<number> {
 export const simulateCommand = {
   run: simulate,
   usage: SIMULATE_USAGE,
-  summary: "write a simulated chain (seeded scenario) as an NDJSON block file",
 };

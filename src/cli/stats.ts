@@ -192,5 +192,4 @@ export async function stats(argv: string[], io: CliIo): Promise<number> {
 export const statsCommand = {
   run: stats,
   usage: STATS_USAGE,
-  summary: "a block history's statistics (fullness, runs, autocorrelation, price ratios)",
 };

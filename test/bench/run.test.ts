@@ -33,7 +33,7 @@ describe("bench/run.js flags", () => {
     const r = run(dir, ["--quick", "--only", "backtest", "--docs"]);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain(
-      "bench: --docs with --only needs the other suites from a previous --quick run in bench/results/latest.json, which has none of adapters, engine,",
+      "bench: --docs with --only needs the other suites from a previous --quick run in bench/results/latest.json, which has none of adapters, cli, engine,",
     );
     expect(r.stderr).not.toContain("bench: backtest");
     expect(readFileSync(join(dir, "docs", "benchmarks.md"), "utf8")).toBe(page);

@@ -285,17 +285,19 @@ describe("gasdigest serve", () => {
   });
 
   it("stops on a SIGTERM that came while Node was still loading the CLI, serve and publish (the built binary)", async () => {
-    // A module hook holds the load of the CLI (dist/cli/main.js) until the signal was sent.
-    // Before the fix no handler was set yet: the process ended by the signal (as PID 1 in a
-    // container, the signal was ignored and the command went on until killed).
+    // A module hook holds the load of the CLI (dist/cli/main.js), or of the command's own module,
+    // which main loads when the command is run, until the signal was sent. Before the fix no
+    // handler was set yet: the process ended by the signal (as PID 1 in a container, the signal
+    // was ignored and the command went on until killed).
     const dir = mkdtempSync(join(tmpdir(), "gasdigest-early-signal-"));
     try {
       writeFileSync(
         join(dir, "hooks.mjs"),
-        `import { existsSync, writeFileSync } from "node:fs";
+        `import { existsSync, readFileSync, writeFileSync } from "node:fs";
         import { setTimeout as sleep } from "node:timers/promises";
+        const held = readFileSync(new URL("./held", import.meta.url), "utf8");
         export async function load(url, context, next) {
-          if (url.endsWith("/dist/cli/main.js")) {
+          if (url.endsWith(held)) {
             writeFileSync(new URL("./loading", import.meta.url), "");
             while (!existsSync(new URL("./go", import.meta.url))) await sleep(10);
           }
@@ -308,14 +310,26 @@ describe("gasdigest serve", () => {
       );
       const bin = join(import.meta.dirname, "..", "..", "bin", "gasdigest.js");
       const noRedis = `redis://127.0.0.1:${await freePort()}`;
-      for (const [argv, last] of [
-        [["serve", "--port", "0", "--interval-ms", "50"], "gasdigest stopped"],
+      for (const [argv, last, held] of [
+        [["serve", "--port", "0", "--interval-ms", "50"], "gasdigest stopped", "/dist/cli/main.js"],
+        [
+          ["serve", "--port", "0", "--interval-ms", "50"],
+          "gasdigest stopped",
+          "/dist/cli/serve.js",
+        ],
         [
           ["publish", "--source", "sim", "--to", noRedis],
           "gasdigest publish stopped before Redis answered",
+          "/dist/cli/main.js",
+        ],
+        [
+          ["publish", "--source", "sim", "--to", noRedis],
+          "gasdigest publish stopped before Redis answered",
+          "/dist/cli/publish.js",
         ],
       ] as const) {
         for (const f of ["loading", "go"]) rmSync(join(dir, f), { force: true });
+        writeFileSync(join(dir, "held"), held);
         const child = spawn(
           process.execPath,
           ["--import", join(dir, "register.mjs"), bin, ...argv],
@@ -336,8 +350,8 @@ describe("gasdigest serve", () => {
           new Promise<"alive">((r) => setTimeout(() => r("alive"), 10_000)),
         ]);
         if (exited === "alive") child.kill("SIGKILL");
-        expect(exited, argv[0]).toEqual([0, null]);
-        expect(out, argv[0]).toContain(`"msg":"${last}"`);
+        expect(exited, `${argv[0]}, ${held} held`).toEqual([0, null]);
+        expect(out, `${argv[0]}, ${held} held`).toContain(`"msg":"${last}"`);
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
