@@ -18,17 +18,11 @@ type Command = {
 const commands: Record<string, { summary: string; load: () => Promise<Command> }> = {
   serve: {
     summary: "serve the estimate over HTTP (default: from the simulated chain)",
-    load: async () => {
-      const { serve, SERVE_USAGE } = await import("./serve.js");
-      return { run: serve, usage: SERVE_USAGE };
-    },
+    load: async () => (await import("./serve.js")).serveCommand,
   },
   replay: {
     summary: "replay an NDJSON block file, one estimate per block",
-    load: async () => {
-      const { replay, REPLAY_USAGE } = await import("./replay.js");
-      return { run: replay, usage: REPLAY_USAGE };
-    },
+    load: async () => (await import("./replay.js")).replayCommand,
   },
   simulate: {
     summary: "write a simulated chain (seeded scenario) as an NDJSON block file",

@@ -116,3 +116,6 @@ export async function replay(argv: string[], io: CliIo): Promise<number> {
   await err.flush();
   return problems > 0 ? 2 : 0;
 }
+
+/** The `replay` command for the CLI's command table. */
+export const replayCommand = { run: replay, usage: REPLAY_USAGE };

@@ -335,3 +335,6 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       ),
   );
 }
+
+/** The `serve` command for the CLI's command table. */
+export const serveCommand = { run: serve, usage: SERVE_USAGE };
